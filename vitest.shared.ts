@@ -2,7 +2,7 @@
 // run against its dependencies' current code without a build step.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { UserConfig } from 'vitest/config';
+import type { ViteUserConfig } from 'vitest/config';
 
 const root = import.meta.dirname;
 
@@ -10,7 +10,7 @@ interface ExportTarget {
   import?: string;
 }
 
-function workspaceAliases(): { find: string; replacement: string }[] {
+function workspaceAliases(): { find: RegExp; replacement: string }[] {
   const aliases: { find: string; replacement: string }[] = [];
   const packagesDir = join(root, 'packages');
   for (const dir of readdirSync(packagesDir)) {
@@ -33,10 +33,10 @@ function workspaceAliases(): { find: string; replacement: string }[] {
   return aliases.map(({ find, replacement }) => ({
     find: new RegExp(`^${find.replace(/[/.]/g, '\\$&')}$`),
     replacement,
-  })) as unknown as { find: string; replacement: string }[];
+  }));
 }
 
-export function sharedTestConfig(packageDir: string): UserConfig {
+export function sharedTestConfig(packageDir: string): ViteUserConfig {
   return {
     root: packageDir,
     resolve: { alias: workspaceAliases() },
