@@ -1,0 +1,43 @@
+import type { ModelError } from '@toolseal/contracts';
+import { makeError } from '@toolseal/errors';
+
+/** The rules the guard itself reports; each is an `INVALID_ARGUMENTS` reason rule in the catalog. */
+export const GUARD_RULES = Object.freeze([
+  'max_bytes',
+  'max_depth',
+  'max_array_items',
+  'max_object_keys',
+  'max_string_length',
+  'max_total_nodes',
+  'duplicate_key',
+  'forbidden_key',
+  'malformed_json',
+  'invalid_utf8',
+  'lone_surrogate',
+  'byte_order_mark',
+  'non_json_value',
+] as const);
+
+/** One of `GUARD_RULES`. */
+export type GuardRule = (typeof GUARD_RULES)[number];
+
+/** Why the guard refused a value: the first rule broken, and where. */
+export interface GuardViolation {
+  /** A guard rule (`GUARD_RULES`), which is also an `INVALID_ARGUMENTS` reason rule. */
+  rule: string;
+  /**
+   * JSON Pointer to the offending location, cut short at the first segment that is not a plain
+   * name (`[A-Za-z0-9_]{1,64}`) or index, and at 16 segments, so it is always a valid
+   * `ErrorReason.field`. Key rules (`duplicate_key`, `forbidden_key`, `max_object_keys`) point at
+   * the object, never at the key, so an attacker-chosen key is not echoed.
+   */
+  path: string;
+}
+
+/** The guard's result: the checked value, or the first violation. */
+export type GuardOutcome<T> = { ok: true; value: T } | { ok: false; violation: GuardViolation };
+
+/** The catalogued `INVALID_ARGUMENTS` error for a guard violation, with one field-level reason. */
+export function guardViolationToError(violation: GuardViolation): ModelError {
+  return makeError('INVALID_ARGUMENTS', { reasons: [{ field: violation.path, rule: violation.rule }] });
+}

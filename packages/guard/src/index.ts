@@ -1,0 +1,31 @@
+export { DEFAULT_JSON_LIMITS, resolveJsonLimits, type JsonLimits } from './json-limits.js';
+export {
+  GUARD_RULES,
+  guardViolationToError,
+  type GuardRule,
+  type GuardViolation,
+  type GuardOutcome,
+} from './guard-violation.js';
+export { parseUntrustedJson } from './parse-untrusted-json.js';
+export { scanJsonText } from './scan-json-text.js';
+export { checkUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
+export { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';
+export { contractSafePointer } from './contract-safe-pointer.js';
+export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
+export { createPinnedAjv, compileSchema, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
+export { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
+export {
+  DEFAULT_SENSITIVE_KEYS,
+  SENSITIVE_KEY_SUFFIXES,
+  SENSITIVE_KEY_PREFIXES,
+  normalizeKeyName,
+  type NormalizedKeyName,
+} from './sensitive-keys.js';
+export {
+  scanSensitiveKeys,
+  createSensitiveKeyScanner,
+  type SensitiveKeyHit,
+  type SensitiveKeyScanOptions,
+  type SensitiveKeyScanner,
+} from './scan-sensitive-keys.js';
+export type { ValidateFunction, ErrorObject, Ajv2020 } from 'ajv/dist/2020.js';

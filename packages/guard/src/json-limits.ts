@@ -1,0 +1,59 @@
+/**
+ * Bounds on untrusted JSON, checked before anything expensive happens to it. Every count is
+ * inclusive: a value exactly at the limit passes.
+ */
+export interface JsonLimits {
+  /** Largest input, in UTF-8 bytes. Checked first, before any scan. */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects. A scalar has depth 0, `[]` depth 1, `[[]]` depth 2. */
+  maxDepth: number;
+  /** Most items in one array. */
+  maxArrayItems: number;
+  /** Most keys in one object. */
+  maxObjectKeys: number;
+  /** Longest string value or key, in UTF-16 code units after escapes are decoded (JavaScript `length`). */
+  maxStringLength: number;
+  /** Most values in the whole document: every scalar, array and object counts once (keys do not). */
+  maxTotalNodes: number;
+}
+
+/**
+ * Defaults sized for tool arguments and tool outputs, not for bulk documents: 1 MiB, depth 32,
+ * 4,096 items per array, 256 keys per object, 65,536 code units per string, 65,536 values in all.
+ * Hosts tighten them per contract (a refund proposal needs a few hundred bytes).
+ */
+export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
+  maxBytes: 1_048_576,
+  maxDepth: 32,
+  maxArrayItems: 4_096,
+  maxObjectKeys: 256,
+  maxStringLength: 65_536,
+  maxTotalNodes: 65_536,
+});
+
+const LIMIT_NAMES = [
+  'maxBytes',
+  'maxDepth',
+  'maxArrayItems',
+  'maxObjectKeys',
+  'maxStringLength',
+  'maxTotalNodes',
+] as const satisfies readonly (keyof JsonLimits)[];
+
+/**
+ * Fills unset limits from `DEFAULT_JSON_LIMITS`. Throws a `TypeError` for a limit that is not a
+ * non-negative safe integer: a misconfigured host, not an outcome.
+ */
+export function resolveJsonLimits(limits?: Partial<JsonLimits>): Readonly<JsonLimits> {
+  if (limits === undefined) return DEFAULT_JSON_LIMITS;
+  const resolved: JsonLimits = { ...DEFAULT_JSON_LIMITS };
+  for (const name of LIMIT_NAMES) {
+    const value = limits[name];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new TypeError(`JSON limit ${name} must be a non-negative safe integer`);
+    }
+    resolved[name] = value;
+  }
+  return resolved;
+}

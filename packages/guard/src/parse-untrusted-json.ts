@@ -1,0 +1,51 @@
+import type { JsonValue } from '@toolseal/contracts';
+import type { GuardOutcome } from './guard-violation.js';
+import { resolveJsonLimits, type JsonLimits } from './json-limits.js';
+import { scanJsonText } from './scan-json-text.js';
+import { utf8LengthWithin } from './utf8-byte-length.js';
+
+// `fatal`: invalid UTF-8 is an error, not U+FFFD. `ignoreBOM`: keep a BOM in the text so the scan
+// rejects it, instead of the decoder silently dropping it.
+const UTF8_DECODER = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function violation(rule: string): GuardOutcome<never> {
+  return { ok: false, violation: { rule, path: '' } };
+}
+
+/**
+ * Parses untrusted JSON text (a string, or UTF-8 bytes) under `limits`, in this order:
+ * 1. the UTF-8 byte length, before anything else looks at the input;
+ * 2. for bytes, strict UTF-8 decoding;
+ * 3. one scan of the text that enforces depth, item, key, string-length and node limits and
+ *    rejects duplicate keys (compared decoded), `__proto__`/`constructor`/`prototype` keys, lone
+ *    surrogates (raw or escaped), a byte order mark and anything that is not RFC 8259 JSON;
+ * 4. only then `JSON.parse`.
+ * An oversized or over-deep input is therefore rejected without ever being parsed. Never throws.
+ */
+export function parseUntrustedJson(input: string | Uint8Array, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
+  const resolved = resolveJsonLimits(limits);
+  let text: string;
+  if (typeof input === 'string') {
+    if (!utf8LengthWithin(input, resolved.maxBytes)) return violation('max_bytes');
+    text = input;
+  } else if (input instanceof Uint8Array) {
+    if (input.byteLength > resolved.maxBytes) return violation('max_bytes');
+    try {
+      text = UTF8_DECODER.decode(input);
+    } catch {
+      return violation('invalid_utf8');
+    }
+  } else {
+    return violation('malformed_json');
+  }
+
+  const found = scanJsonText(text, resolved);
+  if (found !== null) return { ok: false, violation: found };
+  try {
+    return { ok: true, value: JSON.parse(text) as JsonValue };
+  } catch {
+    // Unreachable while the scan is exactly as strict as JSON.parse; kept so a disagreement is a
+    // rejection, never a crash.
+    return violation('malformed_json');
+  }
+}

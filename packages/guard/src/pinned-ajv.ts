@@ -1,0 +1,68 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import formatsPlugin from 'ajv-formats';
+import type { FormatsPlugin } from 'ajv-formats';
+
+/** The `format`s a contract may use. Any other format fails schema compilation in strict mode. */
+export const PINNED_FORMATS = Object.freeze(['date-time', 'uri', 'email', 'uuid'] as const);
+
+/** One of `PINNED_FORMATS`. */
+export type PinnedFormat = (typeof PINNED_FORMATS)[number];
+
+// ajv-formats is CommonJS: under NodeNext its default import is `module.exports`, which is the
+// plugin itself at run time while its types describe a namespace with a `default`.
+const addFormats: FormatsPlugin =
+  (formatsPlugin as unknown as { default?: FormatsPlugin }).default ?? (formatsPlugin as unknown as FormatsPlugin);
+
+/**
+ * The one Ajv configuration toolseal validates with: JSON Schema 2020-12, `strict` (unknown
+ * keywords, formats and ambiguous types fail at compile time), `ownProperties` (inherited
+ * properties are never data), the first error only, Unicode regular expressions, and never any
+ * coercion, defaults or property removal: validation never changes the value it checks. Formats
+ * come from ajv-formats, limited to `formats` (default: all of `PINNED_FORMATS`).
+ */
+export function createPinnedAjv(options: { formats?: readonly PinnedFormat[] } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: true,
+    ownProperties: true,
+    allErrors: false,
+    unicodeRegExp: true,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    validateFormats: true,
+    addUsedSchema: false,
+  });
+  const formats = options.formats ?? PINNED_FORMATS;
+  for (const format of formats) {
+    if (!PINNED_FORMATS.includes(format)) throw new TypeError(`createPinnedAjv: format ${format} is not pinned`);
+  }
+  addFormats(ajv, { mode: 'full', formats: [...formats] });
+  return ajv;
+}
+
+const compiled = new WeakMap<object, ValidateFunction<unknown>>();
+
+/**
+ * Compiles `schema` with the pinned configuration, once: the validator is cached by the schema
+ * object's identity, so call it at start-up and keep the schema object unchanged afterwards.
+ * Throws when strict mode rejects the schema (a broken contract must stop the host from starting).
+ *
+ * Each schema gets its own Ajv instance. A shared instance would register every `$id` globally:
+ * two contracts that reuse an `$id` would collide (the second compile throws), and worse, a `$ref`
+ * in one contract could resolve to a schema another contract registered. With one instance per
+ * schema, `$id`s and `$ref`s resolve only inside the schema that declares them.
+ */
+export function compileSchema<T>(schema: object): ValidateFunction<T> {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new TypeError('compileSchema: a schema must be an object');
+  }
+  const cached = compiled.get(schema);
+  if (cached !== undefined) return cached as ValidateFunction<T>;
+  if ((schema as { $async?: unknown }).$async === true) {
+    throw new TypeError('compileSchema: asynchronous schemas are not supported');
+  }
+  const validate = createPinnedAjv().compile<T>(schema);
+  compiled.set(schema, validate as ValidateFunction<unknown>);
+  return validate;
+}

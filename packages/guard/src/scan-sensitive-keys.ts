@@ -1,0 +1,153 @@
+import {
+  DEFAULT_SENSITIVE_KEYS,
+  SENSITIVE_KEY_PREFIXES,
+  SENSITIVE_KEY_SUFFIXES,
+  normalizeKeyName,
+} from './sensitive-keys.js';
+
+/** One key the scanner flagged. */
+export interface SensitiveKeyHit {
+  /**
+   * RFC 6901 JSON Pointer of the flagged property. It contains the raw keys of the scanned value
+   * (attacker-chosen in a tool output): keep it in protected records, never show it to the model.
+   */
+  path: string;
+  /** The key exactly as it appears in the value. */
+  key: string;
+  /**
+   * What it matched: a normalized listed name (`apikey`), a suffix rule (`*token`), a prefix rule
+   * (`password*`), or `non_ascii_key` for a key that is still not ASCII after NFKC.
+   */
+  matched: string;
+}
+
+/** Host settings for the scanner. */
+export interface SensitiveKeyScanOptions {
+  /** Further names to flag, in any spelling (they are normalized like the defaults). */
+  extraKeys?: readonly string[];
+  /**
+   * Names the host's contracts legitimately use (say `subject` for an e-mail tool), in any spelling;
+   * compared on the normalized form, exactly. A non-ASCII entry is compared after NFKC and removal
+   * of invisible characters. Allowing a name weakens the scan: prefer renaming the field.
+   */
+  allowKeys?: readonly string[];
+}
+
+/** Scans a value for sensitive keys; see `scanSensitiveKeys`. */
+export type SensitiveKeyScanner = (value: unknown) => SensitiveKeyHit[];
+
+interface Frame {
+  readonly value: object;
+  readonly parent: Frame | null;
+  readonly segment: string;
+}
+
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+const CACHE_LIMIT = 4_096;
+
+function escapePointerSegment(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function pointerOf(frame: Frame, key: string): string {
+  const segments = [escapePointerSegment(key)];
+  for (let current: Frame | null = frame; current !== null && current.parent !== null; current = current.parent) {
+    segments.push(current.segment);
+  }
+  return `/${segments.reverse().join('/')}`;
+}
+
+/**
+ * Builds a scanner with the default list plus `extraKeys`, minus `allowKeys`. Build it once at
+ * start-up: the lists are normalized here, and each scanner caches the verdict per distinct key.
+ */
+export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {}): SensitiveKeyScanner {
+  const exact = new Set<string>();
+  for (const name of [...DEFAULT_SENSITIVE_KEYS, ...(options.extraKeys ?? [])]) {
+    const normalized = normalizeKeyName(name);
+    if (normalized === null || normalized === '') {
+      throw new TypeError(`sensitive key ${JSON.stringify(name)} does not normalize to an ASCII name`);
+    }
+    exact.add(normalized);
+  }
+  const allowed = new Set<string>();
+  const allowedNonAscii = new Set<string>();
+  for (const name of options.allowKeys ?? []) {
+    const normalized = normalizeKeyName(name);
+    if (normalized === null) allowedNonAscii.add(name.normalize('NFKC').replace(INVISIBLE, ''));
+    else allowed.add(normalized);
+  }
+
+  const verdicts = new Map<string, string | null>();
+  const judge = (key: string): string | null => {
+    const cached = verdicts.get(key);
+    if (cached !== undefined) return cached;
+    let verdict: string | null = null;
+    const normalized = normalizeKeyName(key);
+    if (normalized === null) {
+      verdict = allowedNonAscii.has(key.normalize('NFKC').replace(INVISIBLE, '')) ? null : 'non_ascii_key';
+    } else if (!allowed.has(normalized)) {
+      if (exact.has(normalized)) verdict = normalized;
+      else {
+        const suffix = SENSITIVE_KEY_SUFFIXES.find((rule) => normalized.endsWith(rule));
+        if (suffix !== undefined) verdict = `*${suffix}`;
+        else {
+          const prefix = SENSITIVE_KEY_PREFIXES.find((rule) => normalized.startsWith(rule));
+          if (prefix !== undefined) verdict = `${prefix}*`;
+        }
+      }
+    }
+    if (verdicts.size >= CACHE_LIMIT) verdicts.clear();
+    verdicts.set(key, verdict);
+    return verdict;
+  };
+
+  return (value: unknown): SensitiveKeyHit[] => {
+    const hits: SensitiveKeyHit[] = [];
+    if (typeof value !== 'object' || value === null) return hits;
+    const visited = new WeakSet<object>();
+    const stack: Frame[] = [{ value, parent: null, segment: '' }];
+    for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+      const container = frame.value;
+      if (visited.has(container)) continue; // cycles and shared subtrees: each object once
+      visited.add(container);
+      if (Array.isArray(container)) {
+        const items: unknown[] = container;
+        for (let index = items.length - 1; index >= 0; index--) {
+          const item = items[index];
+          if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: frame, segment: String(index) });
+        }
+        continue;
+      }
+      const keys = Object.keys(container);
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const key = keys[index] as string;
+        const matched = judge(key);
+        if (matched !== null) hits.push({ path: pointerOf(frame, key), key, matched });
+        const child: unknown = (container as Record<string, unknown>)[key];
+        if (typeof child === 'object' && child !== null) {
+          stack.push({ value: child, parent: frame, segment: escapePointerSegment(key) });
+        }
+      }
+    }
+    return hits;
+  };
+}
+
+const defaultScanner = createSensitiveKeyScanner();
+
+/**
+ * Finds every credential or control-field key at any depth of `value` (spec 000, "Sensitive fields
+ * and untrusted content"), iteratively, visiting each object once. A key matches when its
+ * normalized form (see `normalizeKeyName`) equals a listed name (`DEFAULT_SENSITIVE_KEYS` plus
+ * `extraKeys`), ends with a `SENSITIVE_KEY_SUFFIXES` entry or starts with a `SENSITIVE_KEY_PREFIXES`
+ * entry; a key that is still not ASCII after NFKC is always reported (`non_ascii_key`), so a
+ * look-alike cannot slip through. Keys only: values are not read as names. Never throws on
+ * JSON data.
+ */
+export function scanSensitiveKeys(value: unknown, options?: SensitiveKeyScanOptions): SensitiveKeyHit[] {
+  if (options === undefined || (options.extraKeys === undefined && options.allowKeys === undefined)) {
+    return defaultScanner(value);
+  }
+  return createSensitiveKeyScanner(options)(value);
+}
