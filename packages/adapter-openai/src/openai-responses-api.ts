@@ -1,0 +1,75 @@
+// Wire types of the OpenAI Responses API, as far as this adapter reads or writes them.
+// Source: openai-node 6.49.0 `resources/responses/responses.d.ts` and the OpenAPI spec 2.3.0
+// (`FunctionToolCall`, `FunctionCallOutputItemParam`). The SDK's own types are assignable to the
+// input types and the output types satisfy the SDK's parameter types (see `*.test-d.ts`).
+
+/** The provider name this adapter writes into every `ToolCall`. */
+export const OPENAI_PROVIDER = 'openai';
+/** The API family this adapter writes into every `ToolCall`. */
+export const OPENAI_RESPONSES_API_FAMILY = 'responses';
+/** This adapter's revision: bound into every call digest it serializes results for. */
+export const OPENAI_RESPONSES_ADAPTER_REVISION = 'openai-responses-v1';
+
+/** Any item of `Response.output`: only `type` is read before narrowing. */
+export interface OpenAIResponsesOutputItem {
+  readonly type: string;
+}
+
+/** The part of a Responses API `Response` the adapter reads. The SDK's `Response` is assignable. */
+export interface OpenAIResponsesResponse {
+  /** The response id (`resp_...`): the `response_id` of every call. */
+  readonly id: string;
+  /** The output items; `function_call` items are the tool calls, everything else is ignored. */
+  readonly output: readonly OpenAIResponsesOutputItem[];
+}
+
+/** A `function_call` item, as echoed back in a stateless continuation (`ResponseFunctionToolCall`). */
+export interface OpenAIResponsesFunctionCall {
+  type: 'function_call';
+  /** The item id (`fc_...`), when the original item had one. */
+  id?: string;
+  /** The call id (`call_...`) results are correlated by. */
+  call_id: string;
+  /** The tool name the model chose. */
+  name: string;
+  /** The arguments as JSON text, exactly as the model produced them. */
+  arguments: string;
+}
+
+/** A `function_call_output` input item (`ResponseInputItem.FunctionCallOutput`). */
+export interface OpenAIResponsesFunctionCallOutput {
+  type: 'function_call_output';
+  /** The call id this output answers. */
+  call_id: string;
+  /** The RFC 8785 canonical JSON text of the verified `model_result`, and nothing else. */
+  output: string;
+}
+
+/** Continue on the server: the stored response holds the calls; send only the outputs. */
+export interface OpenAIResponsesPreviousResponsePayload {
+  previous_response_id: string;
+  input: OpenAIResponsesFunctionCallOutput[];
+}
+
+/**
+ * Continue without server state (`store: false`): every `function_call` item goes back, in
+ * response order, followed by the outputs in the same order. The host prepends any earlier
+ * conversation items (and reasoning items, for reasoning models).
+ */
+export interface OpenAIResponsesStatelessPayload {
+  input: Array<OpenAIResponsesFunctionCall | OpenAIResponsesFunctionCallOutput>;
+}
+
+/** What `formatToolResults` returns; spread it into `client.responses.create({ model, ...payload })`. */
+export type OpenAIResponsesPayload = OpenAIResponsesPreviousResponsePayload | OpenAIResponsesStatelessPayload;
+
+/** How the next turn continues. */
+export type OpenAIResponsesFormatOptions =
+  | {
+      continuation: 'previous_response_id';
+    }
+  | {
+      continuation: 'stateless';
+      /** `response.output` of the response the calls were parsed from. */
+      responseOutput: readonly OpenAIResponsesOutputItem[];
+    };

@@ -1,0 +1,73 @@
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
+import {
+  createToolCallCollector,
+  isWellFormedIdentifier,
+  MAX_PROVIDER_ID_LENGTH,
+  rejectMalformedToolCall,
+} from './create-tool-call-collector.js';
+import {
+  OPENAI_PROVIDER,
+  OPENAI_RESPONSES_ADAPTER_REVISION,
+  OPENAI_RESPONSES_API_FAMILY,
+  type OpenAIResponsesResponse,
+} from './openai-responses-api.js';
+import { readOwnData } from './read-own-data.js';
+import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
+
+const DEFAULT_SETTINGS = resolveAdapterSettings(
+  OPENAI_PROVIDER,
+  OPENAI_RESPONSES_API_FAMILY,
+  OPENAI_RESPONSES_ADAPTER_REVISION,
+);
+
+/**
+ * Parses the `function_call` output items of a Responses API response into `ToolCall`s, in output
+ * order, with `arguments` as the untouched JSON text (`json_text`): the dispatcher parses it per
+ * tool with the guard. Other item types are ignored.
+ *
+ * The response is untrusted and validated by hand: it never throws. The whole response is refused
+ * (`MALFORMED_TOOL_CALL`) for a missing response id, a repeated or missing call id, an empty name,
+ * an item that is not finished (`status` other than `completed`: its arguments may be cut short),
+ * a namespaced function (the registry knows bare names only) or more than `maxCalls` calls, and (`INVALID_ARGUMENTS`, `max_bytes`) for arguments over
+ * `maxArgumentBytes`, checked before anything reads the text.
+ */
+export function parseOpenAIResponsesToolCalls(
+  response: OpenAIResponsesResponse,
+  settings: AdapterSettings = DEFAULT_SETTINGS,
+): ParseToolCallsOutcome {
+  try {
+    const responseId = readOwnData(response, 'id');
+    if (!isWellFormedIdentifier(responseId, MAX_PROVIDER_ID_LENGTH)) {
+      return rejectMalformedToolCall('malformed_response');
+    }
+    const output = readOwnData(response, 'output');
+    if (!Array.isArray(output)) return rejectMalformedToolCall('malformed_response');
+    const collector = createToolCallCollector(settings.identity, responseId, settings.limits);
+    for (let index = 0; index < output.length; index++) {
+      const item = readOwnData(output, index);
+      if (typeof item !== 'object' || item === null) return rejectMalformedToolCall('malformed_response');
+      if (readOwnData(item, 'type') !== 'function_call') continue;
+      const status = readOwnData(item, 'status');
+      if (status !== undefined && status !== 'completed') {
+        return rejectMalformedToolCall('malformed_response');
+      }
+      // A namespaced function cannot be told apart from a plain one of the same name by the
+      // registry, so it is refused rather than routed by its bare name.
+      const namespace = readOwnData(item, 'namespace');
+      if (namespace !== undefined && namespace !== null) {
+        return rejectMalformedToolCall('malformed_response');
+      }
+      const text = readOwnData(item, 'arguments');
+      if (typeof text !== 'string') return rejectMalformedToolCall('malformed_response');
+      const rejection = collector.add(readOwnData(item, 'call_id'), readOwnData(item, 'name'), {
+        format: 'json_text',
+        text,
+      });
+      if (rejection !== null) return rejection;
+    }
+    return collector.finish();
+  } catch {
+    // Only a hostile object (a proxy) can throw above; it is refused like any malformed response.
+    return rejectMalformedToolCall('malformed_response');
+  }
+}
