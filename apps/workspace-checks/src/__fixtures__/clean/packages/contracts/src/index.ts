@@ -1,0 +1,1 @@
+export type Sha256Hex = string;

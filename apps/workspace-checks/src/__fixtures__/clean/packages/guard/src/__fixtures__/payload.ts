@@ -1,0 +1,2 @@
+// Test data may use dev-only packages.
+export const payload = { ok: true };
