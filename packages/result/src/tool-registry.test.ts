@@ -1,0 +1,231 @@
+import { describe, expect, it } from 'vitest';
+import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { RegistryError } from './registry-error.js';
+import {
+  createToolRegistry,
+  DEFAULT_CONTROL_PROVENANCE,
+  DEFAULT_OUTPUT_LIMITS,
+  UNREGISTERED_TOOL_NAME,
+} from './tool-registry.js';
+import type { ToolSpec } from './tool-spec.js';
+
+const specs = loadToolSpecs();
+
+function expectRegistryError(build: () => unknown, message: RegExp): void {
+  let thrown: unknown;
+  try {
+    build();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(RegistryError.isInstance(thrown)).toBe(true);
+  expect((thrown as Error).message).toMatch(message);
+}
+
+function withOutput(mutate: (schema: Record<string, unknown>) => void): ToolSpec {
+  const spec = copy(specs.kbSearch);
+  mutate(spec.output_schema as Record<string, unknown>);
+  return spec;
+}
+
+function hitSchema(spec: ToolSpec): Record<string, unknown> {
+  const output = spec.output_schema as { properties: { hits: { items: Record<string, unknown> } } };
+  return output.properties.hits.items;
+}
+
+describe('createToolRegistry', () => {
+  it('registers the three shared tools with their contracts, limits and control identity', () => {
+    const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch]);
+    expect(registry.toolNames).toEqual(['get_order', 'create_refund_draft', 'kb_search']);
+    expect(registry.get('get_order')?.contract).toEqual(specs.getOrder.contract);
+    expect(registry.get('get_order')?.sourceLabel).toBe('orders');
+    expect(registry.get('kb_search')?.allowIncomplete).toBe(true);
+    expect(registry.get('get_order')?.allowIncomplete).toBe(false);
+    expect(registry.get('kb_search')?.limits.maxBytes).toBe(8192);
+    expect(registry.get('get_order')?.echo).toEqual([{ output: '/order_ref', input: '/order_id' }]);
+    expect(registry.get('kb_search')?.links.pointers).toEqual(['/hits/*/source']);
+    expect(registry.control).toEqual(DEFAULT_CONTROL_PROVENANCE);
+    expect(registry.unregisteredContract.tool_name).toBe(UNREGISTERED_TOOL_NAME);
+    expect(registry.unregisteredContract.producer_revision).toBe(DEFAULT_CONTROL_PROVENANCE.producer_revision);
+  });
+
+  it('fills unspecified limits from the defaults', () => {
+    const spec = copy(specs.getOrder);
+    spec.limits = { maxBytes: 100 };
+    const tool = createToolRegistry([spec]).get('get_order');
+    expect(tool?.limits).toEqual({ ...DEFAULT_OUTPUT_LIMITS, maxBytes: 100 });
+    expect(tool?.handlerOutputLimits.maxDepth).toBe(DEFAULT_OUTPUT_LIMITS.maxDepth + 1);
+  });
+
+  it('looks names up as own entries only', () => {
+    const registry = createToolRegistry([specs.getOrder]);
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'GET_ORDER', 'get_order ']) {
+      expect(registry.get(name)).toBeUndefined();
+    }
+    expect(registry.get(42 as unknown as string)).toBeUndefined();
+  });
+
+  it('keeps a private frozen copy: changing the host spec later changes nothing', () => {
+    const spec = copy(specs.getOrder);
+    const registry = createToolRegistry([spec]);
+    spec.contract.producer_revision = 'tampered';
+    spec.source_label = 'tampered';
+    expect(registry.get('get_order')?.contract.producer_revision).toBe('orders-mock-v2');
+    expect(registry.get('get_order')?.sourceLabel).toBe('orders');
+    expect(Object.isFrozen(registry.get('get_order')?.contract)).toBe(true);
+  });
+
+  it('accepts a custom control identity and rejects a malformed one', () => {
+    const registry = createToolRegistry([], { control: { source_label: 'host-a', producer_revision: 'dispatcher-9' } });
+    expect(registry.control).toEqual({ source_label: 'host-a', producer_revision: 'dispatcher-9' });
+    expectRegistryError(() => createToolRegistry([], { control: { source_label: '', producer_revision: 'x' } }), /control/);
+  });
+
+  describe('refuses at start-up', () => {
+    it('a duplicate name', () => {
+      expectRegistryError(() => createToolRegistry([specs.getOrder, copy(specs.getOrder)]), /"get_order": registered twice/);
+    });
+
+    it('a missing or empty revision', () => {
+      for (const revision of ['input_revision', 'output_revision', 'effect_revision', 'handler_revision', 'producer_revision', 'policy_revision'] as const) {
+        const spec = copy(specs.getOrder);
+        delete (spec.contract as Partial<typeof spec.contract>)[revision];
+        expectRegistryError(() => createToolRegistry([spec]), new RegExp(`contract\\.${revision} is missing`));
+        const empty = copy(specs.getOrder);
+        empty.contract[revision] = '';
+        expectRegistryError(() => createToolRegistry([empty]), new RegExp(`contract\\.${revision}`));
+      }
+    });
+
+    it('a bad tool name, effect or source label, an unknown field, or the reserved name', () => {
+      const badName = copy(specs.getOrder);
+      badName.contract.tool_name = '1get order';
+      expectRegistryError(() => createToolRegistry([badName]), /tool_name/);
+      const badEffect = copy(specs.getOrder);
+      (badEffect.contract as { effect: string }).effect = 'delete';
+      expectRegistryError(() => createToolRegistry([badEffect]), /effect/);
+      const badLabel = copy(specs.getOrder);
+      badLabel.source_label = 'x'.repeat(65);
+      expectRegistryError(() => createToolRegistry([badLabel]), /source_label/);
+      const extra = { ...copy(specs.getOrder), output_schemas: {} } as unknown as ToolSpec;
+      expectRegistryError(() => createToolRegistry([extra]), /unknown field "output_schemas"/);
+      const reserved = copy(specs.getOrder);
+      reserved.contract.tool_name = UNREGISTERED_TOOL_NAME;
+      expectRegistryError(() => createToolRegistry([reserved]), /reserved/);
+    });
+
+    it('a schema strict Ajv rejects (unknown keyword, unknown format)', () => {
+      const unknownKeyword = copy(specs.getOrder);
+      (unknownKeyword.input_schema as Record<string, unknown>).minimumLength = 3;
+      expectRegistryError(() => createToolRegistry([unknownKeyword]), /input_schema is rejected by the pinned Ajv/);
+      const unknownFormat = withOutput((schema) => {
+        (schema.properties as Record<string, Record<string, unknown>>).next_page = { type: 'string', maxLength: 8, format: 'hostname' };
+      });
+      expectRegistryError(() => createToolRegistry([unknownFormat]), /output_schema is rejected by the pinned Ajv/);
+    });
+
+    it('an input schema with an open object', () => {
+      const spec = copy(specs.createRefundDraft);
+      const lines = (spec.input_schema as { properties: { lines: { items: Record<string, unknown> } } }).properties.lines;
+      delete lines.items.additionalProperties;
+      expectRegistryError(() => createToolRegistry([spec]), /input_schema is not exact: input_schema\/properties\/lines\/items/);
+    });
+
+    const notExact: [string, (schema: Record<string, unknown>, spec: ToolSpec) => void, RegExp][] = [
+      ['a nested object without additionalProperties: false', (_schema, spec) => delete hitSchema(spec).additionalProperties, /properties\/hits\/items: an object needs "additionalProperties": false/],
+      ['additionalProperties: true at the root', (schema) => (schema.additionalProperties = true), /additionalProperties/],
+      ['additionalProperties given as a schema', (schema) => (schema.additionalProperties = { type: 'string', maxLength: 3 }), /additionalProperties/],
+      ['patternProperties', (schema) => (schema.patternProperties = { '^x': { type: 'string', maxLength: 1 } }), /"patternProperties" is not allowed/],
+      ['anyOf', (_schema, spec) => (hitSchema(spec).anyOf = [{ required: ['title'] }]), /"anyOf" is not allowed/],
+      ['$ref', (schema) => ((schema.properties as Record<string, unknown>).next_page = { $ref: '#/$defs/page' }), /declare one "type"/],
+      ['a string without maxLength', (_schema, spec) => delete (hitSchema(spec).properties as Record<string, Record<string, unknown>>).snippet!.maxLength, /snippet: a string needs "maxLength"/],
+      ['an array without maxItems', (schema) => delete (schema.properties as { hits: Record<string, unknown> }).hits.maxItems, /an array needs "maxItems"/],
+      ['a union type', (schema) => ((schema.properties as Record<string, unknown>).next_page = { type: ['integer', 'null'] }), /one "type"/],
+      ['a non-object root', (schema) => (schema.type = 'array'), /root must be/],
+      ['a boolean subschema', (schema) => ((schema.properties as Record<string, unknown>).next_page = true), /boolean schemas/],
+      ['a property name with a dot', (schema) => ((schema.properties as Record<string, unknown>)['next.page'] = { type: 'integer' }), /property name "next.page"/],
+      ['a keyword of another type', (_schema, spec) => ((hitSchema(spec).properties as Record<string, Record<string, unknown>>).title!.maximum = 3), /"maximum" is not allowed/],
+    ];
+    for (const [label, mutate, message] of notExact) {
+      it(`an output schema that is not exact: ${label}`, () => {
+        const spec = copy(specs.kbSearch);
+        mutate(spec.output_schema as Record<string, unknown>, spec);
+        expectRegistryError(() => createToolRegistry([spec]), /output_schema is not exact/);
+        expectRegistryError(() => createToolRegistry([spec]), message);
+      });
+    }
+
+    it('an output schema declaring a sensitive or control key, including per-tool extras', () => {
+      for (const key of ['token', 'Authorization', 'api_key', 'operation_id', 'result_sha256', 'session_id']) {
+        const spec = withOutput((schema) => {
+          (schema.properties as Record<string, unknown>)[key] = { type: 'string', maxLength: 8 };
+        });
+        expectRegistryError(() => createToolRegistry([spec]), /declares sensitive or control keys/);
+      }
+      const extra = copy(specs.kbSearch);
+      extra.sensitive_keys = { extra: ['revision'] };
+      expectRegistryError(() => createToolRegistry([extra]), /"revision"/);
+    });
+
+    it('a resource_revision pattern that is not anchored or not a regular expression', () => {
+      for (const pattern of ['kb-index-r[0-9]+', '^kb-index', 'kb$', '^kb\\$', '^(kb$']) {
+        const spec = copy(specs.kbSearch);
+        spec.resource_revision = { pattern };
+        expectRegistryError(() => createToolRegistry([spec]), /resource_revision\.pattern/);
+      }
+    });
+
+    it('a link field without a link policy, or a malformed policy', () => {
+      const missing = copy(specs.kbSearch);
+      delete missing.links;
+      expectRegistryError(() => createToolRegistry([missing]), /\/hits\/\*\/source hold links/);
+      for (const links of [
+        { schemes: [], hosts: ['kb.example.com'] },
+        { schemes: ['https:'], hosts: ['kb.example.com'] },
+        { schemes: ['https'], hosts: ['*.example.com'] },
+        { schemes: ['https'], hosts: ['KB.example.com'] },
+        { schemes: ['https'], hosts: ['kb.example.com'], pointers: ['hits/0'] },
+      ]) {
+        const spec = copy(specs.kbSearch);
+        spec.links = links;
+        expectRegistryError(() => createToolRegistry([spec]), /links/);
+      }
+    });
+
+    it('a media-type field without allowed media types', () => {
+      const spec = withOutput((schema) => {
+        (schema.properties as Record<string, unknown>).media_type = { type: 'string', maxLength: 64 };
+      });
+      expectRegistryError(() => createToolRegistry([spec]), /\/media_type hold media types/);
+      spec.media_types = ['Text/Plain'];
+      expectRegistryError(() => createToolRegistry([spec]), /media_types/);
+      spec.media_types = ['text/plain', 'application/pdf'];
+      expect(createToolRegistry([spec]).get('kb_search')?.media.pointers).toEqual(['/media_type']);
+    });
+
+    it('an echo naming a field that is not declared, or lies inside an array', () => {
+      const unknownOutput = copy(specs.getOrder);
+      unknownOutput.echo = { '/order_reference': '/order_id' };
+      expectRegistryError(() => createToolRegistry([unknownOutput]), /echo output pointer "\/order_reference"/);
+      const unknownInput = copy(specs.getOrder);
+      unknownInput.echo = { '/order_ref': '/id' };
+      expectRegistryError(() => createToolRegistry([unknownInput]), /echo input pointer "\/id"/);
+      const inArray = copy(specs.getOrder);
+      inArray.echo = { '/lines/0/line_id': '/order_id' };
+      expectRegistryError(() => createToolRegistry([inArray]), /echo output pointer/);
+    });
+
+    it('limits that are not positive integers within the ceilings, or unknown', () => {
+      for (const limits of [{ maxBytes: 0 }, { maxDepth: 1.5 }, { maxBytes: 1e12 }, { maxItems: 3 }]) {
+        const spec = copy(specs.getOrder);
+        spec.limits = limits as ToolSpec['limits'];
+        expectRegistryError(() => createToolRegistry([spec]), /limits/);
+      }
+    });
+
+    it('a spec that is not an object, and specs that are not an array', () => {
+      expectRegistryError(() => createToolRegistry([null as unknown as ToolSpec]), /must be an object/);
+      expectRegistryError(() => createToolRegistry({} as unknown as ToolSpec[]), /array/);
+    });
+  });
+});

@@ -1,0 +1,407 @@
+import type { ToolContract } from '@toolseal/contracts';
+import { compileSchema, scanSensitiveKeys, type JsonLimits } from '@toolseal/guard';
+import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
+import { RegistryError } from './registry-error.js';
+import type { ControlProvenance, OutputLimits, ToolSpec } from './tool-spec.js';
+
+/** A compiled JSON Schema validator (the pinned Ajv's `ValidateFunction`). */
+export type CompiledValidator = ReturnType<typeof compileSchema>;
+
+/**
+ * Defaults for `ToolSpec.limits`: 256 KiB of `data`, depth 16, 1,000 items per array, 256 keys per
+ * object, 65,536 code units per string, 20,000 values. Tools tighten them.
+ */
+export const DEFAULT_OUTPUT_LIMITS: Readonly<OutputLimits> = Object.freeze({
+  maxBytes: 262_144,
+  maxDepth: 16,
+  maxArrayItems: 1_000,
+  maxObjectKeys: 256,
+  maxStringLength: 65_536,
+  maxTotalNodes: 20_000,
+});
+
+/** Hard ceilings a spec may not raise its limits above. */
+const LIMIT_CEILINGS: Readonly<OutputLimits> = Object.freeze({
+  maxBytes: 16_777_216,
+  maxDepth: 64,
+  maxArrayItems: 100_000,
+  maxObjectKeys: 4_096,
+  maxStringLength: 16_777_216,
+  maxTotalNodes: 1_000_000,
+});
+
+/**
+ * Extra encoded bytes allowed for the fixed handler envelope around `data` (`resource_revision`,
+ * `observed_at`, flags, `receipt`, `status_ref`: all bounded well below this).
+ */
+export const ENVELOPE_BYTES = 1_024;
+
+/**
+ * The reserved tool name under which a call to an unregistered tool is sealed (as UNKNOWN_TOOL).
+ * No registered tool may use it. Its contract's revisions are all `"unregistered"` except
+ * `producer_revision`, which is the control plane's.
+ */
+export const UNREGISTERED_TOOL_NAME = 'toolseal-unregistered';
+
+/** Provenance of dispatcher-made errors when the host does not set its own. */
+export const DEFAULT_CONTROL_PROVENANCE: Readonly<ControlProvenance> = Object.freeze({
+  source_label: 'toolseal',
+  producer_revision: 'toolseal-control-v1',
+});
+
+/** One tool as the registry compiled it at start-up. Immutable. */
+export interface RegisteredTool {
+  /** Tool name, effect and the six revisions (frozen copy of the spec's). */
+  readonly contract: Readonly<ToolContract>;
+  /** `provenance.source_label` of this tool's data. */
+  readonly sourceLabel: string;
+  /** The output limits in force (defaults filled in). */
+  readonly limits: Readonly<OutputLimits>;
+  /** The guard limits applied to the whole raw handler output (data limits plus the envelope). */
+  readonly handlerOutputLimits: Readonly<JsonLimits>;
+  /** Validates arguments against `input_schema` (compiled once). */
+  readonly validateInput: CompiledValidator;
+  /** Validates `data` against the exact `output_schema` (compiled once). */
+  readonly validateOutput: CompiledValidator;
+  /** Output pointer → input pointer pairs the output must echo. */
+  readonly echo: readonly { readonly output: string; readonly input: string }[];
+  /** Compiled `resource_revision` pattern. */
+  readonly resourceRevision: RegExp;
+  /** Pointer templates of link fields, and the allowed schemes and hosts. */
+  readonly links: {
+    readonly pointers: readonly string[];
+    readonly schemes: ReadonlySet<string>;
+    readonly hosts: ReadonlySet<string>;
+  };
+  /** Pointer templates of media-type fields, and the allowed types. */
+  readonly media: { readonly pointers: readonly string[]; readonly types: ReadonlySet<string> };
+  /** Per-tool sensitive keys added to the guard's list. */
+  readonly sensitiveExtra: readonly string[];
+  /** Whether incomplete and truncated results are allowed. */
+  readonly allowIncomplete: boolean;
+}
+
+/** The registered tools of one host, built once at start-up. */
+export interface ToolRegistry {
+  /** The compiled tool, or `undefined` for a name that is not registered (own entries only). */
+  get(toolName: string): RegisteredTool | undefined;
+  /** Registered tool names, in registration order. */
+  readonly toolNames: readonly string[];
+  /** Provenance of dispatcher-made errors. */
+  readonly control: Readonly<ControlProvenance>;
+  /** The reserved contract under which calls to unregistered tools are sealed. */
+  readonly unregisteredContract: Readonly<ToolContract>;
+  /** Guard limits for a whole sealed package of any registered tool (used by verification). */
+  readonly packageLimits: Readonly<JsonLimits>;
+}
+
+/** Registry options. */
+export interface ToolRegistryOptions {
+  /** Provenance of dispatcher-made errors; defaults to `DEFAULT_CONTROL_PROVENANCE`. */
+  control?: ControlProvenance;
+}
+
+const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const REVISIONS = [
+  'input_revision',
+  'output_revision',
+  'effect_revision',
+  'handler_revision',
+  'producer_revision',
+  'policy_revision',
+] as const;
+const CONTRACT_KEYS = new Set<string>(['tool_name', 'effect', ...REVISIONS]);
+const SPEC_KEYS = new Set([
+  'contract',
+  'source_label',
+  'input_schema',
+  'output_schema',
+  'echo',
+  'limits',
+  'resource_revision',
+  'links',
+  'media_types',
+  'sensitive_keys',
+  'allow_incomplete',
+]);
+const LIMIT_NAMES = Object.keys(DEFAULT_OUTPUT_LIMITS) as (keyof OutputLimits)[];
+const SCHEME = /^[a-z][a-z0-9+.-]{0,31}$/;
+const HOST = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$/;
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+const TEMPLATE = /^(?:\/(?:[A-Za-z0-9_]{1,64}|\*)){1,16}$/;
+const ECHO_POINTER = /^(?:\/[A-Za-z0-9_]{1,64}){1,16}$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isBoundedText(value: unknown, max: number): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= max;
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function checkControl(control: unknown): ControlProvenance {
+  if (
+    !isRecord(control) ||
+    !isBoundedText(control.source_label, 64) ||
+    !isBoundedText(control.producer_revision, 64)
+  ) {
+    throw new RegistryError(null, 'control needs source_label and producer_revision, 1 to 64 characters each');
+  }
+  return Object.freeze({ source_label: control.source_label, producer_revision: control.producer_revision });
+}
+
+function checkContract(name: string | null, contract: unknown): ToolContract {
+  if (!isRecord(contract)) throw new RegistryError(name, 'contract must be an object');
+  for (const key of Object.keys(contract)) {
+    if (!CONTRACT_KEYS.has(key)) throw new RegistryError(name, `contract has unknown field ${JSON.stringify(key)}`);
+  }
+  if (typeof contract.tool_name !== 'string' || !TOOL_NAME.test(contract.tool_name)) {
+    throw new RegistryError(name, 'contract.tool_name must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$');
+  }
+  if (contract.effect !== 'read' && contract.effect !== 'write') {
+    throw new RegistryError(name, 'contract.effect must be "read" or "write"');
+  }
+  for (const revision of REVISIONS) {
+    if (!isBoundedText(contract[revision], 64)) {
+      throw new RegistryError(name, `contract.${revision} is missing or not 1 to 64 characters`);
+    }
+  }
+  return contract as unknown as ToolContract;
+}
+
+function resolveLimits(name: string, limits: unknown): OutputLimits {
+  if (limits === undefined) return { ...DEFAULT_OUTPUT_LIMITS };
+  if (!isRecord(limits)) throw new RegistryError(name, 'limits must be an object');
+  const resolved: OutputLimits = { ...DEFAULT_OUTPUT_LIMITS };
+  for (const key of Object.keys(limits)) {
+    if (!(LIMIT_NAMES as string[]).includes(key)) throw new RegistryError(name, `limits has unknown field ${JSON.stringify(key)}`);
+  }
+  for (const limit of LIMIT_NAMES) {
+    const value = limits[limit];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > LIMIT_CEILINGS[limit]) {
+      throw new RegistryError(name, `limits.${limit} must be an integer from 1 to ${LIMIT_CEILINGS[limit]}`);
+    }
+    resolved[limit] = value;
+  }
+  return resolved;
+}
+
+function compileOrThrow(name: string, which: string, schema: object): CompiledValidator {
+  try {
+    return compileSchema(schema);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new RegistryError(name, `${which} is rejected by the pinned Ajv (strict mode): ${detail}`);
+  }
+}
+
+function compileResourceRevision(name: string, value: unknown): RegExp {
+  if (!isRecord(value) || typeof value.pattern !== 'string') {
+    throw new RegistryError(name, 'resource_revision must be { pattern: string }');
+  }
+  const { pattern } = value;
+  if (!pattern.startsWith('^') || !pattern.endsWith('$') || pattern.endsWith('\\$')) {
+    throw new RegistryError(name, 'resource_revision.pattern must be anchored with ^ and $');
+  }
+  try {
+    return new RegExp(pattern, 'u');
+  } catch {
+    throw new RegistryError(name, 'resource_revision.pattern is not a valid regular expression');
+  }
+}
+
+function compileTool(spec: unknown): RegisteredTool {
+  if (!isRecord(spec)) throw new RegistryError(null, 'every tool spec must be an object');
+  // A private, frozen copy: the host cannot change a spec after start-up.
+  const own = deepFreeze(structuredClone(spec));
+  const contract = deepFreeze({ ...checkContract(null, own.contract) });
+  const name = contract.tool_name;
+  for (const key of Object.keys(own)) {
+    if (!SPEC_KEYS.has(key)) throw new RegistryError(name, `spec has unknown field ${JSON.stringify(key)}`);
+  }
+  if (name === UNREGISTERED_TOOL_NAME) throw new RegistryError(name, 'this tool name is reserved');
+  if (!isBoundedText(own.source_label, 64)) throw new RegistryError(name, 'source_label must be 1 to 64 characters');
+  if (!isRecord(own.input_schema)) throw new RegistryError(name, 'input_schema must be a JSON Schema object');
+  if (!isRecord(own.output_schema)) throw new RegistryError(name, 'output_schema must be a JSON Schema object');
+
+  const input = inspectInputSchema(own.input_schema);
+  if (input.problems.length > 0) throw new RegistryError(name, `input_schema is not exact: ${input.problems.join('; ')}`);
+  const output = inspectOutputSchema(own.output_schema);
+  if (output.problems.length > 0) throw new RegistryError(name, `output_schema is not exact: ${output.problems.join('; ')}`);
+
+  const sensitiveExtra = checkSensitiveExtra(name, own.sensitive_keys);
+  const probe: Record<string, null> = {};
+  for (const property of output.propertyNames) probe[property] = null;
+  const hits = scanSensitiveKeys(probe, { extraKeys: sensitiveExtra });
+  if (hits.length > 0) {
+    const names = hits.map((hit) => JSON.stringify(hit.key)).join(', ');
+    throw new RegistryError(name, `output_schema declares sensitive or control keys: ${names}`);
+  }
+
+  const validateInput = compileOrThrow(name, 'input_schema', own.input_schema);
+  const validateOutput = compileOrThrow(name, 'output_schema', own.output_schema);
+  const echo = checkEcho(name, own.echo, output.scalarPaths, input.scalarPaths);
+  const limits = Object.freeze(resolveLimits(name, own.limits));
+  const resourceRevision = compileResourceRevision(name, own.resource_revision);
+  const links = checkLinks(name, own.links, output.uriPointers);
+  const media = checkMedia(name, own.media_types, output.mediaPointers);
+  if (own.allow_incomplete !== undefined && typeof own.allow_incomplete !== 'boolean') {
+    throw new RegistryError(name, 'allow_incomplete must be a boolean');
+  }
+  return Object.freeze({
+    contract,
+    sourceLabel: own.source_label,
+    limits,
+    handlerOutputLimits: Object.freeze({
+      maxBytes: limits.maxBytes + ENVELOPE_BYTES,
+      maxDepth: limits.maxDepth + 1,
+      maxArrayItems: limits.maxArrayItems,
+      maxObjectKeys: Math.max(limits.maxObjectKeys, 8),
+      maxStringLength: Math.max(limits.maxStringLength, 256),
+      maxTotalNodes: limits.maxTotalNodes + 8,
+    }),
+    validateInput,
+    validateOutput,
+    echo,
+    resourceRevision,
+    links,
+    media,
+    sensitiveExtra,
+    allowIncomplete: own.allow_incomplete === true,
+  });
+}
+
+function checkSensitiveExtra(name: string, value: unknown): readonly string[] {
+  if (value === undefined) return Object.freeze([]);
+  if (!isRecord(value) || (value.extra !== undefined && !isStringList(value.extra))) {
+    throw new RegistryError(name, 'sensitive_keys must be { extra?: string[] }');
+  }
+  const extra = value.extra ?? [];
+  if (extra.some((key) => key.length === 0 || key.length > 64)) {
+    throw new RegistryError(name, 'sensitive_keys.extra entries must be 1 to 64 characters');
+  }
+  return Object.freeze([...extra]);
+}
+
+function checkEcho(
+  name: string,
+  value: unknown,
+  outputPaths: ReadonlySet<string>,
+  inputPaths: ReadonlySet<string>,
+): RegisteredTool['echo'] {
+  if (value === undefined) return Object.freeze([]);
+  if (!isRecord(value)) throw new RegistryError(name, 'echo must map output pointers to input pointers');
+  const pairs: { output: string; input: string }[] = [];
+  for (const [output, input] of Object.entries(value)) {
+    if (!ECHO_POINTER.test(output) || !outputPaths.has(output)) {
+      throw new RegistryError(name, `echo output pointer ${JSON.stringify(output)} is not a declared output field outside arrays`);
+    }
+    if (typeof input !== 'string' || !ECHO_POINTER.test(input) || !inputPaths.has(input)) {
+      throw new RegistryError(name, `echo input pointer ${JSON.stringify(input)} is not a declared input field outside arrays`);
+    }
+    pairs.push(Object.freeze({ output, input }));
+  }
+  return Object.freeze(pairs);
+}
+
+function checkLinks(name: string, value: unknown, uriPointers: readonly string[]): RegisteredTool['links'] {
+  if (value === undefined) {
+    if (uriPointers.length > 0) {
+      throw new RegistryError(name, `output fields ${uriPointers.join(', ')} hold links: declare links.schemes and links.hosts`);
+    }
+    return Object.freeze({ pointers: Object.freeze([]), schemes: new Set<string>(), hosts: new Set<string>() });
+  }
+  if (!isRecord(value) || !isStringList(value.schemes) || !isStringList(value.hosts)) {
+    throw new RegistryError(name, 'links must be { pointers?: string[]; schemes: string[]; hosts: string[] }');
+  }
+  if (value.schemes.length === 0 || !value.schemes.every((scheme) => SCHEME.test(scheme))) {
+    throw new RegistryError(name, 'links.schemes must be a non-empty list of lowercase schemes without ":"');
+  }
+  if (value.hosts.length === 0 || !value.hosts.every((host) => HOST.test(host))) {
+    throw new RegistryError(name, 'links.hosts must be a non-empty list of lowercase host names (optionally :port)');
+  }
+  const extra = value.pointers ?? [];
+  if (!isStringList(extra) || !extra.every((pointer) => TEMPLATE.test(pointer))) {
+    throw new RegistryError(name, 'links.pointers must be pointer templates like /hits/*/source');
+  }
+  return Object.freeze({
+    pointers: Object.freeze([...new Set([...uriPointers, ...extra])]),
+    schemes: new Set(value.schemes),
+    hosts: new Set(value.hosts),
+  });
+}
+
+function checkMedia(name: string, value: unknown, mediaPointers: readonly string[]): RegisteredTool['media'] {
+  if (value === undefined) {
+    if (mediaPointers.length > 0) {
+      throw new RegistryError(name, `output fields ${mediaPointers.join(', ')} hold media types: declare media_types`);
+    }
+    return Object.freeze({ pointers: Object.freeze([]), types: new Set<string>() });
+  }
+  if (!isStringList(value) || value.length === 0 || !value.every((type) => MEDIA_TYPE.test(type))) {
+    throw new RegistryError(name, 'media_types must be a non-empty list of lowercase type/subtype values');
+  }
+  return Object.freeze({ pointers: Object.freeze([...mediaPointers]), types: new Set(value) });
+}
+
+/**
+ * Builds the registry once at start-up: validates every spec, compiles the input and output
+ * validators with the pinned Ajv, and proves every output schema exact. Throws `RegistryError` on a
+ * duplicate name, a missing revision, a schema strict Ajv rejects, an output schema that is not
+ * exact at every level, a sensitive key in an output schema, or a bad pattern, link or media rule.
+ */
+export function createToolRegistry(specs: readonly ToolSpec[], options: ToolRegistryOptions = {}): ToolRegistry {
+  if (!Array.isArray(specs)) throw new RegistryError(null, 'specs must be an array');
+  const control = checkControl(options.control ?? DEFAULT_CONTROL_PROVENANCE);
+  const tools = new Map<string, RegisteredTool>();
+  for (const spec of specs) {
+    const tool = compileTool(spec);
+    const name = tool.contract.tool_name;
+    if (tools.has(name)) throw new RegistryError(name, 'registered twice');
+    tools.set(name, tool);
+  }
+  const unregisteredContract: ToolContract = Object.freeze({
+    tool_name: UNREGISTERED_TOOL_NAME,
+    effect: 'read',
+    input_revision: 'unregistered',
+    output_revision: 'unregistered',
+    effect_revision: 'unregistered',
+    handler_revision: 'unregistered',
+    producer_revision: control.producer_revision,
+    policy_revision: 'unregistered',
+  });
+  const all = [...tools.values()];
+  const largest = (limit: keyof OutputLimits, floor: number): number =>
+    Math.max(floor, ...all.map((tool) => tool.limits[limit]));
+  // A sealed package nests `data` two levels down (package → model_result → data) and adds a
+  // bounded protected audit; an error package reaches depth 5 (…/error/reasons/n).
+  const packageLimits: JsonLimits = Object.freeze({
+    maxBytes: largest('maxBytes', 0) + 65_536,
+    maxDepth: largest('maxDepth', 4) + 2,
+    maxArrayItems: largest('maxArrayItems', 64),
+    maxObjectKeys: largest('maxObjectKeys', 16),
+    maxStringLength: largest('maxStringLength', 512),
+    maxTotalNodes: largest('maxTotalNodes', 0) + 1_024,
+  });
+  const toolNames = Object.freeze([...tools.keys()]);
+  return Object.freeze({
+    get: (toolName: string) => (typeof toolName === 'string' ? tools.get(toolName) : undefined),
+    toolNames,
+    control,
+    unregisteredContract,
+    packageLimits,
+  });
+}

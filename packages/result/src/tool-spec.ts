@@ -1,0 +1,99 @@
+import type { ToolContract } from '@toolseal/contracts';
+
+/**
+ * Bounds on a handler's output, checked on the raw value before any schema validation (the guard's
+ * `JsonLimits`). They bound the `data` object a handler returns: depth counts from `data` itself,
+ * and the fixed handler envelope around it is allowed one extra level and `ENVELOPE_BYTES` extra
+ * encoded bytes.
+ */
+export interface OutputLimits {
+  /** Largest UTF-8 JSON encoding of `data`, in bytes. */
+  maxBytes: number;
+  /** Deepest nesting of objects and arrays inside `data` (`data` itself is depth 1). */
+  maxDepth: number;
+  /** Most items in any one array. */
+  maxArrayItems: number;
+  /** Most keys in any one object. */
+  maxObjectKeys: number;
+  /** Longest string, in UTF-16 code units. */
+  maxStringLength: number;
+  /** Most values in the whole output. */
+  maxTotalNodes: number;
+}
+
+/** Where a tool may link to: checked on every output field whose schema says `format: "uri"`. */
+export interface LinkPolicy {
+  /**
+   * Extra output fields holding links, as pointer templates into `data` in which a `*` segment
+   * stands for any array index (segments `hits`, `*`, `source`). Fields with `format: "uri"` are
+   * found automatically.
+   */
+  pointers?: readonly string[];
+  /** Allowed URL schemes, lowercase, without the colon (e.g. `https`). */
+  schemes: readonly string[];
+  /**
+   * Allowed hosts, lowercase, compared exactly with the URL's host (a port other than the scheme's
+   * default must be listed, e.g. `docs.example.com:8443`). No wildcards.
+   */
+  hosts: readonly string[];
+}
+
+/**
+ * Everything a host registers about one tool at start-up. It is trusted configuration: the registry
+ * validates it once and compiles its schemas, and a spec that is not exact fails start-up with a
+ * `RegistryError`.
+ */
+export interface ToolSpec {
+  /** Tool name, effect kind and the six revisions, copied into every `protected_audit.tool_contract`. */
+  contract: ToolContract;
+  /**
+   * The system that supplies this tool's data, copied into `provenance.source_label`. Never taken
+   * from the handler.
+   */
+  source_label: string;
+  /**
+   * JSON Schema 2020-12 of the arguments. Every object must say `additionalProperties: false`.
+   * Compiled once with the pinned Ajv.
+   */
+  input_schema: object;
+  /**
+   * Exact JSON Schema 2020-12 of `model_result.data`: a `type: "object"` root; every node declares
+   * `type`; every object lists its `properties` and says `additionalProperties: false`; every array
+   * has `items` and `maxItems`; every string has `maxLength` (or `enum`/`const`); no composition
+   * (`$ref`, `anyOf`, `oneOf`, `allOf`, `not`, `if`) so exactness can be checked at start-up.
+   * Property names are `[A-Za-z0-9_]{1,64}` and none may be a sensitive or control key.
+   */
+  output_schema: object;
+  /**
+   * Output fields bound to the input: output pointer (into `data`) → input pointer (into the
+   * arguments) whose value it must equal, e.g. `{ "/order_ref": "/order_id" }`. An output field that
+   * is present must equal an input value that is present; both may be absent together.
+   */
+  echo?: Readonly<Record<string, string>>;
+  /** Output bounds; unspecified ones come from `DEFAULT_OUTPUT_LIMITS`. */
+  limits?: Partial<OutputLimits>;
+  /** The format of `provenance.resource_revision`: an anchored regular expression (`^...$`). */
+  resource_revision: { pattern: string };
+  /** Allowed link schemes and hosts. Required when the output schema has a `format: "uri"` field. */
+  links?: LinkPolicy;
+  /**
+   * Allowed MIME types (lowercase, exact, parameters included if any) for output fields named
+   * `media_type` or `mime_type`. Required when the output schema declares such a field.
+   */
+  media_types?: readonly string[];
+  /** Per-tool additions to the guard's sensitive/control key list, scanned recursively in `data`. */
+  sensitive_keys?: { extra?: readonly string[] };
+  /**
+   * Whether this tool may return incomplete results (`complete: false`, e.g. one page of several)
+   * and truncated ones (`truncated: true`). Default `false`: results must be complete.
+   */
+  allow_incomplete?: boolean;
+}
+
+/** Identity of the trusted control plane, used as provenance of every dispatcher-made error. */
+export interface ControlProvenance {
+  /** `provenance.source_label` of error results. */
+  source_label: string;
+  /** `provenance.producer_revision` of error results. */
+  producer_revision: string;
+}
