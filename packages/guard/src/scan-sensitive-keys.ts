@@ -120,10 +120,13 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
         continue;
       }
       const keys = Object.keys(container);
-      for (let index = keys.length - 1; index >= 0; index--) {
-        const key = keys[index] as string;
+      for (const key of keys) {
         const matched = judge(key);
         if (matched !== null) hits.push({ path: pointerOf(frame, key), key, matched });
+      }
+      // Children pushed last-first, so they are visited in document order.
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const key = keys[index] as string;
         const child: unknown = (container as Record<string, unknown>)[key];
         if (typeof child === 'object' && child !== null) {
           stack.push({ value: child, parent: frame, segment: escapePointerSegment(key) });

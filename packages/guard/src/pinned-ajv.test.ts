@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { compileSchema, createPinnedAjv, type PinnedFormat } from './pinned-ajv.js';
+
+describe('createPinnedAjv', () => {
+  it('pins the configuration', () => {
+    const { opts } = createPinnedAjv();
+    expect(opts).toMatchObject({
+      strictSchema: true,
+      strictTypes: true,
+      strictTuples: true,
+      strictRequired: true,
+      strictNumbers: true,
+      ownProperties: true,
+      unicodeRegExp: true,
+      validateFormats: true,
+    });
+    expect(opts.allErrors ?? false).toBe(false);
+    expect(opts.coerceTypes ?? false).toBe(false);
+    expect(opts.useDefaults ?? false).toBe(false);
+    expect(opts.removeAdditional ?? false).toBe(false);
+  });
+
+  it('validates the four pinned formats', () => {
+    const ajv = createPinnedAjv();
+    const cases: [PinnedFormat, string, string][] = [
+      ['date-time', '2026-07-19T00:00:00Z', '2026-07-19 noon'],
+      ['uri', 'https://example.com/a?b=c', 'not a uri'],
+      ['email', 'a@example.com', 'a@'],
+      ['uuid', '123e4567-e89b-12d3-a456-426614174000', '123e4567'],
+    ];
+    for (const [format, good, bad] of cases) {
+      const validate = ajv.compile({ type: 'string', format });
+      expect(validate(good)).toBe(true);
+      expect(validate(bad)).toBe(false);
+    }
+  });
+
+  it('refuses formats outside the pinned set', () => {
+    expect(() => createPinnedAjv().compile({ type: 'string', format: 'hostname' })).toThrow(/unknown format/);
+    expect(() => createPinnedAjv({ formats: ['uuid'] }).compile({ type: 'string', format: 'email' })).toThrow(/unknown format/);
+    expect(() => createPinnedAjv({ formats: ['ipv4' as PinnedFormat] })).toThrow(TypeError);
+  });
+
+  it('is strict: unknown keywords and untyped keywords fail at compile time', () => {
+    expect(() => createPinnedAjv().compile({ type: 'object', propertys: {} })).toThrow(/unknown keyword/);
+    expect(() => createPinnedAjv().compile({ minLength: 1 })).toThrow(/strict mode/);
+  });
+
+  it('never coerces, fills defaults or removes properties', () => {
+    const validate = createPinnedAjv().compile({
+      type: 'object',
+      properties: { amount: { type: 'integer' }, note: { type: 'string', default: 'x' } },
+      additionalProperties: false,
+    });
+    expect(validate({ amount: '1' })).toBe(false);
+    const value = { amount: 1 };
+    expect(validate(value)).toBe(true);
+    expect(value).toEqual({ amount: 1 });
+    const extra = { amount: 1, approved: true };
+    expect(validate(extra)).toBe(false);
+    expect(extra).toEqual({ amount: 1, approved: true });
+  });
+
+  it('ignores inherited properties', () => {
+    const validate = createPinnedAjv().compile({ type: 'object', required: ['approved'], properties: { approved: { const: true } } });
+    expect(validate(Object.create({ approved: true }))).toBe(false);
+  });
+});
+
+describe('compileSchema', () => {
+  it('compiles once per schema object', () => {
+    const schema = { type: 'integer' };
+    expect(compileSchema(schema)).toBe(compileSchema(schema));
+    expect(compileSchema({ type: 'integer' })).not.toBe(compileSchema(schema));
+  });
+
+  it('keeps contracts that reuse an $id apart', () => {
+    const first = compileSchema({ $id: 'urn:toolseal:test:shared', type: 'string' });
+    const second = compileSchema({ $id: 'urn:toolseal:test:shared', type: 'integer' });
+    expect(first('x')).toBe(true);
+    expect(first(1)).toBe(false);
+    expect(second(1)).toBe(true);
+    expect(second('x')).toBe(false);
+  });
+
+  it('never resolves a $ref into another contract', () => {
+    compileSchema({ $id: 'urn:toolseal:test:other', type: 'string' });
+    expect(() => compileSchema({ $ref: 'urn:toolseal:test:other' })).toThrow(/resolve reference/);
+  });
+
+  it('resolves references inside the schema itself', () => {
+    const validate = compileSchema({
+      $id: 'urn:toolseal:test:self',
+      $defs: { line: { type: 'object', required: ['id'], properties: { id: { type: 'string' } }, additionalProperties: false } },
+      type: 'array',
+      items: { $ref: '#/$defs/line' },
+    });
+    expect(validate([{ id: 'a' }])).toBe(true);
+    expect(validate([{ id: 1 }])).toBe(false);
+  });
+
+  it('throws at start-up for a schema strict mode rejects, and for non-schemas', () => {
+    expect(() => compileSchema({ type: 'object', required: ['x'] })).toThrow(/strict mode/);
+    expect(() => compileSchema({ $async: true, type: 'object' })).toThrow(TypeError);
+    expect(() => compileSchema([] as unknown as object)).toThrow(TypeError);
+    expect(() => compileSchema(null as unknown as object)).toThrow(TypeError);
+  });
+});

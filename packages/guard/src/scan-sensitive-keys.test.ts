@@ -1,0 +1,242 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createSensitiveKeyScanner, scanSensitiveKeys } from './scan-sensitive-keys.js';
+import { DEFAULT_SENSITIVE_KEYS, normalizeKeyName } from './sensitive-keys.js';
+
+// The names the issue requires, written as the specification spells them (issue 3; spec 000
+// "Sensitive fields and untrusted content"), independent of how the list in the source is written.
+const REQUIRED_NAMES = [
+  'authorization',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'bearer',
+  'cookie',
+  'set-cookie',
+  'password',
+  'passwd',
+  'pwd',
+  'secret',
+  'client_secret',
+  'apikey',
+  'api_key',
+  'x-api-key',
+  'private key',
+  'session id',
+  'call id',
+  'operation id',
+  'idempotency key',
+  'request_sha256',
+  'result_sha256',
+  'call_binding_sha256',
+  'principal',
+  'principal_ref',
+  'tenant',
+  'tenant_id',
+  'subject',
+  'subject_id',
+];
+
+const ORDINARY_KEYS = [
+  'order_id',
+  'amount',
+  'unit',
+  'lines',
+  'status',
+  'description',
+  'tokens_used',
+  'max_tokens',
+  'prompt_tokens',
+  'token_count',
+  'author',
+  'authority',
+  'secretary',
+  'keyboard',
+  'subject_line',
+  'tenancy_start',
+  'title',
+  'text',
+  'observed_at',
+];
+
+const ZERO_WIDTH = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u180e'];
+const SEPARATORS = ['', '-', '_', '.', ' ', ':', '__', '/'];
+
+function fullwidth(text: string): string {
+  return text.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
+}
+
+function mathBold(text: string): string {
+  return [...text]
+    .map((character) => {
+      const code = character.charCodeAt(0);
+      if (code >= 0x61 && code <= 0x7a) return String.fromCodePoint(0x1d41a + code - 0x61);
+      if (code >= 0x41 && code <= 0x5a) return String.fromCodePoint(0x1d400 + code - 0x41);
+      if (code >= 0x30 && code <= 0x39) return String.fromCodePoint(0x1d7ce + code - 0x30);
+      return character;
+    })
+    .join('');
+}
+
+const words = (name: string) => name.split(/[^a-z0-9]+/).filter((word) => word !== '');
+
+/** An evasive spelling of a listed name: case, separators, camelCase, fullwidth, math-bold, zero-width. */
+const evasiveSpelling = fc
+  .record({
+    name: fc.constantFrom(...REQUIRED_NAMES),
+    separator: fc.constantFrom(...SEPARATORS),
+    style: fc.constantFrom('join', 'camel', 'pascal', 'upper', 'random_case'),
+    caseBits: fc.array(fc.boolean(), { minLength: 32, maxLength: 32 }),
+    width: fc.constantFrom('ascii', 'fullwidth', 'math_bold'),
+    invisible: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...ZERO_WIDTH)), { maxLength: 3 }),
+  })
+  .map(({ name, separator, style, caseBits, width, invisible }) => {
+    const parts = words(name);
+    let key: string;
+    if (style === 'camel') key = parts.map((word, index) => (index === 0 ? word : word[0]?.toUpperCase() + word.slice(1))).join('');
+    else if (style === 'pascal') key = parts.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
+    else if (style === 'upper') key = parts.join(separator).toUpperCase();
+    else if (style === 'random_case') key = [...parts.join(separator)].map((c, index) => (caseBits[index % 32] ? c.toUpperCase() : c)).join('');
+    else key = parts.join(separator);
+    if (width === 'fullwidth') key = fullwidth(key);
+    if (width === 'math_bold') key = mathBold(key);
+    const characters = [...key];
+    for (const [at, mark] of invisible) characters.splice(at % (characters.length + 1), 0, mark);
+    return characters.join('');
+  });
+
+/** Nests `leaf` under a random path of objects and arrays with ordinary keys. */
+const planted = fc
+  .tuple(
+    evasiveSpelling,
+    fc.array(fc.oneof(fc.constantFrom(...ORDINARY_KEYS), fc.nat(3)), { maxLength: 12 }),
+    fc.jsonValue({ maxDepth: 2 }),
+  )
+  .map(([key, route, filler]) => {
+    let value: unknown = { [key]: filler, note: 'ordinary' };
+    const segments: string[] = [];
+    for (const step of [...route].reverse()) {
+      if (typeof step === 'number') {
+        const items: unknown[] = Array.from({ length: step }, () => ({ status: 'paid' }));
+        items.push(value);
+        value = items;
+        segments.unshift(String(step));
+      } else {
+        value = { sibling_field: 1, [step]: value };
+        segments.unshift(step);
+      }
+    }
+    const escaped = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+    const path = `/${[...segments, key].map(escaped).join('/')}`;
+    return { key, value, path };
+  });
+
+describe('normalizeKeyName', () => {
+  it('removes case, separators, compatibility forms and invisible characters', () => {
+    for (const spelling of ['api-key', 'api_key', 'apiKey', 'API.KEY', 'Api Key', 'ａｐｉ＿ｋｅｙ', '𝐚𝐩𝐢𝐊𝐞𝐲', 'api\u200bkey', 'a\u00adpi:key']) {
+      expect(normalizeKeyName(spelling)).toBe('apikey');
+    }
+  });
+
+  it('returns null for a key that is still not ASCII after NFKC', () => {
+    expect(normalizeKeyName('t\u043eken')).toBeNull(); // Cyrillic о
+    expect(normalizeKeyName('p\u0430ssword')).toBeNull(); // Cyrillic а
+    expect(normalizeKeyName('to\u0301ken')).toBeNull(); // combining accent
+    expect(normalizeKeyName('\ud800')).toBeNull();
+  });
+});
+
+describe('scanSensitiveKeys', () => {
+  it('flags every name the specification lists', () => {
+    for (const name of REQUIRED_NAMES) {
+      expect(scanSensitiveKeys({ [name]: 'x' })).toHaveLength(1);
+    }
+    expect(DEFAULT_SENSITIVE_KEYS.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('leaves ordinary business keys alone', () => {
+    const value = Object.fromEntries(ORDINARY_KEYS.map((key) => [key, 1]));
+    expect(scanSensitiveKeys({ data: value, rows: [value] })).toEqual([]);
+  });
+
+  it('flags credential suffixes and prefixes', () => {
+    const hits = scanSensitiveKeys({ github_token: 1, webhookSecret: 2, 'db-password': 3, stripe_api_key: 4, password_hash: 5, apiKeyV2: 6 });
+    expect(hits.map((hit) => hit.matched)).toEqual(['*token', '*secret', '*password', '*apikey', 'password*', 'apikey*']);
+  });
+
+  it('reports path, raw key and match, in document order', () => {
+    const hits = scanSensitiveKeys({ data: { headers: { 'X-Api-Key': 'k' }, rows: [{ ｔｏｋｅｎ: 't' }], 'a/b': { '~cookie': 1 } } });
+    expect(hits).toEqual([
+      { path: '/data/headers/X-Api-Key', key: 'X-Api-Key', matched: 'xapikey' },
+      { path: '/data/rows/0/ｔｏｋｅｎ', key: 'ｔｏｋｅｎ', matched: 'token' },
+      { path: '/data/a~1b/~0cookie', key: '~cookie', matched: 'cookie' },
+    ]);
+  });
+
+  it('flags a Cyrillic look-alike and any other key that stays non-ASCII', () => {
+    expect(scanSensitiveKeys({ data: { 't\u043eken': 'x' } })).toEqual([
+      { path: '/data/t\u043eken', key: 't\u043eken', matched: 'non_ascii_key' },
+    ]);
+    expect(scanSensitiveKeys({ 名前: 1 })).toEqual([{ path: '/名前', key: '名前', matched: 'non_ascii_key' }]);
+  });
+
+  it('terminates on cycles and visits shared objects once', () => {
+    const node: Record<string, unknown> = { token: 1 };
+    node.self = node;
+    expect(scanSensitiveKeys({ a: node, b: node })).toEqual([{ path: '/a/token', key: 'token', matched: 'token' }]);
+  });
+
+  it('returns nothing for scalars and empty containers', () => {
+    for (const value of [null, 1, 'token', true, [], {}]) expect(scanSensitiveKeys(value)).toEqual([]);
+  });
+
+  it('takes extra names from the host, in any spelling', () => {
+    const scan = createSensitiveKeyScanner({ extraKeys: ['x-internal-ref'] });
+    expect(scan({ X_Internal_Ref: 1, token: 2 }).map((hit) => hit.matched)).toEqual(['xinternalref', 'token']);
+    expect(scanSensitiveKeys({ internalRef: 1 }, { extraKeys: ['internal_ref'] })).toHaveLength(1);
+    expect(() => createSensitiveKeyScanner({ extraKeys: ['ключ'] })).toThrow(TypeError);
+    expect(() => createSensitiveKeyScanner({ extraKeys: ['--'] })).toThrow(TypeError);
+  });
+
+  it('lets the host allow exact names it needs, and nothing more', () => {
+    const scan = createSensitiveKeyScanner({ allowKeys: ['subject', '名前'] });
+    expect(scan({ Subject: 'Invoice', 名前: 'x', subject_id: 1, 't\u043eken': 2 }).map((hit) => hit.key)).toEqual([
+      'subject_id',
+      't\u043eken',
+    ]);
+  });
+
+  it('finds a planted key at any depth under every evasion', () => {
+    fc.assert(
+      fc.property(planted, ({ key, value, path }) => {
+        const hits = scanSensitiveKeys(value);
+        expect(hits.some((hit) => hit.key === key && hit.path === path)).toBe(true);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('flags a listed name with any one letter swapped for a non-ASCII look-alike', () => {
+    const lookAlikes: Readonly<Record<string, string>> = { a: '\u0430', e: '\u0435', o: '\u043e', p: '\u0440', c: '\u0441', i: '\u0456', s: '\u0455', t: '\u03c4', k: '\u03ba' };
+    fc.assert(
+      fc.property(fc.constantFrom(...REQUIRED_NAMES), fc.nat(), (name, at) => {
+        const positions = [...name].map((character, index) => (lookAlikes[character] === undefined ? -1 : index)).filter((index) => index >= 0);
+        fc.pre(positions.length > 0);
+        const index = positions[at % positions.length] ?? 0;
+        const key = name.slice(0, index) + (lookAlikes[name[index] ?? ''] ?? '') + name.slice(index + 1);
+        expect(scanSensitiveKeys({ deep: [{ [key]: 1 }] })).toEqual([{ path: `/deep/0/${key.replaceAll('/', '~1')}`, key, matched: 'non_ascii_key' }]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never throws on arbitrary values', () => {
+    fc.assert(
+      fc.property(fc.anything({ withNullPrototype: true, withMap: true, withSparseArray: true }), (value) => {
+        expect(Array.isArray(scanSensitiveKeys(value))).toBe(true);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});
