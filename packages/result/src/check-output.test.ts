@@ -1,0 +1,231 @@
+import type { JsonObject } from '@toolseal/contracts';
+import { describe, expect, it } from 'vitest';
+import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { checkHandlerOutput, MAX_CLOCK_SKEW_MS } from './check-output.js';
+import { OUTPUT_VIOLATION_RULES } from './output-violation.js';
+import { createToolRegistry, type RegisteredTool } from './tool-registry.js';
+import { utcTimestampMs } from './utc-timestamp.js';
+
+const specs = loadToolSpecs();
+const mediaSpec = copy(specs.kbSearch);
+(mediaSpec.output_schema as { properties: Record<string, unknown> }).properties.media_type = { type: 'string', maxLength: 64 };
+mediaSpec.media_types = ['text/html', 'application/pdf'];
+mediaSpec.contract.tool_name = 'kb_media';
+const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch, mediaSpec]);
+const tool = (name: string): RegisteredTool => {
+  const found = registry.get(name);
+  if (found === undefined) throw new Error(`no tool ${name}`);
+  return found;
+};
+const NOW = utcTimestampMs('2026-07-19T00:00:01Z');
+
+const order = {
+  data: { order_ref: 'ORDER-C7', status: 'paid', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }] },
+  resource_revision: 'order-c7-r3',
+  observed_at: '2026-07-19T00:00:00Z',
+};
+const orderArguments = { order_id: 'ORDER-C7' };
+const hit = { title: 'Refund help', snippet: 'How refunds work.', source: 'https://kb.example.com/a/1', revision: 'a1.r1' };
+const search = { data: { hits: [hit] }, resource_revision: 'kb-index-r42', observed_at: '2026-07-19T00:00:00Z' };
+
+function violationsOf(name: string, output: unknown, args: JsonObject | null = orderArguments): { rule: string; path: string }[] {
+  const checked = checkHandlerOutput(tool(name), output, args, NOW);
+  if (checked.ok) return [];
+  return checked.violations;
+}
+
+describe('checkHandlerOutput', () => {
+  it('accepts a valid order and fills the completion defaults', () => {
+    const checked = checkHandlerOutput(tool('get_order'), copy(order), orderArguments, NOW);
+    expect(checked).toEqual({
+      ok: true,
+      value: { ...order, complete: true, truncated: false, receipt: null, status_ref: null },
+    });
+  });
+
+  it('allows business data.status, but only paid/pending/refunded', () => {
+    for (const status of ['paid', 'pending', 'refunded']) {
+      expect(violationsOf('get_order', { ...order, data: { ...order.data, status } })).toEqual([]);
+    }
+    for (const status of ['shipped', 'succeeded', 'PAID', '', 1]) {
+      expect(violationsOf('get_order', { ...order, data: { ...order.data, status } })).toEqual([{ rule: status === 1 ? 'type' : 'enum', path: '/data/status' }]);
+    }
+  });
+
+  it('refuses a top-level status, error or any other envelope key from the handler', () => {
+    for (const key of ['status', 'error', 'execution', 'provenance', 'trust', 'source_label', 'producer_revision']) {
+      expect(violationsOf('get_order', { ...order, [key]: 'succeeded' })).toEqual([{ rule: 'additional_properties', path: '' }]);
+    }
+  });
+
+  it('refuses an extra business field, a wrong type, a missing field, an overlong string', () => {
+    expect(violationsOf('get_order', { ...order, data: { ...order.data, note: 'x' } })).toEqual([{ rule: 'additional_properties', path: '/data' }]);
+    expect(violationsOf('get_order', { ...order, data: { ...order.data, amount: '6000' } })).toEqual([{ rule: 'type', path: '/data/amount' }]);
+    expect(violationsOf('get_order', { ...order, data: { ...order.data, amount: 60.5 } })).toEqual([{ rule: 'type', path: '/data/amount' }]);
+    const { unit: _unit, ...withoutUnit } = order.data;
+    expect(violationsOf('get_order', { ...order, data: withoutUnit })).toEqual([{ rule: 'required', path: '/data/unit' }]);
+    expect(violationsOf('kb_search', { ...search, data: { hits: [{ ...hit, title: 'x'.repeat(121) }] } }, { query: 'q' })).toEqual([
+      { rule: 'max_length', path: '/data/hits/0/title' },
+    ]);
+  });
+
+  it('binds output to input: order_ref must echo order_id', () => {
+    expect(violationsOf('get_order', order, { order_id: 'ORDER-M9' })).toEqual([{ rule: 'echo_mismatch', path: '/data/order_ref' }]);
+    expect(violationsOf('get_order', order, null)).toEqual([{ rule: 'echo_mismatch', path: '/data/order_ref' }]);
+  });
+
+  it('binds the refund draft: order_ref, amount, unit and reason echo the proposal', () => {
+    const proposal = { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1 }], reason: 'damaged' };
+    const draft = { data: { draft_ref: 'DRAFT-1', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', reason: 'damaged' }, resource_revision: 'draft-1-r1', observed_at: '2026-07-19T00:00:00Z' };
+    expect(violationsOf('create_refund_draft', draft, proposal)).toEqual([]);
+    expect(violationsOf('create_refund_draft', { ...draft, data: { ...draft.data, amount: 5999 } }, proposal)).toEqual([{ rule: 'echo_mismatch', path: '/data/amount' }]);
+    expect(violationsOf('create_refund_draft', { ...draft, data: { ...draft.data, reason: 'other' } }, proposal)).toEqual([{ rule: 'echo_mismatch', path: '/data/reason' }]);
+    const { reason: _reason, ...withoutReason } = proposal;
+    // A reason the proposal never gave cannot appear in the draft; both absent is fine.
+    expect(violationsOf('create_refund_draft', draft, withoutReason)).toEqual([{ rule: 'echo_mismatch', path: '/data/reason' }]);
+    const { reason: _draftReason, ...draftWithoutReason } = draft.data;
+    expect(violationsOf('create_refund_draft', { ...draft, data: draftWithoutReason }, withoutReason)).toEqual([]);
+  });
+
+  it('refuses the refund-draft handler returning {"status":"succeeded"} in data', () => {
+    const proposal = { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1 }] };
+    const draft = { draft_ref: 'DRAFT-1', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' };
+    expect(violationsOf('create_refund_draft', { data: { ...draft, status: 'succeeded' }, resource_revision: 'draft-1-r1', observed_at: '2026-07-19T00:00:00Z' }, proposal)).toEqual([
+      { rule: 'additional_properties', path: '/data' },
+    ]);
+  });
+
+  it('scans data for sensitive and control keys at any depth, in any spelling, without echoing the key', () => {
+    // The schema refuses the unknown key too; the scan reports the object that holds it.
+    for (const key of ['token', 'Authorization', 'api-Key', 'ａｐｉ＿ｋｅｙ', 'to\u200bken', 'call_binding_sha256', 'github_token']) {
+      const violations = violationsOf('kb_search', { ...search, data: { hits: [{ ...hit, [key]: 'x' }] } }, { query: 'q' });
+      expect(violations).toContainEqual({ rule: 'sensitive_key', path: '/data/hits/0' });
+      expect(JSON.stringify(violations)).not.toContain(key);
+    }
+  });
+
+  it('checks link schemes and hosts, and refuses credentials or backslashes in links', () => {
+    const withSource = (source: string) => violationsOf('kb_search', { ...search, data: { hits: [{ ...hit, source }] } }, { query: 'q' });
+    expect(withSource('https://kb.example.com/a/1?x=1#y')).toEqual([]);
+    expect(withSource('http://kb.example.com/a/1')).toEqual([{ rule: 'url_scheme', path: '/data/hits/0/source' }]);
+    expect(withSource('javascript:alert(1)')).toEqual([{ rule: 'url_scheme', path: '/data/hits/0/source' }]);
+    expect(withSource('https://evil.example.net/a')).toEqual([{ rule: 'url_host', path: '/data/hits/0/source' }]);
+    expect(withSource('https://kb.example.com.evil.net/a')).toEqual([{ rule: 'url_host', path: '/data/hits/0/source' }]);
+    expect(withSource('https://kb.example.com:8443/a')).toEqual([{ rule: 'url_host', path: '/data/hits/0/source' }]);
+    expect(withSource('https://user:pw@kb.example.com/a')).toEqual([{ rule: 'url_host', path: '/data/hits/0/source' }]);
+    expect(withSource('https://evil.net\\@kb.example.com/a')).toContainEqual({ rule: 'url_malformed', path: '/data/hits/0/source' });
+    expect(withSource('https://kb.example.com/a b')).toContainEqual({ rule: 'url_malformed', path: '/data/hits/0/source' });
+  });
+
+  it('checks media types against the tool allow-list, case-insensitively', () => {
+    const withMedia = (media_type: string) => violationsOf('kb_media', { ...search, data: { hits: [], media_type } }, { query: 'q' });
+    expect(withMedia('application/pdf')).toEqual([]);
+    expect(withMedia('Application/PDF')).toEqual([]);
+    expect(withMedia('text/javascript')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
+    expect(withMedia('application/pdf; x=1')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
+  });
+
+  it('checks resource_revision against the tool pattern', () => {
+    for (const resource_revision of ['order-c7', 'ORDER-C7-r3', '', 'order-c7-r3\n', 7, null, undefined]) {
+      const output: Record<string, unknown> = { ...order, resource_revision };
+      if (resource_revision === undefined) delete output.resource_revision;
+      expect(violationsOf('get_order', output)).toEqual([{ rule: 'resource_revision', path: '/resource_revision' }]);
+    }
+  });
+
+  it('requires observed_at in UTC RFC 3339 with Z, a real date, not in the future', () => {
+    for (const observed_at of ['2026-07-19T00:00:00+00:00', '2026-07-19 00:00:00Z', '2026-07-19T00:00:00z', '2026-02-30T00:00:00Z', '2026-07-19T24:00:00Z', '2026-07-19T00:00:60Z', 1_784_419_200_000]) {
+      expect(violationsOf('get_order', { ...order, observed_at })).toEqual([{ rule: 'observed_at', path: '/observed_at' }]);
+    }
+    expect(violationsOf('get_order', { ...order, observed_at: '2026-07-19T00:00:00.123456789Z' })).toEqual([]);
+    expect(violationsOf('get_order', { ...order, observed_at: '2024-02-29T23:59:59Z' })).toEqual([]);
+    const justInSkew = new Date(NOW + MAX_CLOCK_SKEW_MS).toISOString();
+    const beyondSkew = new Date(NOW + MAX_CLOCK_SKEW_MS + 1).toISOString();
+    expect(violationsOf('get_order', { ...order, observed_at: justInSkew })).toEqual([]);
+    expect(violationsOf('get_order', { ...order, observed_at: beyondSkew })).toEqual([{ rule: 'observed_at_future', path: '/observed_at' }]);
+  });
+
+  it('allows incomplete and truncated results only where the tool says so, and never truncated + complete', () => {
+    expect(violationsOf('get_order', { ...order, complete: false })).toEqual([{ rule: 'incomplete_not_allowed', path: '/complete' }]);
+    expect(violationsOf('get_order', { ...order, complete: false, truncated: true })).toEqual([{ rule: 'incomplete_not_allowed', path: '/complete' }]);
+    expect(violationsOf('kb_search', { ...search, complete: false, truncated: true }, { query: 'q' })).toEqual([]);
+    expect(violationsOf('kb_search', { ...search, complete: false }, { query: 'q' })).toEqual([]);
+    expect(violationsOf('kb_search', { ...search, truncated: true }, { query: 'q' })).toEqual([{ rule: 'truncation_flags', path: '/truncated' }]);
+    expect(violationsOf('kb_search', { ...search, truncated: 'yes' }, { query: 'q' })).toEqual([{ rule: 'type', path: '/truncated' }]);
+  });
+
+  it('keeps bounded downstream references and refuses malformed ones', () => {
+    const checked = checkHandlerOutput(tool('get_order'), { ...order, receipt: 'rcpt-1', status_ref: null }, orderArguments, NOW);
+    expect(checked.ok && checked.value.receipt).toBe('rcpt-1');
+    expect(violationsOf('kb_search', { ...search, receipt: 'x'.repeat(257) }, { query: 'q' })).toEqual([{ rule: 'downstream_reference', path: '/receipt' }]);
+    // Where the tool's string limit is lower, the guard refuses the same receipt before anything else.
+    expect(violationsOf('get_order', { ...order, receipt: 'x'.repeat(257) })).toEqual([{ rule: 'max_string_length', path: '/receipt' }]);
+    expect(violationsOf('get_order', { ...order, status_ref: 5 })).toEqual([{ rule: 'downstream_reference', path: '/status_ref' }]);
+    // A refused output still hands a well-formed receipt to the protected audit for reconciliation.
+    const refused = checkHandlerOutput(tool('get_order'), { ...order, receipt: 'rcpt-2', extra: 1 }, orderArguments, NOW);
+    expect(refused).toMatchObject({ ok: false, receipt: 'rcpt-2', status_ref: null });
+  });
+
+  it('checks bytes, depth and JSON-ness before any schema: hostile JavaScript values never throw', () => {
+    class Order {
+      data = order.data;
+      resource_revision = order.resource_revision;
+      observed_at = order.observed_at;
+    }
+    const withGetter = { ...order };
+    let reads = 0;
+    Object.defineProperty(withGetter, 'data', { enumerable: true, get: () => (reads++, order.data) });
+    const cyclic: Record<string, unknown> = { ...order, data: { ...order.data } };
+    (cyclic.data as Record<string, unknown>).self = cyclic;
+    const deep: Record<string, unknown> = { hits: [] };
+    let cursor = deep;
+    for (let index = 0; index < 10; index++) cursor = (cursor.next = {}) as Record<string, unknown>;
+    const cases: [unknown, string][] = [
+      [new Order(), 'non_json_value'],
+      [withGetter, 'non_json_value'],
+      [cyclic, 'max_depth'],
+      [{ ...order, data: { ...order.data, amount: 10n } }, 'non_json_value'],
+      [{ ...order, data: { ...order.data, amount: Number.NaN } }, 'non_json_value'],
+      [{ ...order, data: { ...order.data, when: new Date(0) } }, 'non_json_value'],
+      [{ ...order, data: { ...order.data, note: undefined } }, 'non_json_value'],
+      [{ ...order, data: { ...order.data, fn: () => 1 } }, 'non_json_value'],
+      [{ ...order, data: { ...order.data, note: '\ud800' } }, 'lone_surrogate'],
+      [JSON.parse('{"data":{"__proto__":{"polluted":true}},"resource_revision":"order-c7-r3","observed_at":"2026-07-19T00:00:00Z"}'), 'forbidden_key'],
+      [{ ...search, data: deep }, 'max_depth'],
+      [{ ...order, data: { ...order.data, lines: Array.from({ length: 17 }, () => order.data.lines[0]) } }, 'max_array_items'],
+      [{ ...order, data: { ...order.data, note: 'x'.repeat(100_000) } }, 'max_string_length'],
+      [Symbol('x'), 'non_json_value'],
+      [undefined, 'non_json_value'],
+    ];
+    for (const [output, rule] of cases) {
+      const checked = checkHandlerOutput(tool(name(output)), output, orderArguments, NOW);
+      expect(checked.ok).toBe(false);
+      if (!checked.ok) expect(checked.violations.map((violation) => violation.rule)).toEqual([rule]);
+    }
+    expect(reads).toBe(0);
+    function name(output: unknown): string {
+      return output === cases[10]?.[0] ? 'kb_search' : 'get_order';
+    }
+  });
+
+  it('refuses a non-object output or non-object data', () => {
+    for (const output of [null, 'ok', 3, [], [order]]) {
+      expect(violationsOf('get_order', output)).toEqual([{ rule: 'type', path: '' }]);
+    }
+    expect(violationsOf('get_order', { ...order, data: [order.data] })).toEqual([{ rule: 'type', path: '/data' }]);
+    const { data: _data, ...noData } = order;
+    expect(violationsOf('get_order', noData)).toEqual([{ rule: 'required', path: '' }]);
+  });
+
+  it('reports only catalogued rules', () => {
+    const rules = new Set(OUTPUT_VIOLATION_RULES);
+    const samples = [
+      violationsOf('get_order', { ...order, status: 'x', data: { ...order.data, token: 'x' }, observed_at: 'now', complete: false }),
+      violationsOf('kb_search', { ...search, data: { hits: [{ ...hit, source: 'ftp://x' }] }, truncated: true }, { query: 'q' }),
+    ];
+    for (const violations of samples) {
+      expect(violations.length).toBeGreaterThan(1);
+      for (const violation of violations) expect(rules.has(violation.rule)).toBe(true);
+    }
+  });
+});

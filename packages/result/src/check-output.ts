@@ -1,0 +1,229 @@
+import type { JsonObject, JsonValue } from '@toolseal/contracts';
+import { ajvErrorsToReasons, checkUntrustedValue, scanSensitiveKeys } from '@toolseal/guard';
+import { jsonEqual, valueAt, valuesAtTemplate } from './json-pointer.js';
+import type { OutputViolation } from './output-violation.js';
+import type { RegisteredTool } from './tool-registry.js';
+import { isUtcTimestamp, utcTimestampMs } from './utc-timestamp.js';
+
+/** How far in the future a handler's `observed_at` may lie (clock skew between hosts). */
+export const MAX_CLOCK_SKEW_MS = 300_000;
+
+/** The largest `receipt` / `status_ref`, as `Downstream` allows. */
+const MAX_DOWNSTREAM_REFERENCE = 256;
+
+const ENVELOPE_KEYS = new Set(['data', 'resource_revision', 'observed_at', 'complete', 'truncated', 'receipt', 'status_ref']);
+const SAFE_SEGMENT = /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/;
+// Printable ASCII without space or backslash: what the model sees is exactly what a browser opens.
+const PLAIN_URL = /^[\x21-\x5b\x5d-\x7e]+$/;
+
+/** A handler output that passed every check, split into its parts. */
+export interface CheckedHandlerOutput {
+  /** Business data, exact under the tool's output schema. */
+  data: JsonObject;
+  /** External resource revision, matching the tool's pattern. */
+  resource_revision: string;
+  /** UTC RFC 3339 observation time. */
+  observed_at: string;
+  /** Whether the result is complete. */
+  complete: boolean;
+  /** Whether business content was cut by a size limit. */
+  truncated: boolean;
+  /** Downstream receipt, for `protected_audit` only. */
+  receipt: string | null;
+  /** Opaque status reference, for `protected_audit` only. */
+  status_ref: string | null;
+}
+
+/** Outcome of checking a raw handler output. */
+export type HandlerOutputCheck =
+  | { ok: true; value: CheckedHandlerOutput }
+  | {
+      ok: false;
+      violations: OutputViolation[];
+      /** Well-formed downstream references found in a refused output, kept for reconciliation. */
+      receipt: string | null;
+      status_ref: string | null;
+    };
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Cuts a pointer before its first segment that is not a contract-safe name or index. */
+export function contractSafePath(pointer: string): string {
+  let safe = '';
+  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (!SAFE_SEGMENT.test(segment)) break;
+    safe += `/${segment}`;
+  }
+  return safe;
+}
+
+function parentPath(pointer: string): string {
+  const index = pointer.lastIndexOf('/');
+  return index <= 0 ? '' : pointer.slice(0, index);
+}
+
+function isDownstreamReference(value: JsonValue | undefined): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.length >= 1 && value.length <= MAX_DOWNSTREAM_REFERENCE);
+}
+
+/** Whether `value` is a well-formed `resource_revision` for `tool`. */
+export function isResourceRevision(tool: RegisteredTool, value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= 128 && tool.resourceRevision.test(value);
+}
+
+/** The completion flags `tool` may report; `[]` when they are allowed. */
+export function checkCompletion(tool: RegisteredTool, complete: boolean, truncated: boolean): OutputViolation[] {
+  if (truncated && complete) return [{ rule: 'truncation_flags', path: '/truncated' }];
+  if (!tool.allowIncomplete && (!complete || truncated)) {
+    return [{ rule: 'incomplete_not_allowed', path: complete ? '/truncated' : '/complete' }];
+  }
+  return [];
+}
+
+/**
+ * Checks business data against everything the tool's contract says about it: the exact output
+ * schema, echoed input fields, the recursive sensitive/control-key scan, link schemes and hosts, and
+ * media types. `data` must already be a guard-checked JSON value. Paths are prefixed with `prefix`.
+ * Used when sealing and again when verifying.
+ */
+export function checkOutputData(
+  tool: RegisteredTool,
+  data: JsonValue,
+  argumentsValue: JsonValue | null,
+  prefix = '/data',
+): OutputViolation[] {
+  const violations: OutputViolation[] = [];
+  if (!tool.validateOutput(data)) {
+    for (const reason of ajvErrorsToReasons(tool.validateOutput.errors)) {
+      violations.push({ rule: reason.rule, path: `${prefix}${reason.field}` });
+    }
+    if (violations.length === 0) violations.push({ rule: 'type', path: prefix });
+  }
+
+  for (const { output, input } of tool.echo) {
+    const produced = valueAt(data, output);
+    const expected = argumentsValue === null ? undefined : valueAt(argumentsValue, input);
+    if (produced === undefined) continue;
+    if (expected === undefined || !jsonEqual(produced, expected)) {
+      violations.push({ rule: 'echo_mismatch', path: `${prefix}${output}` });
+    }
+  }
+
+  for (const hit of scanSensitiveKeys(data, { extraKeys: tool.sensitiveExtra })) {
+    // Point at the object holding the key, never at the (attacker-chosen) key itself.
+    violations.push({ rule: 'sensitive_key', path: `${prefix}${contractSafePath(parentPath(hit.path))}` });
+  }
+
+  for (const template of tool.links.pointers) {
+    for (const { pointer, value } of valuesAtTemplate(data, template)) {
+      if (typeof value !== 'string') continue;
+      const rule = checkLink(tool, value);
+      if (rule !== null) violations.push({ rule, path: `${prefix}${pointer}` });
+    }
+  }
+
+  for (const template of tool.media.pointers) {
+    for (const { pointer, value } of valuesAtTemplate(data, template)) {
+      if (typeof value === 'string' && !tool.media.types.has(value.toLowerCase())) {
+        violations.push({ rule: 'media_type', path: `${prefix}${pointer}` });
+      }
+    }
+  }
+  return violations;
+}
+
+function checkLink(tool: RegisteredTool, value: string): string | null {
+  if (!PLAIN_URL.test(value) || !URL.canParse(value)) return 'url_malformed';
+  const url = new URL(value);
+  if (!tool.links.schemes.has(url.protocol.slice(0, -1))) return 'url_scheme';
+  if (url.username !== '' || url.password !== '' || !tool.links.hosts.has(url.host)) return 'url_host';
+  return null;
+}
+
+/**
+ * Checks a raw handler output (any JavaScript value: it may be a class instance, hold getters or
+ * cycles) against the tool's contract. Bytes, depth and JSON-ness are checked by the guard first,
+ * before any schema validation; then the fixed envelope, `resource_revision`, `observed_at`,
+ * completion flags, and the business data (`checkOutputData`).
+ */
+export function checkHandlerOutput(
+  tool: RegisteredTool,
+  output: unknown,
+  argumentsValue: JsonValue | null,
+  nowMs: number,
+): HandlerOutputCheck {
+  const guarded = checkUntrustedValue(output, tool.handlerOutputLimits);
+  if (!guarded.ok) {
+    return {
+      ok: false,
+      violations: [{ rule: guarded.violation.rule, path: guarded.violation.path }],
+      receipt: null,
+      status_ref: null,
+    };
+  }
+  const envelope = guarded.value;
+  if (!isObject(envelope)) {
+    return { ok: false, violations: [{ rule: 'type', path: '' }], receipt: null, status_ref: null };
+  }
+
+  const violations: OutputViolation[] = [];
+  for (const key of Object.keys(envelope)) {
+    // A top-level `status`, `error` or anything else a handler adds is refused, never merged.
+    if (!ENVELOPE_KEYS.has(key)) violations.push({ rule: 'additional_properties', path: '' });
+  }
+  const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope;
+
+  if (data === undefined) violations.push({ rule: 'required', path: '' });
+  else if (!isObject(data)) violations.push({ rule: 'type', path: '/data' });
+
+  if (!isResourceRevision(tool, resource_revision)) violations.push({ rule: 'resource_revision', path: '/resource_revision' });
+
+  if (!isUtcTimestamp(observed_at)) violations.push({ rule: 'observed_at', path: '/observed_at' });
+  else if (utcTimestampMs(observed_at) > nowMs + MAX_CLOCK_SKEW_MS) {
+    violations.push({ rule: 'observed_at_future', path: '/observed_at' });
+  }
+
+  if (complete !== undefined && typeof complete !== 'boolean') violations.push({ rule: 'type', path: '/complete' });
+  if (truncated !== undefined && typeof truncated !== 'boolean') violations.push({ rule: 'type', path: '/truncated' });
+  const isComplete = complete !== false;
+  const isTruncated = truncated === true;
+  violations.push(...checkCompletion(tool, isComplete, isTruncated));
+
+  const receiptOk = isDownstreamReference(receipt);
+  const statusRefOk = isDownstreamReference(status_ref);
+  if (!receiptOk) violations.push({ rule: 'downstream_reference', path: '/receipt' });
+  if (!statusRefOk) violations.push({ rule: 'downstream_reference', path: '/status_ref' });
+  const keptReceipt = receiptOk && typeof receipt === 'string' ? receipt : null;
+  const keptStatusRef = statusRefOk && typeof status_ref === 'string' ? status_ref : null;
+
+  if (isObject(data)) violations.push(...checkOutputData(tool, data, argumentsValue));
+
+  if (violations.length > 0 || !isObject(data)) {
+    return { ok: false, violations: dedupe(violations), receipt: keptReceipt, status_ref: keptStatusRef };
+  }
+  return {
+    ok: true,
+    value: {
+      data,
+      resource_revision: resource_revision as string,
+      observed_at: observed_at as string,
+      complete: isComplete,
+      truncated: isTruncated,
+      receipt: keptReceipt,
+      status_ref: keptStatusRef,
+    },
+  };
+}
+
+function dedupe(violations: OutputViolation[]): OutputViolation[] {
+  const seen = new Set<string>();
+  return violations.filter((violation) => {
+    const key = `${violation.rule}\u0000${violation.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

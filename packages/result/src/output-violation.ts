@@ -1,0 +1,49 @@
+import { INPUT_RULES } from '@toolseal/errors';
+
+/**
+ * Rules only the output path reports, beside the schema keywords and guard limits of `INPUT_RULES`.
+ */
+export const OUTPUT_ONLY_RULES = Object.freeze([
+  /** An output field bound to the input differs from it (or is present when the input is absent). */
+  'echo_mismatch',
+  /** `resource_revision` is missing, not a string, or does not match the tool's pattern. */
+  'resource_revision',
+  /** `observed_at` is not UTC RFC 3339 with `Z`. */
+  'observed_at',
+  /** `observed_at` lies further in the future than the allowed clock skew. */
+  'observed_at_future',
+  /** A sensitive or control key (token, authorization, call id, digest, ...) occurs in `data`. */
+  'sensitive_key',
+  /** A link's scheme is not allowed for this tool. */
+  'url_scheme',
+  /** A link's host is not allowed for this tool, or the link carries credentials. */
+  'url_host',
+  /** A link is not an absolute URL. */
+  'url_malformed',
+  /** A `media_type` / `mime_type` value is not allowed for this tool. */
+  'media_type',
+  /** `complete: false` or `truncated: true` from a tool that may not return incomplete results. */
+  'incomplete_not_allowed',
+  /** `truncated: true` together with `complete: true`. */
+  'truncation_flags',
+  /** `receipt` or `status_ref` is not a bounded string or `null`. */
+  'downstream_reference',
+] as const);
+
+/** Every rule an `OutputViolation` can carry: a finite vocabulary. */
+export const OUTPUT_VIOLATION_RULES: readonly string[] = Object.freeze([...INPUT_RULES, ...OUTPUT_ONLY_RULES]);
+
+/**
+ * Why a handler output was refused. For the protected audit and the host only: it never reaches
+ * `model_result`, which carries the fixed OUTPUT_CONTRACT_VIOLATION error instead.
+ */
+export interface OutputViolation {
+  /** One of `OUTPUT_VIOLATION_RULES`. */
+  rule: string;
+  /**
+   * JSON Pointer into the handler output (`/data/...` for business data, `""` or `/<field>` for
+   * the envelope), built only from contract-known names and indexes: an attacker-chosen key is
+   * never echoed.
+   */
+  path: string;
+}
