@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import type { ToolCall } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
+import { describe, expect, it } from 'vitest';
+import { convertToOpenAIResponsesFunctionCallOutputs } from './convert-to-openai-responses-function-call-outputs.js';
+import type { OpenAIResponsesResponse } from './openai-responses-api.js';
+import { parseOpenAIResponsesToolCalls } from './parse-openai-responses-tool-calls.js';
+
+const response = JSON.parse(
+  readFileSync(new URL('./__fixtures__/openai-parallel.json', import.meta.url), 'utf8'),
+) as OpenAIResponsesResponse;
+
+function parsedCalls(): ToolCall[] {
+  const outcome = parseOpenAIResponsesToolCalls(response);
+  if (!outcome.ok) throw new Error('fixture must parse');
+  return outcome.calls;
+}
+
+describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
+  it('continues by previous_response_id with one function_call_output per call, in call order', () => {
+    const calls = parsedCalls();
+    const results = calls.map((call, index) => fakeSealedResult(call, index === 1 ? { status: 'failed' } : {}));
+    const outcome = convertToOpenAIResponsesFunctionCallOutputs({
+      calls,
+      results: [results[2]!, results[0]!, results[1]!],
+      verify: createRecordingVerifier().verify,
+      options: { continuation: 'previous_response_id' },
+    });
+    expect(outcome).toEqual({
+      ok: true,
+      payload: {
+        previous_response_id: 'resp_1b2c3d4e5f60718293a4b5c6d7e8f90a',
+        input: calls.map((call, index) => ({
+          type: 'function_call_output',
+          call_id: call.call_id,
+          output: canonicalize(results[index]!.model_result),
+        })),
+      },
+    });
+  });
+
+  it('writes model_result as canonical JSON and nothing from protected_audit', () => {
+    const calls = parsedCalls();
+    const results = calls.map((call) => fakeSealedResult(call, { data: { z: 1, a: 'ORDER-C7' } }));
+    const outcome = convertToOpenAIResponsesFunctionCallOutputs({
+      calls,
+      results,
+      verify: createRecordingVerifier().verify,
+      options: { continuation: 'previous_response_id' },
+    });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    const first = outcome.payload.input[0];
+    expect(first?.type === 'function_call_output' && first.output).toBe(
+      '{"data":{"a":"ORDER-C7","z":1},"error":null,"execution":{"complete":true,"delivery":"fresh","outcome":"committed","truncated":false},' +
+        '"provenance":{"observed_at":"2026-07-19T00:00:00Z","producer_revision":"fake-producer-r1","resource_revision":"fake-resource-r1",' +
+        '"source_label":"fake-source","trust":"untrusted_data"},"schema_version":"tool-model-result-v2","status":"succeeded"}',
+    );
+    expect(findProtectedValues(JSON.stringify(outcome.payload), results)).toEqual([]);
+  });
+
+  it('continues statelessly by echoing the function_call items, then the outputs', () => {
+    const calls = parsedCalls();
+    const results = calls.map((call) => fakeSealedResult(call));
+    const outcome = convertToOpenAIResponsesFunctionCallOutputs({
+      calls,
+      results,
+      verify: createRecordingVerifier().verify,
+      options: { continuation: 'stateless', responseOutput: response.output },
+    });
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect('previous_response_id' in outcome.payload).toBe(false);
+    expect(outcome.payload.input.map((item) => [item.type, item.call_id])).toEqual([
+      ['function_call', 'call_A1s2D3f4G5h6J7k8L9z0'],
+      ['function_call', 'call_Z9x8C7v6B5n4M3q2W1e0'],
+      ['function_call', 'call_R4t5Y6u7I8o9P0a1S2d3'],
+      ['function_call_output', 'call_A1s2D3f4G5h6J7k8L9z0'],
+      ['function_call_output', 'call_Z9x8C7v6B5n4M3q2W1e0'],
+      ['function_call_output', 'call_R4t5Y6u7I8o9P0a1S2d3'],
+    ]);
+    expect(outcome.payload.input[2]).toEqual({
+      type: 'function_call',
+      id: 'fc_3d4e5f60718293a4b5c6d7e8f90a1b2c',
+      call_id: 'call_R4t5Y6u7I8o9P0a1S2d3',
+      name: 'create_refund_draft',
+      arguments: '{"order_id":"ORDER-C7","amount":6000,"unit":"CREDIT_A"}',
+    });
+  });
+
+  it('refuses the turn, and serializes nothing, when one result fails verification', () => {
+    const calls = parsedCalls();
+    const results = calls.map((call) => fakeSealedResult(call));
+    const { verify } = createRecordingVerifier((_sealed, call) =>
+      call.call_id === calls[0]!.call_id ? { ok: false, reasons: ['call_binding'] } : { ok: true },
+    );
+    const outcome = convertToOpenAIResponsesFunctionCallOutputs({
+      calls,
+      results,
+      verify,
+      options: { continuation: 'previous_response_id' },
+    });
+    expect(outcome).toEqual({
+      ok: false,
+      failures: [{ call_id: calls[0]!.call_id, reason: 'verification_failed', verify_reasons: ['call_binding'] }],
+    });
+  });
+
+  it('throws on host misuse: an unknown continuation or a responseOutput of another response', () => {
+    const calls = parsedCalls();
+    const results = calls.map((call) => fakeSealedResult(call));
+    const { verify } = createRecordingVerifier();
+    expect(() =>
+      convertToOpenAIResponsesFunctionCallOutputs({ calls, results, verify, options: { continuation: 'other' } as never }),
+    ).toThrow(TypeError);
+    expect(() =>
+      convertToOpenAIResponsesFunctionCallOutputs({
+        calls,
+        results,
+        verify,
+        options: { continuation: 'stateless', responseOutput: response.output.slice(1) },
+      }),
+    ).toThrow(TypeError);
+  });
+});
