@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import type { ToolCall } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
+import { describe, expect, it } from 'vitest';
+import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
+import { convertToAnthropicToolResults } from './convert-to-anthropic-tool-results.js';
+import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
+
+const message = JSON.parse(
+  readFileSync(new URL('./__fixtures__/anthropic-parallel.json', import.meta.url), 'utf8'),
+) as AnthropicMessagesResponse;
+
+function parsedCalls(): ToolCall[] {
+  const outcome = parseAnthropicMessagesToolCalls(message);
+  if (!outcome.ok) throw new Error('fixture must parse');
+  return outcome.calls;
+}
+
+describe('convertToAnthropicToolResults', () => {
+  it('writes one user message: a tool_result per tool_use in call order, then the extra text', () => {
+    const calls = parsedCalls();
+    const results = [
+      fakeSealedResult(calls[0]!),
+      fakeSealedResult(calls[1]!, { status: 'failed' }),
+      fakeSealedResult(calls[2]!, { status: 'unknown' }),
+    ];
+    const outcome = convertToAnthropicToolResults({
+      calls,
+      results: [results[1]!, results[2]!, results[0]!],
+      verify: createRecordingVerifier().verify,
+      options: { text: ['Thanks, continue.'] },
+    });
+    expect(outcome).toEqual({
+      ok: true,
+      payload: {
+        role: 'user',
+        content: [
+          ...calls.map((call, index) => ({
+            type: 'tool_result',
+            tool_use_id: call.call_id,
+            content: [{ type: 'text', text: canonicalize(results[index]!.model_result) }],
+            is_error: index !== 0,
+          })),
+          { type: 'text', text: 'Thanks, continue.' },
+        ],
+      },
+    });
+    expect(findProtectedValues(JSON.stringify(outcome), results)).toEqual([]);
+  });
+
+  it('writes no text block without extra text', () => {
+    const calls = parsedCalls();
+    const outcome = convertToAnthropicToolResults({
+      calls,
+      results: calls.map((call) => fakeSealedResult(call)),
+      verify: createRecordingVerifier().verify,
+      options: {},
+    });
+    expect(outcome.ok && outcome.payload.content.map((block) => block.type)).toEqual(['tool_result', 'tool_result', 'tool_result']);
+  });
+
+  it('refuses a turn where a tool_use has no result, rather than sending fewer blocks', () => {
+    const calls = parsedCalls();
+    const outcome = convertToAnthropicToolResults({
+      calls,
+      results: [fakeSealedResult(calls[0]!), fakeSealedResult(calls[2]!)],
+      verify: createRecordingVerifier().verify,
+      options: { text: ['Thanks'] },
+    });
+    expect(outcome).toEqual({ ok: false, failures: [{ call_id: calls[1]!.call_id, reason: 'missing_result', verify_reasons: [] }] });
+  });
+
+  it('throws on empty extra text: the API refuses empty text blocks', () => {
+    const calls = parsedCalls();
+    const input = { calls, results: calls.map((call) => fakeSealedResult(call)), verify: createRecordingVerifier().verify };
+    expect(() => convertToAnthropicToolResults({ ...input, options: { text: [''] } })).toThrow(TypeError);
+    expect(() => convertToAnthropicToolResults({ ...input, options: { text: [1] as never } })).toThrow(TypeError);
+  });
+});

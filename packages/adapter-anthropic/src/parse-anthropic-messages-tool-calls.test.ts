@@ -1,0 +1,220 @@
+import { readFileSync } from 'node:fs';
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
+import { checkError } from '@toolseal/errors';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
+import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
+import { resolveAdapterSettings } from './resolve-adapter-settings.js';
+
+function fixture(name: string): AnthropicMessagesResponse {
+  return JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as AnthropicMessagesResponse;
+}
+
+function toolUse(id: unknown, name: unknown, input: unknown, extra: Record<string, unknown> = {}) {
+  return { type: 'tool_use', id, caller: { type: 'direct' }, name, input, ...extra };
+}
+
+function messageWith(content: unknown[], extra: Record<string, unknown> = {}): AnthropicMessagesResponse {
+  return { id: 'msg_1', type: 'message', role: 'assistant', content, stop_reason: 'tool_use', ...extra } as unknown as AnthropicMessagesResponse;
+}
+
+function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: string): void {
+  expect(outcome.ok).toBe(false);
+  if (outcome.ok) return;
+  expect(checkError(outcome.error).ok).toBe(true);
+  expect(outcome.error.code).toBe(code);
+  expect(outcome.error.reasons).toEqual([{ field: '', rule }]);
+}
+
+describe('parseAnthropicMessagesToolCalls: fixtures', () => {
+  it('parses a single tool_use with its input as a value', () => {
+    expect(parseAnthropicMessagesToolCalls(fixture('anthropic-single.json'))).toEqual({
+      ok: true,
+      response_id: 'msg_01Ab2Cd3Ef4Gh5Ij6Kl7Mn8Op',
+      calls: [
+        {
+          provider: 'anthropic',
+          api_family: 'messages',
+          adapter_revision: 'anthropic-messages-v1',
+          response_id: 'msg_01Ab2Cd3Ef4Gh5Ij6Kl7Mn8Op',
+          call_id: 'toolu_01Qw2Er3Ty4Ui5Op6As7Df8Gh',
+          tool_name: 'get_order',
+          arguments: { format: 'json_value', value: { order_id: 'ORDER-C7' } },
+        },
+      ],
+    });
+  });
+
+  it('keeps parallel calls in content order', () => {
+    const outcome = parseAnthropicMessagesToolCalls(fixture('anthropic-parallel.json'));
+    expect(outcome.ok && outcome.calls.map((call) => [call.call_id, call.tool_name])).toEqual([
+      ['toolu_01Za2Xs3Cd4Vf5Bg6Nh7Mj8Ku', 'get_order'],
+      ['toolu_01Lo9Ki8Ju7Hy6Gt5Fr4De3Sw', 'get_order'],
+      ['toolu_01Pl0Ok9Ij8Uh7Yg6Tf5Rd4Es', 'create_refund_draft'],
+    ]);
+  });
+
+  it('ignores thinking and text blocks, including instructions planted in text', () => {
+    const outcome = parseAnthropicMessagesToolCalls(fixture('anthropic-mixed-text.json'));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['toolu_01Mn2Bv3Cx4Za5Sd6Fg7Hj8Kl']);
+  });
+
+  it('ignores server tool blocks: the provider runs those itself', () => {
+    const outcome = parseAnthropicMessagesToolCalls(
+      messageWith([{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } }]),
+    );
+    expect(outcome).toEqual({ ok: true, response_id: 'msg_1', calls: [] });
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: refusals', () => {
+  it('refuses a repeated block id', () => {
+    expectRejected(
+      parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {}), toolUse('t1', 'b', {})])),
+      'MALFORMED_TOOL_CALL',
+      'duplicate_call_id',
+    );
+  });
+
+  it.each([undefined, null, ''])('refuses a missing block id (%j)', (id) => {
+    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse(id, 'a', {})])), 'MALFORMED_TOOL_CALL', 'missing_call_id');
+  });
+
+  it.each([undefined, null, ''])('refuses a missing or empty name (%j)', (name) => {
+    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', name, {})])), 'MALFORMED_TOOL_CALL', 'empty_tool_name');
+  });
+
+  it.each([
+    ['input that is a JSON string', toolUse('t1', 'a', '{"order_id":"x"}')],
+    ['input that is an array', toolUse('t1', 'a', [])],
+    ['input that is null', toolUse('t1', 'a', null)],
+    ['missing input', toolUse('t1', 'a', undefined)],
+    ['input that is a class instance', toolUse('t1', 'a', new Date(0))],
+    ['a toolset member', toolUse('t1', 'click', {}, { toolset_name: 'browser' })],
+    ['a non-string id', toolUse(1, 'a', {})],
+    ['a block that is not an object', 'tool_use'],
+  ])('refuses %s as a malformed message', (_label, block) => {
+    expectRejected(parseAnthropicMessagesToolCalls(messageWith([block])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it.each(['max_tokens', 'model_context_window_exceeded'])(
+    'refuses a last tool_use cut off by %s, but not an earlier one',
+    (stopReason) => {
+      expectRejected(
+        parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {}), toolUse('t2', 'a', {})], { stop_reason: stopReason })),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+      const earlier = parseAnthropicMessagesToolCalls(
+        messageWith([toolUse('t1', 'a', {}), { type: 'text', text: 'and then' }], { stop_reason: stopReason }),
+      );
+      expect(earlier.ok).toBe(true);
+    },
+  );
+
+  it.each([
+    ['null', null],
+    ['an empty object', {}],
+    ['a missing id', { content: [] }],
+    ['content that is not an array', { id: 'msg_1', content: 'text' }],
+  ])('refuses %s as a malformed message', (_label, message) => {
+    expectRejected(
+      parseAnthropicMessagesToolCalls(message as unknown as AnthropicMessagesResponse),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+  });
+
+  it('refuses more than 64 calls by default, and accepts 64', () => {
+    const blocks = (count: number) => Array.from({ length: count }, (_, index) => toolUse(`t${index}`, 'a', {}));
+    expect(parseAnthropicMessagesToolCalls(messageWith(blocks(64))).ok).toBe(true);
+    expectRejected(parseAnthropicMessagesToolCalls(messageWith(blocks(65))), 'MALFORMED_TOOL_CALL', 'too_many_calls');
+  });
+
+  it('refuses input over maxArgumentBytes of serialized JSON, and accepts it at the limit', () => {
+    const settings = resolveAdapterSettings('anthropic', 'messages', 'anthropic-messages-v1', { maxArgumentBytes: 20 });
+    // {"k":"0123456789abc"} is 21 bytes; one character less is 20.
+    expect(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', { k: '0123456789ab' })]), settings).ok).toBe(true);
+    expectRejected(
+      parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', { k: '0123456789abc' })]), settings),
+      'INVALID_ARGUMENTS',
+      'max_bytes',
+    );
+  });
+
+  it('refuses input over 1 MiB by default', () => {
+    const big = { text: Array.from({ length: 17 }, () => 'x'.repeat(65_000)) };
+    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', big)])), 'INVALID_ARGUMENTS', 'max_bytes');
+  });
+
+  it.each([
+    ['max_depth', { maxDepth: 3 }, { a: { b: { c: { d: 1 } } } }],
+    ['max_array_items', { maxArrayItems: 2 }, { list: [1, 2, 3] }],
+    ['max_object_keys', { maxObjectKeys: 2 }, { a: 1, b: 2, c: 3 }],
+    ['max_string_length', { maxStringLength: 4 }, { a: 'abcde' }],
+    ['max_total_nodes', { maxTotalNodes: 3 }, { a: 1, b: 2, c: 3 }],
+  ])('refuses input breaking %s of the adapter limits', (rule, argumentLimits, input) => {
+    const settings = resolveAdapterSettings('anthropic', 'messages', 'anthropic-messages-v1', { argumentLimits });
+    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', input)]), settings), 'INVALID_ARGUMENTS', rule);
+  });
+
+  it('leaves content rules (a __proto__ key) to the dispatcher, which refuses that one call', () => {
+    const input = JSON.parse('{"__proto__":{"admin":true},"order_id":"x"}') as unknown;
+    const outcome = parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', input), toolUse('t2', 'a', {})]));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['t1', 't2']);
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: properties', () => {
+  it('never throws, and every refusal is a catalogued error', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.record({ id: fc.anything(), content: fc.array(fc.anything(), { maxLength: 5 }) }),
+          fc.record({
+            id: fc.string(),
+            stop_reason: fc.constantFrom('tool_use', 'max_tokens', null),
+            content: fc.array(
+              fc.record({
+                type: fc.constantFrom('tool_use', 'text', 'thinking'),
+                id: fc.oneof(fc.string(), fc.anything()),
+                name: fc.oneof(fc.string(), fc.anything()),
+                input: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.anything()),
+              }),
+              { maxLength: 6 },
+            ),
+          }),
+        ),
+        (message) => {
+          const outcome = parseAnthropicMessagesToolCalls(message as AnthropicMessagesResponse);
+          if (!outcome.ok) {
+            expect(checkError(outcome.error).ok).toBe(true);
+            expect(['MALFORMED_TOOL_CALL', 'INVALID_ARGUMENTS']).toContain(outcome.error.code);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('returns exactly the tool_use blocks, in order, with their input untouched', () => {
+    const block = fc.record({
+      name: fc.string({ minLength: 1, maxLength: 20 }).filter((name) => !/[\ud800-\udfff]/.test(name)),
+      input: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+    });
+    fc.assert(
+      fc.property(fc.array(block, { maxLength: 10 }), (blocks) => {
+        const content = blocks.flatMap((entry, index) => [{ type: 'text', text: `t${index}` }, toolUse(`t${index}`, entry.name, entry.input)]);
+        const outcome = parseAnthropicMessagesToolCalls(messageWith(content));
+        expect(outcome.ok).toBe(true);
+        if (!outcome.ok) return;
+        expect(outcome.calls.map((call) => [call.call_id, call.tool_name])).toEqual(blocks.map((entry, index) => [`t${index}`, entry.name]));
+        outcome.calls.forEach((call, index) => {
+          expect(call.arguments).toEqual({ format: 'json_value', value: blocks[index]!.input });
+        });
+      }),
+    );
+  });
+});

@@ -1,0 +1,78 @@
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
+import {
+  ANTHROPIC_MESSAGES_ADAPTER_REVISION,
+  ANTHROPIC_MESSAGES_API_FAMILY,
+  ANTHROPIC_PROVIDER,
+  type AnthropicMessagesResponse,
+} from './anthropic-messages-api.js';
+import {
+  createToolCallCollector,
+  isWellFormedIdentifier,
+  MAX_PROVIDER_ID_LENGTH,
+  rejectMalformedToolCall,
+} from './create-tool-call-collector.js';
+import { readOwnData } from './read-own-data.js';
+import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
+
+const DEFAULT_SETTINGS = resolveAdapterSettings(
+  ANTHROPIC_PROVIDER,
+  ANTHROPIC_MESSAGES_API_FAMILY,
+  ANTHROPIC_MESSAGES_ADAPTER_REVISION,
+);
+
+// Stop reasons after which the last block may be cut short (Anthropic: "Handle tool calls",
+// max_tokens with an incomplete tool_use block must be retried, not executed).
+const TRUNCATING_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']);
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Parses the `tool_use` content blocks of a Messages API message into `ToolCall`s, in content
+ * order, with `arguments` as the SDK-parsed `input` object (`json_value`), checked against the
+ * adapter's size limits; the dispatcher validates it per tool with the guard. Other block types
+ * (text, thinking, server tool use, ...) are ignored.
+ *
+ * The message is untrusted and validated by hand: it never throws. The whole message is refused
+ * (`MALFORMED_TOOL_CALL`) for a missing message id, a repeated or missing block id, an empty name,
+ * an `input` that is not an object, a toolset member (`toolset_name`: the registry knows bare
+ * names only), a last `tool_use` block cut off by `max_tokens`, or more than `maxCalls` calls; and
+ * (`INVALID_ARGUMENTS`) for an `input` over the size limits.
+ */
+export function parseAnthropicMessagesToolCalls(
+  message: AnthropicMessagesResponse,
+  settings: AdapterSettings = DEFAULT_SETTINGS,
+): ParseToolCallsOutcome {
+  try {
+    const messageId = readOwnData(message, 'id');
+    if (!isWellFormedIdentifier(messageId, MAX_PROVIDER_ID_LENGTH)) {
+      return rejectMalformedToolCall('malformed_response');
+    }
+    const content = readOwnData(message, 'content');
+    if (!Array.isArray(content)) return rejectMalformedToolCall('malformed_response');
+    const truncated = TRUNCATING_STOP_REASONS.has(String(readOwnData(message, 'stop_reason')));
+    const collector = createToolCallCollector(settings.identity, messageId, settings.limits);
+    for (let index = 0; index < content.length; index++) {
+      const block = readOwnData(content, index);
+      if (typeof block !== 'object' || block === null) return rejectMalformedToolCall('malformed_response');
+      if (readOwnData(block, 'type') !== 'tool_use') continue;
+      if (truncated && index === content.length - 1) return rejectMalformedToolCall('malformed_response');
+      const toolsetName = readOwnData(block, 'toolset_name');
+      if (toolsetName !== undefined && toolsetName !== null) return rejectMalformedToolCall('malformed_response');
+      const input = readOwnData(block, 'input');
+      if (!isPlainObject(input)) return rejectMalformedToolCall('malformed_response');
+      const rejection = collector.add(readOwnData(block, 'id'), readOwnData(block, 'name'), {
+        format: 'json_value',
+        value: input,
+      });
+      if (rejection !== null) return rejection;
+    }
+    return collector.finish();
+  } catch {
+    // Only a hostile object (a proxy) can throw above; it is refused like any malformed message.
+    return rejectMalformedToolCall('malformed_response');
+  }
+}
