@@ -31,29 +31,27 @@ export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
   maxTotalNodes: 65_536,
 });
 
-const LIMIT_NAMES = [
-  'maxBytes',
-  'maxDepth',
-  'maxArrayItems',
-  'maxObjectKeys',
-  'maxStringLength',
-  'maxTotalNodes',
-] as const satisfies readonly (keyof JsonLimits)[];
+function pick(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`JSON limit ${name} must be a non-negative safe integer`);
+  }
+  return value;
+}
 
 /**
  * Fills unset limits from `DEFAULT_JSON_LIMITS`. Throws a `TypeError` for a limit that is not a
  * non-negative safe integer: a misconfigured host, not an outcome.
  */
 export function resolveJsonLimits(limits?: Partial<JsonLimits>): Readonly<JsonLimits> {
-  if (limits === undefined) return DEFAULT_JSON_LIMITS;
-  const resolved: JsonLimits = { ...DEFAULT_JSON_LIMITS };
-  for (const name of LIMIT_NAMES) {
-    const value = limits[name];
-    if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new TypeError(`JSON limit ${name} must be a non-negative safe integer`);
-    }
-    resolved[name] = value;
-  }
-  return resolved;
+  if (limits === undefined || limits === DEFAULT_JSON_LIMITS) return DEFAULT_JSON_LIMITS;
+  const defaults = DEFAULT_JSON_LIMITS;
+  return {
+    maxBytes: pick(limits.maxBytes, defaults.maxBytes, 'maxBytes'),
+    maxDepth: pick(limits.maxDepth, defaults.maxDepth, 'maxDepth'),
+    maxArrayItems: pick(limits.maxArrayItems, defaults.maxArrayItems, 'maxArrayItems'),
+    maxObjectKeys: pick(limits.maxObjectKeys, defaults.maxObjectKeys, 'maxObjectKeys'),
+    maxStringLength: pick(limits.maxStringLength, defaults.maxStringLength, 'maxStringLength'),
+    maxTotalNodes: pick(limits.maxTotalNodes, defaults.maxTotalNodes, 'maxTotalNodes'),
+  };
 }

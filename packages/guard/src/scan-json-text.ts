@@ -30,6 +30,14 @@ const STRING_TOO_LONG = -3;
 const CODE_QUOTE = 0x22;
 const CODE_BACKSLASH = 0x5c;
 
+// Characters a string may hold as they are: not a quote, backslash, control character or surrogate.
+const PLAIN_RUN = /[^"\\\u0000-\u001f\ud800-\udfff]*/y;
+const HAND_SCANNED_RUN = 16;
+
+function isPlain(code: number): boolean {
+  return code >= 0x20 && code !== CODE_QUOTE && code !== CODE_BACKSLASH && (code < 0xd800 || code > 0xdfff);
+}
+
 function hexValue(code: number): number {
   if (code >= 0x30 && code <= 0x39) return code - 0x30;
   if (code >= 0x61 && code <= 0x66) return code - 0x57;
@@ -87,7 +95,28 @@ function scanString(text: string, start: number, maxLength: number, decode: bool
   let runStart = position;
   let decoded = '';
   for (;;) {
-    const code = text.charCodeAt(position);
+    let code = text.charCodeAt(position);
+    if (isPlain(code)) {
+      // A run of ordinary characters: a few by hand (most keys and values are short), then the
+      // rest by a sticky regular expression, which is several times faster on long text.
+      let run = 1;
+      position++;
+      while (run < HAND_SCANNED_RUN) {
+        code = text.charCodeAt(position);
+        if (!isPlain(code)) break;
+        position++;
+        run++;
+      }
+      if (run === HAND_SCANNED_RUN) {
+        PLAIN_RUN.lastIndex = position;
+        PLAIN_RUN.test(text);
+        run += PLAIN_RUN.lastIndex - position;
+        position = PLAIN_RUN.lastIndex;
+      }
+      decodedLength += run;
+      if (decodedLength > maxLength) return STRING_TOO_LONG;
+      continue;
+    }
     if (code === CODE_QUOTE) {
       if (decode) decoded += text.slice(runStart, position);
       scan.decoded = decoded;
@@ -128,15 +157,10 @@ function scanString(text: string, start: number, maxLength: number, decode: bool
       continue;
     }
     if (code < 0x20 || Number.isNaN(code)) return STRING_MALFORMED; // control character or end of text
-    if (code >= 0xd800 && code <= 0xdfff) {
-      // A raw surrogate must be a high one immediately followed by a raw low one.
-      if (code >= 0xdc00 || (text.charCodeAt(position + 1) & 0xfc00) !== 0xdc00) return STRING_LONE_SURROGATE;
-      position += 2;
-      decodedLength += 2;
-    } else {
-      position += 1;
-      decodedLength += 1;
-    }
+    // Otherwise a raw surrogate: it must be a high one immediately followed by a raw low one.
+    if (code >= 0xdc00 || (text.charCodeAt(position + 1) & 0xfc00) !== 0xdc00) return STRING_LONE_SURROGATE;
+    position += 2;
+    decodedLength += 2;
     if (decodedLength > maxLength) return STRING_TOO_LONG;
   }
 }
@@ -181,6 +205,15 @@ function scanNumber(text: string, start: number): number {
   return position;
 }
 
+/** The pointer through the first `frameCount` open containers to their current children. */
+function pathTo(kinds: readonly number[], counts: readonly number[], currentKeys: readonly string[], frameCount: number): string {
+  const segments: (string | number)[] = [];
+  for (let index = 0; index < frameCount && index < 16; index++) {
+    segments.push(kinds[index] === ARRAY ? (counts[index] ?? 1) - 1 : (currentKeys[index] ?? ''));
+  }
+  return contractSafePointer(segments);
+}
+
 /**
  * Scans `text` as one JSON document under `limits` without building any value. Returns the first
  * violation, or `null` when `JSON.parse(text)` will succeed and yield a value within the limits,
@@ -204,16 +237,8 @@ export function scanJsonText(text: string, limits: Readonly<JsonLimits>): GuardV
   let position = 0;
   let expect = EXPECT_VALUE;
 
-  // The pointer to the first `frameCount` containers' current children.
-  const pathTo = (frameCount: number): string => {
-    const segments: (string | number)[] = [];
-    for (let index = 0; index < frameCount; index++) {
-      segments.push(kinds[index] === ARRAY ? (counts[index] ?? 1) - 1 : (currentKeys[index] ?? ''));
-    }
-    return contractSafePointer(segments);
-  };
-  const atValue = (rule: string): GuardViolation => ({ rule, path: pathTo(depth) });
-  const atContainer = (rule: string): GuardViolation => ({ rule, path: pathTo(depth - 1) });
+  const atValue = (rule: string): GuardViolation => ({ rule, path: pathTo(kinds, counts, currentKeys, depth) });
+  const atContainer = (rule: string): GuardViolation => ({ rule, path: pathTo(kinds, counts, currentKeys, depth - 1) });
 
   if (text.charCodeAt(0) === 0xfeff) return { rule: 'byte_order_mark', path: '' };
 
