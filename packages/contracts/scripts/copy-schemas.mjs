@@ -5,16 +5,15 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SCHEMA_NAMES } from '../dist/constants.js';
+import { SCHEMAS_DIR, readSchemaNames } from './schema-generator.mjs';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const sourceDir = resolve(packageDir, '..', '..', 'schemas');
 const targetDir = join(packageDir, 'dist', 'schemas');
 
 rmSync(targetDir, { recursive: true, force: true });
 mkdirSync(targetDir, { recursive: true });
-for (const name of SCHEMA_NAMES) {
-  const source = join(sourceDir, `${name}.json`);
+for (const name of readSchemaNames()) {
+  const source = join(SCHEMAS_DIR, `${name}.json`);
   if (!existsSync(source)) throw new Error(`missing ${source}: run \`pnpm schemas\``);
   copyFileSync(source, join(targetDir, `${name}.json`));
 }

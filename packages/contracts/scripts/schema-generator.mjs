@@ -122,13 +122,13 @@ export function typeNameForSchema(name) {
 }
 
 /**
- * Reads `SCHEMA_NAMES` from `src/constants.ts` in the program, so the list has one source.
- * @param {import('typescript').Program} program
+ * Reads `SCHEMA_NAMES` from `src/constants.ts`, so the list has one source. Parses that one file
+ * only (no program, no build), so the build step that copies the schemas can use it too.
  * @returns {string[]}
  */
-function readSchemaNames(program) {
-  const constantsFile = program.getSourceFile(join(SOURCE_DIR, 'constants.ts'));
-  if (constantsFile === undefined) throw new Error('src/constants.ts is not in the program');
+export function readSchemaNames() {
+  const constantsPath = join(SOURCE_DIR, 'constants.ts');
+  const constantsFile = ts.createSourceFile(constantsPath, readFileSync(constantsPath, 'utf8'), ts.ScriptTarget.ES2022);
   /** @type {string[] | undefined} */
   let names;
   /** @param {import('typescript').Node} node */
@@ -367,7 +367,7 @@ export function generateSchemas() {
     validationKeywords: ['asType'],
   });
   if (generator === null) throw new Error('typescript-json-schema could not compile src/index.ts');
-  return readSchemaNames(program).map((name) => {
+  return readSchemaNames().map((name) => {
     const typeName = typeNameForSchema(name);
     const draft07 = /** @type {SchemaObject} */ (generator.getSchemaForSymbol(typeName));
     const schema = convertToDraft2020(name, typeName, draft07);
