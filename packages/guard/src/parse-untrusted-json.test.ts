@@ -172,6 +172,21 @@ describe('parseUntrustedJson: limits', () => {
     rejects('[1,2,3]', 'max_total_nodes', '/2', { maxTotalNodes: 3 });
   });
 
+  it('checks characters after a long run of ordinary ones', () => {
+    const run = 'a'.repeat(40);
+    rejects(`["${run}\ud800${run}"]`, 'lone_surrogate', '/0'); // raw lone surrogate
+    rejects(`["${run}\\ud800${run}"]`, 'lone_surrogate', '/0'); // escaped lone surrogate
+    rejects(`["${run}\u0001"]`, 'malformed_json', '/0');
+    rejects(`{"${run}\ud800":1}`, 'lone_surrogate', '');
+    rejects(`["${run}`, 'malformed_json', '/0');
+    rejects(`["${'b'.repeat(100)}"]`, 'max_string_length', '/0', { maxStringLength: 99 });
+    expect(parseUntrustedJson(`["${'b'.repeat(99)}\\n"]`, { maxStringLength: 100 }).ok).toBe(true);
+    expect(parseUntrustedJson(`["${run}\\ud83d\\ude00${run}\ud83d\ude00\\"${run}"]`)).toEqual({
+      ok: true,
+      value: [`${run}\u{1f600}${run}\u{1f600}"${run}`],
+    });
+  });
+
   it('rejects numbers that overflow to an infinity', () => {
     rejects('[1e400]', 'non_json_value', '/0');
     rejects('{"a":-1E+999}', 'non_json_value', '/a');
