@@ -4,7 +4,7 @@
 // typescript-json-schema emits draft-07; this module post-processes its output into exact draft
 // 2020-12 documents that compile under Ajv's strict mode:
 //   - `$schema` 2020-12, a stable `$id`, `definitions` -> `$defs` (and every `$ref` rewritten);
-//   - `@asType integer` honoured (`number` -> `integer`);
+//   - `@asType integer` honoured (`number` -> `integer`); JSDoc descriptions unwrapped;
 //   - multi-type unions other than `[T, "null"]` split into `anyOf` (Ajv strictTypes forbids them);
 //   - tuple `items: [...]` -> `prefixItems`;
 //   - every object with `properties` closed with `additionalProperties: false`;
@@ -228,6 +228,11 @@ function convertNode(node, path) {
         converted.$ref = convertReference(value);
         break;
       case 'asType':
+        break;
+      case 'description':
+        // JSDoc is wrapped at the source's line width; unwrap it, keeping paragraph breaks.
+        if (typeof value !== 'string') throw new Error(`${path}: description must be a string`);
+        converted.description = value.replace(/([^\n])\n(?!\n)/g, '$1 ');
         break;
       case 'properties': {
         if (!isSchemaObject(value)) throw new Error(`${path}: properties must be an object`);
