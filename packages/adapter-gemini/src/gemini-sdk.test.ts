@@ -1,0 +1,81 @@
+// Runtime proof against the real @google/genai 2.32.0 client: a custom fetch captures every request
+// (no network), and the follow-up interaction carrying the adapter's steps is checked on the wire.
+import { GoogleGenAI } from '@google/genai';
+import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import { describe, expect, it } from 'vitest';
+import { geminiParallel } from './__fixtures__/gemini-interactions-fixtures.js';
+import { createGeminiInteractionsAdapter, type GeminiInteractionsFormatOptions } from './index.js';
+
+interface Captured {
+  url: string;
+  method: string;
+  body: string;
+}
+
+function capturingClient(replies: readonly unknown[]): { ai: GoogleGenAI; captured: Captured[] } {
+  const captured: Captured[] = [];
+  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = input instanceof Request ? input : undefined;
+    captured.push({
+      url: request?.url ?? String(input),
+      method: request?.method ?? init?.method ?? 'GET',
+      body: request === undefined ? String(init?.body) : await request.text(),
+    });
+    return new Response(JSON.stringify(replies[captured.length - 1]), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
+  };
+  return { ai: new GoogleGenAI({ apiKey: 'test-key', httpOptions: { fetch } }), captured };
+}
+
+const finalReply = {
+  id: 'v1_final',
+  status: 'completed',
+  steps: [{ type: 'model_output', content: [{ type: 'text', text: 'Done.' }] }],
+};
+
+describe('gemini client round trip', () => {
+  it.each<[string, GeminiInteractionsFormatOptions]>([
+    ['previous_interaction_id', { continuation: 'previous_interaction_id' }],
+    ['stateless', { continuation: 'stateless' }],
+  ])('sends the %s follow-up through interactions.create unchanged', async (_label, options) => {
+    const { ai, captured } = capturingClient([geminiParallel, finalReply]);
+    const first = await ai.interactions.create({ model: 'gemini-2.5-flash', input: 'Refund order ORDER-C7.' });
+
+    const adapter = createGeminiInteractionsAdapter();
+    const parsed = adapter.parseToolCalls(first);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.calls).toHaveLength(3);
+    const results = parsed.calls.map((call, index) => fakeSealedResult(call, index === 2 ? { status: 'unknown' } : {}));
+    const formatted = adapter.formatToolResults({
+      calls: parsed.calls,
+      results: [...results].reverse(),
+      verify: createRecordingVerifier().verify,
+      options,
+    });
+    expect(formatted.ok).toBe(true);
+    if (!formatted.ok) return;
+
+    await ai.interactions.create({ model: 'gemini-2.5-flash', ...formatted.payload });
+
+    expect(captured).toHaveLength(2);
+    const request = captured[1]!;
+    expect(request.method).toBe('POST');
+    expect(new URL(request.url).pathname).toMatch(/\/interactions$/);
+    const body = JSON.parse(request.body) as Record<string, unknown>;
+    expect(body['input']).toEqual(formatted.payload.input);
+    if (options.continuation === 'previous_interaction_id') {
+      expect(body['previous_interaction_id']).toBe('v1_ChdpbnRlcmFjdGlvbi0wMDAwMDAwMDAy');
+    } else {
+      expect(body).not.toHaveProperty('previous_interaction_id');
+    }
+    const sentResults = (body['input'] as Array<Record<string, unknown>>).filter((step) => step['type'] === 'function_result');
+    expect(sentResults.map((step) => step['call_id'])).toEqual(parsed.calls.map((call) => call.call_id));
+    expect(sentResults.map((step) => step['is_error'])).toEqual([false, false, true]);
+    const texts = sentResults.map((step) => (step['result'] as Array<{ text: string }>)[0]!.text);
+    expect(texts.map((text) => JSON.parse(text))).toEqual(results.map((result) => result.model_result));
+    expect(findProtectedValues(request.body, results)).toEqual([]);
+  });
+});

@@ -1,0 +1,29 @@
+export {
+  createGeminiInteractionsAdapter,
+  type GeminiInteractionsAdapter,
+  type GeminiInteractionsAdapterOptions,
+} from './gemini-interactions-adapter.js';
+export { parseGeminiInteractionsToolCalls } from './parse-gemini-interactions-tool-calls.js';
+export { convertToGeminiFunctionResults } from './convert-to-gemini-function-results.js';
+export {
+  GEMINI_PROVIDER,
+  GEMINI_INTERACTIONS_API_FAMILY,
+  GEMINI_INTERACTIONS_ADAPTER_REVISION,
+  type GeminiInteractionsResponse,
+  type GeminiStep,
+  type GeminiTextContent,
+  type GeminiFunctionResultStep,
+  type GeminiFunctionCallStep,
+  type GeminiPreviousInteractionPayload,
+  type GeminiStatelessPayload,
+  type GeminiInteractionsPayload,
+  type GeminiInteractionsFormatOptions,
+} from './gemini-interactions-api.js';
+export { resolveAdapterSettings, type AdapterOptions, type AdapterSettings } from './resolve-adapter-settings.js';
+export type { AdapterIdentity } from './create-adapter-identity.js';
+export {
+  DEFAULT_MAX_TOOL_CALLS,
+  DEFAULT_MAX_ARGUMENT_BYTES,
+  type ToolCallLimitOptions,
+  type ToolCallLimits,
+} from './resolve-tool-call-limits.js';

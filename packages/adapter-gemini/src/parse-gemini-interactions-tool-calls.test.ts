@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
+import { checkError } from '@toolseal/errors';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
+import { parseGeminiInteractionsToolCalls } from './parse-gemini-interactions-tool-calls.js';
+import { resolveAdapterSettings } from './resolve-adapter-settings.js';
+
+function fixture(name: string): GeminiInteractionsResponse {
+  return JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as GeminiInteractionsResponse;
+}
+
+function functionCall(id: unknown, name: unknown, callArguments: unknown) {
+  return { type: 'function_call', id, name, arguments: callArguments };
+}
+
+function interactionWith(steps: unknown[] | undefined, status = 'requires_action'): GeminiInteractionsResponse {
+  return { id: 'int_1', status, ...(steps === undefined ? {} : { steps }) } as unknown as GeminiInteractionsResponse;
+}
+
+function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: string): void {
+  expect(outcome.ok).toBe(false);
+  if (outcome.ok) return;
+  expect(checkError(outcome.error).ok).toBe(true);
+  expect(outcome.error.code).toBe(code);
+  expect(outcome.error.reasons).toEqual([{ field: '', rule }]);
+}
+
+describe('parseGeminiInteractionsToolCalls: fixtures', () => {
+  it('parses a single function_call step with its arguments as a value', () => {
+    expect(parseGeminiInteractionsToolCalls(fixture('gemini-single.json'))).toEqual({
+      ok: true,
+      response_id: 'v1_ChdpbnRlcmFjdGlvbi0wMDAwMDAwMDAx',
+      calls: [
+        {
+          provider: 'gemini',
+          api_family: 'interactions',
+          adapter_revision: 'gemini-interactions-v1',
+          response_id: 'v1_ChdpbnRlcmFjdGlvbi0wMDAwMDAwMDAx',
+          call_id: 'fc-8d1f6a2b',
+          tool_name: 'get_order',
+          arguments: { format: 'json_value', value: { order_id: 'ORDER-C7' } },
+        },
+      ],
+    });
+  });
+
+  it('keeps parallel calls in step order', () => {
+    const outcome = parseGeminiInteractionsToolCalls(fixture('gemini-parallel.json'));
+    expect(outcome.ok && outcome.calls.map((call) => [call.call_id, call.tool_name])).toEqual([
+      ['fc-1a2b3c4d', 'get_order'],
+      ['fc-5e6f7a8b', 'get_order'],
+      ['fc-9c0d1e2f', 'create_refund_draft'],
+    ]);
+  });
+
+  it('ignores thoughts and model output, including instructions planted in text', () => {
+    const outcome = parseGeminiInteractionsToolCalls(fixture('gemini-mixed-text.json'));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['fc-3a4b5c6d']);
+  });
+
+  it('skips calls already answered by a function_result step in the same interaction', () => {
+    const outcome = parseGeminiInteractionsToolCalls(
+      interactionWith([
+        functionCall('fc-1', 'get_order', {}),
+        { type: 'function_result', call_id: 'fc-1', name: 'get_order', result: 'done' },
+        functionCall('fc-2', 'get_order', {}),
+      ]),
+    );
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['fc-2']);
+  });
+
+  it('returns no calls for a finished interaction without steps', () => {
+    expect(parseGeminiInteractionsToolCalls(interactionWith(undefined, 'completed'))).toEqual({
+      ok: true,
+      response_id: 'int_1',
+      calls: [],
+    });
+  });
+});
+
+describe('parseGeminiInteractionsToolCalls: refusals', () => {
+  it('refuses an interaction that requires action but carries no steps', () => {
+    expectRejected(parseGeminiInteractionsToolCalls(interactionWith(undefined)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('refuses a repeated step id', () => {
+    expectRejected(
+      parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', {}), functionCall('fc-1', 'b', {})])),
+      'MALFORMED_TOOL_CALL',
+      'duplicate_call_id',
+    );
+  });
+
+  it.each([undefined, null, ''])('refuses a missing step id (%j)', (id) => {
+    expectRejected(parseGeminiInteractionsToolCalls(interactionWith([functionCall(id, 'a', {})])), 'MALFORMED_TOOL_CALL', 'missing_call_id');
+  });
+
+  it.each([undefined, null, ''])('refuses a missing or empty name (%j)', (name) => {
+    expectRejected(
+      parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', name, {})])),
+      'MALFORMED_TOOL_CALL',
+      'empty_tool_name',
+    );
+  });
+
+  it.each([
+    ['arguments that are a string', functionCall('fc-1', 'a', '{}')],
+    ['arguments that are an array', functionCall('fc-1', 'a', [])],
+    ['missing arguments', functionCall('fc-1', 'a', undefined)],
+    ['a step that is not an object', 42],
+  ])('refuses %s as a malformed interaction', (_label, step) => {
+    expectRejected(parseGeminiInteractionsToolCalls(interactionWith([step])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it.each([
+    ['null', null],
+    ['a missing id', { steps: [] }],
+    ['steps that are not an array', { id: 'int_1', status: 'requires_action', steps: {} }],
+  ])('refuses %s as a malformed interaction', (_label, interaction) => {
+    expectRejected(
+      parseGeminiInteractionsToolCalls(interaction as unknown as GeminiInteractionsResponse),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+  });
+
+  it('refuses more than 64 calls by default, and accepts 64', () => {
+    const steps = (count: number) => Array.from({ length: count }, (_, index) => functionCall(`fc-${index}`, 'a', {}));
+    expect(parseGeminiInteractionsToolCalls(interactionWith(steps(64))).ok).toBe(true);
+    expectRejected(parseGeminiInteractionsToolCalls(interactionWith(steps(65))), 'MALFORMED_TOOL_CALL', 'too_many_calls');
+  });
+
+  it('refuses arguments over maxArgumentBytes of serialized JSON, and accepts them at the limit', () => {
+    const settings = resolveAdapterSettings('gemini', 'interactions', 'gemini-interactions-v1', { maxArgumentBytes: 20 });
+    expect(parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', { k: '0123456789ab' })]), settings).ok).toBe(true);
+    expectRejected(
+      parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', { k: '0123456789abc' })]), settings),
+      'INVALID_ARGUMENTS',
+      'max_bytes',
+    );
+  });
+
+  it('refuses arguments nested deeper than the adapter limits', () => {
+    let deep: Record<string, unknown> = {};
+    for (let level = 0; level < 40; level++) deep = { next: deep };
+    expectRejected(parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', deep)])), 'INVALID_ARGUMENTS', 'max_depth');
+  });
+});
+
+describe('parseGeminiInteractionsToolCalls: properties', () => {
+  it('never throws, and every refusal is a catalogued error', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.record({ id: fc.anything(), status: fc.anything(), steps: fc.array(fc.anything(), { maxLength: 5 }) }),
+          fc.record({
+            id: fc.string(),
+            status: fc.constantFrom('requires_action', 'completed'),
+            steps: fc.array(
+              fc.record({
+                type: fc.constantFrom('function_call', 'function_result', 'model_output', 'thought'),
+                id: fc.oneof(fc.string(), fc.anything()),
+                call_id: fc.oneof(fc.string(), fc.anything()),
+                name: fc.oneof(fc.string(), fc.anything()),
+                arguments: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.anything()),
+              }),
+              { maxLength: 6 },
+            ),
+          }),
+        ),
+        (interaction) => {
+          const outcome = parseGeminiInteractionsToolCalls(interaction as GeminiInteractionsResponse);
+          if (!outcome.ok) {
+            expect(checkError(outcome.error).ok).toBe(true);
+            expect(['MALFORMED_TOOL_CALL', 'INVALID_ARGUMENTS']).toContain(outcome.error.code);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('returns exactly the pending function_call steps, in order', () => {
+    const step = fc.record({
+      name: fc.string({ minLength: 1, maxLength: 20 }).filter((name) => !/[\ud800-\udfff]/.test(name)),
+      input: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+      answered: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 10 }), (entries) => {
+        const steps = entries.flatMap((entry, index) => [
+          functionCall(`fc-${index}`, entry.name, entry.input),
+          ...(entry.answered ? [{ type: 'function_result', call_id: `fc-${index}`, result: 'x' }] : []),
+        ]);
+        const outcome = parseGeminiInteractionsToolCalls(interactionWith(steps));
+        expect(outcome.ok).toBe(true);
+        if (!outcome.ok) return;
+        const pending = entries.flatMap((entry, index) => (entry.answered ? [] : [[`fc-${index}`, entry.name, entry.input]]));
+        expect(outcome.calls.map((call) => [call.call_id, call.tool_name, call.arguments.format === 'json_value' && call.arguments.value])).toEqual(pending);
+      }),
+    );
+  });
+});
