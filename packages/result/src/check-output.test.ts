@@ -1,4 +1,5 @@
 import type { JsonObject } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { checkHandlerOutput, MAX_CLOCK_SKEW_MS } from './check-output.js';
@@ -39,7 +40,7 @@ describe('checkHandlerOutput', () => {
     const checked = checkHandlerOutput(tool('get_order'), copy(order), orderArguments, NOW);
     expect(checked).toEqual({
       ok: true,
-      value: { ...order, complete: true, truncated: false, receipt: null, status_ref: null },
+      value: { ...order, complete: true, truncated: false, receipt: null, status_ref: null, canonical_data: canonicalize(order.data) },
     });
   });
 
@@ -102,6 +103,27 @@ describe('checkHandlerOutput', () => {
       expect(violations).toContainEqual({ rule: 'sensitive_key', path: '/data/hits/0' });
       expect(JSON.stringify(violations)).not.toContain(key);
     }
+  });
+
+  it('finds a sensitive key however deep it is nested, where the depth limit allows the nesting', () => {
+    const deepSpec = copy(specs.getOrder);
+    deepSpec.contract.tool_name = 'get_order_deep';
+    delete deepSpec.limits;
+    const deepTool = createToolRegistry([deepSpec]).get('get_order_deep') as RegisteredTool;
+    const lines = [{ line_id: 'LINE-1', quantity: 1, amount: 6000, meta: { vendor: { auth: { session_token: 'x' } } } }];
+    const checked = checkHandlerOutput(deepTool, { ...order, data: { ...order.data, lines } }, orderArguments, NOW);
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.violations).toContainEqual({ rule: 'sensitive_key', path: '/data/lines/0/meta/vendor/auth' });
+  });
+
+  it('measures the encoded size of data before the schema', () => {
+    const small = copy(specs.getOrder);
+    small.contract.tool_name = 'get_order_small';
+    small.limits = { maxBytes: 100 };
+    const smallTool = createToolRegistry([small]).get('get_order_small') as RegisteredTool;
+    expect(canonicalize(order.data).length).toBeGreaterThan(100);
+    const checked = checkHandlerOutput(smallTool, { ...order, data: { ...order.data, extra: 1 } }, orderArguments, NOW);
+    expect(checked).toMatchObject({ ok: false, violations: [{ rule: 'max_bytes', path: '/data' }] });
   });
 
   it('checks link schemes and hosts, and refuses credentials or backslashes in links', () => {

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
-import { ajvErrorsToReasons, checkUntrustedValue, scanSensitiveKeys } from '@toolseal/guard';
+import { ajvErrorsToReasons, checkUntrustedValue, scanSensitiveKeys, utf8LengthWithin } from '@toolseal/guard';
+import { tryCanonicalize } from './canonical-model-result.js';
 import { jsonEqual, valueAt, valuesAtTemplate } from './json-pointer.js';
 import type { OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
@@ -32,6 +33,8 @@ export interface CheckedHandlerOutput {
   receipt: string | null;
   /** Opaque status reference, for `protected_audit` only. */
   status_ref: string | null;
+  /** RFC 8785 text of `data`, already measured against `maxBytes`. */
+  canonical_data: string;
 }
 
 /** Outcome of checking a raw handler output. */
@@ -145,9 +148,10 @@ function checkLink(tool: RegisteredTool, value: string): string | null {
 
 /**
  * Checks a raw handler output (any JavaScript value: it may be a class instance, hold getters or
- * cycles) against the tool's contract. Bytes, depth and JSON-ness are checked by the guard first,
- * before any schema validation; then the fixed envelope, `resource_revision`, `observed_at`,
- * completion flags, and the business data (`checkOutputData`).
+ * cycles) against the tool's contract. Depth, counts, string lengths and JSON-ness are checked by
+ * the guard first, then the fixed envelope, `resource_revision`, `observed_at` and completion
+ * flags, then the encoded size of `data` (its RFC 8785 text, computed once and returned for the
+ * seal), and only then the business data (`checkOutputData`).
  */
 export function checkHandlerOutput(
   tool: RegisteredTool,
@@ -199,11 +203,25 @@ export function checkHandlerOutput(
   const keptReceipt = receiptOk && typeof receipt === 'string' ? receipt : null;
   const keptStatusRef = statusRefOk && typeof status_ref === 'string' ? status_ref : null;
 
-  if (isObject(data)) violations.push(...checkOutputData(tool, data, argumentsValue));
-
-  if (violations.length > 0 || !isObject(data)) {
-    return { ok: false, violations: dedupe(violations), receipt: keptReceipt, status_ref: keptStatusRef };
+  const refuse = (): HandlerOutputCheck => ({
+    ok: false,
+    violations: dedupe(violations),
+    receipt: keptReceipt,
+    status_ref: keptStatusRef,
+  });
+  if (!isObject(data)) return refuse();
+  // Encoded size before any schema work: `maxBytes` bounds the RFC 8785 encoding of `data`.
+  const canonicalData = tryCanonicalize(data);
+  if (canonicalData === null) {
+    violations.push({ rule: 'non_json_value', path: '/data' });
+    return refuse();
   }
+  if (!utf8LengthWithin(canonicalData, tool.limits.maxBytes)) {
+    violations.push({ rule: 'max_bytes', path: '/data' });
+    return refuse();
+  }
+  violations.push(...checkOutputData(tool, data, argumentsValue));
+  if (violations.length > 0) return refuse();
   return {
     ok: true,
     value: {
@@ -214,6 +232,7 @@ export function checkHandlerOutput(
       truncated: isTruncated,
       receipt: keptReceipt,
       status_ref: keptStatusRef,
+      canonical_data: canonicalData,
     },
   };
 }

@@ -7,7 +7,7 @@ import {
   DEFAULT_OUTPUT_LIMITS,
   UNREGISTERED_TOOL_NAME,
 } from './tool-registry.js';
-import type { ToolSpec } from './tool-spec.js';
+import type { OutputLimits, ToolSpec } from './tool-spec.js';
 
 const specs = loadToolSpecs();
 
@@ -218,7 +218,7 @@ describe('createToolRegistry', () => {
     it('limits that are not positive integers within the ceilings, or unknown', () => {
       for (const limits of [{ maxBytes: 0 }, { maxDepth: 1.5 }, { maxBytes: 1e12 }, { maxItems: 3 }]) {
         const spec = copy(specs.getOrder);
-        spec.limits = limits as ToolSpec['limits'];
+        spec.limits = limits as Partial<OutputLimits>;
         expectRegistryError(() => createToolRegistry([spec]), /limits/);
       }
     });

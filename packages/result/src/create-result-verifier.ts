@@ -1,0 +1,26 @@
+import type { ResultVerifier, ToolCall, VerifyFailureReason } from '@toolseal/contracts';
+import { failWith, verifyResult, type TrustedContext } from './verify-result.js';
+
+const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'] as const;
+
+/**
+ * Builds the `ResultVerifier` an adapter calls before serializing anything. `lookup` returns the
+ * host's trusted record of a call (from its own state, keyed by the call's ids), or `undefined` for
+ * a call the host does not know, which fails with `provider_context`. The adapter's `ToolCall` must
+ * agree with that record (ids: `provider_context`; tool name: `tool_contract`), and the package is
+ * then verified with `verifyResult` against the record.
+ */
+export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext | undefined): ResultVerifier {
+  return (sealed, call) => {
+    const trusted = lookup(call);
+    if (trusted === undefined) return failWith(['provider_context']);
+    const reasons: VerifyFailureReason[] = [];
+    for (const key of PROVIDER_KEYS) {
+      if (call[key] !== trusted.call[key]) reasons.push('provider_context');
+    }
+    if (call.tool_name !== trusted.tool_name) reasons.push('tool_contract');
+    const outcome = verifyResult(sealed, trusted);
+    if (!outcome.ok) reasons.push(...outcome.reasons);
+    return failWith(reasons);
+  };
+}

@@ -1,0 +1,25 @@
+export type { ToolSpec, OutputLimits, LinkPolicy, ControlProvenance } from './tool-spec.js';
+export { RegistryError } from './registry-error.js';
+export {
+  createToolRegistry,
+  DEFAULT_OUTPUT_LIMITS,
+  DEFAULT_CONTROL_PROVENANCE,
+  ENVELOPE_BYTES,
+  UNREGISTERED_TOOL_NAME,
+  type ToolRegistry,
+  type ToolRegistryOptions,
+  type RegisteredTool,
+  type CompiledValidator,
+} from './tool-registry.js';
+export { OUTPUT_VIOLATION_RULES, OUTPUT_ONLY_RULES, type OutputViolation } from './output-violation.js';
+export { MAX_CLOCK_SKEW_MS } from './check-output.js';
+export {
+  sealResult,
+  type SealResultInput,
+  type SealResultOutput,
+  type SealSubject,
+  type HandlerData,
+} from './seal-result.js';
+export { verifyResult, type TrustedContext } from './verify-result.js';
+export { createResultVerifier } from './create-result-verifier.js';
+export { MODEL_RESULT_SCHEMA, PROTECTED_AUDIT_SCHEMA } from './package-schema.js';

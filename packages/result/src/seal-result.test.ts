@@ -1,0 +1,230 @@
+import type { CallContext, PrincipalContext } from '@toolseal/contracts';
+import { canonicalize, createDigester } from '@toolseal/digests';
+import { ERROR_CATALOG, ERROR_CODES } from '@toolseal/errors';
+import { describe, expect, it } from 'vitest';
+import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { sealResult, type SealResultInput } from './seal-result.js';
+import { createToolRegistry, UNREGISTERED_TOOL_NAME } from './tool-registry.js';
+import { verifyResult } from './verify-result.js';
+
+const specs = loadToolSpecs();
+const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch]);
+const digester = createDigester();
+const principal: PrincipalContext = { tenant_id: 'tenant-cedar', subject_id: 'drafter-1', roles: ['support_drafter'] };
+const call: CallContext = {
+  provider: 'openai',
+  api_family: 'responses',
+  response_id: 'resp_001',
+  call_id: 'call_001',
+  adapter_revision: 'openai-responses-v1',
+  operation_id: 'op-001',
+  idempotency_key: null,
+};
+const orderOutput = {
+  data: { order_ref: 'ORDER-C7', status: 'paid', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }] },
+  resource_revision: 'order-c7-r3',
+  observed_at: '2026-07-19T00:00:00Z',
+  receipt: 'orders-read-881',
+};
+const proposal = { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1 }] };
+const draftCall: CallContext = { ...call, call_id: 'call_002', operation_id: 'op-002', idempotency_key: 'idem-refund-c7-1' };
+
+function orderInput(overrides: Partial<SealResultInput> = {}): SealResultInput {
+  return {
+    registry,
+    tool_name: 'get_order',
+    principal,
+    call,
+    arguments: { order_id: 'ORDER-C7' },
+    subject: { kind: 'data', output: copy(orderOutput) },
+    execution: { delivery: 'fresh' },
+    now: () => '2026-07-19T00:00:01Z',
+    digester,
+    ...overrides,
+  };
+}
+
+describe('sealResult', () => {
+  it('seals the spec example: a get_order success with business data.status inside data only', () => {
+    const { sealed, canonical_model_result, violations } = sealResult(orderInput());
+    expect(violations).toEqual([]);
+    expect(sealed.model_result).toEqual({
+      schema_version: 'tool-model-result-v2',
+      status: 'succeeded',
+      data: { order_ref: 'ORDER-C7', status: 'paid', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }] },
+      error: null,
+      execution: { outcome: 'committed', delivery: 'fresh', complete: true, truncated: false },
+      provenance: {
+        source_label: 'orders',
+        producer_revision: 'orders-mock-v2',
+        resource_revision: 'order-c7-r3',
+        observed_at: '2026-07-19T00:00:00Z',
+        trust: 'untrusted_data',
+      },
+    });
+    expect(canonical_model_result).toBe(canonicalize(sealed.model_result));
+    const audit = sealed.protected_audit;
+    expect(audit.schema_version).toBe('tool-protected-audit-v1');
+    expect(audit.principal_ref).toBe(digester.principalRef(principal));
+    expect(audit.provider_context).toEqual({ provider: 'openai', api_family: 'responses', response_id: 'resp_001', call_id: 'call_001', adapter_revision: 'openai-responses-v1' });
+    expect(audit.tool_contract).toEqual(specs.getOrder.contract);
+    expect(audit.downstream).toEqual({ operation_id: 'op-001', idempotency_key: null, receipt: 'orders-read-881', status_ref: null });
+    expect(audit.redactions).toEqual([]);
+    expect(audit.binding.result_sha256).toBe(digester.resultDigest(sealed.model_result));
+    expect(audit.binding.request_sha256).toBe(
+      digester.requestDigest({
+        tenant_id: 'tenant-cedar',
+        subject_id: 'drafter-1',
+        tool_name: 'get_order',
+        arguments: { order_id: 'ORDER-C7' },
+        input_revision: 'get-order-input-v1',
+        output_revision: 'get-order-output-v1',
+        effect_revision: 'get-order-effect-v1',
+      }),
+    );
+    expect(audit.binding.call_binding_sha256).toBe(
+      digester.callBindingDigest({
+        provider: 'openai',
+        api_family: 'responses',
+        response_id: 'resp_001',
+        call_id: 'call_001',
+        operation_id: 'op-001',
+        idempotency_key: null,
+        adapter_revision: 'openai-responses-v1',
+        tool_contract: specs.getOrder.contract,
+        request_sha256: audit.binding.request_sha256,
+        result_sha256: audit.binding.result_sha256,
+      }),
+    );
+    expect(Object.values(audit.binding).every((digest) => /^[0-9a-f]{64}$/.test(digest))).toBe(true);
+  });
+
+  it('takes source_label and producer_revision from the registry, never from the handler', () => {
+    const { sealed } = sealResult(orderInput());
+    expect(sealed.model_result.provenance.source_label).toBe(specs.getOrder.source_label);
+    expect(sealed.model_result.provenance.producer_revision).toBe(specs.getOrder.contract.producer_revision);
+    const forged = sealResult(orderInput({ subject: { kind: 'data', output: { ...copy(orderOutput), source_label: 'trusted_system', producer_revision: 'x' } } }));
+    expect(forged.sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+  });
+
+  it('keeps no reference to the handler output: later changes by the handler do not reach the package', () => {
+    const output = copy(orderOutput);
+    const { sealed } = sealResult(orderInput({ subject: { kind: 'data', output } }));
+    output.data.status = 'refunded';
+    output.data.lines[0]!.quantity = 9;
+    expect(sealed.model_result.data).toMatchObject({ status: 'paid', lines: [{ quantity: 1 }] });
+  });
+
+  it('turns the refund-draft handler returning {"status":"succeeded"} into OUTPUT_CONTRACT_VIOLATION', () => {
+    const draft = { draft_ref: 'DRAFT-C7-1', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' };
+    const input = orderInput({
+      tool_name: 'create_refund_draft',
+      call: draftCall,
+      arguments: proposal,
+      subject: { kind: 'data', output: { data: { ...draft, status: 'succeeded' }, resource_revision: 'draft-c7-1-r1', observed_at: '2026-07-19T00:00:00Z', receipt: 'refunds-draft-77' } },
+      execution: { delivery: 'fresh', outcome: 'committed' },
+    });
+    const { sealed, violations } = sealResult(input);
+    expect(violations).toEqual([{ rule: 'additional_properties', path: '/data' }]);
+    const entry = ERROR_CATALOG.OUTPUT_CONTRACT_VIOLATION;
+    expect(sealed.model_result).toEqual({
+      schema_version: 'tool-model-result-v2',
+      status: entry.status,
+      data: null,
+      error: { code: 'OUTPUT_CONTRACT_VIOLATION', category: entry.category, safe_message: entry.safe_message, recovery: 'human_review', retry_after_ms: null, reasons: [] },
+      execution: { outcome: entry.outcome, delivery: 'fresh', complete: true, truncated: false },
+      provenance: { source_label: 'toolseal', producer_revision: 'toolseal-control-v1', resource_revision: null, observed_at: '2026-07-19T00:00:01Z', trust: 'trusted_control' },
+    });
+    // The write may have happened: the receipt stays in the protected audit for reconciliation.
+    expect(sealed.protected_audit.downstream.receipt).toBe('refunds-draft-77');
+    expect(sealed.protected_audit.redactions).toEqual([{ path: '', reason: 'output_contract_violation' }]);
+    // Nothing of the refused output reaches the model projection.
+    const text = JSON.stringify(sealed.model_result);
+    for (const leaked of ['DRAFT-C7-1', 'succeeded', 'refunds-draft-77', 'draft-c7-1-r1']) expect(text).not.toContain(leaked);
+    expect(verifyResult(sealed, { registry, tool_name: 'create_refund_draft', principal, call: draftCall, arguments: proposal, digester })).toEqual({ ok: true });
+  });
+
+  it('seals a valid refund draft: no status field, echoes bound, idempotency key in the audit only', () => {
+    const draft = { draft_ref: 'DRAFT-C7-1', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' };
+    const { sealed, violations } = sealResult(
+      orderInput({
+        tool_name: 'create_refund_draft',
+        call: draftCall,
+        arguments: proposal,
+        subject: { kind: 'data', output: { data: draft, resource_revision: 'draft-c7-1-r1', observed_at: '2026-07-19T00:00:00Z', receipt: 'refunds-draft-77' } },
+      }),
+    );
+    expect(violations).toEqual([]);
+    expect(sealed.model_result.status).toBe('succeeded');
+    expect(sealed.model_result.data).toEqual(draft);
+    expect(sealed.protected_audit.downstream).toEqual({ operation_id: 'op-002', idempotency_key: 'idem-refund-c7-1', receipt: 'refunds-draft-77', status_ref: null });
+    expect(JSON.stringify(sealed.model_result)).not.toContain('idem-refund-c7-1');
+  });
+
+  it('builds every catalogued error from the catalog, with trusted_control provenance', () => {
+    for (const code of ERROR_CODES) {
+      const entry = ERROR_CATALOG[code];
+      const retryAfterMs = entry.retry_after.policy === 'required' ? entry.retry_after.min_ms : undefined;
+      const reasons = entry.reason_rules.length > 0 ? [{ field: '/order_id', rule: entry.reason_rules[0] as string }] : undefined;
+      const { sealed, violations } = sealResult(
+        orderInput({ subject: { kind: 'error', code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }), ...(reasons === undefined ? {} : { reasons }) }, execution: { delivery: 'local_replay' } }),
+      );
+      expect(violations).toEqual([]);
+      const result = sealed.model_result;
+      expect(result.status).toBe(entry.status);
+      expect(result.execution).toEqual({ outcome: entry.outcome, delivery: 'local_replay', complete: true, truncated: false });
+      expect(result.data).toBeNull();
+      expect(result.error).toEqual({ code, category: entry.category, safe_message: entry.safe_message, recovery: entry.recovery, retry_after_ms: retryAfterMs ?? null, reasons: reasons ?? [] });
+      expect(result.provenance).toEqual({ source_label: 'toolseal', producer_revision: 'toolseal-control-v1', resource_revision: null, observed_at: '2026-07-19T00:00:01Z', trust: 'trusted_control' });
+      expect(verifyResult(sealed, { registry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester })).toEqual({ ok: true });
+    }
+  });
+
+  it('uses the host control identity for errors', () => {
+    const hosted = createToolRegistry([specs.getOrder], { control: { source_label: 'host-a', producer_revision: 'dispatcher-9' } });
+    const { sealed } = sealResult(orderInput({ registry: hosted, subject: { kind: 'error', code: 'NOT_FOUND' } }));
+    expect(sealed.model_result.provenance).toMatchObject({ source_label: 'host-a', producer_revision: 'dispatcher-9' });
+  });
+
+  it('seals a call to an unregistered tool as UNKNOWN_TOOL under the reserved contract, whatever the subject', () => {
+    const { sealed } = sealResult(orderInput({ tool_name: 'send_email', arguments: null }));
+    expect(sealed.model_result.error?.code).toBe('UNKNOWN_TOOL');
+    expect(sealed.model_result.execution.outcome).toBe('not_started');
+    expect(sealed.protected_audit.tool_contract).toEqual(registry.unregisteredContract);
+    expect(sealed.protected_audit.tool_contract.tool_name).toBe(UNREGISTERED_TOOL_NAME);
+    expect(verifyResult(sealed, { registry, tool_name: 'send_email', principal, call, arguments: null, digester })).toEqual({ ok: true });
+  });
+
+  it('keeps error receipts and status references in the protected audit only', () => {
+    const { sealed } = sealResult(orderInput({ subject: { kind: 'error', code: 'OUTCOME_UNKNOWN', status_ref: 'status-q-991', receipt: 'rcpt-991' } }));
+    expect(sealed.protected_audit.downstream).toMatchObject({ receipt: 'rcpt-991', status_ref: 'status-q-991' });
+    expect(JSON.stringify(sealed.model_result)).not.toMatch(/991/);
+  });
+
+  it('records host redactions', () => {
+    const redactions = [{ path: '/data/lines/0/note', reason: 'sensitive_key' }];
+    const { sealed } = sealResult(orderInput({ redactions }));
+    expect(sealed.protected_audit.redactions).toEqual(redactions);
+  });
+
+  it('uses a Date clock as toISOString', () => {
+    const { sealed } = sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND' }, now: () => new Date(Date.UTC(2026, 6, 19, 1, 2, 3, 4)) }));
+    expect(sealed.model_result.provenance.observed_at).toBe('2026-07-19T01:02:03.004Z');
+  });
+
+  it('throws for caller bugs, never for handler output', () => {
+    expect(() => sealResult(orderInput({ execution: { delivery: 'fresh', outcome: 'not_started' } }))).toThrow(TypeError);
+    expect(() => sealResult(orderInput({ execution: { delivery: 'cached' as 'fresh' } }))).toThrow(/delivery/);
+    expect(() => sealResult(orderInput({ call: { ...call, call_id: '' } }))).toThrow(/call_id/);
+    expect(() => sealResult(orderInput({ call: { ...call, idempotency_key: '' } }))).toThrow(/idempotency_key/);
+    expect(() => sealResult(orderInput({ now: () => '2026-07-19T00:00:01+02:00' }))).toThrow(/UTC/);
+    expect(() => sealResult(orderInput({ now: () => new Date(Number.NaN) }))).toThrow(/invalid Date/);
+    expect(() => sealResult(orderInput({ subject: { kind: 'error', code: 'RATE_LIMIT' } }))).toThrow(/retry_after_ms/);
+    expect(() => sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', retryAfterMs: 10 } }))).toThrow();
+    expect(() => sealResult(orderInput({ redactions: [{ path: '', reason: 'Not Snake' }] }))).toThrow(/redaction/);
+    expect(() => sealResult(orderInput({ redactions: Array.from({ length: 64 }, () => ({ path: '', reason: 'x' })) }))).toThrow(/redactions/);
+    for (const output of [null, undefined, 'ok', Symbol('x'), () => 1, new Map(), Promise.resolve(orderOutput)]) {
+      expect(sealResult(orderInput({ subject: { kind: 'data', output } })).sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+    }
+  });
+});

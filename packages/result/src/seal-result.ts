@@ -1,0 +1,303 @@
+import {
+  MODEL_RESULT_SCHEMA_VERSION,
+  PROTECTED_AUDIT_SCHEMA_VERSION,
+  type CallContext,
+  type Delivery,
+  type ErrorCode,
+  type ErrorReason,
+  type ExecutionOutcome,
+  type JsonObject,
+  type JsonValue,
+  type ModelResult,
+  type PrincipalContext,
+  type ProtectedAudit,
+  type Redaction,
+  type SealedResult,
+  type ToolContract,
+} from '@toolseal/contracts';
+import { canonicalize, type Digester } from '@toolseal/digests';
+import { ERROR_CATALOG, makeError } from '@toolseal/errors';
+import { composeCanonicalModelResult } from './canonical-model-result.js';
+import { checkHandlerOutput } from './check-output.js';
+import type { OutputViolation } from './output-violation.js';
+import type { ToolRegistry } from './tool-registry.js';
+import { toUtcTimestamp, utcTimestampMs } from './utc-timestamp.js';
+
+/**
+ * What a handler returns: business data plus the envelope the registry needs. Untrusted until
+ * `sealResult` has checked all of it; a handler may return any value, and anything outside this
+ * exact shape is refused.
+ */
+export interface HandlerData {
+  /** Business data; must match the tool's exact output schema. */
+  data: JsonObject;
+  /** Revision of the external resource read, matching the tool's `resource_revision` pattern. */
+  resource_revision: string;
+  /** When the data was observed: UTC RFC 3339 with `Z`. */
+  observed_at: string;
+  /** `false` for an incomplete result (a page of several); default `true`. */
+  complete?: boolean;
+  /** `true` when content was cut by a size limit (needs `complete: false`); default `false`. */
+  truncated?: boolean;
+  /** Downstream receipt of a committed write; goes to `protected_audit` only. */
+  receipt?: string | null;
+  /** Opaque downstream status reference; goes to `protected_audit` only. */
+  status_ref?: string | null;
+}
+
+/** What is being sealed: a raw handler result, or a catalogued error the dispatcher decided on. */
+export type SealSubject =
+  | {
+      kind: 'data';
+      /** The raw handler result (meant to be a `HandlerData`). Untrusted: any JavaScript value. */
+      output: unknown;
+    }
+  | {
+      kind: 'error';
+      /** The catalog code. Status, outcome, message and recovery come from the catalog. */
+      code: ErrorCode;
+      /** Retry delay, where the catalog allows one for `code`. */
+      retryAfterMs?: number;
+      /** Field-level reasons, where the catalog allows them for `code`. */
+      reasons?: readonly ErrorReason[];
+      /** Downstream receipt known to the dispatcher, for `protected_audit` only. */
+      receipt?: string | null;
+      /** Opaque status reference (e.g. for OUTCOME_UNKNOWN), for `protected_audit` only. */
+      status_ref?: string | null;
+    };
+
+/** Everything `sealResult` needs. All of it except `subject.output` is trusted. */
+export interface SealResultInput {
+  /** The host's registry. */
+  registry: ToolRegistry;
+  /**
+   * The tool that was called. An unregistered name is sealed as UNKNOWN_TOOL under
+   * `registry.unregisteredContract` (whatever the subject says).
+   */
+  tool_name: string;
+  /** The authenticated principal, from the host. */
+  principal: PrincipalContext;
+  /** The provider context plus operation id and idempotency key of this execution. */
+  call: CallContext;
+  /** The validated arguments (`null` when they never parsed); bound into `request_sha256`. */
+  arguments: JsonValue | null;
+  /** The handler output or the error to seal. */
+  subject: SealSubject;
+  /**
+   * How the result was delivered. `outcome` may be omitted: data is always `committed`, and an
+   * error always gets its catalog outcome. A data subject with any other outcome is a caller bug.
+   */
+  execution: { delivery: Delivery; outcome?: ExecutionOutcome };
+  /**
+   * Injected clock: the `observed_at` of errors, and the reference for refusing handler times in
+   * the future.
+   */
+  now: () => Date | string;
+  /** The digester (plain SHA-256, or HMAC when keyed). */
+  digester: Digester;
+  /**
+   * Redactions the host made before sealing (at most 63), recorded in `protected_audit`. A refused
+   * handler output adds `{ path: "", reason: "output_contract_violation" }`.
+   */
+  redactions?: readonly Redaction[];
+}
+
+/** The sealed package, its canonical model projection, and why a handler output was refused. */
+export interface SealResultOutput {
+  /** `model_result` and `protected_audit`, bound by three digests. */
+  sealed: SealedResult;
+  /**
+   * RFC 8785 text of `sealed.model_result`: exactly the bytes `result_sha256` covers, ready for an
+   * adapter to put in a provider payload without canonicalizing again.
+   */
+  canonical_model_result: string;
+  /**
+   * Why the handler output was refused (then `model_result` is OUTPUT_CONTRACT_VIOLATION); empty
+   * otherwise. For the protected audit and the host only: never show it to the model.
+   */
+  violations: OutputViolation[];
+}
+
+const DELIVERIES = new Set<string>(['fresh', 'local_replay', 'receipt_reconciled']);
+const REDACTION_REASON = /^[a-z][a-z0-9_]{0,63}$/;
+const MAX_REDACTIONS = 64;
+/** One slot stays free for the seal's own `output_contract_violation` redaction. */
+const MAX_HOST_REDACTIONS = MAX_REDACTIONS - 1;
+
+function checkTrustedInput(input: SealResultInput): void {
+  const { principal, call, execution } = input;
+  if (typeof principal?.tenant_id !== 'string' || typeof principal.subject_id !== 'string') {
+    throw new TypeError('sealResult: principal needs tenant_id and subject_id');
+  }
+  for (const key of ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision', 'operation_id'] as const) {
+    if (typeof call?.[key] !== 'string' || call[key].length === 0) throw new TypeError(`sealResult: call.${key} is required`);
+  }
+  if (call.idempotency_key !== null && (typeof call.idempotency_key !== 'string' || call.idempotency_key.length === 0)) {
+    throw new TypeError('sealResult: call.idempotency_key must be a non-empty string or null');
+  }
+  if (!DELIVERIES.has(execution?.delivery)) throw new TypeError('sealResult: execution.delivery is not a Delivery');
+  const redactions = input.redactions ?? [];
+  if (redactions.length > MAX_HOST_REDACTIONS) {
+    throw new TypeError(`sealResult: more than ${MAX_HOST_REDACTIONS} redactions`);
+  }
+  for (const redaction of redactions) {
+    if (typeof redaction.path !== 'string' || redaction.path.length > 256 || !REDACTION_REASON.test(redaction.reason)) {
+      throw new TypeError('sealResult: a redaction needs a path of at most 256 characters and a snake_case reason');
+    }
+  }
+}
+
+interface Downstream {
+  receipt: string | null;
+  status_ref: string | null;
+}
+
+/**
+ * Seals one call into its two projections (spec 000, "Protected audit and triple binding").
+ *
+ * A data subject is checked against the tool's whole output contract first; output that breaks it
+ * is not sealed as data but as the catalog's OUTPUT_CONTRACT_VIOLATION error, and nothing from it
+ * reaches `model_result` (`violations` says why). Errors are built from the catalog with
+ * `trust: "trusted_control"` and the registry's control provenance. `model_result` is canonicalized
+ * once; the three digests are computed once from the trusted principal, call and registry.
+ *
+ * Throws only for caller bugs (malformed trusted input, an error the catalog forbids, a broken
+ * clock), never because of what a handler returned.
+ */
+export function sealResult(input: SealResultInput): SealResultOutput {
+  checkTrustedInput(input);
+  const { registry, subject, execution } = input;
+  const tool = registry.get(input.tool_name);
+  const contract: Readonly<ToolContract> = tool?.contract ?? registry.unregisteredContract;
+  const observedNow = toUtcTimestamp(input.now());
+  let violations: OutputViolation[] = [];
+  let modelResult: ModelResult;
+  let canonical: string | null = null;
+  let downstream: Downstream = { receipt: null, status_ref: null };
+  const redactions: Redaction[] = (input.redactions ?? []).map(({ path, reason }) => ({ path, reason }));
+
+  if (tool === undefined) {
+    modelResult = errorResult(registry, 'UNKNOWN_TOOL', {}, execution.delivery, observedNow);
+  } else if (subject.kind === 'error') {
+    const options: { retryAfterMs?: number; reasons?: ErrorReason[] } = {};
+    if (subject.retryAfterMs !== undefined) options.retryAfterMs = subject.retryAfterMs;
+    if (subject.reasons !== undefined) options.reasons = [...subject.reasons];
+    modelResult = errorResult(registry, subject.code, options, execution.delivery, observedNow);
+    downstream = { receipt: subject.receipt ?? null, status_ref: subject.status_ref ?? null };
+  } else {
+    if (execution.outcome !== undefined && execution.outcome !== 'committed') {
+      throw new TypeError('sealResult: a data result has outcome "committed"; seal an error otherwise');
+    }
+    const checked = checkHandlerOutput(tool, subject.output, input.arguments, utcTimestampMs(observedNow));
+    if (checked.ok) {
+      const value = checked.value;
+      modelResult = {
+        schema_version: MODEL_RESULT_SCHEMA_VERSION,
+        status: 'succeeded',
+        // A private copy, parsed back from the canonical text: the handler keeps no reference into
+        // the sealed projection, and the projection is exactly the hashed text.
+        data: JSON.parse(value.canonical_data) as JsonObject,
+        error: null,
+        execution: {
+          outcome: 'committed',
+          delivery: execution.delivery,
+          complete: value.complete,
+          truncated: value.truncated,
+        },
+        provenance: {
+          source_label: tool.sourceLabel,
+          producer_revision: contract.producer_revision,
+          resource_revision: value.resource_revision,
+          observed_at: value.observed_at,
+          trust: 'untrusted_data',
+        },
+      };
+      downstream = { receipt: value.receipt, status_ref: value.status_ref };
+      canonical = composeCanonicalModelResult(value.canonical_data, modelResult);
+    } else {
+      violations = checked.violations;
+      modelResult = errorResult(registry, 'OUTPUT_CONTRACT_VIOLATION', {}, execution.delivery, observedNow);
+      downstream = { receipt: checked.receipt, status_ref: checked.status_ref };
+      redactions.push({ path: '', reason: 'output_contract_violation' });
+    }
+  }
+
+  canonical ??= canonicalize(modelResult);
+  const { digester, principal, call } = input;
+  const request_sha256 = digester.requestDigest({
+    tenant_id: principal.tenant_id,
+    subject_id: principal.subject_id,
+    tool_name: contract.tool_name,
+    arguments: input.arguments,
+    input_revision: contract.input_revision,
+    output_revision: contract.output_revision,
+    effect_revision: contract.effect_revision,
+  });
+  const result_sha256 = digester.resultDigestFromCanonical(canonical);
+  const tool_contract = { ...contract };
+  const call_binding_sha256 = digester.callBindingDigest({
+    provider: call.provider,
+    api_family: call.api_family,
+    response_id: call.response_id,
+    call_id: call.call_id,
+    operation_id: call.operation_id,
+    idempotency_key: call.idempotency_key,
+    adapter_revision: call.adapter_revision,
+    tool_contract,
+    request_sha256,
+    result_sha256,
+  });
+
+  const protectedAudit: ProtectedAudit = {
+    schema_version: PROTECTED_AUDIT_SCHEMA_VERSION,
+    principal_ref: digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id }),
+    provider_context: {
+      provider: call.provider,
+      api_family: call.api_family,
+      response_id: call.response_id,
+      call_id: call.call_id,
+      adapter_revision: call.adapter_revision,
+    },
+    tool_contract,
+    downstream: {
+      operation_id: call.operation_id,
+      idempotency_key: call.idempotency_key,
+      receipt: downstream.receipt,
+      status_ref: downstream.status_ref,
+    },
+    binding: { request_sha256, result_sha256, call_binding_sha256 },
+    redactions,
+  };
+  return {
+    sealed: { model_result: modelResult, protected_audit: protectedAudit },
+    canonical_model_result: canonical,
+    violations,
+  };
+}
+
+/** A catalogued error result: status and outcome from the catalog, control provenance. */
+function errorResult(
+  registry: ToolRegistry,
+  code: ErrorCode,
+  options: { retryAfterMs?: number; reasons?: ErrorReason[] },
+  delivery: Delivery,
+  observedAt: string,
+): ModelResult {
+  const entry = ERROR_CATALOG[code];
+  return {
+    schema_version: MODEL_RESULT_SCHEMA_VERSION,
+    status: entry.status,
+    data: null,
+    error: makeError(code, options),
+    // An error result is whole: nothing was cut and no further page exists.
+    execution: { outcome: entry.outcome, delivery, complete: true, truncated: false },
+    provenance: {
+      source_label: registry.control.source_label,
+      producer_revision: registry.control.producer_revision,
+      resource_revision: null,
+      observed_at: observedAt,
+      trust: 'trusted_control',
+    },
+  };
+}
+

@@ -1,0 +1,252 @@
+import type {
+  CallContext,
+  JsonObject,
+  JsonValue,
+  ModelResult,
+  PrincipalContext,
+  ProtectedAudit,
+  ToolContract,
+  VerifyFailureReason,
+  VerifyOutcome,
+} from '@toolseal/contracts';
+import { constantTimeEqual, type Digester } from '@toolseal/digests';
+import { ERROR_CATALOG, checkError } from '@toolseal/errors';
+import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/guard';
+import { composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
+import { checkCompletion, checkOutputData, isResourceRevision } from './check-output.js';
+import { MODEL_RESULT_SCHEMA, PROTECTED_AUDIT_SCHEMA } from './package-schema.js';
+import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
+import { isUtcTimestamp } from './utc-timestamp.js';
+
+/**
+ * What the verifier trusts: the host's own record of the call, never anything read from the
+ * package. Every digest is recomputed from it.
+ */
+export interface TrustedContext {
+  /** The host's registry (contracts, output schemas, provenance, control identity). */
+  registry: ToolRegistry;
+  /** The tool the dispatcher ran (an unregistered name expects an UNKNOWN_TOOL result). */
+  tool_name: string;
+  /** The authenticated principal of the call. */
+  principal: PrincipalContext;
+  /** The provider context, operation id and idempotency key of this execution. */
+  call: CallContext;
+  /** The validated arguments the request digest was made over (`null` when they never parsed). */
+  arguments: JsonValue | null;
+  /** The same digester (and key, when keyed) the seal used. */
+  digester: Digester;
+}
+
+/** Reasons in the order `VerifyFailureReason` lists them, so outcomes compare stably. */
+const REASON_ORDER: readonly VerifyFailureReason[] = [
+  'malformed_package',
+  'model_result_schema',
+  'output_contract',
+  'error_catalog',
+  'provenance',
+  'principal_ref',
+  'provider_context',
+  'tool_contract',
+  'downstream',
+  'request_digest',
+  'result_digest',
+  'call_binding',
+  'unregistered_adapter',
+];
+
+const PACKAGE_KEYS = ['model_result', 'protected_audit'];
+const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'] as const;
+const CONTRACT_KEYS = [
+  'tool_name',
+  'effect',
+  'input_revision',
+  'output_revision',
+  'effect_revision',
+  'handler_revision',
+  'producer_revision',
+  'policy_revision',
+] as const;
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Builds a failed outcome from a set of reasons, in canonical order. */
+export function failWith(reasons: Iterable<VerifyFailureReason>): VerifyOutcome {
+  const set = new Set(reasons);
+  if (set.size === 0) return { ok: true };
+  return { ok: false, reasons: REASON_ORDER.filter((reason) => set.has(reason)) };
+}
+
+/**
+ * Verifies a sealed package against trusted context (spec 000: "validate_result must recompute all
+ * three using the current trusted principal, call, and registry specification"). It checks the
+ * package shape, revalidates `model_result` against the v2 schema and the tool's output contract or
+ * the error catalog, checks provenance against the registry, compares `principal_ref`, the provider
+ * context, the tool contract and the downstream ids with trusted values, and recomputes all three
+ * digests, compared in constant time. A digest is never trusted because it looks like one.
+ *
+ * Returns every failing reason (a finite list). Never throws on any `sealed` value.
+ *
+ * Deliberately not bound here: `protected_audit.downstream.receipt`, `downstream.status_ref` and
+ * `redactions`. They are protected-only data the dispatcher learns after or beside the call, and the
+ * audit log's hash chain protects them where they are stored.
+ */
+export function verifyResult(sealed: unknown, trusted: TrustedContext): VerifyOutcome {
+  const { registry } = trusted;
+  const guarded = checkUntrustedValue(sealed, registry.packageLimits);
+  if (!guarded.ok) return failWith(['malformed_package']);
+  const value = guarded.value;
+  if (!isObject(value)) return failWith(['malformed_package']);
+  const keys = Object.keys(value);
+  if (keys.length !== PACKAGE_KEYS.length || !PACKAGE_KEYS.every((key) => Object.hasOwn(value, key))) {
+    return failWith(['malformed_package']);
+  }
+  const validateAudit = compileSchema(PROTECTED_AUDIT_SCHEMA);
+  if (!validateAudit(value.protected_audit)) return failWith(['malformed_package']);
+  const audit = value.protected_audit as unknown as ProtectedAudit;
+  const modelResultValue = value.model_result as JsonValue;
+
+  const reasons = new Set<VerifyFailureReason>();
+  const tool = registry.get(trusted.tool_name);
+  const contract = tool?.contract ?? registry.unregisteredContract;
+
+  const validateModelResult = compileSchema(MODEL_RESULT_SCHEMA);
+  let canonicalModelResult: string | null;
+  if (!validateModelResult(modelResultValue)) {
+    reasons.add('model_result_schema');
+    canonicalModelResult = tryCanonicalize(modelResultValue);
+  } else {
+    const modelResult = modelResultValue as unknown as ModelResult;
+    // Canonicalize data once: its size is part of the contract, and the whole text is hashed.
+    const canonicalData = modelResult.data === null ? 'null' : tryCanonicalize(modelResult.data);
+    canonicalModelResult = canonicalData === null ? null : composeCanonicalModelResult(canonicalData, modelResult);
+    checkModelResult(modelResult, tool, contract, trusted, reasons);
+    if (
+      modelResult.data !== null &&
+      tool !== undefined &&
+      (canonicalData === null || !utf8LengthWithin(canonicalData, tool.limits.maxBytes))
+    ) {
+      reasons.add('output_contract');
+    }
+  }
+
+  const { digester, principal, call } = trusted;
+  if (!constantTimeEqual(digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id }), audit.principal_ref)) {
+    reasons.add('principal_ref');
+  }
+  for (const key of PROVIDER_KEYS) {
+    if (audit.provider_context[key] !== call[key]) reasons.add('provider_context');
+  }
+  for (const key of CONTRACT_KEYS) {
+    if (audit.tool_contract[key] !== contract[key]) reasons.add('tool_contract');
+  }
+  if (audit.downstream.operation_id !== call.operation_id || audit.downstream.idempotency_key !== call.idempotency_key) {
+    reasons.add('downstream');
+  }
+
+  // Recompute from trusted data only: the request from principal, registry contract and arguments;
+  // the result from the projection as presented; the call binding from both recomputed digests.
+  const request = tryDigest(() =>
+    digester.requestDigest({
+      tenant_id: principal.tenant_id,
+      subject_id: principal.subject_id,
+      tool_name: contract.tool_name,
+      arguments: trusted.arguments,
+      input_revision: contract.input_revision,
+      output_revision: contract.output_revision,
+      effect_revision: contract.effect_revision,
+    }),
+  );
+  if (request === null || !constantTimeEqual(request, audit.binding.request_sha256)) reasons.add('request_digest');
+
+  const result =
+    canonicalModelResult === null ? null : tryDigest(() => digester.resultDigestFromCanonical(canonicalModelResult));
+  if (result === null || !constantTimeEqual(result, audit.binding.result_sha256)) reasons.add('result_digest');
+
+  const binding =
+    request === null || result === null
+      ? null
+      : tryDigest(() =>
+          digester.callBindingDigest({
+            provider: call.provider,
+            api_family: call.api_family,
+            response_id: call.response_id,
+            call_id: call.call_id,
+            operation_id: call.operation_id,
+            idempotency_key: call.idempotency_key,
+            adapter_revision: call.adapter_revision,
+            tool_contract: { ...contract },
+            request_sha256: request,
+            result_sha256: result,
+          }),
+        );
+  if (binding === null || !constantTimeEqual(binding, audit.binding.call_binding_sha256)) reasons.add('call_binding');
+
+  return failWith(reasons);
+}
+
+function tryDigest(compute: () => string): string | null {
+  try {
+    return compute();
+  } catch {
+    return null;
+  }
+}
+
+function checkModelResult(
+  result: ModelResult,
+  tool: RegisteredTool | undefined,
+  contract: Readonly<ToolContract>,
+  trusted: TrustedContext,
+  reasons: Set<VerifyFailureReason>,
+): void {
+  const { execution, provenance } = result;
+  if (!isUtcTimestamp(provenance.observed_at)) reasons.add('provenance');
+
+  if (result.status === 'succeeded') {
+    if (result.error !== null || result.data === null || execution.outcome !== 'committed') {
+      reasons.add('model_result_schema');
+    }
+    if (tool === undefined) {
+      reasons.add('output_contract');
+    } else {
+      if (result.data !== null) {
+        if (checkOutputData(tool, result.data, trusted.arguments).length > 0) reasons.add('output_contract');
+      }
+      if (checkCompletion(tool, execution.complete, execution.truncated).length > 0) reasons.add('output_contract');
+      if (
+        provenance.trust !== 'untrusted_data' ||
+        provenance.source_label !== tool.sourceLabel ||
+        provenance.producer_revision !== contract.producer_revision ||
+        !isResourceRevision(tool, provenance.resource_revision)
+      ) {
+        reasons.add('provenance');
+      }
+    }
+    return;
+  }
+
+  if (result.error === null || result.data !== null || !execution.complete || execution.truncated) {
+    reasons.add('model_result_schema');
+  }
+  if (result.error !== null) {
+    const checked = checkError(result.error);
+    if (!checked.ok) {
+      reasons.add('error_catalog');
+    } else {
+      const entry = ERROR_CATALOG[checked.error.code];
+      if (result.status !== entry.status || execution.outcome !== entry.outcome) reasons.add('error_catalog');
+      if (tool === undefined && checked.error.code !== 'UNKNOWN_TOOL') reasons.add('error_catalog');
+    }
+  }
+  const { control } = trusted.registry;
+  if (
+    provenance.trust !== 'trusted_control' ||
+    provenance.source_label !== control.source_label ||
+    provenance.producer_revision !== control.producer_revision ||
+    provenance.resource_revision !== null
+  ) {
+    reasons.add('provenance');
+  }
+}
