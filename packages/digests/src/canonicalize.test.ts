@@ -1,0 +1,356 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
+import { canonicalize, DEFAULT_MAX_DEPTH } from './canonicalize.js';
+
+/** An obviously correct, slow canonicalizer for well-formed plain data: the oracle. */
+function reference(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${reference(record[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function failure(run: () => unknown): { reason: CanonicalizationFailureReason; path: string } {
+  try {
+    run();
+  } catch (error) {
+    if (CanonicalizationError.isInstance(error)) return { reason: error.reason, path: error.path };
+    throw error;
+  }
+  throw new Error('expected a CanonicalizationError');
+}
+
+function nestedArrays(depth: number): unknown {
+  let value: unknown = [];
+  for (let level = 1; level < depth; level++) value = [value];
+  return value;
+}
+
+function nestedObjects(depth: number): unknown {
+  let value: unknown = {};
+  for (let level = 1; level < depth; level++) value = { a: value };
+  return value;
+}
+
+// Any UTF-16 code unit, lone surrogates included.
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit));
+const anyUnitString = fc.string({ unit: codeUnit, maxLength: 12 });
+const isWellFormed = (text: string): boolean => !/\p{Cs}/u.test(text);
+
+// Keys that stress ordering and prototype handling, plus arbitrary full-Unicode keys.
+const key = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.constantFrom('__proto__', 'constructor', 'toJSON', '', '1', '10', '2', '-1', 'a', 'A', 'é', '\uffff', '😀', '\u0000'),
+  fc.nat({ max: 5000 }).map(String),
+);
+const scalar = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 16 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+);
+const { json: jsonData } = fc.letrec((tie) => ({
+  json: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('array'), tie('object')),
+  array: fc.array(tie('json'), { maxLength: 6 }),
+  // Object.fromEntries defines own data properties, so "__proto__" stays an ordinary key.
+  object: fc
+    .uniqueArray(fc.tuple(key, tie('json')), { selector: ([name]) => name, maxLength: 6 })
+    .map((entries) => Object.fromEntries(entries)),
+}));
+
+/** Rebuilds every object with its keys inserted in a seeded pseudo-random order. */
+function permuteKeys(value: unknown, seed: number): unknown {
+  let state = seed >>> 0 || 1;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (typeof node !== 'object' || node === null) return node;
+    const entries = Object.entries(node);
+    for (let index = entries.length - 1; index > 0; index--) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      const other = state % (index + 1);
+      [entries[index], entries[other]] = [entries[other] as [string, unknown], entries[index] as [string, unknown]];
+    }
+    return Object.fromEntries(entries.map(([name, child]) => [name, visit(child)]));
+  };
+  return visit(value);
+}
+
+describe('canonicalize: output', () => {
+  it('writes scalars as RFC 8785 does', () => {
+    expect(canonicalize(null)).toBe('null');
+    expect(canonicalize(true)).toBe('true');
+    expect(canonicalize(false)).toBe('false');
+    expect(canonicalize(0)).toBe('0');
+    expect(canonicalize(-0)).toBe('0');
+    expect(canonicalize('')).toBe('""');
+    expect(canonicalize([])).toBe('[]');
+    expect(canonicalize({})).toBe('{}');
+  });
+
+  it('writes numbers with the ECMAScript Number-to-string algorithm (RFC 8785 §3.2.2.3)', () => {
+    const cases: [number, string][] = [
+      [1e21, '1e+21'],
+      [1e20, '100000000000000000000'],
+      [1e-7, '1e-7'],
+      [0.000001, '0.000001'],
+      [5e-324, '5e-324'],
+      [Number.MAX_VALUE, '1.7976931348623157e+308'],
+      [-Number.MAX_SAFE_INTEGER, '-9007199254740991'],
+      [333333333.33333329, '333333333.3333333'],
+      [4.5, '4.5'],
+      [0.1 + 0.2, '0.30000000000000004'],
+      [-1.5e-10, '-1.5e-10'],
+    ];
+    for (const [number, text] of cases) expect(canonicalize(number)).toBe(text);
+  });
+
+  it('escapes exactly what JSON.stringify escapes, for every BMP code unit outside the surrogates', () => {
+    for (let unit = 0; unit < 0x10000; unit++) {
+      if (unit >= 0xd800 && unit <= 0xdfff) continue;
+      const text = String.fromCharCode(unit);
+      expect(canonicalize(text)).toBe(JSON.stringify(text));
+    }
+    expect(canonicalize('\u0000\u001f\b\t\n\f\r"\\/\u007f\u2028')).toBe('"\\u0000\\u001f\\b\\t\\n\\f\\r\\"\\\\/\u007f\u2028"');
+  });
+
+  it('sorts keys by UTF-16 code units, not code points or locale', () => {
+    // U+1F600 is D83D DE00 in UTF-16, so it sorts before U+FFFF; integer-like keys sort as strings.
+    const value = { '\uffff': 1, '😀': 2, '10': 3, '2': 4, '1': 5, b: 6, B: 7, é: 8, '': 9 };
+    expect(canonicalize(value)).toBe('{"":9,"1":5,"10":3,"2":4,"B":7,"b":6,"é":8,"😀":2,"\uffff":1}');
+  });
+
+  it('sorts large objects too', () => {
+    const names = Array.from({ length: 200 }, (_, index) => `key${(index * 7919) % 200}`);
+    const value = Object.fromEntries(names.map((name) => [name, name]));
+    expect(canonicalize(value)).toBe(reference(value));
+  });
+
+  it('keeps "__proto__" and "toJSON" as ordinary keys and accepts null-prototype objects', () => {
+    const parsed: unknown = JSON.parse('{"__proto__":{"b":1,"a":2},"toJSON":"x"}');
+    expect(canonicalize(parsed)).toBe('{"__proto__":{"a":2,"b":1},"toJSON":"x"}');
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare['z'] = 1;
+    bare['a'] = [bare['z']];
+    expect(canonicalize(bare)).toBe('{"a":[1],"z":1}');
+  });
+
+  it('accepts shared references that are not cycles', () => {
+    const shared = { x: 1 };
+    expect(canonicalize({ a: shared, b: [shared, shared] })).toBe('{"a":{"x":1},"b":[{"x":1},{"x":1}]}');
+  });
+
+  it('handles strings and keys that need many escapes and a growing buffer', () => {
+    const controls = '\u0001'.repeat(50_000);
+    const long = `${'é'.repeat(30_000)}😀${'"'.repeat(20_000)}`;
+    const value = { [controls]: long, list: [controls, long, 'x'.repeat(100_000)] };
+    expect(canonicalize(value)).toBe(reference(value));
+    // The scratch buffer is reused: a small value right after a large one is still exact.
+    expect(canonicalize({ b: '\n', a: 1 })).toBe('{"a":1,"b":"\\n"}');
+  });
+
+  it('stays correct when a getter calls canonicalize during a walk', () => {
+    const inner = { y: 'inner', x: [1, 2] };
+    const outer = {
+      get a(): string {
+        return canonicalize(inner);
+      },
+      b: 'after',
+    };
+    expect(canonicalize(outer)).toBe(`{"a":${JSON.stringify('{"x":[1,2],"y":"inner"}')},"b":"after"}`);
+  });
+});
+
+describe('canonicalize: rejections', () => {
+  class Point {
+    x = 1;
+  }
+  class List extends Array<number> {}
+  const symbolKeyed = { a: 1, [Symbol('hidden')]: 2 };
+  const nonEnumerable = Object.defineProperty({ a: 1 }, 'hidden', { value: 2, enumerable: false });
+  const holey = [1, , 3]; // eslint-disable-line no-sparse-arrays
+  const args = (function (..._rest: unknown[]) {
+    // eslint-disable-next-line prefer-rest-params
+    return arguments;
+  })(1, 2);
+
+  const cases: [string, unknown, CanonicalizationFailureReason, string][] = [
+    ['a lone high surrogate', { a: ['ok', 'x\ud800y'] }, 'lone_surrogate', '/a/1'],
+    ['a lone low surrogate', { a: '\udc00' }, 'lone_surrogate', '/a'],
+    ['a reversed pair', ['\udc00\ud800'], 'lone_surrogate', '/0'],
+    ['a high surrogate at the end', 'abc\udbff', 'lone_surrogate', ''],
+    ['a lone surrogate in the first key', { x: { '\ud800': 1 } }, 'lone_surrogate', '/x'],
+    ['a lone surrogate in a later key', { x: { a: 1, 'b\udfff': 2 } }, 'lone_surrogate', '/x'],
+    ['NaN', { n: NaN }, 'non_finite_number', '/n'],
+    ['Infinity', [Infinity], 'non_finite_number', '/0'],
+    ['-Infinity', -Infinity, 'non_finite_number', ''],
+    ['undefined', undefined, 'unsupported_type', ''],
+    ['undefined in an array', [1, undefined], 'unsupported_type', '/1'],
+    ['undefined as a property value', { a: 1, b: undefined }, 'unsupported_type', '/b'],
+    ['an array hole', { h: holey }, 'unsupported_type', '/h/1'],
+    ['a BigInt', { n: 1n }, 'unsupported_type', '/n'],
+    ['a function', { f: () => 1 }, 'unsupported_type', '/f'],
+    ['a toJSON method', { toJSON: () => 'x' }, 'unsupported_type', '/toJSON'],
+    ['a symbol value', [Symbol('s')], 'unsupported_type', '/0'],
+    ['a symbol-keyed property', { o: symbolKeyed }, 'unsupported_type', '/o'],
+    ['a non-enumerable property', [nonEnumerable], 'unsupported_type', '/0'],
+    ['a Date', { d: new Date(0) }, 'unsupported_type', '/d'],
+    ['a Map', new Map([['a', 1]]), 'unsupported_type', ''],
+    ['a Set', { s: new Set([1]) }, 'unsupported_type', '/s'],
+    ['a RegExp', [/x/], 'unsupported_type', '/0'],
+    ['a class instance', { p: new Point() }, 'unsupported_type', '/p'],
+    ['an Array subclass', { l: List.from([1]) }, 'unsupported_type', '/l'],
+    ['a boxed string', [new String('x')], 'unsupported_type', '/0'],
+    ['a typed array', new Uint8Array(2), 'unsupported_type', ''],
+    ['an arguments object', { args }, 'unsupported_type', '/args'],
+    ['an object posing as an array', Object.create(Array.prototype) as unknown, 'unsupported_type', ''],
+    ['an Error', { e: new Error('x') }, 'unsupported_type', '/e'],
+  ];
+
+  it.each(cases)('rejects %s', (_label, value, reason, path) => {
+    expect(failure(() => canonicalize(value))).toEqual({ reason, path });
+  });
+
+  it('escapes JSON Pointer segments and keeps the message free of the path', () => {
+    const error = (() => {
+      try {
+        canonicalize({ 'a/b~c': [0, { secret_key: NaN }] });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(CanonicalizationError);
+    expect(CanonicalizationError.isInstance(error)).toBe(true);
+    expect(CanonicalizationError.isInstance(new Error('x'))).toBe(false);
+    const typed = error as CanonicalizationError;
+    expect(typed.path).toBe('/a~1b~0c/1/secret_key');
+    expect(typed.name).toBe('CanonicalizationError');
+    expect(typed.message).not.toContain('secret_key');
+  });
+
+  it('detects cycles through objects and arrays', () => {
+    const self: Record<string, unknown> = { a: 1 };
+    self['self'] = self;
+    expect(failure(() => canonicalize(self))).toEqual({ reason: 'cycle', path: '/self' });
+
+    const loop: unknown[] = [];
+    const holder = { list: loop };
+    loop.push(0, holder);
+    expect(failure(() => canonicalize({ root: holder }))).toEqual({ reason: 'cycle', path: '/root/list/1' });
+    expect(failure(() => canonicalize({ root: holder }, { maxDepth: 5 }))).toEqual({ reason: 'cycle', path: '/root/list/1' });
+  });
+});
+
+describe('canonicalize: depth', () => {
+  it(`allows ${DEFAULT_MAX_DEPTH} nested containers by default and rejects one more`, () => {
+    expect(canonicalize(nestedArrays(DEFAULT_MAX_DEPTH))).toBe('['.repeat(DEFAULT_MAX_DEPTH) + ']'.repeat(DEFAULT_MAX_DEPTH));
+    const tooDeep = failure(() => canonicalize(nestedArrays(DEFAULT_MAX_DEPTH + 1)));
+    expect(tooDeep.reason).toBe('max_depth');
+    expect(tooDeep.path).toBe('/0'.repeat(DEFAULT_MAX_DEPTH));
+  });
+
+  it('counts empty containers and honours small limits', () => {
+    expect(canonicalize('x', { maxDepth: 0 })).toBe('"x"');
+    expect(failure(() => canonicalize([], { maxDepth: 0 }))).toEqual({ reason: 'max_depth', path: '' });
+    expect(failure(() => canonicalize({}, { maxDepth: 0 }))).toEqual({ reason: 'max_depth', path: '' });
+    expect(canonicalize({ a: [{}] }, { maxDepth: 3 })).toBe('{"a":[{}]}');
+    expect(failure(() => canonicalize({ a: [{}] }, { maxDepth: 2 }))).toEqual({ reason: 'max_depth', path: '/a/0' });
+  });
+
+  it('rejects 100,000 nested arrays and objects with max_depth, not a stack overflow', () => {
+    expect(failure(() => canonicalize(nestedArrays(100_000))).reason).toBe('max_depth');
+    const objects = failure(() => canonicalize(nestedObjects(100_000)));
+    expect(objects.reason).toBe('max_depth');
+    expect(objects.path).toBe('/a'.repeat(DEFAULT_MAX_DEPTH));
+  });
+
+  it('canonicalizes 100,000 nested levels when the limit allows it (the walk is iterative)', () => {
+    const depth = 100_000;
+    expect(canonicalize(nestedArrays(depth), { maxDepth: depth })).toBe('['.repeat(depth) + ']'.repeat(depth));
+    expect(canonicalize(nestedObjects(depth), { maxDepth: depth })).toBe('{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1));
+  });
+
+  it('refuses a maxDepth that is not a non-negative safe integer', () => {
+    for (const maxDepth of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => canonicalize([], { maxDepth })).toThrow(RangeError);
+    }
+  });
+});
+
+describe('canonicalize: properties', () => {
+  it('agrees with the reference canonicalizer on arbitrary plain JSON data', () => {
+    fc.assert(
+      fc.property(jsonData, (value) => {
+        expect(canonicalize(value)).toBe(reference(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is a fixed point: canonicalize(JSON.parse(canonicalize(x))) === canonicalize(x)', () => {
+    fc.assert(
+      fc.property(jsonData, (value) => {
+        const text = canonicalize(value);
+        expect(canonicalize(JSON.parse(text))).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('parses back to a value deep-equal to the input', () => {
+    fc.assert(
+      fc.property(jsonData, (value) => {
+        // JSON has no -0: compare against the value as JSON itself carries it.
+        expect(JSON.parse(canonicalize(value))).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives the same text for any insertion order of keys', () => {
+    fc.assert(
+      fc.property(jsonData, fc.integer(), (value, seed) => {
+        expect(canonicalize(permuteKeys(value, seed))).toBe(canonicalize(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('rejects every string with a lone surrogate, as a value and as a key, and accepts every other', () => {
+    fc.assert(
+      fc.property(anyUnitString, (text) => {
+        if (isWellFormed(text)) {
+          expect(canonicalize(text)).toBe(JSON.stringify(text));
+          expect(canonicalize({ [text]: 0 })).toBe(`{${JSON.stringify(text)}:0}`);
+        } else {
+          expect(failure(() => canonicalize(['ok', text]))).toEqual({ reason: 'lone_surrogate', path: '/1' });
+          expect(failure(() => canonicalize({ o: { [text]: 0 } }))).toEqual({ reason: 'lone_surrogate', path: '/o' });
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('rejects a lone surrogate wherever it is placed', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 8 }),
+        fc.integer({ min: 0xd800, max: 0xdfff }),
+        fc.string({ unit: 'binary', maxLength: 8 }),
+        (before, surrogate, after) => {
+          // The "x" neighbours make sure the surrogate cannot pair with anything.
+          const text = `${before}x${String.fromCharCode(surrogate)}x${after}`;
+          expect(failure(() => canonicalize({ k: text })).reason).toBe('lone_surrogate');
+          expect(failure(() => canonicalize({ [text]: 1 })).reason).toBe('lone_surrogate');
+        },
+      ),
+    );
+  });
+});
