@@ -1,0 +1,228 @@
+import { canonicalize, type Digester } from '@toolseal/digests';
+import type { AuditHead, ChainProblem, ChainVerification, StoredAuditRow } from './audit-log.js';
+import { AUDIT_ENTRY_SCHEMA_VERSION, computeAuditEntryHash, GENESIS_HASH } from './seal-audit-entry.js';
+
+export interface AuditChainVerifierOptions {
+  digester: Digester;
+  /** First sequence position fed (default 1). */
+  from?: number;
+  /**
+   * The hash entry `from` must link to: GENESIS_HASH for `from = 1`, else the stored hash of
+   * entry `from - 1`, or `null` when that entry is missing (reported as deleted).
+   */
+  previousHash?: string | null;
+  /** The head stored beside the rows, read in the same snapshot (`null`: the log says it is empty). */
+  storedHead: AuditHead | null;
+  /** A head kept outside the store that the chain must still contain. */
+  anchor?: AuditHead;
+}
+
+type Failure = Extract<ChainVerification, { ok: false }>;
+
+const RECORD_KEYS = [
+  'body',
+  'call_id',
+  'idempotency_key',
+  'kind',
+  'operation_id',
+  'recorded_at',
+  'schema_version',
+  'sequence',
+].join(',');
+
+/**
+ * Re-derives an audit chain from stored rows fed in storage order, and names the first bad
+ * position. Push-based so a store can feed it from a synchronous cursor inside one read
+ * transaction, or page by page from an asynchronous one.
+ *
+ * Classification at the first row that does not verify, at position p:
+ * - its record says sequence < p: `inserted` at p (a replayed copy of an earlier entry), or at
+ *   p - 1 when it is a different entry linking to the same predecessor (a self-consistent forgery
+ *   pushed the genuine entry p - 1 down a row);
+ * - its record says sequence > p: `reordered` when a later row holds entry p, else `deleted`;
+ * - otherwise, when the next row holds entry p: `inserted` (a forged entry pushed p back);
+ * - otherwise `broken_link` (previous_hash is not the head) or `edited` (content, column or hash);
+ * - rows past the stored head: `inserted`; a stored head past the last row: `deleted`.
+ */
+export class AuditChainVerifier {
+  readonly #digester: Digester;
+  readonly #storedHeadSequence: number;
+  readonly #storedHead: AuditHead | null;
+  readonly #anchor: AuditHead | undefined;
+  readonly #from: number;
+  #position: number;
+  #previousHash: string;
+  #last: AuditHead | null = null;
+  #lastPreviousHash: string | null = null;
+  #pending: Failure | null = null;
+  #scanningFor: number | null = null;
+  #verdict: Failure | null = null;
+
+  constructor(options: AuditChainVerifierOptions) {
+    this.#digester = options.digester;
+    this.#from = options.from ?? 1;
+    if (!Number.isSafeInteger(this.#from) || this.#from < 1) throw new RangeError('from must be a positive integer');
+    this.#position = this.#from;
+    this.#storedHead = options.storedHead;
+    this.#storedHeadSequence = options.storedHead?.sequence ?? 0;
+    this.#anchor = options.anchor;
+    const previousHash = options.previousHash === undefined ? GENESIS_HASH : options.previousHash;
+    this.#previousHash = previousHash ?? '';
+    if (previousHash === null) this.#verdict = fail(this.#from - 1, 'deleted', 'missing');
+  }
+
+  /** Feeds the next stored row; returns `false` once a verdict is reached (stop feeding). */
+  push(row: StoredAuditRow): boolean {
+    if (this.#verdict !== null) return false;
+    const position = this.#position;
+    if (this.#scanningFor !== null) {
+      if (recordSequence(row.canonical) === this.#scanningFor) {
+        this.#verdict = fail(this.#scanningFor, 'reordered', 'entry_out_of_order');
+      }
+      return this.#verdict === null;
+    }
+    if (this.#pending !== null) {
+      // A forged entry at p pushed the genuine entry p one row down.
+      this.#verdict =
+        recordSequence(row.canonical) === this.#pending.position
+          ? fail(this.#pending.position, 'inserted', 'forged_entry')
+          : this.#pending;
+      return false;
+    }
+
+    const record = parseCanonicalRecord(row.canonical);
+    if (record !== null && record.sequence !== position) {
+      if (record.sequence < position) {
+        // Two different entries linking to the same predecessor: the chain forked at the earlier
+        // one, and the genuine entry (which the rest of the chain links to) is this one.
+        const forked =
+          record.sequence === position - 1 &&
+          row.previous_hash === this.#lastPreviousHash &&
+          row.entry_hash !== this.#last?.entry_hash;
+        this.#verdict = forked
+          ? fail(position - 1, 'inserted', 'forked')
+          : fail(position, 'inserted', 'sequence_repeated');
+        return false;
+      }
+      this.#scanningFor = position;
+      return true;
+    }
+    if (position > this.#storedHeadSequence) {
+      this.#verdict = fail(position, 'inserted', 'beyond_head');
+      return false;
+    }
+    const problem = this.#checkRow(row, record, position);
+    if (problem !== null) {
+      this.#pending = problem;
+      return true;
+    }
+    if (this.#anchor !== undefined && this.#anchor.sequence === position && this.#anchor.entry_hash !== row.entry_hash) {
+      this.#verdict = fail(position, 'edited', 'anchor_mismatch');
+      return false;
+    }
+    this.#lastPreviousHash = row.previous_hash;
+    this.#previousHash = row.entry_hash;
+    this.#last = { sequence: position, entry_hash: row.entry_hash };
+    this.#position = position + 1;
+    return true;
+  }
+
+  /** The verdict after the last row. */
+  finish(): ChainVerification {
+    if (this.#verdict !== null) return this.#verdict;
+    if (this.#pending !== null) return this.#pending;
+    if (this.#scanningFor !== null) return fail(this.#scanningFor, 'deleted', 'missing');
+    const lastSequence = this.#position - 1;
+    if (this.#anchor !== undefined && this.#anchor.sequence > lastSequence && this.#anchor.sequence >= this.#from) {
+      return fail(lastSequence + 1, 'deleted', 'anchor_beyond_end');
+    }
+    if (this.#storedHeadSequence > lastSequence) return fail(lastSequence + 1, 'deleted', 'truncated');
+    if (this.#storedHead !== null && this.#last !== null && this.#storedHead.entry_hash !== this.#last.entry_hash) {
+      return fail(lastSequence, 'edited', 'head_mismatch');
+    }
+    return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last ?? this.#storedHead };
+  }
+
+  #checkRow(row: StoredAuditRow, record: CanonicalRecord | null, position: number): Failure | null {
+    if (record === null) return fail(position, 'edited', 'not_canonical');
+    if (
+      row.sequence !== record.sequence ||
+      row.recorded_at !== record.recorded_at ||
+      row.kind !== record.kind ||
+      row.call_id !== record.call_id ||
+      row.operation_id !== record.operation_id ||
+      row.idempotency_key !== record.idempotency_key
+    ) {
+      return fail(position, 'edited', 'column_mismatch');
+    }
+    if (row.previous_hash !== this.#previousHash) return fail(position, 'broken_link', 'previous_hash_mismatch');
+    if (computeAuditEntryHash(this.#digester, row.previous_hash, row.canonical) !== row.entry_hash) {
+      return fail(position, 'edited', 'entry_hash_mismatch');
+    }
+    return null;
+  }
+}
+
+interface CanonicalRecord {
+  sequence: number;
+  recorded_at: string;
+  kind: string;
+  call_id: string | null;
+  operation_id: string | null;
+  idempotency_key: string | null;
+}
+
+/** The record of a stored canonical text, or `null` unless it is exactly canonical and well-formed. */
+function parseCanonicalRecord(text: string): CanonicalRecord | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const record = value as Record<string, unknown>;
+  if (Object.keys(record).sort().join(',') !== RECORD_KEYS) return null;
+  const { body, sequence, recorded_at, kind, call_id, operation_id, idempotency_key, schema_version } = record;
+  if (
+    schema_version !== AUDIT_ENTRY_SCHEMA_VERSION ||
+    typeof body !== 'object' ||
+    body === null ||
+    Array.isArray(body) ||
+    typeof sequence !== 'number' ||
+    !Number.isSafeInteger(sequence) ||
+    typeof recorded_at !== 'string' ||
+    typeof kind !== 'string' ||
+    !isNullableString(call_id) ||
+    !isNullableString(operation_id) ||
+    !isNullableString(idempotency_key)
+  ) {
+    return null;
+  }
+  try {
+    // Duplicate keys, reordered keys, whitespace or other number spellings all fail here.
+    if (canonicalize(value) !== text) return null;
+  } catch {
+    return null;
+  }
+  return { sequence, recorded_at, kind, call_id, operation_id, idempotency_key };
+}
+
+function recordSequence(text: string): number | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null) return null;
+    const sequence = (value as Record<string, unknown>)['sequence'];
+    return typeof sequence === 'number' ? sequence : null;
+  } catch {
+    return null;
+  }
+}
+
+function isNullableString(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+function fail(position: number, problem: ChainProblem, detail: string): Failure {
+  return { ok: false, position, problem, detail };
+}

@@ -1,0 +1,153 @@
+import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
+
+/** What the dispatcher appends. */
+export interface AuditEntryInput {
+  /**
+   * What the entry records: `sealed_call`, `proposal_decision`, `approval`, `reconciliation`, or
+   * another lowercase snake_case word (`^[a-z][a-z0-9_]{0,63}$`).
+   */
+  kind: string;
+  /** The provider call id the entry is about, or `null` (indexed for queries). */
+  call_id: string | null;
+  /** The dispatcher's operation id, or `null` (indexed for queries). */
+  operation_id: string | null;
+  /** The idempotency key, or `null` (indexed for queries). */
+  idempotency_key: string | null;
+  /**
+   * The record itself: the `protected_audit`, the `model_result` digest, a decision record...
+   * Must be JSON that RFC 8785 can canonicalize. Stored as canonical JSON text.
+   */
+  body: JsonObject;
+}
+
+/** One stored entry of the chain. */
+export interface AuditEntry extends AuditEntryInput {
+  /** Position in the chain, from 1, without gaps. */
+  sequence: number;
+  /** When it was appended: RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SS.sssZ`) from the injected clock. */
+  recorded_at: string;
+  /** The previous entry's `entry_hash` (64 zeros for the first entry). */
+  previous_hash: Sha256Hex;
+  /** `digestTagged('toolseal.audit_chain.v1', { previous_hash, entry: canonical })`. */
+  entry_hash: Sha256Hex;
+  /** The canonical JSON text of the entry record, exactly as stored and hashed. */
+  canonical: string;
+}
+
+/** A row exactly as a store keeps it: the columns a tamper test edits. */
+export interface StoredAuditRow {
+  sequence: number;
+  recorded_at: string;
+  kind: string;
+  call_id: string | null;
+  operation_id: string | null;
+  idempotency_key: string | null;
+  previous_hash: string;
+  entry_hash: string;
+  canonical: string;
+}
+
+/** The chain head as a store keeps it beside the rows (updated in the same transaction). */
+export interface AuditHead {
+  sequence: number;
+  entry_hash: Sha256Hex;
+}
+
+/** What `verifyChain` can find wrong, at the first bad position. */
+export type ChainProblem =
+  /** The entry's content, a column, or its hash does not match (or it was forged without the key). */
+  | 'edited'
+  /** An entry is missing at this position (including a truncated tail). */
+  | 'deleted'
+  /** An entry that does not belong to the chain sits at this position (forged or replayed). */
+  | 'inserted'
+  /** The entry for this position exists, but later in the storage order. */
+  | 'reordered'
+  /** The entry's `previous_hash` is not the hash of the entry before it. */
+  | 'broken_link';
+
+export type ChainVerification =
+  | {
+      ok: true;
+      /** How many entries were checked. */
+      checked: number;
+      /** The last entry checked, or `null` when the log is empty. Save it to detect rewrites later. */
+      head: AuditHead | null;
+    }
+  | {
+      ok: false;
+      /** The first bad sequence position. */
+      position: number;
+      problem: ChainProblem;
+      /** A short machine-readable detail for operators (`entry_hash_mismatch`, `not_canonical`...). */
+      detail: string;
+    };
+
+export interface VerifyChainOptions {
+  /**
+   * First sequence to check (default 1). Checking from `n > 1` trusts entry `n - 1`'s stored hash
+   * as the starting link.
+   */
+  from?: number;
+  /**
+   * A head saved earlier (from an append or a verification) and kept outside the store: the
+   * chain must still contain exactly this entry hash at this sequence. Without a key or an
+   * anchor, someone who can rewrite the whole table can rewrite the whole chain.
+   */
+  anchor?: AuditHead;
+}
+
+/** Filters for `query`; all given filters must match. */
+export interface AuditQuery {
+  kind?: string;
+  call_id?: string;
+  operation_id?: string;
+  idempotency_key?: string;
+  /** Inclusive lower bound on `recorded_at`, RFC 3339. */
+  from_time?: string;
+  /** Exclusive upper bound on `recorded_at`, RFC 3339. */
+  to_time?: string;
+}
+
+export interface AuditPageRequest {
+  /** 1..1000 entries per page. */
+  limit: number;
+  /** The `next` cursor of the previous page (a sequence; entries after it are returned). */
+  after?: number;
+}
+
+export interface AuditPage {
+  /** Matching entries in sequence order. */
+  entries: AuditEntry[];
+  /** Pass as `after` for the next page; `null` when there is no more. */
+  next: number | null;
+}
+
+/**
+ * The append-only audit log. There is deliberately no update or delete API: corrections are new
+ * entries. Every implementation chains entries the same way, so `verifyChain` can re-derive
+ * everything from the stored canonical text.
+ */
+export interface AuditLog {
+  /** Appends one entry at the head of the chain (serialized across every connection and host). */
+  append(entry: AuditEntryInput): Promise<AuditEntry>;
+  /** Re-derives the chain from the stored text and names the first bad position. */
+  verifyChain(options?: VerifyChainOptions): Promise<ChainVerification>;
+  /** Entries matching `filter`, in sequence order, one page at a time. */
+  query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage>;
+  /** The current head, or `null` when the log is empty. */
+  head(): Promise<AuditHead | null>;
+}
+
+/**
+ * Raw access to a store's audit rows, bypassing the API: how tamper tests play an attacker who
+ * can write the database. Every store's test harness provides one; production code never does.
+ */
+export interface AuditTamper {
+  /** Copies of the stored rows, in storage order. */
+  readRows(): Promise<StoredAuditRow[]>;
+  /** Replaces every stored row with `rows`; the stored head is left as it is. */
+  writeRows(rows: StoredAuditRow[]): Promise<void>;
+  /** Overwrites the stored head (`null`: the log claims to be empty). */
+  writeHead(head: AuditHead | null): Promise<void>;
+}

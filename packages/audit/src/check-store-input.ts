@@ -1,0 +1,67 @@
+import { StoreInputError } from './store-input-error.js';
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** Longest idempotency key, call id or operation id a store accepts (characters). */
+export const MAX_IDENTIFIER_LENGTH = 256;
+
+/** Throws unless `value` is a string every store can hold byte-exactly (no NUL, no lone surrogate). */
+export function checkStorableText(field: string, value: unknown, maxLength: number, minLength = 0): string {
+  if (typeof value !== 'string') throw new StoreInputError(field, 'must be a string');
+  if (value.length < minLength) throw new StoreInputError(field, `must have at least ${minLength} characters`);
+  if (value.length > maxLength) throw new StoreInputError(field, `must have at most ${maxLength} characters`);
+  // PostgreSQL `text` cannot hold NUL, and an unpaired surrogate has no UTF-8 form: either would
+  // be stored as something other than what the caller passed.
+  if (value.includes('\u0000') || hasLoneSurrogate(value)) {
+    throw new StoreInputError(field, 'must not contain NUL or unpaired surrogates');
+  }
+  return value;
+}
+
+/** Throws unless `value` is a non-empty storable identifier of at most MAX_IDENTIFIER_LENGTH characters. */
+export function checkIdentifier(field: string, value: unknown): string {
+  return checkStorableText(field, value, MAX_IDENTIFIER_LENGTH, 1);
+}
+
+/** Throws unless `value` is `null` or a storable identifier. */
+export function checkOptionalIdentifier(field: string, value: unknown): string | null {
+  return value === null ? null : checkIdentifier(field, value);
+}
+
+/** Throws unless `value` is a 64-character lowercase hexadecimal SHA-256. */
+export function checkSha256Hex(field: string, value: unknown): string {
+  if (typeof value !== 'string' || !SHA256_HEX.test(value)) {
+    throw new StoreInputError(field, 'must be 64 lowercase hexadecimal characters');
+  }
+  return value;
+}
+
+/** Throws unless `value` is a positive safe integer. */
+export function checkPositiveInteger(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new StoreInputError(field, 'must be a positive safe integer');
+  }
+  return value;
+}
+
+/** Throws unless `value` is a non-negative safe integer. */
+export function checkNonNegativeInteger(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new StoreInputError(field, 'must be a non-negative safe integer');
+  }
+  return value;
+}
+
+function hasLoneSurrogate(value: string): boolean {
+  for (let index = 0; index < value.length; index += 1) {
+    const unit = value.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(index + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+      index += 1;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+      return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,164 @@
+import type { Sha256Hex } from '@toolseal/contracts';
+
+/**
+ * Where an idempotency record is in its life:
+ *
+ * - `claimed`: an owner holds a lease; the handler has NOT started. An expired lease may be taken
+ *   over by another claim (a conditional write that bumps the fencing token).
+ * - `started`: the handler may have run. From here the handler is never run again for this key.
+ *   If the lease expires before `complete`/`markUnknown`, the next claim turns it into `unknown`.
+ * - `completed`: the sealed result and downstream receipt are stored; claims replay it.
+ * - `unknown`: the handler started and never reported back. Recovery is `query_status`; only
+ *   `reconcile` (a status query that found the downstream receipt) moves it to `completed`.
+ * - `released`: the owner gave the claim back before the handler started; the next claim with
+ *   the same request digest claims it afresh (new fencing token).
+ */
+export type IdempotencyState = 'claimed' | 'started' | 'completed' | 'unknown' | 'released';
+
+/** How a stored result was obtained: the handler's own report, or a status query's receipt. */
+export type StoredDelivery = 'fresh' | 'receipt_reconciled';
+
+/** What the dispatcher hands a store when a call completes. */
+export interface ResultInput {
+  /**
+   * The canonical JSON text (RFC 8785) of the SealedResult, stored and returned byte for byte.
+   * The store never parses or re-serializes it.
+   */
+  sealed_json: string;
+  /** The downstream system's receipt for the committed write, or `null`. */
+  receipt: string | null;
+}
+
+/** A result as stored in a `completed` record. */
+export interface StoredResult extends ResultInput {
+  /** `fresh` from `complete`, `receipt_reconciled` from `reconcile`. */
+  delivery: StoredDelivery;
+  /** When the record completed (epoch ms from the injected clock). */
+  completed_at: number;
+}
+
+/** One idempotency record, as `get` returns it. Times are epoch ms from the injected clock. */
+export interface IdempotencyRecord {
+  /** The idempotency key (1..256 characters). */
+  key: string;
+  /** The request digest of the business intent that first claimed the key. */
+  request_sha256: Sha256Hex;
+  state: IdempotencyState;
+  /** The host that holds or last held the claim (diagnostics only; fencing uses the token). */
+  owner: string;
+  /** Grows by one on every new claim of the key (first claim, takeover, claim after release). */
+  fencing_token: number;
+  /** Until when the owner's lease runs (claimed: to start; started: to report back). */
+  lease_expires_at: number;
+  created_at: number;
+  updated_at: number;
+  /** The stored result: present exactly when `state` is `completed`. */
+  result: StoredResult | null;
+}
+
+export interface ClaimInput {
+  /** The idempotency key (1..256 characters, no NUL, no unpaired surrogate). */
+  key: string;
+  /** The request digest (`binding.request_sha256`) of the call that wants to run. */
+  request_sha256: Sha256Hex;
+  /** Who claims (a host or process id), for diagnostics. */
+  owner: string;
+  /** How long the claim may sit before `markStarted` (positive ms). */
+  lease_ms: number;
+}
+
+/** The answer to a claim. Exactly one of five, decided atomically. */
+export type ClaimOutcome =
+  /** Run it: call `markStarted` right before the handler, then `complete`/`markUnknown`/`release`. */
+  | { kind: 'claimed'; fencing_token: number; lease_expires_at: number; took_over: boolean }
+  /** Another owner holds a live lease (claimed or running). Retry after `retry_after_ms`. */
+  | { kind: 'in_progress'; lease_expires_at: number; retry_after_ms: number }
+  /**
+   * The call already completed. The dispatcher may replay `result` as `delivery: local_replay`
+   * only after re-running every authorization gate for the current call.
+   */
+  | { kind: 'completed'; result: StoredResult; delivery: 'local_replay' }
+  /**
+   * The handler started and never reported back: it may or may not have committed. Answer
+   * OUTCOME_UNKNOWN with recovery `query_status`; NEVER run the handler again.
+   */
+  | { kind: 'outcome_unknown'; recovery: 'query_status' }
+  /** The key is held by a different request digest: IDEMPOTENCY_CONFLICT (human review). */
+  | { kind: 'conflict' };
+
+/** Why a fenced write was refused. */
+export type FenceFailure =
+  /** No record for the key. */
+  | 'not_found'
+  /** The caller's fencing token is stale: another claim took the key over. */
+  | 'fenced'
+  /** The record is not in a state this transition starts from. */
+  | 'wrong_state'
+  /** `markStarted` after the claim's lease ran out: do not start the handler; `release` instead. */
+  | 'lease_expired'
+  /** `reconcile` with a different request digest. */
+  | 'conflict';
+
+/** The answer to a fenced write. A refused write changed nothing. */
+export type FencedOutcome =
+  | { ok: true; record: IdempotencyRecord }
+  | { ok: false; reason: FenceFailure; state: IdempotencyState | null };
+
+export interface FencedInput {
+  key: string;
+  /** The token from the `claimed` outcome. */
+  fencing_token: number;
+}
+
+export interface MarkStartedInput extends FencedInput {
+  /**
+   * How long the handler may run before other claims treat the record as outcome unknown
+   * (positive ms). Set it above the handler deadline.
+   */
+  lease_ms: number;
+}
+
+export interface CompleteInput extends FencedInput {
+  result: ResultInput;
+}
+
+export interface ReconcileInput {
+  key: string;
+  /** Must equal the record's digest; otherwise `conflict`. */
+  request_sha256: Sha256Hex;
+  /** The sealed result built from the receipt the status query found. */
+  result: ResultInput;
+}
+
+export interface PurgeInput {
+  /** Retention: records that finished at least this long ago (ms, by the injected clock) go. */
+  older_than_ms: number;
+}
+
+/**
+ * Idempotency records for writes: the specification's delivery and recovery rules. Every method
+ * is atomic on its own; implementations must give the same answers as the in-memory store (the
+ * conformance suite checks it). See the package README for the state diagram.
+ */
+export interface IdempotencyStore {
+  /** Atomically claims `key` for `request_sha256`, or says why not. */
+  claim(input: ClaimInput): Promise<ClaimOutcome>;
+  /** claimed → started, just before the handler runs; renews the lease to `now + lease_ms`. */
+  markStarted(input: MarkStartedInput): Promise<FencedOutcome>;
+  /** started → completed with the sealed result and receipt (`delivery: fresh`). */
+  complete(input: CompleteInput): Promise<FencedOutcome>;
+  /** claimed → released: the handler definitely did not start (e.g. timeout before execute). */
+  release(input: FencedInput): Promise<FencedOutcome>;
+  /** started → unknown: the handler started and did not report back (deadline). */
+  markUnknown(input: FencedInput): Promise<FencedOutcome>;
+  /** unknown → completed (`delivery: receipt_reconciled`): a status query found the receipt. */
+  reconcile(input: ReconcileInput): Promise<FencedOutcome>;
+  /** The record for `key`, or `undefined`. */
+  get(key: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Retention: deletes `completed` and `released` records that finished, and `claimed` records
+   * whose lease ran out (never started), at least `older_than_ms` ago. Never deletes `started` or
+   * `unknown` records. Returns how many were deleted.
+   */
+  purgeExpired(input: PurgeInput): Promise<number>;
+}

@@ -1,0 +1,75 @@
+export { type Clock, systemClock, ManualClock, readClock } from './clock.js';
+export { StoreInputError } from './store-input-error.js';
+export {
+  MAX_IDENTIFIER_LENGTH,
+  checkStorableText,
+  checkIdentifier,
+  checkOptionalIdentifier,
+  checkSha256Hex,
+  checkPositiveInteger,
+  checkNonNegativeInteger,
+} from './check-store-input.js';
+export type {
+  IdempotencyState,
+  StoredDelivery,
+  ResultInput,
+  StoredResult,
+  IdempotencyRecord,
+  ClaimInput,
+  ClaimOutcome,
+  FenceFailure,
+  FencedOutcome,
+  FencedInput,
+  MarkStartedInput,
+  CompleteInput,
+  ReconcileInput,
+  PurgeInput,
+  IdempotencyStore,
+} from './idempotency-store.js';
+export {
+  MAX_SEALED_JSON_LENGTH,
+  MAX_RECEIPT_LENGTH,
+  MAX_OWNER_LENGTH,
+  planIdempotencyTransition,
+  checkIdempotencyOperation,
+  type IdempotencyOperation,
+  type PlannedWrite,
+  type IdempotencyPlan,
+} from './plan-idempotency-transition.js';
+export { isPurgeable } from './is-purgeable.js';
+export type {
+  AuditEntryInput,
+  AuditEntry,
+  StoredAuditRow,
+  AuditHead,
+  ChainProblem,
+  ChainVerification,
+  VerifyChainOptions,
+  AuditQuery,
+  AuditPageRequest,
+  AuditPage,
+  AuditLog,
+  AuditTamper,
+} from './audit-log.js';
+export {
+  AUDIT_CHAIN_DOMAIN,
+  AUDIT_ENTRY_SCHEMA_VERSION,
+  GENESIS_HASH,
+  DEFAULT_MAX_AUDIT_BODY_BYTES,
+  prepareAuditEntry,
+  sealAuditEntry,
+  canonicalAuditRecord,
+  computeAuditEntryHash,
+  formatRecordedAt,
+  auditEntryFromRow,
+  type PreparedAuditEntry,
+  type ChainPosition,
+} from './seal-audit-entry.js';
+export { AuditChainVerifier, type AuditChainVerifierOptions } from './audit-chain-verifier.js';
+export {
+  MAX_AUDIT_PAGE_LIMIT,
+  normalizeAuditQuery,
+  matchesAuditQuery,
+  type NormalizedAuditQuery,
+} from './normalize-audit-query.js';
+export { createMemoryStores, type MemoryStoresOptions, type MemoryStores } from './memory-stores.js';

@@ -1,0 +1,193 @@
+import type { Digester } from '@toolseal/digests';
+import { AuditChainVerifier } from './audit-chain-verifier.js';
+import type {
+  AuditEntry,
+  AuditEntryInput,
+  AuditHead,
+  AuditLog,
+  AuditPage,
+  AuditPageRequest,
+  AuditQuery,
+  AuditTamper,
+  ChainVerification,
+  StoredAuditRow,
+  VerifyChainOptions,
+} from './audit-log.js';
+import { checkIdentifier, checkNonNegativeInteger } from './check-store-input.js';
+import { readClock, type Clock } from './clock.js';
+import type {
+  ClaimInput,
+  ClaimOutcome,
+  CompleteInput,
+  FencedInput,
+  FencedOutcome,
+  IdempotencyRecord,
+  IdempotencyStore,
+  MarkStartedInput,
+  PurgeInput,
+  ReconcileInput,
+} from './idempotency-store.js';
+import { matchesAuditQuery, normalizeAuditQuery } from './normalize-audit-query.js';
+import {
+  checkIdempotencyOperation,
+  planIdempotencyTransition,
+  type IdempotencyOperation,
+  type PlannedWrite,
+} from './plan-idempotency-transition.js';
+import { auditEntryFromRow, formatRecordedAt, GENESIS_HASH, prepareAuditEntry, sealAuditEntry } from './seal-audit-entry.js';
+import { isPurgeable } from './is-purgeable.js';
+
+export interface MemoryStoresOptions {
+  /** The time source for leases, retention and `recorded_at`. */
+  clock: Clock;
+  /** Hashes the audit chain; a keyed digester (`createDigester({ key })`) makes it an HMAC chain. */
+  digester: Digester;
+  /** Largest canonical entry body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface MemoryStores {
+  auditLog: AuditLog;
+  idempotencyStore: IdempotencyStore;
+  /** Test-only raw access to the audit rows. */
+  tamper: AuditTamper;
+}
+
+/**
+ * An audit log and an idempotency store in process memory: for tests, demos and single-process
+ * hosts that accept losing both on restart. Same semantics as the durable stores.
+ */
+export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
+  const { clock, digester } = options;
+  const maxBodyBytes = options.maxBodyBytes;
+  let rows: StoredAuditRow[] = [];
+  let storedHead: AuditHead | null = null;
+  const records = new Map<string, IdempotencyRecord>();
+
+  const auditLog: AuditLog = {
+    async append(input: AuditEntryInput): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
+      const row = sealAuditEntry(
+        prepared,
+        {
+          sequence: (storedHead?.sequence ?? 0) + 1,
+          recorded_at: formatRecordedAt(readClock(clock)),
+          previous_hash: storedHead?.entry_hash ?? GENESIS_HASH,
+        },
+        digester,
+      );
+      rows.push(row);
+      storedHead = { sequence: row.sequence, entry_hash: row.entry_hash };
+      return { ...auditEntryFromRow(row), body: prepared.body };
+    },
+
+    async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
+      const from = verifyOptions.from ?? 1;
+      const startIndex = from === 1 ? 0 : rows.findIndex((row) => row.sequence >= from);
+      const previous = from === 1 ? undefined : rows.find((row) => row.sequence === from - 1);
+      const verifier = new AuditChainVerifier({
+        digester,
+        from,
+        previousHash: from === 1 ? GENESIS_HASH : (previous?.entry_hash ?? null),
+        storedHead,
+        ...(verifyOptions.anchor === undefined ? {} : { anchor: verifyOptions.anchor }),
+      });
+      if (startIndex >= 0) {
+        for (let index = startIndex; index < rows.length; index += 1) {
+          const row = rows[index];
+          if (row === undefined || !verifier.push(row)) break;
+        }
+      }
+      return verifier.finish();
+    },
+
+    async query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage> {
+      const query = normalizeAuditQuery(filter, page);
+      const entries: AuditEntry[] = [];
+      let more = false;
+      for (const row of rows) {
+        if (!matchesAuditQuery(row, query)) continue;
+        if (entries.length === query.limit) {
+          more = true;
+          break;
+        }
+        entries.push(auditEntryFromRow(row));
+      }
+      const last = entries[entries.length - 1];
+      return { entries, next: more && last !== undefined ? last.sequence : null };
+    },
+
+    async head(): Promise<AuditHead | null> {
+      return storedHead === null ? null : { ...storedHead };
+    },
+  };
+
+  function run(operation: IdempotencyOperation): ClaimOutcome | FencedOutcome {
+    const checked = checkIdempotencyOperation(operation);
+    const now = readClock(clock);
+    // A copy: outcomes hand stored results to the caller, who must not be able to edit the store.
+    const stored = records.get(checked.input.key);
+    const current = stored === undefined ? undefined : structuredClone(stored);
+    const plan =
+      checked.type === 'claim'
+        ? planIdempotencyTransition(current, checked, now)
+        : planIdempotencyTransition(current, checked, now);
+    if (plan.write !== null) apply(plan.write);
+    return plan.outcome;
+  }
+
+  function apply(write: PlannedWrite): void {
+    // Single-threaded: the read above and this write cannot interleave with another operation.
+    records.set(write.record.key, structuredClone(write.record));
+  }
+
+  const idempotencyStore: IdempotencyStore = {
+    async claim(input: ClaimInput) {
+      return run({ type: 'claim', input }) as ClaimOutcome;
+    },
+    async markStarted(input: MarkStartedInput) {
+      return run({ type: 'markStarted', input }) as FencedOutcome;
+    },
+    async complete(input: CompleteInput) {
+      return run({ type: 'complete', input }) as FencedOutcome;
+    },
+    async release(input: FencedInput) {
+      return run({ type: 'release', input }) as FencedOutcome;
+    },
+    async markUnknown(input: FencedInput) {
+      return run({ type: 'markUnknown', input }) as FencedOutcome;
+    },
+    async reconcile(input: ReconcileInput) {
+      return run({ type: 'reconcile', input }) as FencedOutcome;
+    },
+    async get(key: string) {
+      const record = records.get(checkIdentifier('key', key));
+      return record === undefined ? undefined : structuredClone(record);
+    },
+    async purgeExpired(input: PurgeInput) {
+      const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
+      let purged = 0;
+      for (const [key, record] of records) {
+        if (isPurgeable(record, cutoff)) {
+          records.delete(key);
+          purged += 1;
+        }
+      }
+      return purged;
+    },
+  };
+
+  const tamper: AuditTamper = {
+    async readRows() {
+      return rows.map((row) => ({ ...row }));
+    },
+    async writeRows(replacement: StoredAuditRow[]) {
+      rows = replacement.map((row) => ({ ...row }));
+    },
+    async writeHead(head: AuditHead | null) {
+      storedHead = head === null ? null : { ...head };
+    },
+  };
+
+  return { auditLog, idempotencyStore, tamper };
+}

@@ -1,0 +1,81 @@
+import type { AuditPageRequest, AuditQuery } from './audit-log.js';
+import { checkIdentifier, checkNonNegativeInteger } from './check-store-input.js';
+import { StoreInputError } from './store-input-error.js';
+
+/** Most entries one `query` page may return. */
+export const MAX_AUDIT_PAGE_LIMIT = 1000;
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+const KIND = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** A checked query: times are in the stored `recorded_at` form, so stores compare them as text. */
+export interface NormalizedAuditQuery {
+  kind: string | null;
+  call_id: string | null;
+  operation_id: string | null;
+  idempotency_key: string | null;
+  /** Inclusive, `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+  from_time: string | null;
+  /** Exclusive, `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+  to_time: string | null;
+  limit: number;
+  /** Return entries with a sequence above this (0 = from the start). */
+  after: number;
+}
+
+/** Checks a query and page (throws StoreInputError on a caller bug). */
+export function normalizeAuditQuery(filter: AuditQuery, page: AuditPageRequest): NormalizedAuditQuery {
+  if (typeof filter !== 'object' || filter === null) throw new StoreInputError('filter', 'must be an object');
+  if (typeof page !== 'object' || page === null) throw new StoreInputError('page', 'must be an object');
+  const limit = page.limit;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE_LIMIT) {
+    throw new StoreInputError('page.limit', `must be an integer from 1 to ${MAX_AUDIT_PAGE_LIMIT}`);
+  }
+  if (filter.kind !== undefined && (typeof filter.kind !== 'string' || !KIND.test(filter.kind))) {
+    throw new StoreInputError('kind', 'must match ^[a-z][a-z0-9_]{0,63}$');
+  }
+  return {
+    kind: filter.kind ?? null,
+    call_id: filter.call_id === undefined ? null : checkIdentifier('call_id', filter.call_id),
+    operation_id: filter.operation_id === undefined ? null : checkIdentifier('operation_id', filter.operation_id),
+    idempotency_key:
+      filter.idempotency_key === undefined ? null : checkIdentifier('idempotency_key', filter.idempotency_key),
+    from_time: filter.from_time === undefined ? null : normalizeTime('from_time', filter.from_time),
+    to_time: filter.to_time === undefined ? null : normalizeTime('to_time', filter.to_time),
+    limit,
+    after: page.after === undefined ? 0 : checkNonNegativeInteger('page.after', page.after),
+  };
+}
+
+/** True when a stored row matches the filter part of a normalized query (for in-memory stores). */
+export function matchesAuditQuery(
+  row: { sequence: number; kind: string; call_id: string | null; operation_id: string | null; idempotency_key: string | null; recorded_at: string },
+  query: NormalizedAuditQuery,
+): boolean {
+  return (
+    row.sequence > query.after &&
+    (query.kind === null || row.kind === query.kind) &&
+    (query.call_id === null || row.call_id === query.call_id) &&
+    (query.operation_id === null || row.operation_id === query.operation_id) &&
+    (query.idempotency_key === null || row.idempotency_key === query.idempotency_key) &&
+    (query.from_time === null || row.recorded_at >= query.from_time) &&
+    (query.to_time === null || row.recorded_at < query.to_time)
+  );
+}
+
+// Stored times have millisecond precision, so a bound with finer digits rounds up: for integer
+// milliseconds t, `t >= 0.4 ms` and `t < 0.4 ms` mean the same as against 1 ms.
+function normalizeTime(field: string, value: unknown): string {
+  const match = typeof value === 'string' ? RFC3339.exec(value) : null;
+  if (match === null) throw new StoreInputError(field, 'must be an RFC 3339 date-time');
+  const [, seconds, fraction = '', zone] = match;
+  const milliseconds = fraction.padEnd(3, '0').slice(0, 3);
+  const roundUp = /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
+  const epochMs = Date.parse(`${seconds}.${milliseconds}${zone}`);
+  if (Number.isNaN(epochMs)) throw new StoreInputError(field, 'must be an RFC 3339 date-time');
+  const rounded = new Date(epochMs + roundUp);
+  if (rounded.getUTCFullYear() > 9999 || rounded.getUTCFullYear() < 1970) {
+    throw new StoreInputError(field, 'must fall between 1970 and 9999');
+  }
+  return rounded.toISOString();
+}

@@ -1,0 +1,271 @@
+import {
+  checkIdentifier,
+  checkPositiveInteger,
+  checkSha256Hex,
+  checkStorableText,
+} from './check-store-input.js';
+import type {
+  ClaimInput,
+  ClaimOutcome,
+  CompleteInput,
+  FencedInput,
+  FencedOutcome,
+  IdempotencyRecord,
+  IdempotencyState,
+  MarkStartedInput,
+  ReconcileInput,
+  ResultInput,
+} from './idempotency-store.js';
+import { StoreInputError } from './store-input-error.js';
+
+/** Longest sealed result a store accepts, in UTF-16 code units (about 4 MiB of ASCII). */
+export const MAX_SEALED_JSON_LENGTH = 4 * 1024 * 1024;
+/** Longest downstream receipt a store accepts (matches `Downstream.receipt`). */
+export const MAX_RECEIPT_LENGTH = 256;
+/** Longest owner name a store accepts. */
+export const MAX_OWNER_LENGTH = 128;
+
+/** One idempotency operation, with its input already checked. */
+export type IdempotencyOperation =
+  | { type: 'claim'; input: ClaimInput }
+  | { type: 'markStarted'; input: MarkStartedInput }
+  | { type: 'complete'; input: CompleteInput }
+  | { type: 'release'; input: FencedInput }
+  | { type: 'markUnknown'; input: FencedInput }
+  | { type: 'reconcile'; input: ReconcileInput };
+
+/**
+ * The write a store must apply atomically for a planned transition: insert only if the key is
+ * absent, or update only if the stored record still has `expected` (fencing token and state; the
+ * pair never repeats for a key, so it works as a version). When the condition fails, the store
+ * re-reads the record and plans again.
+ */
+export type PlannedWrite =
+  | { kind: 'insert'; record: IdempotencyRecord }
+  | { kind: 'update'; record: IdempotencyRecord; expected: { fencing_token: number; state: IdempotencyState } };
+
+export type IdempotencyPlan<O> = { outcome: O; write: PlannedWrite | null };
+
+/**
+ * The whole idempotency state machine as a pure function of (stored record, operation, now).
+ * Every store (in-memory, SQLite, PostgreSQL, third-party) reads the record, calls this, and
+ * applies `write` as a conditional write; that is what keeps their answers identical.
+ */
+export function planIdempotencyTransition(
+  record: IdempotencyRecord | undefined,
+  operation: { type: 'claim'; input: ClaimInput },
+  now: number,
+): IdempotencyPlan<ClaimOutcome>;
+export function planIdempotencyTransition(
+  record: IdempotencyRecord | undefined,
+  operation: Exclude<IdempotencyOperation, { type: 'claim' }>,
+  now: number,
+): IdempotencyPlan<FencedOutcome>;
+export function planIdempotencyTransition(
+  record: IdempotencyRecord | undefined,
+  operation: IdempotencyOperation,
+  now: number,
+): IdempotencyPlan<ClaimOutcome | FencedOutcome> {
+  switch (operation.type) {
+    case 'claim':
+      return planClaim(record, operation.input, now);
+    case 'markStarted':
+      return planFenced(record, operation.input, 'claimed', (current) => {
+        // A claim whose lease ran out may already be someone else's to take over: never start.
+        if (now >= current.lease_expires_at) return 'lease_expired';
+        return { ...current, state: 'started', lease_expires_at: now + operation.input.lease_ms, updated_at: now };
+      });
+    case 'complete':
+      return planFenced(record, operation.input, 'started', (current) => ({
+        ...current,
+        state: 'completed',
+        updated_at: now,
+        result: { ...operation.input.result, delivery: 'fresh', completed_at: now },
+      }));
+    case 'release':
+      return planFenced(record, operation.input, 'claimed', (current) => ({
+        ...current,
+        state: 'released',
+        updated_at: now,
+      }));
+    case 'markUnknown':
+      return planFenced(record, operation.input, 'started', (current) => ({
+        ...current,
+        state: 'unknown',
+        updated_at: now,
+      }));
+    case 'reconcile':
+      return planReconcile(record, operation.input, now);
+  }
+}
+
+function planClaim(
+  record: IdempotencyRecord | undefined,
+  input: ClaimInput,
+  now: number,
+): IdempotencyPlan<ClaimOutcome> {
+  const lease_expires_at = now + input.lease_ms;
+  if (record === undefined) {
+    const fresh: IdempotencyRecord = {
+      key: input.key,
+      request_sha256: input.request_sha256,
+      state: 'claimed',
+      owner: input.owner,
+      fencing_token: 1,
+      lease_expires_at,
+      created_at: now,
+      updated_at: now,
+      result: null,
+    };
+    return {
+      outcome: { kind: 'claimed', fencing_token: 1, lease_expires_at, took_over: false },
+      write: { kind: 'insert', record: fresh },
+    };
+  }
+  // Same key, different business intent: never replay, never run (any state).
+  if (record.request_sha256 !== input.request_sha256) return { outcome: { kind: 'conflict' }, write: null };
+
+  const expected = { fencing_token: record.fencing_token, state: record.state };
+  const leaseLive = now < record.lease_expires_at;
+  switch (record.state) {
+    case 'completed':
+      if (record.result === null) throw new Error('completed idempotency record without a result');
+      return { outcome: { kind: 'completed', result: record.result, delivery: 'local_replay' }, write: null };
+    case 'unknown':
+      return { outcome: { kind: 'outcome_unknown', recovery: 'query_status' }, write: null };
+    case 'started':
+      if (leaseLive) return { outcome: inProgress(record, now), write: null };
+      // The handler started and its owner never reported back within its lease.
+      return {
+        outcome: { kind: 'outcome_unknown', recovery: 'query_status' },
+        write: { kind: 'update', expected, record: { ...record, state: 'unknown', updated_at: now } },
+      };
+    case 'claimed':
+    case 'released': {
+      if (record.state === 'claimed' && leaseLive) return { outcome: inProgress(record, now), write: null };
+      // Nothing ran: take the key over. The new token fences the previous owner's writes.
+      const fencing_token = record.fencing_token + 1;
+      return {
+        outcome: { kind: 'claimed', fencing_token, lease_expires_at, took_over: record.state === 'claimed' },
+        write: {
+          kind: 'update',
+          expected,
+          record: { ...record, state: 'claimed', owner: input.owner, fencing_token, lease_expires_at, updated_at: now },
+        },
+      };
+    }
+  }
+}
+
+function inProgress(record: IdempotencyRecord, now: number): ClaimOutcome {
+  return {
+    kind: 'in_progress',
+    lease_expires_at: record.lease_expires_at,
+    retry_after_ms: Math.max(1, record.lease_expires_at - now),
+  };
+}
+
+function planFenced(
+  record: IdempotencyRecord | undefined,
+  input: FencedInput,
+  from: IdempotencyState,
+  next: (current: IdempotencyRecord) => IdempotencyRecord | 'lease_expired',
+): IdempotencyPlan<FencedOutcome> {
+  if (record === undefined) return refuse('not_found', null);
+  if (record.fencing_token !== input.fencing_token) return refuse('fenced', record.state);
+  if (record.state !== from) return refuse('wrong_state', record.state);
+  const updated = next(record);
+  if (updated === 'lease_expired') return refuse('lease_expired', record.state);
+  return {
+    outcome: { ok: true, record: updated },
+    write: { kind: 'update', expected: { fencing_token: record.fencing_token, state: record.state }, record: updated },
+  };
+}
+
+function planReconcile(
+  record: IdempotencyRecord | undefined,
+  input: ReconcileInput,
+  now: number,
+): IdempotencyPlan<FencedOutcome> {
+  if (record === undefined) return refuse('not_found', null);
+  if (record.request_sha256 !== input.request_sha256) return refuse('conflict', record.state);
+  if (record.state !== 'unknown') return refuse('wrong_state', record.state);
+  const updated: IdempotencyRecord = {
+    ...record,
+    state: 'completed',
+    updated_at: now,
+    result: { ...input.result, delivery: 'receipt_reconciled', completed_at: now },
+  };
+  return {
+    outcome: { ok: true, record: updated },
+    write: { kind: 'update', expected: { fencing_token: record.fencing_token, state: record.state }, record: updated },
+  };
+}
+
+function refuse(reason: Exclude<FencedOutcome, { ok: true }>['reason'], state: IdempotencyState | null) {
+  return { outcome: { ok: false, reason, state } as const, write: null };
+}
+
+/**
+ * Checks and copies an operation's input (throws StoreInputError on a caller bug). Stores call
+ * it before touching storage, so a bad input never causes a partial write.
+ */
+export function checkIdempotencyOperation<T extends IdempotencyOperation>(operation: T): T {
+  const input = operation.input as Partial<ClaimInput & MarkStartedInput & CompleteInput & ReconcileInput>;
+  if (typeof input !== 'object' || input === null) throw new StoreInputError('input', 'must be an object');
+  const key = checkIdentifier('key', input.key);
+  switch (operation.type) {
+    case 'claim':
+      return {
+        type: 'claim',
+        input: {
+          key,
+          request_sha256: checkSha256Hex('request_sha256', input.request_sha256),
+          owner: checkStorableText('owner', input.owner, MAX_OWNER_LENGTH, 1),
+          lease_ms: checkPositiveInteger('lease_ms', input.lease_ms),
+        },
+      } as T;
+    case 'markStarted':
+      return {
+        type: 'markStarted',
+        input: {
+          key,
+          fencing_token: checkPositiveInteger('fencing_token', input.fencing_token),
+          lease_ms: checkPositiveInteger('lease_ms', input.lease_ms),
+        },
+      } as T;
+    case 'complete':
+      return {
+        type: 'complete',
+        input: {
+          key,
+          fencing_token: checkPositiveInteger('fencing_token', input.fencing_token),
+          result: checkResultInput(input.result),
+        },
+      } as T;
+    case 'release':
+    case 'markUnknown':
+      return {
+        type: operation.type,
+        input: { key, fencing_token: checkPositiveInteger('fencing_token', input.fencing_token) },
+      } as T;
+    case 'reconcile':
+      return {
+        type: 'reconcile',
+        input: {
+          key,
+          request_sha256: checkSha256Hex('request_sha256', input.request_sha256),
+          result: checkResultInput(input.result),
+        },
+      } as T;
+  }
+}
+
+function checkResultInput(value: unknown): ResultInput {
+  if (typeof value !== 'object' || value === null) throw new StoreInputError('result', 'must be an object');
+  const result = value as Partial<ResultInput>;
+  const sealed_json = checkStorableText('result.sealed_json', result.sealed_json, MAX_SEALED_JSON_LENGTH, 2);
+  const receipt =
+    result.receipt === null ? null : checkStorableText('result.receipt', result.receipt, MAX_RECEIPT_LENGTH, 1);
+  return { sealed_json, receipt };
+}

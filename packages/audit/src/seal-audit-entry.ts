@@ -1,0 +1,156 @@
+import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
+import { CanonicalizationError, canonicalize, type Digester } from '@toolseal/digests';
+import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js';
+import { checkOptionalIdentifier } from './check-store-input.js';
+import { StoreInputError } from './store-input-error.js';
+
+/** The digest domain of the audit hash chain. */
+export const AUDIT_CHAIN_DOMAIN = 'toolseal.audit_chain.v1';
+/** The `schema_version` inside every canonical entry record. */
+export const AUDIT_ENTRY_SCHEMA_VERSION = 'toolseal-audit-entry-v1';
+/** The `previous_hash` of the first entry. */
+export const GENESIS_HASH: Sha256Hex = '0'.repeat(64);
+/** Default limit on an entry body's canonical UTF-8 size. */
+export const DEFAULT_MAX_AUDIT_BODY_BYTES = 1024 * 1024;
+
+const KIND = /^[a-z][a-z0-9_]{0,63}$/;
+// Year 10000: beyond it `toISOString` changes shape and `recorded_at` stops sorting as text.
+const MAX_RECORDED_AT_MS = 253_402_300_800_000;
+
+/** An entry checked and canonicalized outside the append lock; only the chain fields are missing. */
+export interface PreparedAuditEntry {
+  kind: string;
+  call_id: string | null;
+  operation_id: string | null;
+  idempotency_key: string | null;
+  body: JsonObject;
+  /** RFC 8785 text of `body`. */
+  bodyCanonical: string;
+}
+
+/**
+ * Checks an entry (throws StoreInputError on a caller bug) and canonicalizes its body once, so
+ * the work done while holding the append lock is string assembly and one hash.
+ */
+export function prepareAuditEntry(
+  input: AuditEntryInput,
+  options: { maxBodyBytes?: number } = {},
+): PreparedAuditEntry {
+  if (typeof input !== 'object' || input === null) throw new StoreInputError('entry', 'must be an object');
+  if (typeof input.kind !== 'string' || !KIND.test(input.kind)) {
+    throw new StoreInputError('kind', 'must match ^[a-z][a-z0-9_]{0,63}$');
+  }
+  const body: unknown = input.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new StoreInputError('body', 'must be a JSON object');
+  }
+  let bodyCanonical: string;
+  try {
+    bodyCanonical = canonicalize(body);
+  } catch (error) {
+    if (CanonicalizationError.isInstance(error)) {
+      throw new StoreInputError('body', `cannot be canonicalized (${error.reason} at ${error.path})`);
+    }
+    throw error;
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_AUDIT_BODY_BYTES;
+  if (utf8Length(bodyCanonical) > maxBodyBytes) {
+    throw new StoreInputError('body', `canonical form exceeds ${maxBodyBytes} bytes`);
+  }
+  return {
+    kind: input.kind,
+    call_id: checkOptionalIdentifier('call_id', input.call_id),
+    operation_id: checkOptionalIdentifier('operation_id', input.operation_id),
+    idempotency_key: checkOptionalIdentifier('idempotency_key', input.idempotency_key),
+    body: input.body,
+    bodyCanonical,
+  };
+}
+
+/** Where in the chain an entry goes. */
+export interface ChainPosition {
+  sequence: number;
+  recorded_at: string;
+  previous_hash: Sha256Hex;
+}
+
+/** Builds the stored row of a prepared entry at `position`: its canonical record and hash. */
+export function sealAuditEntry(prepared: PreparedAuditEntry, position: ChainPosition, digester: Digester): StoredAuditRow {
+  const canonical = canonicalAuditRecord(prepared, position);
+  return {
+    sequence: position.sequence,
+    recorded_at: position.recorded_at,
+    kind: prepared.kind,
+    call_id: prepared.call_id,
+    operation_id: prepared.operation_id,
+    idempotency_key: prepared.idempotency_key,
+    previous_hash: position.previous_hash,
+    entry_hash: computeAuditEntryHash(digester, position.previous_hash, canonical),
+    canonical,
+  };
+}
+
+/**
+ * The canonical JSON text of an entry record. Equal to
+ * `canonicalize({ body, call_id, idempotency_key, kind, operation_id, recorded_at, schema_version,
+ * sequence })`, assembled from the body's canonical text (keys are already in RFC 8785 order).
+ */
+export function canonicalAuditRecord(prepared: PreparedAuditEntry, position: ChainPosition): string {
+  return (
+    `{"body":${prepared.bodyCanonical}` +
+    `,"call_id":${canonicalize(prepared.call_id)}` +
+    `,"idempotency_key":${canonicalize(prepared.idempotency_key)}` +
+    `,"kind":${canonicalize(prepared.kind)}` +
+    `,"operation_id":${canonicalize(prepared.operation_id)}` +
+    `,"recorded_at":${canonicalize(position.recorded_at)}` +
+    `,"schema_version":"${AUDIT_ENTRY_SCHEMA_VERSION}"` +
+    `,"sequence":${canonicalize(position.sequence)}}`
+  );
+}
+
+/**
+ * The chain link: H or HMAC (keyed digester) of the canonical
+ * `{ domain: 'toolseal.audit_chain.v1', entry: <canonical record text>, previous_hash }`.
+ */
+export function computeAuditEntryHash(digester: Digester, previous_hash: string, canonical: string): Sha256Hex {
+  return digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash });
+}
+
+/** `recorded_at` for an epoch time: RFC 3339 UTC with milliseconds, fixed width, sortable as text. */
+export function formatRecordedAt(epochMs: number): string {
+  if (!Number.isSafeInteger(epochMs) || epochMs < 0 || epochMs >= MAX_RECORDED_AT_MS) {
+    throw new RangeError('audit clock time must fall between 1970 and 9999');
+  }
+  return new Date(epochMs).toISOString();
+}
+
+/** The API view of a stored row; the body is parsed from the stored canonical text. */
+export function auditEntryFromRow(row: StoredAuditRow): AuditEntry {
+  const record = JSON.parse(row.canonical) as { body: JsonObject };
+  return {
+    sequence: row.sequence,
+    recorded_at: row.recorded_at,
+    kind: row.kind,
+    call_id: row.call_id,
+    operation_id: row.operation_id,
+    idempotency_key: row.idempotency_key,
+    body: record.body,
+    previous_hash: row.previous_hash,
+    entry_hash: row.entry_hash,
+    canonical: row.canonical,
+  };
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff) {
+      bytes += 4;
+      index += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}

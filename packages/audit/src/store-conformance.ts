@@ -1,0 +1,850 @@
+// The conformance suite every audit log and idempotency store runs: in-memory, SQLite, PostgreSQL
+// and third-party stores alike. Framework-agnostic: each case throws (node:assert) on failure.
+//
+//   import { storeConformanceCases } from '@toolseal/audit/conformance';
+//   for (const testCase of storeConformanceCases(factory)) it(testCase.name, testCase.run);
+import assert from 'node:assert/strict';
+import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
+import type { AuditEntry, AuditEntryInput, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
+import { ManualClock, type Clock } from './clock.js';
+import type { ClaimOutcome, FencedOutcome, IdempotencyStore } from './idempotency-store.js';
+import {
+  AUDIT_CHAIN_DOMAIN,
+  AUDIT_ENTRY_SCHEMA_VERSION,
+  GENESIS_HASH,
+  prepareAuditEntry,
+  sealAuditEntry,
+} from './seal-audit-entry.js';
+import { StoreInputError } from './store-input-error.js';
+
+/** What a store factory receives: the suite owns time and the chain key. */
+export interface ConformanceContext {
+  /** Pass it to the store as its clock; the suite moves it. */
+  clock: Clock;
+  /** Pass it to the store as its audit digester. */
+  digester: Digester;
+}
+
+/** A fresh, empty pair of stores for one case, plus raw access for tamper tests. */
+export interface ConformanceStores {
+  auditLog: AuditLog;
+  idempotencyStore: IdempotencyStore;
+  tamper: AuditTamper;
+  /** Releases connections and files; called once the case ends, pass or fail. */
+  close(): Promise<void>;
+}
+
+export type StoreFactory = (context: ConformanceContext) => Promise<ConformanceStores>;
+
+export interface ConformanceCase {
+  name: string;
+  run: () => Promise<void>;
+}
+
+export interface ConformanceOptions {
+  /** How many operations the concurrency cases issue at once (default 64). */
+  concurrency?: number;
+}
+
+/** 2026-07-19T00:00:00.000Z */
+const T0 = Date.UTC(2026, 6, 19);
+const REQUEST_A = 'a'.repeat(64);
+const REQUEST_B = 'b'.repeat(64);
+const OWNER_1 = 'host-1';
+const OWNER_2 = 'host-2';
+const LEASE = 30_000;
+const SEALED_1 = canonicalize({
+  model_result: { data: { note: 'caf\u00e9 \u2615 \u{1F600} "quoted" back\\slash \u0000 nul', amount: 6000 } },
+  protected_audit: { binding: { result_sha256: 'c'.repeat(64) } },
+});
+const SEALED_2 = canonicalize({ model_result: { data: { reconciled: true } } });
+
+interface CaseContext {
+  stores: ConformanceStores;
+  store: IdempotencyStore;
+  log: AuditLog;
+  clock: ManualClock;
+  digester: Digester;
+}
+
+/**
+ * The conformance cases. Each case builds its own stores with `factory` and closes them.
+ * Expected outcomes come from the delivery and recovery rules (spec: OUTCOME_UNKNOWN recovers by
+ * `query_status`, never by a second write; `local_replay` and `receipt_reconciled` deliveries).
+ */
+export function storeConformanceCases(factory: StoreFactory, options: ConformanceOptions = {}): ConformanceCase[] {
+  const concurrency = options.concurrency ?? 64;
+
+  function define(name: string, body: (context: CaseContext) => Promise<void>, key?: Uint8Array): ConformanceCase {
+    return {
+      name,
+      run: async () => {
+        const clock = new ManualClock(T0);
+        const digester = key === undefined ? createDigester() : createDigester({ key });
+        const stores = await factory({ clock, digester });
+        try {
+          await body({ stores, store: stores.idempotencyStore, log: stores.auditLog, clock, digester });
+        } finally {
+          await stores.close();
+        }
+      },
+    };
+  }
+
+  const chainKey = new TextEncoder().encode('conformance chain key, 32 bytes!');
+
+  return [
+    // ---------------------------------------------------------------- idempotency: claims
+    define('claim: a new key is claimed with fencing token 1 and a lease from the injected clock', async ({ store }) => {
+      const outcome = await store.claim(claimInput('key-new'));
+      assert.deepEqual(outcome, { kind: 'claimed', fencing_token: 1, lease_expires_at: T0 + LEASE, took_over: false });
+      assert.deepEqual(await store.get('key-new'), {
+        key: 'key-new',
+        request_sha256: REQUEST_A,
+        state: 'claimed',
+        owner: OWNER_1,
+        fencing_token: 1,
+        lease_expires_at: T0 + LEASE,
+        created_at: T0,
+        updated_at: T0,
+        result: null,
+      });
+      assert.equal(await store.get('key-absent'), undefined);
+    }),
+
+    define('claim: a live lease answers in_progress with its expiry, claimed or started', async ({ store, clock }) => {
+      await store.claim(claimInput('key-live'));
+      clock.advance(10_000);
+      assert.deepEqual(await store.claim(claimInput('key-live', { owner: OWNER_2 })), {
+        kind: 'in_progress',
+        lease_expires_at: T0 + LEASE,
+        retry_after_ms: 20_000,
+      });
+      const marked = await store.markStarted({ key: 'key-live', fencing_token: 1, lease_ms: 5_000 });
+      const started = await store.get('key-live');
+      assert.deepEqual(marked, { ok: true, record: started });
+      assert.equal(started?.state, 'started');
+      assert.equal(started?.lease_expires_at, T0 + 15_000, 'markStarted renews the lease to now + lease_ms');
+      clock.advance(4_999);
+      assert.deepEqual(await store.claim(claimInput('key-live', { owner: OWNER_2 })), {
+        kind: 'in_progress',
+        lease_expires_at: T0 + 15_000,
+        retry_after_ms: 1,
+      });
+    }),
+
+    define('claim: the same key with a different request digest conflicts in every state', async ({ store, clock }) => {
+      const keys = await recordsInEveryState(store, clock);
+      for (const [state, key] of Object.entries(keys)) {
+        assert.deepEqual(await store.claim(claimInput(key, { request: REQUEST_B })), { kind: 'conflict' }, state);
+        assert.equal((await store.get(key))?.request_sha256, REQUEST_A, `${state}: a conflict changes nothing`);
+      }
+    }),
+
+    // ---------------------------------------------------------------- idempotency: fenced writes
+    define('markStarted: refuses a stale token, the wrong state, an unknown key and an expired lease', async ({ store, clock }) => {
+      await store.claim(claimInput('key-start'));
+      assert.deepEqual(await store.markStarted({ key: 'key-start', fencing_token: 2, lease_ms: LEASE }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'claimed',
+      });
+      assert.deepEqual(await store.markStarted({ key: 'key-none', fencing_token: 1, lease_ms: LEASE }), {
+        ok: false,
+        reason: 'not_found',
+        state: null,
+      });
+      assert.equal((await store.markStarted({ key: 'key-start', fencing_token: 1, lease_ms: LEASE })).ok, true);
+      assert.deepEqual(await store.markStarted({ key: 'key-start', fencing_token: 1, lease_ms: LEASE }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'started',
+      });
+
+      await store.claim(claimInput('key-late'));
+      clock.advance(LEASE);
+      assert.deepEqual(await store.markStarted({ key: 'key-late', fencing_token: 1, lease_ms: LEASE }), {
+        ok: false,
+        reason: 'lease_expired',
+        state: 'claimed',
+      });
+      assert.equal((await store.get('key-late'))?.state, 'claimed', 'a refused write changes nothing');
+    }),
+
+    define('complete: stores the sealed result byte for byte; claims replay it as local_replay', async ({ store, clock }) => {
+      await store.claim(claimInput('key-done'));
+      await store.markStarted({ key: 'key-done', fencing_token: 1, lease_ms: LEASE });
+      clock.advance(1_234);
+      const completed = await store.complete({
+        key: 'key-done',
+        fencing_token: 1,
+        result: { sealed_json: SEALED_1, receipt: 'receipt-\u00e9-1' },
+      });
+      const expectedResult = { sealed_json: SEALED_1, receipt: 'receipt-\u00e9-1', delivery: 'fresh', completed_at: T0 + 1_234 };
+      assert.equal(completed.ok, true);
+      assert.deepEqual(completed.ok && completed.record.result, expectedResult);
+      clock.advance(1_000_000);
+      const replay = await store.claim(claimInput('key-done', { owner: OWNER_2 }));
+      assert.deepEqual(replay, { kind: 'completed', result: expectedResult, delivery: 'local_replay' });
+      assert.equal(replay.kind === 'completed' && replay.result.sealed_json === SEALED_1, true);
+      const record = await store.get('key-done');
+      assert.equal(record?.state, 'completed');
+      assert.equal(record?.fencing_token, 1);
+      assert.deepEqual(record?.result, expectedResult);
+    }),
+
+    define('complete: refused for a stale token, before start, twice, and for an unknown key', async ({ store }) => {
+      const result = { sealed_json: SEALED_1, receipt: null };
+      await store.claim(claimInput('key-c'));
+      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: 1, result }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'claimed',
+      });
+      await store.markStarted({ key: 'key-c', fencing_token: 1, lease_ms: LEASE });
+      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: 7, result }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'started',
+      });
+      assert.equal((await store.complete({ key: 'key-c', fencing_token: 1, result })).ok, true);
+      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: 1, result: { sealed_json: SEALED_2, receipt: null } }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'completed',
+      });
+      assert.equal((await store.get('key-c'))?.result?.sealed_json, SEALED_1, 'the first result stays');
+      assert.deepEqual(await store.complete({ key: 'key-none', fencing_token: 1, result }), {
+        ok: false,
+        reason: 'not_found',
+        state: null,
+      });
+    }),
+
+    // ---------------------------------------------------------------- idempotency: leases
+    define('lease takeover: an expired claim is taken over with a new token that fences the old owner', async ({ store, clock }) => {
+      await store.claim(claimInput('key-take'));
+      clock.set(T0 + LEASE - 1);
+      assert.equal((await store.claim(claimInput('key-take', { owner: OWNER_2 }))).kind, 'in_progress', 'one ms before expiry');
+      clock.set(T0 + LEASE);
+      assert.deepEqual(await store.claim(claimInput('key-take', { owner: OWNER_2, lease: 5_000 })), {
+        kind: 'claimed',
+        fencing_token: 2,
+        lease_expires_at: T0 + LEASE + 5_000,
+        took_over: true,
+      });
+      const record = await store.get('key-take');
+      assert.equal(record?.owner, OWNER_2);
+      assert.equal(record?.fencing_token, 2);
+      assert.equal(record?.created_at, T0);
+      // The old owner wakes up: every write with its token is refused.
+      assert.deepEqual(await store.markStarted({ key: 'key-take', fencing_token: 1, lease_ms: LEASE }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'claimed',
+      });
+      assert.deepEqual(await store.release({ key: 'key-take', fencing_token: 1 }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'claimed',
+      });
+      assert.equal((await store.markStarted({ key: 'key-take', fencing_token: 2, lease_ms: LEASE })).ok, true);
+      assert.deepEqual(await store.complete({ key: 'key-take', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: null } }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'started',
+      });
+      assert.deepEqual(await store.markUnknown({ key: 'key-take', fencing_token: 1 }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'started',
+      });
+    }),
+
+    define('outcome unknown: a started record whose lease ran out is never run again', async ({ store, clock }) => {
+      await store.claim(claimInput('key-lost'));
+      await store.markStarted({ key: 'key-lost', fencing_token: 1, lease_ms: 10_000 });
+      clock.advance(10_000);
+      assert.deepEqual(await store.claim(claimInput('key-lost', { owner: OWNER_2 })), {
+        kind: 'outcome_unknown',
+        recovery: 'query_status',
+      });
+      assert.equal((await store.get('key-lost'))?.state, 'unknown');
+      clock.advance(86_400_000);
+      assert.deepEqual(await store.claim(claimInput('key-lost', { owner: OWNER_2 })), {
+        kind: 'outcome_unknown',
+        recovery: 'query_status',
+      });
+      // The first owner reports back too late: its result cannot overwrite the unknown record.
+      assert.deepEqual(await store.complete({ key: 'key-lost', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: 'r' } }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'unknown',
+      });
+      assert.equal((await store.purgeExpired({ older_than_ms: 0 })), 0, 'unknown records are never purged');
+    }),
+
+    define('markUnknown: started → unknown; claims answer outcome_unknown at once', async ({ store }) => {
+      await store.claim(claimInput('key-u'));
+      assert.deepEqual(await store.markUnknown({ key: 'key-u', fencing_token: 1 }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'claimed',
+      });
+      await store.markStarted({ key: 'key-u', fencing_token: 1, lease_ms: LEASE });
+      const marked = await store.markUnknown({ key: 'key-u', fencing_token: 1 });
+      assert.equal(marked.ok && marked.record.state, 'unknown');
+      assert.deepEqual(await store.claim(claimInput('key-u')), { kind: 'outcome_unknown', recovery: 'query_status' });
+      assert.deepEqual(await store.markUnknown({ key: 'key-u', fencing_token: 1 }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'unknown',
+      });
+    }),
+
+    define('reconcile: only unknown → completed, as receipt_reconciled; the digest must match', async ({ store, clock }) => {
+      const result = { sealed_json: SEALED_2, receipt: 'receipt-found' };
+      assert.deepEqual(await store.reconcile({ key: 'key-r', request_sha256: REQUEST_A, result }), {
+        ok: false,
+        reason: 'not_found',
+        state: null,
+      });
+      await store.claim(claimInput('key-r'));
+      assert.deepEqual(await store.reconcile({ key: 'key-r', request_sha256: REQUEST_A, result }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'claimed',
+      });
+      await store.markStarted({ key: 'key-r', fencing_token: 1, lease_ms: LEASE });
+      assert.deepEqual(await store.reconcile({ key: 'key-r', request_sha256: REQUEST_A, result }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'started',
+      });
+      await store.markUnknown({ key: 'key-r', fencing_token: 1 });
+      assert.deepEqual(await store.reconcile({ key: 'key-r', request_sha256: REQUEST_B, result }), {
+        ok: false,
+        reason: 'conflict',
+        state: 'unknown',
+      });
+      clock.advance(500);
+      const reconciled = await store.reconcile({ key: 'key-r', request_sha256: REQUEST_A, result });
+      const expectedResult = { ...result, delivery: 'receipt_reconciled', completed_at: T0 + 500 };
+      assert.deepEqual(reconciled.ok && reconciled.record.result, expectedResult);
+      assert.deepEqual(await store.claim(claimInput('key-r', { owner: OWNER_2 })), {
+        kind: 'completed',
+        result: expectedResult,
+        delivery: 'local_replay',
+      });
+      assert.deepEqual(await store.reconcile({ key: 'key-r', request_sha256: REQUEST_A, result }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'completed',
+      });
+    }),
+
+    define('release: claimed → released; the next claim gets a new token and the old one is fenced', async ({ store, clock }) => {
+      await store.claim(claimInput('key-rel'));
+      const released = await store.release({ key: 'key-rel', fencing_token: 1 });
+      assert.equal(released.ok && released.record.state, 'released');
+      assert.deepEqual(await store.release({ key: 'key-rel', fencing_token: 1 }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'released',
+      });
+      clock.advance(10);
+      assert.deepEqual(await store.claim(claimInput('key-rel', { owner: OWNER_2 })), {
+        kind: 'claimed',
+        fencing_token: 2,
+        lease_expires_at: T0 + 10 + LEASE,
+        took_over: false,
+      });
+      assert.deepEqual(await store.markStarted({ key: 'key-rel', fencing_token: 1, lease_ms: LEASE }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'claimed',
+      });
+      await store.markStarted({ key: 'key-rel', fencing_token: 2, lease_ms: LEASE });
+      assert.deepEqual(await store.release({ key: 'key-rel', fencing_token: 2 }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'started',
+      });
+    }),
+
+    define('retention: purgeExpired deletes only finished records past retention', async ({ store, clock }) => {
+      const keys = await recordsInEveryState(store, clock);
+      // recordsInEveryState leaves the clock at T0 + 2 * LEASE; the claimed record's lease is live.
+      assert.equal(await store.purgeExpired({ older_than_ms: 3_600_000 }), 0);
+      clock.advance(3_600_000);
+      assert.equal(await store.purgeExpired({ older_than_ms: 3_600_000 }), 2, 'completed and released');
+      assert.equal(await store.get(keys.completed), undefined);
+      assert.equal(await store.get(keys.released), undefined);
+      assert.equal((await store.get(keys.unknown))?.state, 'unknown');
+      assert.equal((await store.get(keys.started))?.state, 'started');
+      assert.equal((await store.get(keys.claimed))?.state, 'claimed');
+      clock.advance(LEASE);
+      assert.equal(await store.purgeExpired({ older_than_ms: 3_600_000 }), 1, 'the abandoned claim');
+      assert.equal(await store.get(keys.claimed), undefined);
+      assert.equal((await store.get(keys.started))?.state, 'started', 'started records are never purged');
+      // A purged key is free again: retention must outlast every client's retry horizon.
+      assert.equal((await store.claim(claimInput(keys.completed, { request: REQUEST_B }))).kind, 'claimed');
+    }),
+
+    define('input: malformed inputs throw StoreInputError and write nothing', async ({ store }) => {
+      const bad: Array<() => Promise<unknown>> = [
+        () => store.claim(claimInput('')),
+        () => store.claim(claimInput('k'.repeat(257))),
+        () => store.claim(claimInput('nul\u0000key')),
+        () => store.claim(claimInput('lone\uD800')),
+        () => store.claim(claimInput('key-x', { request: 'A'.repeat(64) })),
+        () => store.claim(claimInput('key-x', { request: 'a'.repeat(63) })),
+        () => store.claim(claimInput('key-x', { lease: 0 })),
+        () => store.claim(claimInput('key-x', { lease: 1.5 })),
+        () => store.claim(claimInput('key-x', { owner: '' })),
+        () => store.markStarted({ key: 'key-x', fencing_token: 0, lease_ms: LEASE }),
+        () => store.complete({ key: 'key-x', fencing_token: 1, result: { sealed_json: 'x\uDC00', receipt: null } }),
+        () => store.complete({ key: 'key-x', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: 'r'.repeat(257) } }),
+        () => store.purgeExpired({ older_than_ms: -1 }),
+        () => store.get(''),
+      ];
+      for (const [index, call] of bad.entries()) {
+        await assert.rejects(call, (error: unknown) => StoreInputError.isInstance(error), `bad input #${index}`);
+      }
+      assert.equal(await store.get('key-x'), undefined);
+      const longest = 'k'.repeat(256);
+      assert.equal((await store.claim(claimInput(longest))).kind, 'claimed', 'a 256-character key is fine');
+      assert.equal((await store.claim(claimInput('\u{1F511} \u00e9'))).kind, 'claimed', 'non-ASCII keys are fine');
+    }),
+
+    define('concurrency: concurrent claims of one key have exactly one winner', async ({ store }) => {
+      const keys = ['key-race-1', 'key-race-2', 'key-race-3', 'key-race-4'];
+      const claims = Array.from({ length: concurrency }, (_, index) =>
+        store.claim(claimInput(keys[index % keys.length] ?? 'key-race-1', { owner: `host-${index}` })),
+      );
+      const outcomes = await Promise.all(claims);
+      for (const key of keys) {
+        const forKey = outcomes.filter((_, index) => keys[index % keys.length] === key);
+        assert.equal(forKey.filter((outcome) => outcome.kind === 'claimed').length, 1, key);
+        assert.equal(forKey.filter((outcome) => outcome.kind === 'in_progress').length, forKey.length - 1, key);
+      }
+      const started = await Promise.all(
+        Array.from({ length: concurrency }, () => store.markStarted({ key: 'key-race-1', fencing_token: 1, lease_ms: LEASE })),
+      );
+      assert.equal(started.filter((outcome) => outcome.ok).length, 1, 'exactly one markStarted wins');
+    }),
+
+    // ---------------------------------------------------------------- audit log
+    define('append: chains entries from the genesis hash with the documented hash', async ({ log, clock, digester }) => {
+      assert.equal(await log.head(), null);
+      const first = await log.append(entryInput(1));
+      clock.advance(1_500);
+      const second = await log.append(entryInput(2));
+      assert.equal(first.sequence, 1);
+      assert.equal(first.previous_hash, GENESIS_HASH);
+      assert.equal(first.recorded_at, '2026-07-19T00:00:00.000Z');
+      assert.equal(second.sequence, 2);
+      assert.equal(second.previous_hash, first.entry_hash);
+      assert.equal(second.recorded_at, '2026-07-19T00:00:01.500Z');
+      for (const entry of [first, second]) {
+        const input = entryInput(entry.sequence);
+        const record = {
+          body: input.body,
+          call_id: input.call_id,
+          idempotency_key: input.idempotency_key,
+          kind: input.kind,
+          operation_id: input.operation_id,
+          recorded_at: entry.recorded_at,
+          schema_version: AUDIT_ENTRY_SCHEMA_VERSION,
+          sequence: entry.sequence,
+        };
+        assert.equal(entry.canonical, canonicalize(record));
+        assert.equal(
+          entry.entry_hash,
+          digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: entry.canonical, previous_hash: entry.previous_hash }),
+        );
+        assert.deepEqual(entry.body, input.body);
+      }
+      assert.deepEqual(await log.head(), { sequence: 2, entry_hash: second.entry_hash });
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: second.entry_hash } });
+    }),
+
+    define('append: a keyed digester makes an HMAC chain', async ({ log, digester }) => {
+      const entry = await log.append(entryInput(1));
+      assert.equal(digester.keyed, true);
+      const unkeyed = createDigester();
+      assert.notEqual(
+        entry.entry_hash,
+        unkeyed.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: entry.canonical, previous_hash: GENESIS_HASH }),
+      );
+      assert.equal(
+        entry.entry_hash,
+        digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: entry.canonical, previous_hash: GENESIS_HASH }),
+      );
+      assert.equal((await log.verifyChain()).ok, true);
+    }, chainKey),
+
+    define('append: bad entries throw StoreInputError and leave the chain unchanged', async ({ log }) => {
+      await log.append(entryInput(1));
+      const bad: AuditEntryInput[] = [
+        { ...entryInput(2), kind: 'Sealed-Call' },
+        { ...entryInput(2), kind: '' },
+        { ...entryInput(2), call_id: '' },
+        { ...entryInput(2), operation_id: 'x'.repeat(257) },
+        { ...entryInput(2), idempotency_key: 'nul\u0000' },
+        { ...entryInput(2), body: { text: 'lone \uD800 surrogate' } },
+        { ...entryInput(2), body: { value: Number.NaN } },
+        { ...entryInput(2), body: { big: 'x'.repeat(1024 * 1024) } },
+        { ...entryInput(2), body: [1, 2] as unknown as AuditEntryInput['body'] },
+      ];
+      for (const [index, entry] of bad.entries()) {
+        await assert.rejects(log.append(entry), (error: unknown) => StoreInputError.isInstance(error), `bad entry #${index}`);
+      }
+      assert.equal((await log.head())?.sequence, 1);
+      const next = await log.append(entryInput(2));
+      assert.equal(next.sequence, 2, 'no sequence was consumed by a rejected entry');
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: next.entry_hash } });
+    }),
+
+    define('append: bodies round-trip exactly through the stored canonical text', async ({ log }) => {
+      const body = {
+        text: 'caf\u00e9 \u{1F600} "q" \\ \u0000 \u001f \u2028 </script>',
+        numbers: [0, -0.5, 1e21, 1e-7, 9007199254740991, 123.456],
+        nested: { z: null, a: [true, false, {}], '\u00e9': 'e acute', '': 'empty key' },
+        __proto__key: 'plain',
+      };
+      const appended = await log.append({ kind: 'sealed_call', call_id: 'call-\u00e9', operation_id: null, idempotency_key: null, body });
+      const page = await log.query({ call_id: 'call-\u00e9' }, { limit: 10 });
+      assert.equal(page.entries.length, 1);
+      const [stored] = page.entries;
+      assert.equal(stored?.canonical, appended.canonical);
+      assert.equal(canonicalize(stored?.body), canonicalize(body));
+      assert.deepEqual(stored, { ...appended, body: stored?.body });
+      assert.equal((await log.verifyChain()).ok, true);
+    }),
+
+    define('query: filters by call id, operation id, idempotency key, kind and time range', async ({ log, clock }) => {
+      const appended: AuditEntry[] = [];
+      for (let index = 1; index <= 12; index += 1) {
+        appended.push(
+          await log.append({
+            kind: index % 3 === 0 ? 'reconciliation' : 'sealed_call',
+            call_id: `call-${index % 4}`,
+            operation_id: `op-${index}`,
+            idempotency_key: index % 2 === 0 ? 'key-even' : null,
+            body: { index },
+          }),
+        );
+        clock.advance(1_000);
+      }
+      const sequences = async (filter: Parameters<AuditLog['query']>[0]) =>
+        (await log.query(filter, { limit: 100 })).entries.map((entry) => entry.sequence);
+      assert.deepEqual(await sequences({}), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      assert.deepEqual(await sequences({ call_id: 'call-1' }), [1, 5, 9]);
+      assert.deepEqual(await sequences({ operation_id: 'op-7' }), [7]);
+      assert.deepEqual(await sequences({ idempotency_key: 'key-even' }), [2, 4, 6, 8, 10, 12]);
+      assert.deepEqual(await sequences({ kind: 'reconciliation' }), [3, 6, 9, 12]);
+      assert.deepEqual(await sequences({ kind: 'reconciliation', idempotency_key: 'key-even' }), [6, 12]);
+      assert.deepEqual(await sequences({ call_id: 'call-9' }), []);
+      // Entry n was recorded at T0 + (n - 1) s; from is inclusive, to exclusive.
+      assert.deepEqual(await sequences({ from_time: '2026-07-19T00:00:03Z', to_time: '2026-07-19T00:00:06.000Z' }), [4, 5, 6]);
+      assert.deepEqual(await sequences({ from_time: '2026-07-19T02:00:03+02:00', to_time: '2026-07-19T00:00:05Z' }), [4, 5]);
+      assert.deepEqual(await sequences({ from_time: '2026-07-19T00:00:02.0001Z' }), [4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      assert.deepEqual(await sequences({ to_time: '2026-07-19T00:00:00Z' }), []);
+      const entry = (await log.query({ operation_id: 'op-7' }, { limit: 1 })).entries[0];
+      assert.deepEqual(entry, appended[6]);
+      await assert.rejects(log.query({ from_time: '19 July 2026' }, { limit: 10 }), (error: unknown) => StoreInputError.isInstance(error));
+      await assert.rejects(log.query({}, { limit: 0 }), (error: unknown) => StoreInputError.isInstance(error));
+      await assert.rejects(log.query({}, { limit: 1001 }), (error: unknown) => StoreInputError.isInstance(error));
+    }),
+
+    define('query: pages with limit and the next cursor', async ({ log }) => {
+      for (let index = 1; index <= 7; index += 1) {
+        await log.append({ ...entryInput(index), call_id: index === 4 ? 'call-other' : 'call-page' });
+      }
+      const seen: number[][] = [];
+      let after: number | undefined;
+      for (;;) {
+        const page = await log.query({ call_id: 'call-page' }, after === undefined ? { limit: 2 } : { limit: 2, after });
+        seen.push(page.entries.map((entry) => entry.sequence));
+        if (page.next === null) break;
+        after = page.next;
+      }
+      assert.deepEqual(seen, [[1, 2], [3, 5], [6, 7]]);
+      const exact = await log.query({}, { limit: 7 });
+      assert.equal(exact.entries.length, 7);
+      assert.equal(exact.next, null, 'no next page when the page ends exactly at the last entry');
+      assert.deepEqual(await log.query({}, { limit: 5, after: 7 }), { entries: [], next: null });
+    }),
+
+    define('verifyChain: empty and intact logs verify; from and anchor', async ({ log }) => {
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 0, head: null });
+      const entries = await appendMany(log, 6);
+      const head = { sequence: 6, entry_hash: entries[5]?.entry_hash ?? '' };
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 6, head });
+      assert.deepEqual(await log.verifyChain({ from: 4 }), { ok: true, checked: 3, head });
+      const anchor = { sequence: 3, entry_hash: entries[2]?.entry_hash ?? '' };
+      assert.deepEqual(await log.verifyChain({ anchor }), { ok: true, checked: 6, head });
+      assert.deepEqual(await log.verifyChain({ anchor: { sequence: 3, entry_hash: 'f'.repeat(64) } }), {
+        ok: false,
+        position: 3,
+        problem: 'edited',
+        detail: 'anchor_mismatch',
+      });
+      assert.deepEqual(await log.verifyChain({ anchor: { sequence: 9, entry_hash: 'f'.repeat(64) } }), {
+        ok: false,
+        position: 7,
+        problem: 'deleted',
+        detail: 'anchor_beyond_end',
+      });
+    }),
+
+    define('concurrency: concurrent appends form one linear chain', async ({ log }) => {
+      const appended = await Promise.all(Array.from({ length: concurrency }, (_, index) => log.append(entryInput(index + 1))));
+      const sequences = appended.map((entry) => entry.sequence).sort((a, b) => a - b);
+      assert.deepEqual(sequences, Array.from({ length: concurrency }, (_, index) => index + 1));
+      const verification = await log.verifyChain();
+      assert.equal(verification.ok, true);
+      assert.equal(verification.ok && verification.checked, concurrency);
+    }),
+
+    // ---------------------------------------------------------------- audit log: tampering
+    ...tamperCases(define, chainKey),
+  ];
+}
+
+type Define = (name: string, body: (context: CaseContext) => Promise<void>, key?: Uint8Array) => ConformanceCase;
+
+function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
+  const N = 8;
+  const K = 4;
+  const attackerDigester = createDigester({ key: new TextEncoder().encode('an attacker does not have the key') });
+
+  async function expectProblem(log: AuditLog, expected: { position: number; problem: string; detail?: string }) {
+    const verification = await log.verifyChain();
+    assert.equal(verification.ok, false, 'the tampering is detected');
+    if (verification.ok) return;
+    assert.equal(verification.problem, expected.problem);
+    assert.equal(verification.position, expected.position);
+    if (expected.detail !== undefined) assert.equal(verification.detail, expected.detail);
+  }
+
+  function rowAt(rows: StoredAuditRow[], sequence: number): StoredAuditRow {
+    const row = rows.find((candidate) => candidate.sequence === sequence);
+    assert.ok(row, `row ${sequence}`);
+    return row;
+  }
+
+  function forge(sequence: number, previous_hash: string, digester: Digester, recorded_at = '2026-07-19T00:00:00.000Z') {
+    const prepared = prepareAuditEntry({ kind: 'approval', call_id: 'call-forged', operation_id: null, idempotency_key: null, body: { approved: true } });
+    return sealAuditEntry(prepared, { sequence, recorded_at, previous_hash }, digester);
+  }
+
+  return [
+    define('tamper: an edited body is detected at its position', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      const target = rowAt(rows, K);
+      target.canonical = target.canonical.replace('"amount":4', '"amount":9');
+      await stores.tamper.writeRows(rows);
+      await expectProblem(log, { position: K, problem: 'edited', detail: 'entry_hash_mismatch' });
+    }),
+
+    define('tamper: an edited query column is detected at its position', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      rowAt(rows, K).call_id = 'call-hidden';
+      await stores.tamper.writeRows(rows);
+      await expectProblem(log, { position: K, problem: 'edited', detail: 'column_mismatch' });
+    }),
+
+    define('tamper: a re-serialized (non-canonical) entry is detected', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      const target = rowAt(rows, K);
+      target.canonical = JSON.stringify(JSON.parse(target.canonical), null, 1);
+      await stores.tamper.writeRows(rows);
+      await expectProblem(log, { position: K, problem: 'edited', detail: 'not_canonical' });
+    }),
+
+    define('tamper: an edit re-hashed without the key is detected at its position', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      const target = rowAt(rows, K);
+      target.canonical = target.canonical.replace('"amount":4', '"amount":9');
+      target.entry_hash = attackerDigester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: target.canonical, previous_hash: target.previous_hash });
+      await stores.tamper.writeRows(rows);
+      await expectProblem(log, { position: K, problem: 'edited', detail: 'entry_hash_mismatch' });
+    }, chainKey),
+
+    define('tamper: a deleted entry is detected at its position', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      await stores.tamper.writeRows(rows.filter((row) => row.sequence !== K));
+      await expectProblem(log, { position: K, problem: 'deleted' });
+    }),
+
+    define('tamper: a deleted and renumbered entry is detected at its position', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      const kept = rows.filter((row) => row.sequence !== K).map((row) => (row.sequence > K ? { ...row, sequence: row.sequence - 1 } : row));
+      await stores.tamper.writeRows(kept);
+      await expectProblem(log, { position: K, problem: 'deleted' });
+    }),
+
+    define('tamper: a truncated tail is detected against the stored head and an anchor', async ({ log, stores }) => {
+      const entries = await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      await stores.tamper.writeRows(rows.filter((row) => row.sequence < N - 1));
+      await expectProblem(log, { position: N - 1, problem: 'deleted', detail: 'truncated' });
+      // An attacker who also rewinds the stored head is caught by a head saved elsewhere.
+      const previous = rowAt(rows, N - 2);
+      await stores.tamper.writeHead({ sequence: N - 2, entry_hash: previous.entry_hash });
+      assert.equal((await log.verifyChain()).ok, true, 'without an anchor the shorter chain is self-consistent');
+      const anchor = { sequence: N, entry_hash: entries[N - 1]?.entry_hash ?? '' };
+      assert.deepEqual(await log.verifyChain({ anchor }), {
+        ok: false,
+        position: N - 1,
+        problem: 'deleted',
+        detail: 'anchor_beyond_end',
+      });
+    }),
+
+    define('tamper: a forged entry inserted without the key is detected at its position', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      const forged = forge(K, rowAt(rows, K - 1).entry_hash, attackerDigester);
+      const shifted = rows.map((row) => (row.sequence >= K ? { ...row, sequence: row.sequence + 1 } : row));
+      shifted.splice(K - 1, 0, forged);
+      await stores.tamper.writeRows(shifted);
+      await expectProblem(log, { position: K, problem: 'inserted', detail: 'forged_entry' });
+    }, chainKey),
+
+    define('tamper: a self-consistent forged entry (unkeyed chain) is detected at its position', async ({ log, stores, digester }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      const forged = forge(K, rowAt(rows, K - 1).entry_hash, digester);
+      const shifted = rows.map((row) => (row.sequence >= K ? { ...row, sequence: row.sequence + 1 } : row));
+      shifted.splice(K - 1, 0, forged);
+      await stores.tamper.writeRows(shifted);
+      await expectProblem(log, { position: K, problem: 'inserted', detail: 'forked' });
+    }),
+
+    define('tamper: a replayed copy of an earlier entry is detected where it was inserted', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      await stores.tamper.writeRows([...rows, { ...rowAt(rows, 2), sequence: N + 1 }]);
+      await expectProblem(log, { position: N + 1, problem: 'inserted', detail: 'sequence_repeated' });
+    }),
+
+    define('tamper: an entry appended behind the stored head is detected', async ({ log, stores, digester }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      await stores.tamper.writeRows([...rows, forge(N + 1, rowAt(rows, N).entry_hash, digester)]);
+      await expectProblem(log, { position: N + 1, problem: 'inserted', detail: 'beyond_head' });
+    }),
+
+    define('tamper: swapped entries are detected as reordered at the first position', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      const a = rowAt(rows, K);
+      const b = rowAt(rows, K + 1);
+      const swapped = rows.map((row) =>
+        row.sequence === K ? { ...b, sequence: K } : row.sequence === K + 1 ? { ...a, sequence: K + 1 } : row,
+      );
+      await stores.tamper.writeRows(swapped);
+      await expectProblem(log, { position: K, problem: 'reordered' });
+    }),
+
+    define('tamper: a moved entry is detected as reordered where it went missing', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      // Entry 2 moved to the end; every column renumbered so the storage order is 1,3,4,...,N,2.
+      const order = [1, ...Array.from({ length: N - 2 }, (_, index) => index + 3), 2];
+      await stores.tamper.writeRows(order.map((sequence, index) => ({ ...rowAt(rows, sequence), sequence: index + 1 })));
+      await expectProblem(log, { position: 2, problem: 'reordered' });
+    }),
+
+    define('tamper: a rewritten previous_hash is detected as a broken link', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      rowAt(rows, K).previous_hash = 'e'.repeat(64);
+      await stores.tamper.writeRows(rows);
+      await expectProblem(log, { position: K, problem: 'broken_link' });
+    }),
+
+    define('tamper: a full unkeyed rewrite is caught only by an anchor kept outside the store', async ({ log, stores, digester }) => {
+      const entries = await appendMany(log, N);
+      const anchor = { sequence: N - 1, entry_hash: entries[N - 2]?.entry_hash ?? '' };
+      const rows = await stores.tamper.readRows();
+      let previous = rowAt(rows, K - 1).entry_hash;
+      const rewritten = rows.map((row) => {
+        if (row.sequence < K) return row;
+        const canonical = row.sequence === K ? row.canonical.replace('"amount":4', '"amount":9') : row.canonical;
+        const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash: previous });
+        const next = { ...row, canonical, previous_hash: previous, entry_hash };
+        previous = entry_hash;
+        return next;
+      });
+      await stores.tamper.writeRows(rewritten);
+      await stores.tamper.writeHead({ sequence: N, entry_hash: previous });
+      assert.equal((await log.verifyChain()).ok, true, 'self-consistent without a key or an anchor');
+      assert.deepEqual(await log.verifyChain({ anchor }), {
+        ok: false,
+        position: N - 1,
+        problem: 'edited',
+        detail: 'anchor_mismatch',
+      });
+    }),
+
+    define('tamper: verifyChain from a later position trusts the entry before it', async ({ log, stores }) => {
+      await appendMany(log, N);
+      const rows = await stores.tamper.readRows();
+      rowAt(rows, 2).call_id = 'call-hidden';
+      await stores.tamper.writeRows(rows);
+      assert.equal((await log.verifyChain({ from: 3 })).ok, true);
+      await expectProblem(log, { position: 2, problem: 'edited' });
+      await stores.tamper.writeRows(rows.filter((row) => row.sequence !== 4));
+      assert.deepEqual(await log.verifyChain({ from: 5 }), { ok: false, position: 4, problem: 'deleted', detail: 'missing' });
+    }),
+  ];
+}
+
+function claimInput(key: string, options: { request?: string; owner?: string; lease?: number } = {}) {
+  return { key, request_sha256: options.request ?? REQUEST_A, owner: options.owner ?? OWNER_1, lease_ms: options.lease ?? LEASE };
+}
+
+function entryInput(index: number): AuditEntryInput {
+  return {
+    kind: 'sealed_call',
+    call_id: `call-${index}`,
+    operation_id: `op-${index}`,
+    idempotency_key: index % 2 === 0 ? `key-${index}` : null,
+    body: { amount: index, result_sha256: 'd'.repeat(64), note: `entry ${index}` },
+  };
+}
+
+async function appendMany(log: AuditLog, count: number): Promise<AuditEntry[]> {
+  const entries: AuditEntry[] = [];
+  for (let index = 1; index <= count; index += 1) entries.push(await log.append(entryInput(index)));
+  return entries;
+}
+
+/** One record in each state, all for REQUEST_A; leaves the clock at T0 + 2 * LEASE. */
+async function recordsInEveryState(store: IdempotencyStore, clock: ManualClock) {
+  const keys = { claimed: 'key-s-claimed', started: 'key-s-started', completed: 'key-s-completed', unknown: 'key-s-unknown', released: 'key-s-released' };
+  const expectOk = (outcome: FencedOutcome | ClaimOutcome) =>
+    assert.ok('ok' in outcome ? outcome.ok : outcome.kind === 'claimed', JSON.stringify(outcome));
+  for (const key of Object.values(keys)) {
+    if (key !== keys.claimed) expectOk(await store.claim(claimInput(key)));
+  }
+  expectOk(await store.markStarted({ key: keys.started, fencing_token: 1, lease_ms: 10 * 3_600_000 }));
+  expectOk(await store.markStarted({ key: keys.completed, fencing_token: 1, lease_ms: LEASE }));
+  expectOk(await store.complete({ key: keys.completed, fencing_token: 1, result: { sealed_json: SEALED_1, receipt: 'r-1' } }));
+  expectOk(await store.markStarted({ key: keys.unknown, fencing_token: 1, lease_ms: LEASE }));
+  expectOk(await store.markUnknown({ key: keys.unknown, fencing_token: 1 }));
+  expectOk(await store.release({ key: keys.released, fencing_token: 1 }));
+  clock.advance(2 * LEASE);
+  expectOk(await store.claim(claimInput(keys.claimed)));
+  return keys;
+}
