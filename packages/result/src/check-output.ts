@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
-import { ajvErrorsToReasons, checkUntrustedValue, scanSensitiveKeys, utf8LengthWithin } from '@toolseal/guard';
+import { ajvErrorsToReasons, checkUntrustedValue, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
 import { jsonEqual, valueAt, valuesAtTemplate } from './json-pointer.js';
 import type { OutputViolation } from './output-violation.js';
@@ -115,7 +115,7 @@ export function checkOutputData(
     }
   }
 
-  for (const hit of scanSensitiveKeys(data, { extraKeys: tool.sensitiveExtra })) {
+  for (const hit of tool.scanSensitiveKeys(data)) {
     // Point at the object holding the key, never at the (attacker-chosen) key itself.
     violations.push({ rule: 'sensitive_key', path: `${prefix}${contractSafePath(parentPath(hit.path))}` });
   }

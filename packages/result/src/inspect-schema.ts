@@ -48,9 +48,18 @@ function typesOf(node: Record<string, unknown>): string[] | null {
   return null;
 }
 
-/** An output node declares exactly one type: the pinned Ajv's strict mode forbids union types. */
-function singleTypeOf(node: Record<string, unknown>): string | null {
-  return typeof node.type === 'string' ? node.type : null;
+/**
+ * An output node declares one type, or one type and `"null"` (the only union the pinned Ajv's
+ * strict mode accepts). Returns the non-null type and whether `null` is allowed.
+ */
+function outputTypeOf(node: Record<string, unknown>): { type: string; nullable: boolean } | null {
+  const { type } = node;
+  if (typeof type === 'string') return { type, nullable: false };
+  if (Array.isArray(type) && type.length === 2 && type.includes('null')) {
+    const other = type.find((item) => item !== 'null');
+    if (typeof other === 'string' && other !== 'null') return { type: other, nullable: true };
+  }
+  return null;
 }
 
 /**
@@ -69,7 +78,8 @@ export function inspectOutputSchema(schema: unknown): SchemaInspection {
     inspection.problems.push('output_schema must be an object');
     return inspection;
   }
-  if (singleTypeOf(schema) !== 'object') {
+  const root = outputTypeOf(schema);
+  if (root === null || root.type !== 'object' || root.nullable) {
     inspection.problems.push('output_schema root must be { "type": "object" } (model_result.data is an object)');
   }
   if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12) {
@@ -97,11 +107,12 @@ function walkOutput(
     inspection.problems.push(`${where}: every subschema must be an object (boolean schemas are not exact)`);
     return;
   }
-  const type = singleTypeOf(node);
-  if (type === null) {
-    inspection.problems.push(`${where}: every subschema must declare one "type" (a string; strict mode has no union types)`);
+  const declared = outputTypeOf(node);
+  if (declared === null) {
+    inspection.problems.push(`${where}: every subschema must declare one "type" (or one type and "null")`);
     return;
   }
+  const { type } = declared;
   if (!TYPES.has(type)) {
     inspection.problems.push(`${where}: unknown type ${JSON.stringify(type)}`);
     return;

@@ -1,9 +1,13 @@
 /**
  * JSON Schemas (2020-12) of the sealed package, kept beside the code that relies on them: the
- * model-visible v2 result (its `data` is checked by the tool's own output schema) and the
- * protected audit. They restate `@toolseal/contracts` exactly; a test compares them with the
- * generated `schemas/*.json` on the same samples.
+ * model-visible v2 result and the protected audit. They restate the generated
+ * `@toolseal/contracts` schemas (a test runs both on the same samples and requires the same
+ * verdicts) with one deliberate difference: `data` is only required to be an object or `null`
+ * here, because the tool's exact output schema validates it right after, and walking it twice
+ * (the generated schema checks every nested JSON value) would double the cost on large results.
  */
+
+import { ERROR_CODES } from '@toolseal/errors';
 
 const SHA256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 const REVISION = { type: 'string', minLength: 1, maxLength: 64 } as const;
@@ -26,7 +30,7 @@ export const MODEL_RESULT_SCHEMA = {
           additionalProperties: false,
           required: ['code', 'category', 'safe_message', 'recovery', 'retry_after_ms', 'reasons'],
           properties: {
-            code: { type: 'string', pattern: '^[A-Z][A-Z_]{0,63}$' },
+            code: { type: 'string', enum: [...ERROR_CODES] },
             category: {
               type: 'string',
               enum: ['input', 'access', 'business_rule', 'state', 'approval', 'availability', 'execution', 'conflict', 'contract'],

@@ -49,6 +49,15 @@ describe('createToolRegistry', () => {
     expect(registry.unregisteredContract.producer_revision).toBe(DEFAULT_CONTROL_PROVENANCE.producer_revision);
   });
 
+  it('accepts a nullable field (one type and "null")', () => {
+    const spec = withOutput((schema) => {
+      (schema.properties as Record<string, unknown>).next_page = { type: ['integer', 'null'], minimum: 2, maximum: 50 };
+    });
+    const tool = createToolRegistry([spec]).get('kb_search');
+    expect(tool?.validateOutput({ hits: [], next_page: null })).toBe(true);
+    expect(tool?.validateOutput({ hits: [], next_page: 'x' })).toBe(false);
+  });
+
   it('fills unspecified limits from the defaults', () => {
     const spec = copy(specs.getOrder);
     spec.limits = { maxBytes: 100 };
@@ -140,7 +149,8 @@ describe('createToolRegistry', () => {
       ['$ref', (schema) => ((schema.properties as Record<string, unknown>).next_page = { $ref: '#/$defs/page' }), /declare one "type"/],
       ['a string without maxLength', (_schema, spec) => delete (hitSchema(spec).properties as Record<string, Record<string, unknown>>).snippet!.maxLength, /snippet: a string needs "maxLength"/],
       ['an array without maxItems', (schema) => delete (schema.properties as { hits: Record<string, unknown> }).hits.maxItems, /an array needs "maxItems"/],
-      ['a union type', (schema) => ((schema.properties as Record<string, unknown>).next_page = { type: ['integer', 'null'] }), /one "type"/],
+      ['a union type', (schema) => ((schema.properties as Record<string, unknown>).next_page = { type: ['integer', 'string'] }), /one "type"/],
+      ['a nullable root', (schema) => (schema.type = ['object', 'null']), /root must be/],
       ['a non-object root', (schema) => (schema.type = 'array'), /root must be/],
       ['a boolean subschema', (schema) => ((schema.properties as Record<string, unknown>).next_page = true), /boolean schemas/],
       ['a property name with a dot', (schema) => ((schema.properties as Record<string, unknown>)['next.page'] = { type: 'integer' }), /property name "next.page"/],

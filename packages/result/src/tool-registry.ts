@@ -1,5 +1,5 @@
 import type { ToolContract } from '@toolseal/contracts';
-import { compileSchema, scanSensitiveKeys, type JsonLimits } from '@toolseal/guard';
+import { compileSchema, createSensitiveKeyScanner, type JsonLimits, type SensitiveKeyScanner } from '@toolseal/guard';
 import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
 import { RegistryError } from './registry-error.js';
 import type { ControlProvenance, OutputLimits, ToolSpec } from './tool-spec.js';
@@ -77,6 +77,8 @@ export interface RegisteredTool {
   readonly media: { readonly pointers: readonly string[]; readonly types: ReadonlySet<string> };
   /** Per-tool sensitive keys added to the guard's list. */
   readonly sensitiveExtra: readonly string[];
+  /** The guard's sensitive/control-key scanner with this tool's extras, built once. */
+  readonly scanSensitiveKeys: SensitiveKeyScanner;
   /** Whether incomplete and truncated results are allowed. */
   readonly allowIncomplete: boolean;
 }
@@ -243,9 +245,15 @@ function compileTool(spec: unknown): RegisteredTool {
   if (output.problems.length > 0) throw new RegistryError(name, `output_schema is not exact: ${output.problems.join('; ')}`);
 
   const sensitiveExtra = checkSensitiveExtra(name, own.sensitive_keys);
+  let scanner: SensitiveKeyScanner;
+  try {
+    scanner = createSensitiveKeyScanner({ extraKeys: sensitiveExtra });
+  } catch (error) {
+    throw new RegistryError(name, `sensitive_keys.extra: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const probe: Record<string, null> = {};
   for (const property of output.propertyNames) probe[property] = null;
-  const hits = scanSensitiveKeys(probe, { extraKeys: sensitiveExtra });
+  const hits = scanner(probe);
   if (hits.length > 0) {
     const names = hits.map((hit) => JSON.stringify(hit.key)).join(', ');
     throw new RegistryError(name, `output_schema declares sensitive or control keys: ${names}`);
@@ -280,6 +288,7 @@ function compileTool(spec: unknown): RegisteredTool {
     links,
     media,
     sensitiveExtra,
+    scanSensitiveKeys: scanner,
     allowIncomplete: own.allow_incomplete === true,
   });
 }
