@@ -1,0 +1,332 @@
+import {
+  AuditChainVerifier,
+  GENESIS_HASH,
+  auditEntryFromRow,
+  checkIdempotencyOperation,
+  checkIdentifier,
+  checkNonNegativeInteger,
+  formatRecordedAt,
+  normalizeAuditQuery,
+  planIdempotencyTransition,
+  prepareAuditEntry,
+  readClock,
+  sealAuditEntry,
+  systemClock,
+  type AuditEntry,
+  type AuditEntryInput,
+  type AuditHead,
+  type AuditLog,
+  type AuditPage,
+  type AuditPageRequest,
+  type AuditQuery,
+  type ChainVerification,
+  type ClaimOutcome,
+  type Clock,
+  type FencedOutcome,
+  type IdempotencyOperation,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  type NormalizedAuditQuery,
+  type PlannedWrite,
+  type StoredAuditRow,
+  type VerifyChainOptions,
+} from '@toolseal/audit';
+import { createDigester, type Digester } from '@toolseal/digests';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import { migrateSqlite } from './sqlite-migrations.js';
+
+export interface SqliteStoresOptions {
+  /** Database file path, or `:memory:` (tests: one connection only, nothing survives close). */
+  path: string;
+  /** Time source for leases, retention and `recorded_at` (default: the system clock). */
+  clock?: Clock;
+  /** Audit chain digester (default: unkeyed `createDigester()`); pass `createDigester({ key })` for an HMAC chain. */
+  digester?: Digester;
+  /** How long a connection waits for another connection's write lock, in ms (default 10 000). */
+  busyTimeoutMs?: number;
+  /**
+   * `full` (default): every commit is on disk before it returns, surviving power loss.
+   * `normal`: survives a process crash, may lose the last commits on power loss (faster).
+   */
+  synchronous?: 'full' | 'normal';
+  /** Largest canonical audit body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface SqliteStores {
+  auditLog: AuditLog;
+  idempotencyStore: IdempotencyStore;
+  /**
+   * The underlying better-sqlite3 connection, for backups and diagnostics. Writing to the
+   * toolseal tables through it bypasses every guarantee of the stores.
+   */
+  database: Database;
+  /** The schema version the database is at after opening. */
+  schemaVersion: number;
+  /** Closes the connection. */
+  close(): void;
+}
+
+interface RecordRow {
+  key: string;
+  request_sha256: string;
+  state: IdempotencyRecord['state'];
+  owner: string;
+  fencing_token: number;
+  lease_expires_at: number;
+  created_at: number;
+  updated_at: number;
+  sealed_json: string | null;
+  receipt: string | null;
+  delivery: 'fresh' | 'receipt_reconciled' | null;
+  completed_at: number | null;
+}
+
+interface RecordParameters extends RecordRow {
+  expected_token: number;
+  expected_state: string;
+}
+
+const AUDIT_COLUMNS =
+  'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
+const RECORD_COLUMNS =
+  'key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at';
+
+/**
+ * Opens (and migrates) a SQLite database holding the audit log and the idempotency records: the
+ * embedded default store. WAL mode, so many connections (threads or processes) can share one
+ * file; every write is a BEGIN IMMEDIATE transaction, so they serialize on SQLite's write lock.
+ */
+export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
+  const clock = options.clock ?? systemClock;
+  const digester = options.digester ?? createDigester();
+  const maxBodyBytes = options.maxBodyBytes;
+  const database = new BetterSqlite3(options.path);
+  let schemaVersion: number;
+  try {
+    database.pragma(`busy_timeout = ${checkNonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs ?? 10_000)}`);
+    if (options.path !== ':memory:' && options.path !== '') database.pragma('journal_mode = WAL');
+    database.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    schemaVersion = migrateSqlite(database, formatRecordedAt(readClock(clock)));
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+
+  // ------------------------------------------------------------------ idempotency records
+  const selectRecord = database.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM idempotency_records WHERE key = ?`);
+  const insertRecord = database.prepare<[RecordRow]>(
+    `INSERT INTO idempotency_records (${RECORD_COLUMNS}) VALUES (@key, @request_sha256, @state, @owner, @fencing_token,
+      @lease_expires_at, @created_at, @updated_at, @sealed_json, @receipt, @delivery, @completed_at)`,
+  );
+  const updateRecord = database.prepare<[RecordParameters]>(
+    `UPDATE idempotency_records SET request_sha256 = @request_sha256, state = @state, owner = @owner,
+      fencing_token = @fencing_token, lease_expires_at = @lease_expires_at, updated_at = @updated_at,
+      sealed_json = @sealed_json, receipt = @receipt, delivery = @delivery, completed_at = @completed_at
+     WHERE key = @key AND fencing_token = @expected_token AND state = @expected_state`,
+  );
+  const purgeRecords = database.prepare<[{ cutoff: number }]>(
+    `DELETE FROM idempotency_records
+     WHERE (state IN ('completed', 'released') AND updated_at <= @cutoff)
+        OR (state = 'claimed' AND lease_expires_at <= @cutoff)`,
+  );
+
+  function readRecord(key: string): IdempotencyRecord | undefined {
+    const row = selectRecord.get(key);
+    return row === undefined ? undefined : recordFromRow(row);
+  }
+
+  function applyWrite(write: PlannedWrite): void {
+    const row = rowFromRecord(write.record);
+    const changes =
+      write.kind === 'insert'
+        ? insertRecord.run(row).changes
+        : updateRecord.run({ ...row, expected_token: write.expected.fencing_token, expected_state: write.expected.state })
+            .changes;
+    // Inside BEGIN IMMEDIATE nobody else can have changed the row since it was read.
+    if (changes !== 1) throw new Error('idempotency record changed inside an immediate transaction');
+  }
+
+  function plan(operation: IdempotencyOperation, now: number) {
+    const current = readRecord(operation.input.key);
+    return operation.type === 'claim'
+      ? planIdempotencyTransition(current, operation, now)
+      : planIdempotencyTransition(current, operation, now);
+  }
+
+  const writeTransaction = database.transaction((operation: IdempotencyOperation, now: number) => {
+    const planned = plan(operation, now);
+    if (planned.write !== null) applyWrite(planned.write);
+    return planned.outcome;
+  });
+
+  function run(operation: IdempotencyOperation): ClaimOutcome | FencedOutcome {
+    const checked = checkIdempotencyOperation(operation);
+    const now = readClock(clock);
+    // Most duplicate claims change nothing (in progress, completed, conflict): answer them from
+    // a plain read without taking the write lock. Anything that writes re-reads and decides
+    // again under BEGIN IMMEDIATE.
+    const optimistic = plan(checked, now);
+    if (optimistic.write === null) return optimistic.outcome;
+    return writeTransaction.immediate(checked, now);
+  }
+
+  const idempotencyStore: IdempotencyStore = {
+    claim: async (input) => run({ type: 'claim', input }) as ClaimOutcome,
+    markStarted: async (input) => run({ type: 'markStarted', input }) as FencedOutcome,
+    complete: async (input) => run({ type: 'complete', input }) as FencedOutcome,
+    release: async (input) => run({ type: 'release', input }) as FencedOutcome,
+    markUnknown: async (input) => run({ type: 'markUnknown', input }) as FencedOutcome,
+    reconcile: async (input) => run({ type: 'reconcile', input }) as FencedOutcome,
+    get: async (key) => readRecord(checkIdentifier('key', key)),
+    purgeExpired: async (input) => {
+      const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
+      return purgeRecords.run({ cutoff }).changes;
+    },
+  };
+
+  // ------------------------------------------------------------------ audit log
+  const selectHead = database.prepare<[], { sequence: number; entry_hash: string }>(
+    'SELECT sequence, entry_hash FROM audit_head WHERE id = 1',
+  );
+  const insertAudit = database.prepare<[StoredAuditRow]>(
+    `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (@sequence, @recorded_at, @kind, @call_id, @operation_id,
+      @idempotency_key, @previous_hash, @entry_hash, @canonical)`,
+  );
+  const updateHead = database.prepare<[{ sequence: number; entry_hash: string }]>(
+    'UPDATE audit_head SET sequence = @sequence, entry_hash = @entry_hash WHERE id = 1',
+  );
+  const selectAuditAt = database.prepare<[number], StoredAuditRow>(`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE sequence = ?`);
+  const selectAuditFrom = database.prepare<[number], StoredAuditRow>(
+    `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE sequence >= ? ORDER BY sequence`,
+  );
+  const queryStatements = new Map<string, Statement<[Record<string, string | number>], StoredAuditRow>>();
+
+  const appendTransaction = database.transaction((prepared: ReturnType<typeof prepareAuditEntry>) => {
+    const head = storedHead();
+    // Read the clock under the write lock, so `recorded_at` follows the chain order on one host.
+    const row = sealAuditEntry(
+      prepared,
+      {
+        sequence: (head?.sequence ?? 0) + 1,
+        recorded_at: formatRecordedAt(readClock(clock)),
+        previous_hash: head?.entry_hash ?? GENESIS_HASH,
+      },
+      digester,
+    );
+    insertAudit.run(row);
+    updateHead.run({ sequence: row.sequence, entry_hash: row.entry_hash });
+    return row;
+  });
+
+  function storedHead(): AuditHead | null {
+    const head = selectHead.get();
+    if (head === undefined) throw new Error('audit_head row is missing');
+    return head.sequence === 0 ? null : { sequence: head.sequence, entry_hash: head.entry_hash };
+  }
+
+  const verifyTransaction = database.transaction((from: number, anchor: AuditHead | undefined): ChainVerification => {
+    // One read transaction: the head and the rows come from the same WAL snapshot.
+    const verifier = new AuditChainVerifier({
+      digester,
+      from,
+      previousHash: from === 1 ? GENESIS_HASH : (selectAuditAt.get(from - 1)?.entry_hash ?? null),
+      storedHead: storedHead(),
+      ...(anchor === undefined ? {} : { anchor }),
+    });
+    for (const row of selectAuditFrom.iterate(from)) {
+      if (!verifier.push(row)) break;
+    }
+    return verifier.finish();
+  });
+
+  function queryStatement(query: NormalizedAuditQuery) {
+    const conditions = ['sequence > @after'];
+    if (query.kind !== null) conditions.push('kind = @kind');
+    if (query.call_id !== null) conditions.push('call_id = @call_id');
+    if (query.operation_id !== null) conditions.push('operation_id = @operation_id');
+    if (query.idempotency_key !== null) conditions.push('idempotency_key = @idempotency_key');
+    if (query.from_time !== null) conditions.push('recorded_at >= @from_time');
+    if (query.to_time !== null) conditions.push('recorded_at < @to_time');
+    const sql = `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE ${conditions.join(' AND ')} ORDER BY sequence LIMIT @limit`;
+    let statement = queryStatements.get(sql);
+    if (statement === undefined) {
+      statement = database.prepare<[Record<string, string | number>], StoredAuditRow>(sql);
+      queryStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  const auditLog: AuditLog = {
+    async append(input: AuditEntryInput): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
+      const row = appendTransaction.immediate(prepared);
+      return { ...auditEntryFromRow(row), body: prepared.body };
+    },
+    async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
+      const from = verifyOptions.from ?? 1;
+      if (!Number.isSafeInteger(from) || from < 1) throw new RangeError('from must be a positive integer');
+      return verifyTransaction.deferred(from, verifyOptions.anchor);
+    },
+    async query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage> {
+      const query = normalizeAuditQuery(filter, page);
+      const parameters: Record<string, string | number> = { after: query.after, limit: query.limit + 1 };
+      for (const name of ['kind', 'call_id', 'operation_id', 'idempotency_key', 'from_time', 'to_time'] as const) {
+        const value = query[name];
+        if (value !== null) parameters[name] = value;
+      }
+      const rows = queryStatement(query).all(parameters);
+      const more = rows.length > query.limit;
+      const entries = rows.slice(0, query.limit).map(auditEntryFromRow);
+      return { entries, next: more ? (entries[entries.length - 1]?.sequence ?? null) : null };
+    },
+    async head(): Promise<AuditHead | null> {
+      return storedHead();
+    },
+  };
+
+  return {
+    auditLog,
+    idempotencyStore,
+    database,
+    schemaVersion,
+    close: () => {
+      database.close();
+    },
+  };
+}
+
+function recordFromRow(row: RecordRow): IdempotencyRecord {
+  return {
+    key: row.key,
+    request_sha256: row.request_sha256,
+    state: row.state,
+    owner: row.owner,
+    fencing_token: row.fencing_token,
+    lease_expires_at: row.lease_expires_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    result:
+      row.sealed_json === null || row.delivery === null || row.completed_at === null
+        ? null
+        : { sealed_json: row.sealed_json, receipt: row.receipt, delivery: row.delivery, completed_at: row.completed_at },
+  };
+}
+
+function rowFromRecord(record: IdempotencyRecord): RecordRow {
+  return {
+    key: record.key,
+    request_sha256: record.request_sha256,
+    state: record.state,
+    owner: record.owner,
+    fencing_token: record.fencing_token,
+    lease_expires_at: record.lease_expires_at,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    sealed_json: record.result?.sealed_json ?? null,
+    receipt: record.result?.receipt ?? null,
+    delivery: record.result?.delivery ?? null,
+    completed_at: record.result?.completed_at ?? null,
+  };
+}

@@ -1,0 +1,95 @@
+import type { Database } from 'better-sqlite3';
+
+/** One schema change; applied once, in order, recorded in `schema_version`. */
+export interface SqliteMigration {
+  version: number;
+  statements: readonly string[];
+}
+
+const APPEND_ONLY = "SELECT RAISE(ABORT, 'toolseal audit_log is append-only')";
+
+/** Every migration this package knows, oldest first. */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE idempotency_records (
+        key TEXT PRIMARY KEY,
+        request_sha256 TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('claimed', 'started', 'completed', 'unknown', 'released')),
+        owner TEXT NOT NULL,
+        fencing_token INTEGER NOT NULL,
+        lease_expires_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        sealed_json TEXT,
+        receipt TEXT,
+        delivery TEXT CHECK (delivery IN ('fresh', 'receipt_reconciled')),
+        completed_at INTEGER,
+        CHECK ((state = 'completed') = (sealed_json IS NOT NULL AND delivery IS NOT NULL AND completed_at IS NOT NULL))
+      ) STRICT, WITHOUT ROWID`,
+      `CREATE INDEX idempotency_records_retention ON idempotency_records (state, updated_at)`,
+      // Canonical JSON is stored as TEXT and hashed as stored: never re-derived from a JSON type.
+      `CREATE TABLE audit_log (
+        sequence INTEGER PRIMARY KEY,
+        recorded_at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        call_id TEXT,
+        operation_id TEXT,
+        idempotency_key TEXT,
+        previous_hash TEXT NOT NULL,
+        entry_hash TEXT NOT NULL,
+        canonical TEXT NOT NULL
+      ) STRICT`,
+      `CREATE INDEX audit_log_call_id ON audit_log (call_id) WHERE call_id IS NOT NULL`,
+      `CREATE INDEX audit_log_operation_id ON audit_log (operation_id) WHERE operation_id IS NOT NULL`,
+      `CREATE INDEX audit_log_idempotency_key ON audit_log (idempotency_key) WHERE idempotency_key IS NOT NULL`,
+      `CREATE INDEX audit_log_kind ON audit_log (kind)`,
+      `CREATE INDEX audit_log_recorded_at ON audit_log (recorded_at)`,
+      `CREATE TABLE audit_head (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sequence INTEGER NOT NULL,
+        entry_hash TEXT NOT NULL
+      ) STRICT`,
+      `INSERT INTO audit_head (id, sequence, entry_hash) VALUES (1, 0, '${'0'.repeat(64)}')`,
+      // Defence in depth against accidental writes through another tool. Someone who can drop
+      // triggers can still rewrite rows: the hash chain (keyed) is what detects that.
+      `CREATE TRIGGER audit_log_append_only_update BEFORE UPDATE ON audit_log BEGIN ${APPEND_ONLY}; END`,
+      `CREATE TRIGGER audit_log_append_only_delete BEFORE DELETE ON audit_log BEGIN ${APPEND_ONLY}; END`,
+      `CREATE TRIGGER audit_log_append_at_head BEFORE INSERT ON audit_log
+        WHEN NEW.sequence != (SELECT sequence FROM audit_head WHERE id = 1) + 1
+        BEGIN SELECT RAISE(ABORT, 'toolseal audit_log appends only at the head'); END`,
+      `CREATE TRIGGER audit_head_follows_log BEFORE UPDATE ON audit_head
+        WHEN NEW.sequence != OLD.sequence + 1
+          OR NEW.entry_hash IS NOT (SELECT entry_hash FROM audit_log WHERE sequence = NEW.sequence)
+        BEGIN SELECT RAISE(ABORT, 'toolseal audit_head only follows appends'); END`,
+    ],
+  },
+];
+
+/** The newest schema version this package writes. */
+export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version ?? 0;
+
+/**
+ * Brings the database to SQLITE_SCHEMA_VERSION. Idempotent: reopening applies nothing; two
+ * processes opening at once serialize on the write lock (BEGIN IMMEDIATE) and apply each step
+ * once. Refuses a database written by a newer version of this package.
+ */
+export function migrateSqlite(database: Database, appliedAt: string): number {
+  database.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
+  const current = database.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_version');
+  const record = database.prepare<[number, string]>('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
+  const migrate = database.transaction(() => {
+    const from = current.get()?.version ?? 0;
+    if (from > SQLITE_SCHEMA_VERSION) {
+      throw new Error(`database schema version ${from} is newer than this package (${SQLITE_SCHEMA_VERSION})`);
+    }
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (migration.version <= from) continue;
+      for (const statement of migration.statements) database.exec(statement);
+      record.run(migration.version, appliedAt);
+    }
+    return SQLITE_SCHEMA_VERSION;
+  });
+  return migrate.immediate();
+}
