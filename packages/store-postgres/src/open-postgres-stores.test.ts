@@ -1,0 +1,200 @@
+import { ManualClock, type ClaimOutcome } from '@toolseal/audit';
+import { storeConformanceCases } from '@toolseal/audit/conformance';
+import { createDigester } from '@toolseal/digests';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DATABASE_URL, dropSchemas, postgresTamper, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
+import { openPostgresStores } from './open-postgres-stores.js';
+
+const available = await probeDatabase();
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
+afterAll(async () => {
+  if (available) await dropSchemas(pool, RUN_SCHEMA);
+  await pool.end();
+});
+let schemas = 0;
+const nextSchema = () => `${RUN_SCHEMA}_${(schemas += 1)}`;
+const T0 = Date.UTC(2026, 6, 19);
+const REQUEST = 'a'.repeat(64);
+
+describe.skipIf(!available)('PostgreSQL stores: conformance', () => {
+  const cases = storeConformanceCases(async ({ clock, digester }) => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool, schema, clock, digester });
+    return {
+      ...stores,
+      tamper: postgresTamper(pool, schema),
+      close: async () => {
+        await stores.close();
+        await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+      },
+    };
+  });
+  for (const testCase of cases) it(testCase.name, testCase.run);
+});
+
+describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
+  it('migrates once: reopening and concurrent opens apply nothing twice', async () => {
+    const schema = nextSchema();
+    const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStores({ pool, schema })));
+    expect(opened.map((stores) => stores.schemaVersion)).toEqual([1, 1, 1, 1]);
+    const versions = await pool.query(`SELECT version FROM "${schema}".schema_version`);
+    expect(versions.rows).toEqual([{ version: 1 }]);
+    const columns = await pool.query<{ column_name: string; data_type: string }>(
+      `SELECT column_name, data_type FROM information_schema.columns
+       WHERE table_schema = $1 AND table_name = 'audit_log' AND column_name = 'canonical'`,
+      [schema],
+    );
+    expect(columns.rows).toEqual([{ column_name: 'canonical', data_type: 'text' }]);
+  });
+
+  it('refuses a schema written by a newer version', async () => {
+    const schema = nextSchema();
+    await openPostgresStores({ pool, schema });
+    await pool.query(`INSERT INTO "${schema}".schema_version VALUES (99, 'later')`);
+    await expect(openPostgresStores({ pool, schema })).rejects.toThrow(/newer than this package/);
+  });
+
+  it('rejects schema names that are not plain identifiers', async () => {
+    await expect(openPostgresStores({ pool, schema: 'toolseal"; DROP TABLE x; --' })).rejects.toThrow(RangeError);
+  });
+
+  it('owns and ends a pool created from a connection string', async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ connectionString: DATABASE_URL, schema });
+    await stores.auditLog.append({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: {} });
+    await stores.close();
+    expect(stores.pool.ending).toBe(true);
+  });
+
+  it('refuse raw updates, deletes, truncation, inserts away from the head and head rewinds', async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool, schema });
+    for (let index = 0; index < 3; index += 1) {
+      await stores.auditLog.append({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    const s = `"${schema}"`;
+    await expect(pool.query(`UPDATE ${s}.audit_log SET kind = 'approval' WHERE sequence = 2`)).rejects.toThrow(/append-only/);
+    await expect(pool.query(`DELETE FROM ${s}.audit_log WHERE sequence = 3`)).rejects.toThrow(/append-only/);
+    await expect(pool.query(`TRUNCATE ${s}.audit_log`)).rejects.toThrow(/append-only/);
+    await expect(
+      pool.query(`INSERT INTO ${s}.audit_log VALUES (9, '2026-07-19T00:00:00.000Z', 'approval', NULL, NULL, NULL, 'x', 'y', '{}')`),
+    ).rejects.toThrow(/only at the head/);
+    await expect(pool.query(`UPDATE ${s}.audit_head SET sequence = 2`)).rejects.toThrow(/only follows appends/);
+    expect((await stores.auditLog.verifyChain()).ok).toBe(true);
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: raw SQL tampering', () => {
+  async function tampered(edit: string) {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool, schema });
+    for (let index = 1; index <= 6; index += 1) {
+      await stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    const s = `"${schema}"`;
+    await pool.query(`ALTER TABLE ${s}.audit_log DISABLE TRIGGER USER; ${edit.replaceAll('$s', s)}`);
+    return stores.auditLog.verifyChain();
+  }
+
+  it('detects an edited body at its position', async () => {
+    expect(await tampered(`UPDATE $s.audit_log SET canonical = replace(canonical, '"index":3', '"index":4') WHERE sequence = 3`)).toEqual({
+      ok: false,
+      position: 3,
+      problem: 'edited',
+      detail: 'entry_hash_mismatch',
+    });
+  });
+
+  it('detects a deleted row at its position', async () => {
+    expect(await tampered('DELETE FROM $s.audit_log WHERE sequence = 3')).toMatchObject({ ok: false, position: 3, problem: 'deleted' });
+  });
+
+  it('detects reordered rows at the first position', async () => {
+    // The primary key is checked row by row: move through a free number.
+    const swap = `UPDATE $s.audit_log SET sequence = -3 WHERE sequence = 3;
+      UPDATE $s.audit_log SET sequence = 3 WHERE sequence = 4;
+      UPDATE $s.audit_log SET sequence = 4 WHERE sequence = -3`;
+    expect(await tampered(swap)).toMatchObject({ ok: false, position: 3, problem: 'reordered' });
+  });
+
+  it('detects an inserted copy of a row', async () => {
+    const insert = `UPDATE $s.audit_log SET sequence = sequence + 100 WHERE sequence >= 3;
+      UPDATE $s.audit_log SET sequence = sequence - 99 WHERE sequence >= 100;
+      INSERT INTO $s.audit_log SELECT 3, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical
+        FROM $s.audit_log WHERE sequence = 2`;
+    expect(await tampered(insert)).toMatchObject({ ok: false, position: 3, problem: 'inserted' });
+  });
+
+  it('detects a canonical text re-serialized through jsonb', async () => {
+    expect(await tampered(`UPDATE $s.audit_log SET canonical = canonical::jsonb::text WHERE sequence = 2`)).toEqual({
+      ok: false,
+      position: 2,
+      problem: 'edited',
+      detail: 'not_canonical',
+    });
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: eight pools race duplicate claims', () => {
+  it('exactly one claim wins per key and the handler runs exactly once per key', async () => {
+    const schema = nextSchema();
+    const clock = new ManualClock(T0);
+    await openPostgresStores({ pool, schema, clock });
+    const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: DATABASE_URL, max: 4 }));
+    try {
+      const hosts = await Promise.all(pools.map((hostPool) => openPostgresStores({ pool: hostPool, schema, clock })));
+      const keys = Array.from({ length: 20 }, (_, index) => `key-${index}`);
+      const runs = new Map<string, number>();
+      const outcomes: ClaimOutcome[] = [];
+      const attempts: Promise<void>[] = [];
+      for (let round = 0; round < 200; round += 1) {
+        for (const [index, key] of keys.entries()) {
+          const host = hosts[(round + index) % hosts.length];
+          if (host === undefined) throw new Error('host');
+          attempts.push(
+            (async () => {
+              const store = host.idempotencyStore;
+              const claim = await store.claim({ key, request_sha256: REQUEST, owner: `host-${(round + index) % 8}`, lease_ms: 60_000 });
+              outcomes.push(claim);
+              if (claim.kind !== 'claimed') return;
+              expect((await store.markStarted({ key, fencing_token: claim.fencing_token, lease_ms: 60_000 })).ok).toBe(true);
+              runs.set(key, (runs.get(key) ?? 0) + 1);
+              const completed = await store.complete({ key, fencing_token: claim.fencing_token, result: { sealed_json: '{}', receipt: null } });
+              expect(completed.ok).toBe(true);
+            })(),
+          );
+        }
+      }
+      await Promise.all(attempts);
+      expect(outcomes).toHaveLength(4000);
+      expect(outcomes.filter((outcome) => outcome.kind === 'claimed')).toHaveLength(20);
+      expect([...runs.entries()].sort()).toEqual(keys.map((key) => [key, 1]).sort());
+      expect(outcomes.filter((outcome) => outcome.kind === 'conflict' || outcome.kind === 'outcome_unknown')).toHaveLength(0);
+    } finally {
+      await Promise.all(pools.map((hostPool) => hostPool.end()));
+    }
+  }, 120_000);
+
+  it('appends from eight pools form one linear chain', async () => {
+    const schema = nextSchema();
+    const digester = createDigester({ key: new Uint8Array(32).fill(9) });
+    await openPostgresStores({ pool, schema, digester });
+    const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: DATABASE_URL, max: 2 }));
+    try {
+      const hosts = await Promise.all(pools.map((hostPool) => openPostgresStores({ pool: hostPool, schema, digester })));
+      const appended = await Promise.all(
+        Array.from({ length: 400 }, (_, index) =>
+          hosts[index % 8]?.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } }),
+        ),
+      );
+      expect(appended.map((entry) => entry?.sequence).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
+        Array.from({ length: 400 }, (_, index) => index + 1),
+      );
+      const verification = await hosts[3]?.auditLog.verifyChain();
+      expect(verification).toMatchObject({ ok: true, checked: 400 });
+    } finally {
+      await Promise.all(pools.map((hostPool) => hostPool.end()));
+    }
+  }, 120_000);
+});

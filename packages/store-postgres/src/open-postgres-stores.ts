@@ -1,0 +1,409 @@
+import {
+  AuditChainVerifier,
+  GENESIS_HASH,
+  auditEntryFromRow,
+  checkIdempotencyOperation,
+  checkIdentifier,
+  checkNonNegativeInteger,
+  formatRecordedAt,
+  normalizeAuditQuery,
+  planIdempotencyTransition,
+  prepareAuditEntry,
+  readClock,
+  sealAuditEntry,
+  systemClock,
+  type AuditEntry,
+  type AuditEntryInput,
+  type AuditHead,
+  type AuditLog,
+  type AuditPage,
+  type AuditPageRequest,
+  type AuditQuery,
+  type ChainVerification,
+  type ClaimOutcome,
+  type Clock,
+  type FencedOutcome,
+  type IdempotencyOperation,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  type NormalizedAuditQuery,
+  type PlannedWrite,
+  type PreparedAuditEntry,
+  type StoredAuditRow,
+  type VerifyChainOptions,
+} from '@toolseal/audit';
+import { createDigester, type Digester } from '@toolseal/digests';
+import pg from 'pg';
+import type { Pool, PoolClient, QueryConfig } from 'pg';
+import { migratePostgres, quoteSchemaName } from './postgres-migrations.js';
+
+export interface PostgresStoresOptions {
+  /** A pool the caller owns (left open by `close`). Give this or `connectionString`. */
+  pool?: Pool;
+  /** Connection string for a pool the stores create and `close` ends. */
+  connectionString?: string;
+  /** Schema holding the tables (default `toolseal`); created and migrated on open. */
+  schema?: string;
+  /**
+   * Time source for leases, retention and `recorded_at` (default: the system clock). Lease
+   * decisions use this clock, never the database clock; keep host clocks within a small
+   * fraction of the shortest lease (see README).
+   */
+  clock?: Clock;
+  /** Audit chain digester (default: unkeyed `createDigester()`); pass `createDigester({ key })` for an HMAC chain. */
+  digester?: Digester;
+  /** Largest canonical audit body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface PostgresStores {
+  auditLog: AuditLog;
+  idempotencyStore: IdempotencyStore;
+  /** The pool the stores use. */
+  pool: Pool;
+  /** The schema holding the tables. */
+  schema: string;
+  /** The schema version after opening. */
+  schemaVersion: number;
+  /** Ends the pool if the stores created it; a caller-owned pool stays open. */
+  close(): Promise<void>;
+}
+
+interface RecordRow {
+  key: string;
+  request_sha256: string;
+  state: IdempotencyRecord['state'];
+  owner: string;
+  fencing_token: string;
+  lease_expires_at: string;
+  created_at: string;
+  updated_at: string;
+  sealed_json: string | null;
+  receipt: string | null;
+  delivery: 'fresh' | 'receipt_reconciled' | null;
+  completed_at: string | null;
+}
+
+interface AuditRowText extends Omit<StoredAuditRow, 'sequence'> {
+  sequence: string;
+}
+
+const RECORD_COLUMNS =
+  'key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at';
+const AUDIT_COLUMNS =
+  'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
+/** Rows fetched per round trip while verifying the chain. */
+const VERIFY_PAGE = 1000;
+/** Re-reads allowed when other hosts keep changing the same record between read and write. */
+const MAX_WRITE_ATTEMPTS = 32;
+
+/**
+ * Opens (and migrates) the audit log and idempotency records in a PostgreSQL schema: the store
+ * for many host replicas sharing one database. Idempotency writes are single conditional
+ * statements (`INSERT ... ON CONFLICT DO NOTHING`, `UPDATE ... WHERE fencing_token = ... AND
+ * state = ...`); audit appends lock the head row, so the chain stays linear across hosts.
+ */
+export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
+  if ((options.pool === undefined) === (options.connectionString === undefined)) {
+    throw new TypeError('openPostgresStores needs exactly one of pool and connectionString');
+  }
+  const ownsPool = options.pool === undefined;
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+  const schema = options.schema ?? 'toolseal';
+  const s = quoteSchemaName(schema);
+  const clock = options.clock ?? systemClock;
+  const digester = options.digester ?? createDigester();
+  const maxBodyBytes = options.maxBodyBytes;
+  let schemaVersion: number;
+  try {
+    schemaVersion = await migratePostgres(pool, schema, formatRecordedAt(readClock(clock)));
+  } catch (error) {
+    if (ownsPool) await pool.end();
+    throw error;
+  }
+
+  // Named statements are prepared once per connection by pg. The schema is part of the text,
+  // so it is part of the name too (one pool may serve several schemas).
+  const prefix = `toolseal_${fnv1a(schema)}`;
+  const statement = (name: string, text: string) => (values: unknown[]): QueryConfig => ({
+    name: `${prefix}_${name}`,
+    text,
+    values,
+  });
+
+  // ------------------------------------------------------------------ idempotency records
+  const selectRecord = statement('select_record', `SELECT ${RECORD_COLUMNS} FROM ${s}.idempotency_records WHERE key = $1`);
+  const insertRecord = statement(
+    'insert_record',
+    `INSERT INTO ${s}.idempotency_records (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (key) DO NOTHING`,
+  );
+  const updateRecord = statement(
+    'update_record',
+    `UPDATE ${s}.idempotency_records SET request_sha256 = $2, state = $3, owner = $4, fencing_token = $5,
+       lease_expires_at = $6, created_at = $7, updated_at = $8, sealed_json = $9, receipt = $10, delivery = $11,
+       completed_at = $12
+     WHERE key = $1 AND fencing_token = $13 AND state = $14`,
+  );
+  const purgeRecords = statement(
+    'purge_records',
+    `DELETE FROM ${s}.idempotency_records
+     WHERE (state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1)`,
+  );
+
+  async function readRecord(key: string): Promise<IdempotencyRecord | undefined> {
+    const result = await pool.query<RecordRow>(selectRecord([key]));
+    const row = result.rows[0];
+    return row === undefined ? undefined : recordFromRow(row);
+  }
+
+  async function applyWrite(write: PlannedWrite): Promise<boolean> {
+    const values = recordValues(write.record);
+    const result =
+      write.kind === 'insert'
+        ? await pool.query(insertRecord(values))
+        : await pool.query(updateRecord([...values, write.expected.fencing_token, write.expected.state]));
+    return result.rowCount === 1;
+  }
+
+  // Optimistic: read, plan, and apply the planned write only if the record is still the one
+  // read (absent, or same fencing token and state). Each statement is atomic on its own, so no
+  // transaction is held across round trips; a lost race re-reads and plans again.
+  async function run(operation: IdempotencyOperation): Promise<ClaimOutcome | FencedOutcome> {
+    const checked = checkIdempotencyOperation(operation);
+    const now = readClock(clock);
+    // A claim first tries the insert: one round trip for a new key.
+    let current = checked.type === 'claim' ? undefined : await readRecord(checked.input.key);
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+      const planned =
+        checked.type === 'claim'
+          ? planIdempotencyTransition(current, checked, now)
+          : planIdempotencyTransition(current, checked, now);
+      if (planned.write === null || (await applyWrite(planned.write))) return planned.outcome;
+      current = await readRecord(checked.input.key);
+    }
+    throw new Error(`idempotency record ${JSON.stringify(checked.input.key)} kept changing under concurrent writers`);
+  }
+
+  const idempotencyStore: IdempotencyStore = {
+    claim: async (input) => (await run({ type: 'claim', input })) as ClaimOutcome,
+    markStarted: async (input) => (await run({ type: 'markStarted', input })) as FencedOutcome,
+    complete: async (input) => (await run({ type: 'complete', input })) as FencedOutcome,
+    release: async (input) => (await run({ type: 'release', input })) as FencedOutcome,
+    markUnknown: async (input) => (await run({ type: 'markUnknown', input })) as FencedOutcome,
+    reconcile: async (input) => (await run({ type: 'reconcile', input })) as FencedOutcome,
+    get: async (key) => readRecord(checkIdentifier('key', key)),
+    purgeExpired: async (input) => {
+      const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
+      return (await pool.query(purgeRecords([cutoff]))).rowCount ?? 0;
+    },
+  };
+
+  // ------------------------------------------------------------------ audit log
+  // BEGIN and the head lock share one round trip (simple protocol, no parameters).
+  const beginAndLockHead = `BEGIN; SELECT sequence, entry_hash FROM ${s}.audit_head WHERE id = 1 FOR UPDATE`;
+  const insertAudit = statement(
+    'insert_audit',
+    `INSERT INTO ${s}.audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+  );
+  const selectHead = statement('select_head', `SELECT sequence, entry_hash FROM ${s}.audit_head WHERE id = 1`);
+  const selectAuditAt = statement('select_audit_at', `SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_log WHERE sequence = $1`);
+  const selectAuditPage = statement(
+    'select_audit_page',
+    `SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_log WHERE sequence >= $1 ORDER BY sequence LIMIT ${VERIFY_PAGE}`,
+  );
+
+  async function append(prepared: PreparedAuditEntry): Promise<StoredAuditRow> {
+    const client = await pool.connect();
+    try {
+      const results = (await client.query(beginAndLockHead)) as unknown as Array<{ rows: { sequence: string; entry_hash: string }[] }>;
+      const head = results[1]?.rows[0];
+      if (head === undefined) throw new Error('audit_head row is missing');
+      const sequence = Number(head.sequence);
+      // Read the clock while holding the head lock, so `recorded_at` follows the chain order
+      // as far as the hosts' clocks agree.
+      const row = sealAuditEntry(
+        prepared,
+        {
+          sequence: sequence + 1,
+          recorded_at: formatRecordedAt(readClock(clock)),
+          previous_hash: sequence === 0 ? GENESIS_HASH : head.entry_hash,
+        },
+        digester,
+      );
+      await client.query(insertAudit(auditValues(row)));
+      await client.query('COMMIT');
+      return row;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  function headFrom(row: { sequence: string; entry_hash: string } | undefined): AuditHead | null {
+    if (row === undefined) throw new Error('audit_head row is missing');
+    const sequence = Number(row.sequence);
+    return sequence === 0 ? null : { sequence, entry_hash: row.entry_hash };
+  }
+
+  async function verify(client: PoolClient, from: number, anchor: AuditHead | undefined): Promise<ChainVerification> {
+    const storedHead = headFrom((await client.query<{ sequence: string; entry_hash: string }>(selectHead([]))).rows[0]);
+    let previousHash: string | null = GENESIS_HASH;
+    if (from > 1) {
+      const previous = (await client.query<AuditRowText>(selectAuditAt([from - 1]))).rows[0];
+      previousHash = previous === undefined ? null : previous.entry_hash;
+    }
+    const verifier = new AuditChainVerifier({
+      digester,
+      from,
+      previousHash,
+      storedHead,
+      ...(anchor === undefined ? {} : { anchor }),
+    });
+    let next = from;
+    for (;;) {
+      const rows = (await client.query<AuditRowText>(selectAuditPage([next]))).rows;
+      for (const row of rows) {
+        if (!verifier.push(auditRowFromText(row))) return verifier.finish();
+      }
+      const last = rows[rows.length - 1];
+      if (rows.length < VERIFY_PAGE || last === undefined) return verifier.finish();
+      next = Number(last.sequence) + 1;
+    }
+  }
+
+  const querySql = new Map<string, string>();
+  function queryText(query: NormalizedAuditQuery): { text: string; values: unknown[] } {
+    const values: unknown[] = [query.after];
+    const conditions = ['sequence > $1'];
+    const add = (column: string, operator: string, value: string | null) => {
+      if (value === null) return;
+      values.push(value);
+      conditions.push(`${column} ${operator} $${values.length}`);
+    };
+    add('kind', '=', query.kind);
+    add('call_id', '=', query.call_id);
+    add('operation_id', '=', query.operation_id);
+    add('idempotency_key', '=', query.idempotency_key);
+    add('recorded_at', '>=', query.from_time);
+    add('recorded_at', '<', query.to_time);
+    values.push(query.limit + 1);
+    const shape = conditions.join(' AND ');
+    let text = querySql.get(shape);
+    if (text === undefined) {
+      text = `SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_log WHERE ${shape} ORDER BY sequence LIMIT $${values.length}`;
+      querySql.set(shape, text);
+    }
+    return { text, values };
+  }
+
+  const auditLog: AuditLog = {
+    async append(input: AuditEntryInput): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
+      const row = await append(prepared);
+      return { ...auditEntryFromRow(row), body: prepared.body };
+    },
+    async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
+      const from = verifyOptions.from ?? 1;
+      if (!Number.isSafeInteger(from) || from < 1) throw new RangeError('from must be a positive integer');
+      const client = await pool.connect();
+      try {
+        // One snapshot for the head and every page of rows.
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const verification = await verify(client, from, verifyOptions.anchor);
+        await client.query('COMMIT');
+        return verification;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage> {
+      const query = normalizeAuditQuery(filter, page);
+      const rows = (await pool.query<AuditRowText>(queryText(query))).rows;
+      const more = rows.length > query.limit;
+      const entries = rows.slice(0, query.limit).map((row) => auditEntryFromRow(auditRowFromText(row)));
+      return { entries, next: more ? (entries[entries.length - 1]?.sequence ?? null) : null };
+    },
+    async head(): Promise<AuditHead | null> {
+      return headFrom((await pool.query<{ sequence: string; entry_hash: string }>(selectHead([]))).rows[0]);
+    },
+  };
+
+  return {
+    auditLog,
+    idempotencyStore,
+    pool,
+    schema,
+    schemaVersion,
+    close: async () => {
+      if (ownsPool) await pool.end();
+    },
+  };
+}
+
+function recordFromRow(row: RecordRow): IdempotencyRecord {
+  return {
+    key: row.key,
+    request_sha256: row.request_sha256,
+    state: row.state,
+    owner: row.owner,
+    fencing_token: Number(row.fencing_token),
+    lease_expires_at: Number(row.lease_expires_at),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+    result:
+      row.sealed_json === null || row.delivery === null || row.completed_at === null
+        ? null
+        : { sealed_json: row.sealed_json, receipt: row.receipt, delivery: row.delivery, completed_at: Number(row.completed_at) },
+  };
+}
+
+function recordValues(record: IdempotencyRecord): unknown[] {
+  return [
+    record.key,
+    record.request_sha256,
+    record.state,
+    record.owner,
+    record.fencing_token,
+    record.lease_expires_at,
+    record.created_at,
+    record.updated_at,
+    record.result?.sealed_json ?? null,
+    record.result?.receipt ?? null,
+    record.result?.delivery ?? null,
+    record.result?.completed_at ?? null,
+  ];
+}
+
+function auditValues(row: StoredAuditRow): unknown[] {
+  return [
+    row.sequence,
+    row.recorded_at,
+    row.kind,
+    row.call_id,
+    row.operation_id,
+    row.idempotency_key,
+    row.previous_hash,
+    row.entry_hash,
+    row.canonical,
+  ];
+}
+
+function auditRowFromText(row: AuditRowText): StoredAuditRow {
+  return { ...row, sequence: Number(row.sequence) };
+}
+
+/** 32-bit FNV-1a, hex: a short, stable tag for statement names. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16);
+}

@@ -1,0 +1,135 @@
+import type { Pool } from 'pg';
+
+/** One schema change; applied once, in order, recorded in `<schema>.schema_version`. */
+export interface PostgresMigration {
+  version: number;
+  /** The statements, given the quoted schema name. */
+  statements: (schema: string) => readonly string[];
+}
+
+/** Every migration this package knows, oldest first. */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    statements: (s) => [
+      `CREATE TABLE ${s}.idempotency_records (
+        key text PRIMARY KEY,
+        request_sha256 text NOT NULL,
+        state text NOT NULL CHECK (state IN ('claimed', 'started', 'completed', 'unknown', 'released')),
+        owner text NOT NULL,
+        fencing_token bigint NOT NULL,
+        lease_expires_at bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        sealed_json text,
+        receipt text,
+        delivery text CHECK (delivery IN ('fresh', 'receipt_reconciled')),
+        completed_at bigint,
+        CHECK ((state = 'completed') = (sealed_json IS NOT NULL AND delivery IS NOT NULL AND completed_at IS NOT NULL))
+      )`,
+      `CREATE INDEX idempotency_records_retention ON ${s}.idempotency_records (state, updated_at)`,
+      // Canonical JSON is `text`, never `jsonb`: jsonb reorders keys and drops duplicates, and the
+      // chain hashes the exact stored text.
+      `CREATE TABLE ${s}.audit_log (
+        sequence bigint PRIMARY KEY,
+        recorded_at text NOT NULL,
+        kind text NOT NULL,
+        call_id text,
+        operation_id text,
+        idempotency_key text,
+        previous_hash text NOT NULL,
+        entry_hash text NOT NULL,
+        canonical text NOT NULL
+      )`,
+      `CREATE INDEX audit_log_call_id ON ${s}.audit_log (call_id, sequence) WHERE call_id IS NOT NULL`,
+      `CREATE INDEX audit_log_operation_id ON ${s}.audit_log (operation_id, sequence) WHERE operation_id IS NOT NULL`,
+      `CREATE INDEX audit_log_idempotency_key ON ${s}.audit_log (idempotency_key, sequence) WHERE idempotency_key IS NOT NULL`,
+      `CREATE INDEX audit_log_kind ON ${s}.audit_log (kind, sequence)`,
+      `CREATE INDEX audit_log_recorded_at ON ${s}.audit_log (recorded_at, sequence)`,
+      `CREATE TABLE ${s}.audit_head (
+        id integer PRIMARY KEY CHECK (id = 1),
+        sequence bigint NOT NULL,
+        entry_hash text NOT NULL
+      )`,
+      `INSERT INTO ${s}.audit_head (id, sequence, entry_hash) VALUES (1, 0, '${'0'.repeat(64)}')`,
+      // Defence in depth against accidental writes through other tools. Someone who can disable
+      // triggers can still rewrite rows: the hash chain (keyed) is what detects that.
+      `CREATE FUNCTION ${s}.audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'toolseal audit_log is append-only'; END $$`,
+      `CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON ${s}.audit_log
+        FOR EACH ROW EXECUTE FUNCTION ${s}.audit_log_append_only()`,
+      `CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON ${s}.audit_log
+        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.audit_log_append_only()`,
+      `CREATE FUNCTION ${s}.audit_log_append_at_head() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.sequence <> (SELECT sequence FROM ${s}.audit_head WHERE id = 1) + 1 THEN
+            RAISE EXCEPTION 'toolseal audit_log appends only at the head';
+          END IF;
+          RETURN NEW;
+        END $$`,
+      `CREATE TRIGGER audit_log_append_at_head BEFORE INSERT ON ${s}.audit_log
+        FOR EACH ROW EXECUTE FUNCTION ${s}.audit_log_append_at_head()`,
+      // The head follows every insert in the same transaction, and nothing else may move it.
+      `CREATE FUNCTION ${s}.audit_head_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE ${s}.audit_head SET sequence = NEW.sequence, entry_hash = NEW.entry_hash WHERE id = 1;
+          RETURN NULL;
+        END $$`,
+      `CREATE TRIGGER audit_head_follow AFTER INSERT ON ${s}.audit_log
+        FOR EACH ROW EXECUTE FUNCTION ${s}.audit_head_follow()`,
+      `CREATE FUNCTION ${s}.audit_head_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF pg_trigger_depth() < 2 THEN
+            RAISE EXCEPTION 'toolseal audit_head only follows appends';
+          END IF;
+          RETURN NEW;
+        END $$`,
+      `CREATE TRIGGER audit_head_guard BEFORE UPDATE OR DELETE ON ${s}.audit_head
+        FOR EACH ROW EXECUTE FUNCTION ${s}.audit_head_guard()`,
+    ],
+  },
+];
+
+/** The newest schema version this package writes. */
+export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0;
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Throws unless `schema` is a plain lowercase PostgreSQL identifier; returns it quoted. */
+export function quoteSchemaName(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new RangeError('schema must match ^[a-z_][a-z0-9_]{0,62}$');
+  return `"${schema}"`;
+}
+
+/**
+ * Brings `schema` to POSTGRES_SCHEMA_VERSION (creating it if needed). Idempotent, and safe when
+ * many hosts start at once: every step runs under a transaction-scoped advisory lock per schema.
+ * Refuses a schema written by a newer version of this package.
+ */
+export async function migratePostgres(pool: Pool, schema: string, appliedAt: string): Promise<number> {
+  const quoted = quoteSchemaName(schema);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`toolseal.migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+    const current = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${quoted}.schema_version`);
+    const from = current.rows[0]?.version ?? 0;
+    if (from > POSTGRES_SCHEMA_VERSION) {
+      throw new Error(`schema ${schema} is at version ${from}, newer than this package (${POSTGRES_SCHEMA_VERSION})`);
+    }
+    for (const migration of POSTGRES_MIGRATIONS) {
+      if (migration.version <= from) continue;
+      for (const statement of migration.statements(quoted)) await client.query(statement);
+      await client.query(`INSERT INTO ${quoted}.schema_version (version, applied_at) VALUES ($1, $2)`, [migration.version, appliedAt]);
+    }
+    await client.query('COMMIT');
+    return POSTGRES_SCHEMA_VERSION;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
