@@ -1,0 +1,34 @@
+export type { FactsLookup, TrustedFacts } from './trusted-facts.js';
+export type { ProposalRuleSet } from './proposal-rule-set.js';
+export {
+  DECISION_CODES,
+  type ProposalDecisionKind,
+  type FailureCategory,
+  type ProposalDecisionRecord,
+  type ReadyForReview,
+  type ProposalRejection,
+  type ProposalDecision,
+  type RecheckOutcome,
+} from './proposal-decision.js';
+export {
+  createProposalValidator,
+  DEFAULT_PROPOSAL_LIMITS,
+  PROPOSAL_DIGEST_DOMAIN,
+  PROPOSAL_FACTS_DIGEST_DOMAIN,
+  type ProposalValidator,
+  type ProposalValidatorOptions,
+} from './create-proposal-validator.js';
+export { REFUND_PROPOSAL_SCHEMA, REFUND_PROPOSAL_CONTRACT_ID } from './refund-proposal-schema.js';
+export {
+  REFUND_RULES_V1,
+  createRefundProposalValidator,
+  type RefundUnit,
+  type RefundProposal,
+  type RefundProposalLine,
+  type RefundOrderFacts,
+  type RefundOrderLine,
+  type RefundOrderSource,
+  type RefundProposalValidatorOptions,
+} from './refund-rules.js';
+export { createEffectRecorder, type EffectRecorder, type AttemptedEffect } from './effect-recorder.js';
+export { deepFreeze } from './deep-freeze.js';

@@ -1,0 +1,169 @@
+import type { ErrorReason, PrincipalContext } from '@toolseal/contracts';
+import type { Digester } from '@toolseal/digests';
+import type { JsonLimits } from '@toolseal/guard';
+import { createProposalValidator, type ProposalValidator } from './create-proposal-validator.js';
+import type { ProposalRuleSet } from './proposal-rule-set.js';
+import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
+import type { FactsLookup } from './trusted-facts.js';
+
+/** A refund unit. Never converted into another. */
+export type RefundUnit = 'CREDIT_A' | 'CREDIT_B';
+
+/** One proposed line (untrusted until checked). */
+export interface RefundProposalLine {
+  readonly line_id: string;
+  readonly quantity: number;
+}
+
+/** A shape-valid refund proposal (untrusted until the rules pass). */
+export interface RefundProposal {
+  readonly order_id: string;
+  readonly amount: number;
+  readonly unit: RefundUnit;
+  readonly lines: readonly RefundProposalLine[];
+}
+
+/** One trusted order line. */
+export interface RefundOrderLine {
+  /** The line's id. */
+  readonly line_id: string;
+  /** How many units of the line may still be refunded (0: none). */
+  readonly eligible_quantity: number;
+  /** The value of one unit, in the order's unit. */
+  readonly unit_amount: number;
+}
+
+/** The trusted facts of one order, as the host's order store reports them for the actor. */
+export interface RefundOrderFacts {
+  /** The order's id. */
+  readonly order_id: string;
+  /** The unit the order is denominated in. */
+  readonly unit: RefundUnit;
+  /** The order's workflow state; only `eligible` permits a refund proposal. */
+  readonly state: string;
+  /** The order's resource revision. */
+  readonly revision: string;
+  /** How much may still be refunded on the order, in its unit. */
+  readonly remaining_eligible_amount: number;
+  /** The trusted line records. */
+  readonly lines: readonly RefundOrderLine[];
+}
+
+/** The host's order store, read for the authenticated actor only. */
+export interface RefundOrderSource {
+  /**
+   * The order `orderId` as `actor` may see it: `not_available` when it does not exist or belongs to
+   * another tenant (one answer for both), `lookup_failed` when the store cannot answer.
+   */
+  loadOrder(actor: PrincipalContext, orderId: string): FactsLookup<RefundOrderFacts> | Promise<FactsLookup<RefundOrderFacts>>;
+}
+
+/**
+ * The fictional refund rules of spec 002, version `refund-rules-v1`, computed from trusted line
+ * records only:
+ * - the unit must equal the order's unit (`/unit` `unit_mismatch`; never converted);
+ * - per line, in order: a repeated line id is `duplicate_line_id` (never counted twice); a line
+ *   the order has no eligible quantity for is `line_not_eligible`; a quantity above the eligible
+ *   quantity is `quantity_exceeds_eligible`; below it, `partial_amount_not_allowed` (whole lines
+ *   only);
+ * - the amount: above the order's remaining eligible amount, `amount_mismatch`; otherwise it must
+ *   equal the total of the proposed lines at their trusted unit amounts: when it does not, a
+ *   smaller amount for otherwise valid lines is `partial_amount_not_allowed`, anything else
+ *   `amount_mismatch`.
+ * Reasons come in that order: unit, lines by index, amount.
+ */
+export const REFUND_RULES_V1: ProposalRuleSet<RefundProposal, RefundOrderFacts> = Object.freeze({
+  version: 'refund-rules-v1',
+
+  describes(proposal: RefundProposal, facts: RefundOrderFacts): boolean {
+    return facts.order_id === proposal.order_id;
+  },
+
+  statePermits(facts: RefundOrderFacts): boolean {
+    return facts.state === 'eligible';
+  },
+
+  check(proposal: RefundProposal, facts: RefundOrderFacts): ErrorReason[] {
+    const reasons: ErrorReason[] = [];
+    if (proposal.unit !== facts.unit) reasons.push({ field: '/unit', rule: 'unit_mismatch' });
+
+    const trustedLines = new Map<string, RefundOrderLine>();
+    for (const line of facts.lines) trustedLines.set(line.line_id, line);
+    const seen = new Set<string>();
+    let linesTotal = 0;
+    let lineProblem = false;
+    proposal.lines.forEach((line, index) => {
+      if (seen.has(line.line_id)) {
+        reasons.push({ field: `/lines/${index}/line_id`, rule: 'duplicate_line_id' });
+        lineProblem = true;
+        return;
+      }
+      seen.add(line.line_id);
+      const trusted = trustedLines.get(line.line_id);
+      if (trusted === undefined || trusted.eligible_quantity <= 0) {
+        reasons.push({ field: `/lines/${index}/line_id`, rule: 'line_not_eligible' });
+        lineProblem = true;
+        return;
+      }
+      if (line.quantity > trusted.eligible_quantity) {
+        reasons.push({ field: `/lines/${index}/quantity`, rule: 'quantity_exceeds_eligible' });
+        lineProblem = true;
+      } else if (line.quantity < trusted.eligible_quantity) {
+        reasons.push({ field: `/lines/${index}/quantity`, rule: 'partial_amount_not_allowed' });
+        lineProblem = true;
+      }
+      linesTotal += line.quantity * trusted.unit_amount;
+    });
+
+    if (proposal.amount > facts.remaining_eligible_amount) {
+      reasons.push({ field: '/amount', rule: 'amount_mismatch' });
+    } else if (proposal.amount !== linesTotal) {
+      const partial = !lineProblem && proposal.amount < linesTotal;
+      reasons.push({ field: '/amount', rule: partial ? 'partial_amount_not_allowed' : 'amount_mismatch' });
+    }
+    return reasons;
+  },
+
+  snapshot(facts: RefundOrderFacts) {
+    return {
+      order_id: facts.order_id,
+      unit: facts.unit,
+      state: facts.state,
+      revision: facts.revision,
+      remaining_eligible_amount: facts.remaining_eligible_amount,
+      lines: facts.lines.map((line) => ({
+        line_id: line.line_id,
+        eligible_quantity: line.eligible_quantity,
+        unit_amount: line.unit_amount,
+      })),
+    };
+  },
+});
+
+/** Options of `createRefundProposalValidator`. */
+export interface RefundProposalValidatorOptions {
+  /** The host's order store. */
+  orders: RefundOrderSource;
+  /** Digests for the protected records (keyed mode recommended). */
+  digester: Digester;
+  /** Guard limits; default `DEFAULT_PROPOSAL_LIMITS`. */
+  limits?: Partial<JsonLimits>;
+  /** Clock for `decided_at`. */
+  clock?: () => Date;
+}
+
+/** The spec 002 refund validator: `REFUND_PROPOSAL_SCHEMA` and `REFUND_RULES_V1` over the host's orders. */
+export function createRefundProposalValidator(
+  options: RefundProposalValidatorOptions,
+): ProposalValidator<RefundProposal, RefundOrderFacts> {
+  const { orders } = options;
+  return createProposalValidator<RefundProposal, RefundOrderFacts>({
+    contractId: REFUND_PROPOSAL_CONTRACT_ID,
+    schema: REFUND_PROPOSAL_SCHEMA,
+    facts: { lookup: (actor, proposal) => orders.loadOrder(actor, proposal.order_id) },
+    rules: REFUND_RULES_V1,
+    digester: options.digester,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+}
