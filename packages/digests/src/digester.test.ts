@@ -1,0 +1,293 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { ModelResult, ToolContract } from '@toolseal/contracts';
+import { describe, expect, it } from 'vitest';
+import { CanonicalizationError } from './canonicalization-error.js';
+import { canonicalize } from './canonicalize.js';
+import {
+  createDigester,
+  DIGEST_DOMAINS,
+  MIN_KEY_BYTES,
+  type CallBindingDigestInput,
+  type RequestDigestInput,
+} from './digester.js';
+import type { HashBackend } from './hash-backend.js';
+
+// Independent oracles: OpenSSL through node:crypto, over canonical text written out by hand.
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+const hmacSha256 = (key: Uint8Array, text: string): string => createHmac('sha256', key).update(text, 'utf8').digest('hex');
+
+const KEY = Uint8Array.from({ length: 32 }, (_, index) => index);
+const plain = createDigester();
+const keyed = createDigester({ key: KEY });
+
+const contract: ToolContract = {
+  tool_name: 'create_refund_draft',
+  effect: 'write',
+  input_revision: 'in-3',
+  output_revision: 'out-2',
+  effect_revision: 'fx-1',
+  handler_revision: 'h-9',
+  producer_revision: 'orders-mock-v2',
+  policy_revision: 'pol-4',
+};
+
+const request: RequestDigestInput = {
+  tenant_id: 'acme',
+  subject_id: 'user-42',
+  tool_name: 'create_refund_draft',
+  arguments: { order_ref: 'ORDER-7', amount: { value: 12.5, currency: 'EUR' } },
+  input_revision: 'in-3',
+  output_revision: 'out-2',
+  effect_revision: 'fx-1',
+};
+
+const modelResult: ModelResult = {
+  schema_version: 'tool-model-result-v2',
+  status: 'succeeded',
+  data: { order_ref: 'ORDER-7', status: 'paid' },
+  error: null,
+  execution: { outcome: 'committed', delivery: 'fresh', complete: true, truncated: false },
+  provenance: {
+    source_label: 'orders',
+    producer_revision: 'orders-mock-v2',
+    resource_revision: 'order-7-r3',
+    observed_at: '2026-07-19T00:00:00Z',
+    trust: 'untrusted_data',
+  },
+};
+
+const call: CallBindingDigestInput = {
+  provider: 'openai',
+  api_family: 'responses',
+  response_id: 'resp_1',
+  call_id: 'call_1',
+  operation_id: 'op_1',
+  idempotency_key: 'idem-1',
+  adapter_revision: 'openai-responses-v1',
+  tool_contract: contract,
+  request_sha256: 'a'.repeat(64),
+  result_sha256: 'b'.repeat(64),
+};
+
+describe('digest texts (what exactly is hashed)', () => {
+  it('principalRef hashes the tagged tenant and subject only', () => {
+    const text = '{"domain":"toolseal.principal_ref.v1","subject_id":"user-42","tenant_id":"acme"}';
+    // Roles are not part of the reference.
+    const principal = { tenant_id: 'acme', subject_id: 'user-42', roles: ['admin'] };
+    expect(plain.principalRef(principal)).toBe(sha256(text));
+    expect(keyed.principalRef(principal)).toBe(hmacSha256(KEY, text));
+  });
+
+  it('requestDigest hashes tenant, subject, tool, arguments and three revisions', () => {
+    const text =
+      '{"arguments":{"amount":{"currency":"EUR","value":12.5},"order_ref":"ORDER-7"},"domain":"toolseal.request.v1",' +
+      '"effect_revision":"fx-1","input_revision":"in-3","output_revision":"out-2","subject_id":"user-42",' +
+      '"tenant_id":"acme","tool_name":"create_refund_draft"}';
+    expect(plain.requestDigest(request)).toBe(sha256(text));
+    expect(keyed.requestDigest(request)).toBe(hmacSha256(KEY, text));
+  });
+
+  it('resultDigest hashes the tagged model result', () => {
+    const text =
+      '{"domain":"toolseal.result.v1","model_result":{"data":{"order_ref":"ORDER-7","status":"paid"},"error":null,' +
+      '"execution":{"complete":true,"delivery":"fresh","outcome":"committed","truncated":false},' +
+      '"provenance":{"observed_at":"2026-07-19T00:00:00Z","producer_revision":"orders-mock-v2",' +
+      '"resource_revision":"order-7-r3","source_label":"orders","trust":"untrusted_data"},' +
+      '"schema_version":"tool-model-result-v2","status":"succeeded"}}';
+    expect(canonicalize({ domain: DIGEST_DOMAINS.result, model_result: modelResult })).toBe(text);
+    expect(plain.resultDigest(modelResult)).toBe(sha256(text));
+    expect(keyed.resultDigest(modelResult)).toBe(hmacSha256(KEY, text));
+  });
+
+  it('callBindingDigest hashes provider context, operation, idempotency key, contract and both digests', () => {
+    const text =
+      '{"adapter_revision":"openai-responses-v1","api_family":"responses","call_id":"call_1",' +
+      '"domain":"toolseal.call_binding.v1","idempotency_key":"idem-1","operation_id":"op_1","provider":"openai",' +
+      `"request_sha256":"${'a'.repeat(64)}","response_id":"resp_1","result_sha256":"${'b'.repeat(64)}",` +
+      '"tool_contract":{"effect":"write","effect_revision":"fx-1","handler_revision":"h-9","input_revision":"in-3",' +
+      '"output_revision":"out-2","policy_revision":"pol-4","producer_revision":"orders-mock-v2",' +
+      '"tool_name":"create_refund_draft"}}';
+    expect(plain.callBindingDigest(call)).toBe(sha256(text));
+    expect(keyed.callBindingDigest(call)).toBe(hmacSha256(KEY, text));
+  });
+
+  it('digestText hashes the UTF-8 bytes and digestTagged the canonical tagged object', () => {
+    expect(plain.digestText('Zoë 😀')).toBe(createHash('sha256').update(Buffer.from('Zoë 😀', 'utf8')).digest('hex'));
+    expect(plain.digestText('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(plain.digestTagged('example.v1', { b: [2, 1], a: null })).toBe(sha256('{"a":null,"b":[2,1],"domain":"example.v1"}'));
+  });
+});
+
+describe('digest properties', () => {
+  it('returns lowercase 64-hex digests', () => {
+    const all = [
+      plain.principalRef(request),
+      plain.requestDigest(request),
+      plain.resultDigest(modelResult),
+      plain.callBindingDigest(call),
+      keyed.requestDigest(request),
+    ];
+    for (const digest of all) expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('leaves the call id and the idempotency key out of the request digest', () => {
+    const withCallIdentity = { ...request, call_id: 'call_2', idempotency_key: 'idem-2' };
+    expect(plain.requestDigest(withCallIdentity)).toBe(plain.requestDigest(request));
+  });
+
+  it('changes the request digest when any bound field changes', () => {
+    const base = plain.requestDigest(request);
+    const variants: RequestDigestInput[] = [
+      { ...request, tenant_id: 'other' },
+      { ...request, subject_id: 'user-43' },
+      { ...request, tool_name: 'get_order' },
+      { ...request, arguments: { order_ref: 'ORDER-7', amount: { value: 12.51, currency: 'EUR' } } },
+      { ...request, input_revision: 'in-4' },
+      { ...request, output_revision: 'out-3' },
+      { ...request, effect_revision: 'fx-2' },
+    ];
+    const digests = variants.map((variant) => plain.requestDigest(variant));
+    expect(digests).not.toContain(base);
+    expect(new Set(digests).size).toBe(variants.length);
+  });
+
+  it('does not let tenant and subject trade places', () => {
+    const swapped = { tenant_id: 'user-42', subject_id: 'acme' };
+    expect(plain.principalRef(swapped)).not.toBe(plain.principalRef(request));
+  });
+
+  it('changes the call binding when any bound field changes, including the idempotency key', () => {
+    const base = plain.callBindingDigest(call);
+    const variants: CallBindingDigestInput[] = [
+      { ...call, provider: 'anthropic' },
+      { ...call, api_family: 'chat' },
+      { ...call, response_id: 'resp_2' },
+      { ...call, call_id: 'call_2' },
+      { ...call, operation_id: 'op_2' },
+      { ...call, idempotency_key: 'idem-2' },
+      { ...call, idempotency_key: null },
+      { ...call, adapter_revision: 'openai-responses-v2' },
+      { ...call, request_sha256: 'c'.repeat(64) },
+      { ...call, result_sha256: 'c'.repeat(64) },
+      ...(Object.keys(contract) as (keyof ToolContract)[]).map((field) => ({
+        ...call,
+        tool_contract: { ...contract, [field]: field === 'effect' ? 'read' : `${contract[field]}x` },
+      })),
+    ];
+    const digests = variants.map((variant) => plain.callBindingDigest(variant));
+    expect(digests).not.toContain(base);
+    expect(new Set(digests).size).toBe(variants.length);
+  });
+
+  it('binds only the named tool contract fields', () => {
+    const extended = { ...call, tool_contract: { ...contract, note: 'ignored' } as ToolContract };
+    expect(plain.callBindingDigest(extended)).toBe(plain.callBindingDigest(call));
+  });
+
+  it('changes the result digest when any field of the model result changes', () => {
+    const base = plain.resultDigest(modelResult);
+    const variants: ModelResult[] = [
+      { ...modelResult, status: 'unknown' },
+      { ...modelResult, data: { order_ref: 'ORDER-8', status: 'paid' } },
+      { ...modelResult, execution: { ...modelResult.execution, delivery: 'local_replay' } },
+      { ...modelResult, provenance: { ...modelResult.provenance, trust: 'trusted_control' } },
+      { ...modelResult, provenance: { ...modelResult.provenance, observed_at: '2026-07-19T00:00:01Z' } },
+    ];
+    for (const variant of variants) expect(plain.resultDigest(variant)).not.toBe(base);
+  });
+
+  it('gives resultDigestFromCanonical the value of resultDigest on the canonical text', () => {
+    const text = canonicalize(modelResult);
+    expect(plain.resultDigestFromCanonical(text)).toBe(plain.resultDigest(modelResult));
+    expect(keyed.resultDigestFromCanonical(text)).toBe(keyed.resultDigest(modelResult));
+    expect(plain.digestTagged(DIGEST_DOMAINS.result, { model_result: modelResult })).toBe(plain.resultDigest(modelResult));
+    // Non-canonical text of the same value gives a different digest: it will not verify.
+    expect(plain.resultDigestFromCanonical(JSON.stringify(modelResult))).not.toBe(plain.resultDigest(modelResult));
+  });
+
+  it('separates domains: the same fields under another tag give another digest', () => {
+    const fields = { tenant_id: 'acme', subject_id: 'user-42' };
+    expect(plain.digestTagged(DIGEST_DOMAINS.principalRef, fields)).toBe(plain.principalRef(fields));
+    expect(plain.digestTagged(DIGEST_DOMAINS.request, fields)).not.toBe(plain.principalRef(fields));
+    expect(plain.digestTagged('toolseal.principal_ref.v2', fields)).not.toBe(plain.principalRef(fields));
+  });
+
+  it('makes keyed digests differ from plain ones and from other keys', () => {
+    const otherKey = createDigester({ key: Uint8Array.from({ length: 32 }, (_, index) => index + 1) });
+    expect(keyed.keyed).toBe(true);
+    expect(plain.keyed).toBe(false);
+    expect(keyed.requestDigest(request)).not.toBe(plain.requestDigest(request));
+    expect(otherKey.requestDigest(request)).not.toBe(keyed.requestDigest(request));
+  });
+});
+
+describe('createDigester configuration', () => {
+  it(`refuses keys shorter than ${MIN_KEY_BYTES} bytes at construction`, () => {
+    expect(() => createDigester({ key: new Uint8Array(31) })).toThrow(RangeError);
+    expect(() => createDigester({ key: new Uint8Array(0) })).toThrow(RangeError);
+    expect(createDigester({ key: new Uint8Array(64) }).keyed).toBe(true);
+  });
+
+  it('refuses a key that is not bytes', () => {
+    expect(() => createDigester({ key: 'x'.repeat(32) as unknown as Uint8Array })).toThrow(TypeError);
+  });
+
+  it('copies the key, so later changes to the caller’s array change nothing', () => {
+    const key = Uint8Array.from(KEY);
+    const digester = createDigester({ key });
+    const before = digester.principalRef(request);
+    key.fill(0);
+    expect(digester.principalRef(request)).toBe(before);
+    expect(before).toBe(keyed.principalRef(request));
+  });
+
+  it('uses the injected backend for every digest', () => {
+    const calls: string[] = [];
+    const recording: HashBackend = {
+      name: 'recording',
+      sha256: (data) => {
+        calls.push(`sha256:${data.length}`);
+        return new Uint8Array(32).fill(0xab);
+      },
+      hmacSha256: (key, data) => {
+        calls.push(`hmac:${key.length}:${data.length}`);
+        return new Uint8Array(32).fill(0xcd);
+      },
+    };
+    expect(createDigester({ backend: recording }).digestText('abc')).toBe('ab'.repeat(32));
+    expect(createDigester({ backend: recording, key: KEY }).digestText('abcd')).toBe('cd'.repeat(32));
+    expect(calls).toEqual(['sha256:3', 'hmac:32:4']);
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(plain)).toBe(true);
+  });
+});
+
+describe('digest input errors', () => {
+  it('rejects text that UTF-8 cannot encode instead of hashing a replacement character', () => {
+    expect(() => plain.digestText('a\ud800')).toThrow(CanonicalizationError);
+    expect(() => plain.resultDigestFromCanonical('{"x":"\udfff"}')).toThrow(CanonicalizationError);
+  });
+
+  it('rejects values that are not plain JSON data, naming the path inside the tagged object', () => {
+    const bad = { ...request, arguments: { when: new Date(0) } } as unknown as RequestDigestInput;
+    try {
+      plain.requestDigest(bad);
+      expect.unreachable();
+    } catch (error) {
+      expect(CanonicalizationError.isInstance(error)).toBe(true);
+      expect((error as CanonicalizationError).reason).toBe('unsupported_type');
+      expect((error as CanonicalizationError).path).toBe('/arguments/when');
+    }
+    const missing = { ...call, tool_contract: { ...contract, policy_revision: undefined } } as unknown as CallBindingDigestInput;
+    expect(() => plain.callBindingDigest(missing)).toThrow(/unsupported_type/);
+  });
+
+  it('refuses a domain member in digestTagged fields, an empty domain, and non-plain fields', () => {
+    expect(() => plain.digestTagged('x.v1', { domain: 'toolseal.request.v1' })).toThrow(TypeError);
+    expect(() => plain.digestTagged('', { a: 1 })).toThrow(TypeError);
+    expect(() => plain.digestTagged('x.v1', new Map() as unknown as Record<string, unknown>)).toThrow(CanonicalizationError);
+  });
+});

@@ -1,0 +1,15 @@
+export { canonicalize, DEFAULT_MAX_DEPTH, type CanonicalizeOptions } from './canonicalize.js';
+export { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
+export { nobleBackend, type HashBackend } from './hash-backend.js';
+export {
+  createDigester,
+  DIGEST_DOMAINS,
+  MIN_KEY_BYTES,
+  type Digester,
+  type DigesterOptions,
+  type PrincipalRefInput,
+  type RequestDigestInput,
+  type CallBindingDigestInput,
+} from './digester.js';
+export { constantTimeEqual } from './constant-time-equal.js';
+export { isSha256Hex } from './sha256-hex.js';

@@ -1,0 +1,81 @@
+import type { JsonValue } from '@toolseal/contracts';
+import fc from 'fast-check';
+import { nodeCryptoBackend as fromSubpath } from '@toolseal/digests/node';
+import { describe, expect, it } from 'vitest';
+import { createDigester } from './digester.js';
+import { nobleBackend } from './hash-backend.js';
+import { nodeCryptoBackend } from './node.js';
+
+const KEY = Uint8Array.from({ length: 48 }, (_, index) => 255 - index);
+const digesters = {
+  noble: createDigester({ backend: nobleBackend }),
+  node: createDigester({ backend: nodeCryptoBackend }),
+  nobleKeyed: createDigester({ backend: nobleBackend, key: KEY }),
+  nodeKeyed: createDigester({ backend: nodeCryptoBackend, key: KEY }),
+};
+
+const text = fc.string({ unit: 'binary', maxLength: 40 });
+// fast-check's JsonValue allows optional members; a JSON round trip gives the contracts' type.
+const json = fc.jsonValue({ stringUnit: 'binary', maxDepth: 4 }).map((value) => JSON.parse(JSON.stringify(value)) as JsonValue);
+const contract = fc.record({
+  tool_name: text,
+  effect: fc.constantFrom('read' as const, 'write' as const),
+  input_revision: text,
+  output_revision: text,
+  effect_revision: text,
+  handler_revision: text,
+  producer_revision: text,
+  policy_revision: text,
+});
+
+describe('nodeCryptoBackend and nobleBackend', () => {
+  it('is what the @toolseal/digests/node subpath exports', () => {
+    expect(fromSubpath).toBe(nodeCryptoBackend);
+    expect(fromSubpath.name).toBe('node-crypto');
+  });
+
+  it('give identical SHA-256 and HMAC-SHA-256 over random bytes and keys', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.uint8Array({ maxLength: 200 }), (data, key) => {
+        expect(nodeCryptoBackend.sha256(data)).toEqual(nobleBackend.sha256(data));
+        expect(nodeCryptoBackend.hmacSha256(key, data)).toEqual(nobleBackend.hmacSha256(key, data));
+      }),
+    );
+  });
+
+  it('give identical digests of every kind over random JSON values and keys, plain and keyed', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ tenant_id: text, subject_id: text, tool_name: text, arguments: json }),
+        fc.dictionary(text, json, { maxKeys: 5 }),
+        contract,
+        (request, fields, toolContract) => {
+          const input = { ...request, input_revision: 'i', output_revision: 'o', effect_revision: 'e' };
+          const call = {
+            provider: 'p',
+            api_family: 'f',
+            response_id: request.tenant_id,
+            call_id: request.subject_id,
+            operation_id: 'op',
+            idempotency_key: null,
+            adapter_revision: 'a',
+            tool_contract: toolContract,
+            request_sha256: digesters.noble.requestDigest(input),
+            result_sha256: digesters.noble.digestText(request.tool_name),
+          };
+          for (const [noble, node] of [
+            [digesters.noble, digesters.node],
+            [digesters.nobleKeyed, digesters.nodeKeyed],
+          ] as const) {
+            expect(node.principalRef(request)).toBe(noble.principalRef(request));
+            expect(node.requestDigest(input)).toBe(noble.requestDigest(input));
+            expect(node.digestTagged('random.v1', fields)).toBe(noble.digestTagged('random.v1', fields));
+            expect(node.callBindingDigest(call)).toBe(noble.callBindingDigest(call));
+            expect(node.digestText(request.tool_name)).toBe(noble.digestText(request.tool_name));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
