@@ -19,7 +19,7 @@ const PLAIN_URL = /^[\x21-\x5b\x5d-\x7e]+$/;
 
 /** A handler output that passed every check, split into its parts. */
 export interface CheckedHandlerOutput {
-  /** Business data, exact under the tool's output schema. */
+  /** Business data, exact under the tool's output schema: a private copy of the handler's. */
   data: JsonObject;
   /** External resource revision, matching the tool's pattern. */
   resource_revision: string;
@@ -159,7 +159,13 @@ export function checkHandlerOutput(
   argumentsValue: JsonValue | null,
   nowMs: number,
 ): HandlerOutputCheck {
-  const guarded = checkUntrustedValue(output, tool.handlerOutputLimits);
+  let guarded: ReturnType<typeof checkUntrustedValue>;
+  try {
+    guarded = checkUntrustedValue(output, tool.handlerOutputLimits);
+  } catch {
+    // Only a Proxy whose traps throw gets here: refused like any other non-JSON value.
+    guarded = { ok: false, violation: { rule: 'non_json_value', path: '' } };
+  }
   if (!guarded.ok) {
     return {
       ok: false,
@@ -220,12 +226,15 @@ export function checkHandlerOutput(
     violations.push({ rule: 'max_bytes', path: '/data' });
     return refuse();
   }
-  violations.push(...checkOutputData(tool, data, argumentsValue));
+  // Every later check reads a private copy parsed from the canonical text: what is validated is
+  // exactly what is sealed and hashed, even if the handler's object could change between reads.
+  const dataCopy = JSON.parse(canonicalData) as JsonObject;
+  violations.push(...checkOutputData(tool, dataCopy, argumentsValue));
   if (violations.length > 0) return refuse();
   return {
     ok: true,
     value: {
-      data,
+      data: dataCopy,
       resource_revision: resource_revision as string,
       observed_at: observed_at as string,
       complete: isComplete,

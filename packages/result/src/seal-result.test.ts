@@ -115,6 +115,35 @@ describe('sealResult', () => {
     expect(sealed.model_result.data).toMatchObject({ status: 'paid', lines: [{ quantity: 1 }] });
   });
 
+  it('validates exactly what it seals, even when the handler object answers differently on each read', () => {
+    const target = copy(orderOutput.data);
+    let reads = 0;
+    const shifty = new Proxy(target, {
+      get: (object, key, receiver) => (key === 'status' && ++reads > 1 ? 'shipped' : Reflect.get(object, key, receiver)),
+      getOwnPropertyDescriptor: (object, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(object, key);
+        return key === 'status' && descriptor !== undefined && ++reads > 1 ? { ...descriptor, value: 'shipped' } : descriptor;
+      },
+    });
+    const { sealed } = sealResult(orderInput({ subject: { kind: 'data', output: { ...copy(orderOutput), data: shifty } } }));
+    if (sealed.model_result.status === 'succeeded') {
+      expect(['paid', 'pending', 'refunded']).toContain((sealed.model_result.data as { status: string }).status);
+    } else {
+      expect(sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+    }
+    expect(reads).toBeGreaterThan(0);
+    expect(verifyResult(sealed, { registry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester })).toEqual({ ok: true });
+  });
+
+  it('refuses, without throwing, a handler output whose proxy traps throw', () => {
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('boom'); }, getPrototypeOf: () => Object.prototype });
+    const { sealed, violations } = sealResult(orderInput({ subject: { kind: 'data', output: hostile } }));
+    expect(sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+    expect(violations).toEqual([{ rule: 'non_json_value', path: '' }]);
+    const trusted = { registry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester };
+    expect(verifyResult(hostile, trusted)).toEqual({ ok: false, reasons: ['malformed_package'] });
+  });
+
   it('turns the refund-draft handler returning {"status":"succeeded"} into OUTPUT_CONTRACT_VIOLATION', () => {
     const draft = { draft_ref: 'DRAFT-C7-1', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' };
     const input = orderInput({

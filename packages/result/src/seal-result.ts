@@ -194,9 +194,9 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       modelResult = {
         schema_version: MODEL_RESULT_SCHEMA_VERSION,
         status: 'succeeded',
-        // A private copy, parsed back from the canonical text: the handler keeps no reference into
-        // the sealed projection, and the projection is exactly the hashed text.
-        data: JSON.parse(value.canonical_data) as JsonObject,
+        // A private copy parsed from the canonical text: the handler keeps no reference into the
+        // sealed projection, and the projection is exactly the validated, hashed text.
+        data: value.data,
         error: null,
         execution: {
           outcome: 'committed',

@@ -93,6 +93,15 @@ export function failWith(reasons: Iterable<VerifyFailureReason>): VerifyOutcome 
  * audit log's hash chain protects them where they are stored.
  */
 export function verifyResult(sealed: unknown, trusted: TrustedContext): VerifyOutcome {
+  try {
+    return verifyPackage(sealed, trusted);
+  } catch {
+    // Unreachable for JSON data; a Proxy with throwing traps, for instance, lands here.
+    return failWith(['malformed_package']);
+  }
+}
+
+function verifyPackage(sealed: unknown, trusted: TrustedContext): VerifyOutcome {
   const { registry } = trusted;
   const guarded = checkUntrustedValue(sealed, registry.packageLimits);
   if (!guarded.ok) return failWith(['malformed_package']);
