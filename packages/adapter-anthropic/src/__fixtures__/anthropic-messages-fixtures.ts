@@ -3,7 +3,8 @@
 // written from these objects; `fixtures.test.ts` fails when they drift apart.
 import type { ContentBlock, Message } from '@anthropic-ai/sdk/resources/messages/messages';
 
-function message(id: string, content: ContentBlock[]): Message {
+/** A complete SDK `Message` around `content`. */
+export function message(id: string, content: ContentBlock[]): Message {
   return {
     id,
     type: 'message',

@@ -3,7 +3,8 @@
 // are written from these objects; `fixtures.test.ts` fails when they drift apart.
 import type { Interactions } from '@google/genai';
 
-function interaction(id: string, steps: Interactions.Step[]): Interactions.Interaction {
+/** A complete SDK `Interaction` around `steps`. */
+export function interaction(id: string, steps: Interactions.Step[]): Interactions.Interaction {
   return {
     id,
     model: 'gemini-2.5-flash',

@@ -3,7 +3,8 @@
 // written from these objects; `fixtures.test.ts` fails when they drift apart.
 import type { Response } from 'openai/resources/responses/responses';
 
-function response(id: string, output: Response['output']): Response {
+/** A complete SDK `Response` around `output`. */
+export function response(id: string, output: Response['output']): Response {
   return {
     id,
     object: 'response',

@@ -1,0 +1,171 @@
+import type {
+  FormatFailure,
+  FormatToolResultsInput,
+  FormatToolResultsOutcome,
+  ParseToolCallsOutcome,
+  ProviderAdapter,
+  ToolCall,
+} from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
+import { makeError } from '@toolseal/errors';
+import { describe, expect, it } from 'vitest';
+import { adapterConformanceCases, type ConformanceCall } from './adapter-conformance-cases.js';
+
+// A deliberately small provider, "kitref", to test the kit itself: the reference adapter must pass
+// every case, and each broken variant must fail the case that guards against its flaw.
+interface KitResponse {
+  id: string;
+  calls: Array<{ id: string; name: string; args: string }>;
+}
+interface KitPayload {
+  results: Array<{ id: string; text: string; error: boolean }>;
+}
+type KitAdapter = ProviderAdapter<KitResponse, KitPayload, Record<string, never>>;
+
+interface Flaws {
+  leakAudit?: boolean;
+  correlateByIndex?: boolean;
+  skipVerify?: boolean;
+  ignoreMissing?: boolean;
+  acceptDuplicateIds?: boolean;
+  noErrorFlag?: boolean;
+}
+
+function malformed(rule: string): ParseToolCallsOutcome {
+  return { ok: false, error: makeError('MALFORMED_TOOL_CALL', { reasons: [{ field: '', rule }] }) };
+}
+
+function kitAdapter(flaws: Flaws = {}): KitAdapter {
+  const identity = { provider: 'kitref', api_family: 'calls', adapter_revision: 'kitref-v1' };
+  return {
+    provider: identity.provider,
+    apiFamily: identity.api_family,
+    adapterRevision: identity.adapter_revision,
+    parseToolCalls(response) {
+      if (typeof response !== 'object' || response === null || typeof response.id !== 'string' || !Array.isArray(response.calls)) {
+        return malformed('malformed_response');
+      }
+      const seen = new Set<string>();
+      const calls: ToolCall[] = [];
+      for (const call of response.calls) {
+        if (call.id === '') return malformed('missing_call_id');
+        if (call.name === '') return malformed('empty_tool_name');
+        if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
+        if (calls.length >= 64) return malformed('too_many_calls');
+        if (call.args.length > 1_048_576) {
+          return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule: 'max_bytes' }] }) };
+        }
+        seen.add(call.id);
+        calls.push({ ...identity, response_id: response.id, call_id: call.id, tool_name: call.name, arguments: { format: 'json_text', text: call.args } });
+      }
+      return { ok: true, response_id: response.id, calls };
+    },
+    formatToolResults(input: FormatToolResultsInput<Record<string, never>>): FormatToolResultsOutcome<KitPayload> {
+      const failures: FormatFailure[] = [];
+      const byCall = new Map<string, { text: string; error: boolean; sealed: unknown }>();
+      input.results.forEach((sealed, index) => {
+        const context = (sealed as unknown as { protected_audit?: { provider_context?: Record<string, unknown> } } | null)?.protected_audit
+          ?.provider_context;
+        const callId = flaws.correlateByIndex === true ? input.calls[index]?.call_id : context?.['call_id'];
+        if (typeof callId !== 'string') {
+          failures.push({ call_id: null, reason: 'verification_failed', verify_reasons: ['malformed_package'] });
+          return;
+        }
+        const call = input.calls.find((each) => each.call_id === callId);
+        if (call === undefined) return void failures.push({ call_id: callId, reason: 'unknown_call', verify_reasons: [] });
+        if (byCall.has(callId)) return void failures.push({ call_id: callId, reason: 'duplicate_result', verify_reasons: [] });
+        if (context?.['adapter_revision'] !== identity.adapter_revision || context['provider'] !== identity.provider) {
+          return void failures.push({ call_id: callId, reason: 'foreign_adapter', verify_reasons: [] });
+        }
+        if (flaws.skipVerify !== true) {
+          let verdict;
+          try {
+            verdict = input.verify(sealed, call);
+          } catch {
+            verdict = { ok: false as const, reasons: ['malformed_package' as const] };
+          }
+          if (!verdict.ok) return void failures.push({ call_id: callId, reason: 'verification_failed', verify_reasons: verdict.reasons });
+        }
+        byCall.set(callId, {
+          text: canonicalize(flaws.leakAudit === true ? { ...sealed.model_result, audit: sealed.protected_audit } : sealed.model_result),
+          error: sealed.model_result.status !== 'succeeded',
+          sealed,
+        });
+      });
+      if (flaws.ignoreMissing !== true) {
+        for (const call of input.calls) {
+          if (!byCall.has(call.call_id) && !failures.some((failure) => failure.call_id === call.call_id)) {
+            failures.push({ call_id: call.call_id, reason: 'missing_result', verify_reasons: [] });
+          }
+        }
+      }
+      if (failures.length > 0) return { ok: false, failures };
+      const results = input.calls.flatMap((call) => {
+        const entry = byCall.get(call.call_id);
+        return entry === undefined ? [] : [{ id: call.call_id, text: entry.text, error: flaws.noErrorFlag === true ? false : entry.error }];
+      });
+      return { ok: true, payload: { results } };
+    },
+  };
+}
+
+function kitCases(flaws: Flaws = {}) {
+  return adapterConformanceCases({
+    adapter: kitAdapter(flaws),
+    makeResponse: (calls: readonly ConformanceCall[], responseId: string) => ({
+      id: responseId,
+      calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: JSON.stringify(call.arguments) })),
+    }),
+    formatOptions: () => ({}),
+    readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
+    errorFlag: true,
+  });
+}
+
+async function failingCases(flaws: Flaws): Promise<string[]> {
+  const failing: string[] = [];
+  for (const { name, run } of kitCases(flaws)) {
+    try {
+      await run();
+    } catch {
+      failing.push(name);
+    }
+  }
+  return failing;
+}
+
+describe('adapterConformanceCases on the reference adapter', () => {
+  const cases = kitCases();
+  it('has at least 20 distinct cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(cases.map((each) => each.name)).size).toBe(cases.length);
+  });
+  for (const { name, run } of cases) {
+    it(name, run);
+  }
+});
+
+describe('adapterConformanceCases catches broken adapters', () => {
+  it.each<[string, Flaws, string]>([
+    ['leaking protected_audit into the text', { leakAudit: true }, 'format: no protected value or key anywhere in the payload'],
+    ['correlating by position', { correlateByIndex: true }, 'format: results correlate by call id under every order of arrival'],
+    ['skipping verification', { skipVerify: true }, 'format: a tampered model_result is refused (verification_failed), nothing serialized'],
+    ['dropping results silently', { ignoreMissing: true }, 'format: a missing result is refused, never silently skipped'],
+    ['accepting repeated call ids', { acceptDuplicateIds: true }, 'parse: a repeated call id refuses the whole response'],
+    ['never flagging errors', { noErrorFlag: true }, 'format: error results carry the provider error flag, successes do not'],
+  ])('an adapter %s fails', async (_label, flaws, caseName) => {
+    expect(await failingCases(flaws)).toContain(caseName);
+  });
+
+  it('prefixes case names with the label', () => {
+    const labelled = adapterConformanceCases({
+      adapter: kitAdapter(),
+      makeResponse: () => ({ id: 'x', calls: [] }),
+      formatOptions: () => ({}),
+      readResults: () => [],
+      errorFlag: false,
+      label: 'stateless',
+    });
+    expect(labelled.every((each) => each.name.startsWith('stateless: '))).toBe(true);
+  });
+});
