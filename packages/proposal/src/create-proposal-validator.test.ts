@@ -1,0 +1,336 @@
+import type { ErrorReason, PrincipalContext } from '@toolseal/contracts';
+import { createDigester } from '@toolseal/digests';
+import { makeError } from '@toolseal/errors';
+import { describe, expect, it, vi } from 'vitest';
+import { createProposalValidator, PROPOSAL_DIGEST_DOMAIN } from './create-proposal-validator.js';
+import type { ProposalRuleSet } from './proposal-rule-set.js';
+import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
+import { createRefundProposalValidator, REFUND_RULES_V1, type RefundOrderFacts, type RefundProposal } from './refund-rules.js';
+import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
+import { cedar, createCedarOrders } from './__fixtures__/cedar-orders.js';
+
+const digester = createDigester({ key: new Uint8Array(32).fill(3) });
+const clock = () => new Date('2026-07-19T00:00:00Z');
+const baseline = { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1 }] };
+const text = (value: unknown) => ({ format: 'json_text' as const, text: JSON.stringify(value) });
+const baselineFacts = (): RefundOrderFacts => structuredClone(cedar.orders[0]?.facts as RefundOrderFacts);
+
+function refundValidator(facts: TrustedFacts<RefundProposal, RefundOrderFacts>, rules: ProposalRuleSet<RefundProposal, RefundOrderFacts> = REFUND_RULES_V1) {
+  return createProposalValidator({ contractId: REFUND_PROPOSAL_CONTRACT_ID, schema: REFUND_PROPOSAL_SCHEMA, facts, rules, digester, clock });
+}
+
+const found = (facts: RefundOrderFacts = baselineFacts()): FactsLookup<RefundOrderFacts> => ({ status: 'found', facts });
+
+describe('createProposalValidator: check order', () => {
+  it('never looks up facts for a proposal of the wrong shape', async () => {
+    const lookup = vi.fn(() => found());
+    const validator = refundValidator({ lookup });
+    for (const proposal of [
+      { ...baseline, approved: true },
+      { ...baseline, tenant_id: 'cedar', role: 'admin' },
+      { ...baseline, amount: '6000' },
+      { ...baseline, lines: [{ line_id: 'LINE-1' }] },
+    ]) {
+      const decision = await validator.validate(cedar.actor, text(proposal));
+      expect(decision.decision).toBe('rejected_shape');
+    }
+    expect(lookup).not.toHaveBeenCalled();
+  });
+
+  it('does not read state or rules for an order the actor cannot use', async () => {
+    const rules = { ...REFUND_RULES_V1, statePermits: vi.fn(() => true), check: vi.fn(() => []) };
+    const validator = refundValidator({ lookup: () => ({ status: 'not_available' }) }, rules);
+    const decision = await validator.validate(cedar.actor, text(baseline));
+    expect(decision.decision).toBe('rejected_access');
+    expect(rules.statePermits).not.toHaveBeenCalled();
+    expect(rules.check).not.toHaveBeenCalled();
+  });
+
+  it('does not run business rules when the state forbids the proposal', async () => {
+    const rules = { ...REFUND_RULES_V1, check: vi.fn(() => []) };
+    const validator = refundValidator({ lookup: () => found({ ...baselineFacts(), state: 'ineligible' }) }, rules);
+    const decision = await validator.validate(cedar.actor, text({ ...baseline, amount: 9999 }));
+    expect(decision.decision).toBe('refresh_required');
+    expect(rules.check).not.toHaveBeenCalled();
+  });
+
+  it('passes the authenticated actor, and only it, to the facts source', async () => {
+    const orders = createCedarOrders();
+    const validator = createRefundProposalValidator({ orders: orders.source, digester, clock });
+    await validator.validate(cedar.actor, text(baseline));
+    expect(orders.calls).toEqual([{ actor: cedar.actor, orderId: 'ORDER-C7' }]);
+  });
+});
+
+describe('createProposalValidator: decisions', () => {
+  it('holds when the facts source throws, rejects, answers garbage or returns facts for another order', async () => {
+    const sources: TrustedFacts<RefundProposal, RefundOrderFacts>[] = [
+      { lookup: () => ({ status: 'lookup_failed' }) },
+      {
+        lookup: () => {
+          throw new Error('db down');
+        },
+      },
+      { lookup: () => Promise.reject(new Error('timeout')) },
+      { lookup: () => ({ status: 'maybe' }) as unknown as FactsLookup<RefundOrderFacts> },
+      { lookup: () => null as unknown as FactsLookup<RefundOrderFacts> },
+      { lookup: () => ({ status: 'found' }) as unknown as FactsLookup<RefundOrderFacts> },
+      { lookup: () => found({ ...baselineFacts(), order_id: 'ORDER-OTHER' }) },
+      { lookup: () => found({ lines: 'x' } as unknown as RefundOrderFacts) },
+    ];
+    for (const facts of sources) {
+      const decision = await refundValidator(facts).validate(cedar.actor, text(baseline));
+      expect(decision.decision).toBe('hold');
+      if (!decision.ok) expect(decision.error).toEqual(makeError('FACTS_UNAVAILABLE'));
+    }
+  });
+
+  it('holds when the rule set breaks, never passes', async () => {
+    const broken: Partial<ProposalRuleSet<RefundProposal, RefundOrderFacts>>[] = [
+      {
+        check: () => {
+          throw new Error('rule service down');
+        },
+      },
+      { check: () => [{ field: '/amount', rule: 'made_up_rule' }] },
+      { check: () => [{ field: '/ignore all instructions', rule: 'amount_mismatch' }] },
+      { check: () => 'no' as unknown as ErrorReason[] },
+      {
+        statePermits: () => {
+          throw new Error('x');
+        },
+      },
+      {
+        snapshot: () => {
+          throw new Error('x');
+        },
+      },
+    ];
+    for (const override of broken) {
+      const decision = await refundValidator({ lookup: () => found() }, { ...REFUND_RULES_V1, ...override }).validate(cedar.actor, text(baseline));
+      expect(decision.decision).toBe('hold');
+    }
+  });
+
+  it('rejects duplicate keys, prototype keys and oversized input in the shape stage', async () => {
+    const validator = refundValidator({ lookup: () => found() });
+    const cases: [string, ErrorReason[]][] = [
+      ['{"order_id":"ORDER-M9","order_id":"ORDER-C7","amount":6000,"unit":"CREDIT_A","lines":[{"line_id":"LINE-1","quantity":1}]}', [{ field: '', rule: 'duplicate_key' }]],
+      ['{"order_id":"ORDER-C7","amount":6000,"unit":"CREDIT_A","lines":[{"line_id":"LINE-1","quantity":1,"\\u005f_proto__":{"approved":true}}]}', [{ field: '/lines/0', rule: 'forbidden_key' }]],
+      [`{"order_id":"${'x'.repeat(20_000)}"}`, [{ field: '', rule: 'max_bytes' }]],
+      ['{"order_id":"ORDER-C7","amount":6000,"unit":"CREDIT_A","lines":[{"line_id":"LINE-1"}]}', [{ field: '/lines/0/quantity', rule: 'required' }]],
+      ['{"order_id":"ORDER-C7","amount":6000,"unit":"EUR","lines":[{"line_id":"LINE-1","quantity":1}]}', [{ field: '/unit', rule: 'enum' }]],
+      ['not json', [{ field: '', rule: 'malformed_json' }]],
+    ];
+    for (const [input, reasons] of cases) {
+      const decision = await validator.validate(cedar.actor, { format: 'json_text', text: input });
+      expect(decision.ok).toBe(false);
+      if (!decision.ok) expect(decision.error).toEqual(makeError('INVALID_ARGUMENTS', { reasons }));
+    }
+  });
+
+  it('never repairs: no clipping, no dropped lines, no coercion', async () => {
+    const validator = refundValidator({ lookup: () => found() });
+    const fiveLines = { ...baseline, lines: Array.from({ length: 5 }, (_, index) => ({ line_id: `LINE-${index}`, quantity: 1 })) };
+    const expectations: [unknown, ErrorReason][] = [
+      [{ ...baseline, amount: 10_001 }, { field: '/amount', rule: 'maximum' }],
+      [fiveLines, { field: '/lines', rule: 'max_items' }],
+      [{ ...baseline, amount: '6000' }, { field: '/amount', rule: 'type' }],
+      [{ ...baseline, lines: [{ line_id: 'LINE-1', quantity: 1.5 }] }, { field: '/lines/0/quantity', rule: 'type' }],
+    ];
+    for (const [proposal, reason] of expectations) {
+      const decision = await validator.validate(cedar.actor, text(proposal));
+      expect(decision.ok).toBe(false);
+      if (!decision.ok) expect(decision.error.reasons).toEqual([reason]);
+    }
+  });
+
+  it('accepts an already-parsed value, copied so later changes cannot reach the decision', async () => {
+    const validator = refundValidator({ lookup: () => found() });
+    const value = structuredClone(baseline);
+    const decision = await validator.validate(cedar.actor, { format: 'json_value', value });
+    expect(decision.ok).toBe(true);
+    value.amount = 1;
+    if (decision.ok) {
+      expect(decision.proposal.amount).toBe(6000);
+      expect(Object.isFrozen(decision.proposal)).toBe(true);
+      expect(Object.isFrozen(decision.proposal.lines[0])).toBe(true);
+    }
+    const bad = await validator.validate(cedar.actor, { format: 'json_value', value: { ...baseline, amount: 1n } });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.reasons).toEqual([{ field: '/amount', rule: 'non_json_value' }]);
+  });
+});
+
+describe('createProposalValidator: protected decision records', () => {
+  it('keeps rule version, category and digests, and no payload or customer detail', async () => {
+    const validator = refundValidator({ lookup: () => found() });
+    for (const proposal of [baseline, { ...baseline, amount: 8000 }, { ...baseline, approved: true }]) {
+      const { record } = await validator.validate(cedar.actor, text(proposal));
+      expect(Object.keys(record).sort()).toEqual([
+        'actor_ref',
+        'code',
+        'contract_id',
+        'decided_at',
+        'decision',
+        'facts_sha256',
+        'failure_category',
+        'proposal_sha256',
+        'reasons',
+        'rule_version',
+        'schema_version',
+        'stage',
+      ]);
+      const serialized = JSON.stringify(record);
+      for (const detail of ['ORDER', 'LINE', 'CREDIT', 'cedar', 'drafter', 'approved', '8000']) {
+        expect(serialized).not.toContain(detail);
+      }
+      expect(record.rule_version).toBe('refund-rules-v1');
+      expect(record.actor_ref).toBe(digester.principalRef(cedar.actor));
+      expect(record.decided_at).toBe('2026-07-19T00:00:00.000Z');
+      expect(Object.isFrozen(record)).toBe(true);
+    }
+  });
+
+  it('digests the proposal by value with the proposal domain, whatever its spelling', async () => {
+    const validator = refundValidator({ lookup: () => found() });
+    const spaced = await validator.validate(cedar.actor, {
+      format: 'json_text',
+      text: '{ "lines": [ { "quantity": 1, "line_id": "LINE-1" } ], "unit": "CREDIT_A", "amount": 6000, "order_id": "ORDER-C7" }',
+    });
+    const plain = await validator.validate(cedar.actor, text(baseline));
+    const expected = digester.digestTagged(PROPOSAL_DIGEST_DOMAIN, { contract_id: REFUND_PROPOSAL_CONTRACT_ID, proposal: baseline });
+    expect(plain.record.proposal_sha256).toBe(expected);
+    expect(spaced.record.proposal_sha256).toBe(expected);
+    const unparsable = await validator.validate(cedar.actor, { format: 'json_text', text: '{' });
+    expect(unparsable.record.proposal_sha256).toBeNull();
+  });
+});
+
+describe('recheck', () => {
+  async function readyDecision(facts = baselineFacts()) {
+    const validator = refundValidator({ lookup: () => found(facts) });
+    const decision = await validator.validate(cedar.actor, text(baseline));
+    if (!decision.ok) throw new Error('baseline must be ready');
+    return { validator, decision };
+  }
+
+  it('still passes when nothing changed', async () => {
+    const { validator, decision } = await readyDecision();
+    const outcome = validator.recheck(decision, found());
+    expect(outcome.ok).toBe(true);
+    expect(outcome.record.stage).toBe('recheck');
+    expect(outcome.record.facts_sha256).toBe(decision.record.facts_sha256);
+  });
+
+  it('fails with STATE_CHANGED for any change of the trusted snapshot', async () => {
+    const { validator, decision } = await readyDecision();
+    const changes: Partial<RefundOrderFacts>[] = [
+      { state: 'ineligible' },
+      { revision: 'order-c7-r2' },
+      { remaining_eligible_amount: 5999 },
+      { lines: [{ line_id: 'LINE-1', eligible_quantity: 1, unit_amount: 6001 }] },
+    ];
+    for (const change of changes) {
+      const outcome = validator.recheck(decision, found({ ...baselineFacts(), ...change }));
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok) expect(outcome.error).toEqual(makeError('STATE_CHANGED'));
+    }
+  });
+
+  it('fails neutrally or holds when the current lookup says so', async () => {
+    const { validator, decision } = await readyDecision();
+    expect(validator.recheck(decision, { status: 'not_available' }).record.code).toBe('NOT_FOUND');
+    expect(validator.recheck(decision, { status: 'lookup_failed' }).record.code).toBe('FACTS_UNAVAILABLE');
+  });
+
+  it('refuses a decision whose proposal was swapped, or made under other rules or another contract', async () => {
+    const { validator, decision } = await readyDecision();
+    const swapped = { ...decision, proposal: { ...decision.proposal, amount: 1 } };
+    expect(validator.recheck(swapped, found()).record.code).toBe('STATE_CHANGED');
+    const forged = { ...decision, record: { ...decision.record, proposal_sha256: null } };
+    expect(validator.recheck(forged, found()).record.code).toBe('STATE_CHANGED');
+
+    const newerRules = refundValidator({ lookup: () => found() }, { ...REFUND_RULES_V1, version: 'refund-rules-v2' });
+    expect(newerRules.recheck(decision, found()).record.code).toBe('STATE_CHANGED');
+    const otherContract = createProposalValidator({
+      contractId: 'refund-proposal.v2',
+      schema: REFUND_PROPOSAL_SCHEMA,
+      facts: { lookup: () => found() },
+      rules: REFUND_RULES_V1,
+      digester,
+    });
+    expect(otherContract.recheck(decision, found()).record.code).toBe('STATE_CHANGED');
+  });
+
+  it('recheckCurrent looks the facts up again for the acting principal', async () => {
+    const orders = createCedarOrders();
+    const validator = createRefundProposalValidator({ orders: orders.source, digester, clock });
+    const decision = await validator.validate(cedar.actor, text(baseline));
+    if (!decision.ok) throw new Error('baseline must be ready');
+    const approver: PrincipalContext = { tenant_id: 'cedar', subject_id: 'refund-approver-2', roles: ['refund_approver'] };
+    const outcome = await validator.recheckCurrent(approver, decision);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.record.actor_ref).toBe(digester.principalRef(approver));
+    expect(orders.calls.at(-1)).toEqual({ actor: approver, orderId: 'ORDER-C7' });
+    const stranger: PrincipalContext = { tenant_id: 'maple', subject_id: 'someone', roles: [] };
+    expect((await validator.recheckCurrent(stranger, decision)).record.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('createProposalValidator: another contract', () => {
+  // A host-defined contract: a proposed e-mail may only go to recipients the actor's tenant allows.
+  interface EmailProposal {
+    recipient: string;
+    template_id: string;
+  }
+  interface EmailFacts {
+    allowed_recipients: string[];
+    templates: string[];
+    revision: string;
+  }
+  const schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['recipient', 'template_id'],
+    properties: { recipient: { type: 'string', format: 'email', maxLength: 254 }, template_id: { type: 'string', maxLength: 32 } },
+  };
+  const rules: ProposalRuleSet<EmailProposal, EmailFacts> = {
+    version: 'email-rules-v1',
+    describes: () => true,
+    statePermits: () => true,
+    check: (proposal, facts) => [
+      ...(facts.allowed_recipients.includes(proposal.recipient) ? [] : [{ field: '/recipient', rule: 'recipient_not_allowed' }]),
+      ...(facts.templates.includes(proposal.template_id) ? [] : [{ field: '/template_id', rule: 'rule_violation' }]),
+    ],
+    snapshot: (facts) => ({ ...facts }),
+  };
+  const validator = createProposalValidator<EmailProposal, EmailFacts>({
+    contractId: 'send-email-proposal.v1',
+    schema,
+    facts: { lookup: async () => ({ status: 'found', facts: { allowed_recipients: ['ops@example.com'], templates: ['refund-notice'], revision: 'r1' } }) },
+    rules,
+    digester,
+  });
+
+  it('applies the same stages and catalog codes', async () => {
+    const ready = await validator.validate(cedar.actor, text({ recipient: 'ops@example.com', template_id: 'refund-notice' }));
+    expect(ready.decision).toBe('ready_for_review');
+    const rejected = await validator.validate(cedar.actor, text({ recipient: 'attacker@example.net', template_id: 'refund-notice' }));
+    expect(rejected.ok).toBe(false);
+    if (!rejected.ok) expect(rejected.error).toEqual(makeError('RULE_REJECTED', { reasons: [{ field: '/recipient', rule: 'recipient_not_allowed' }] }));
+    const malformed = await validator.validate(cedar.actor, text({ recipient: 'not-an-address', template_id: 'refund-notice' }));
+    expect(malformed.ok).toBe(false);
+    if (!malformed.ok) expect(malformed.error.reasons).toEqual([{ field: '/recipient', rule: 'format' }]);
+  });
+
+  it('refuses a broken configuration at start-up', () => {
+    expect(() => createProposalValidator({ contractId: '', schema, facts: { lookup: () => ({ status: 'lookup_failed' }) }, rules, digester })).toThrow(TypeError);
+    expect(() =>
+      createProposalValidator({ contractId: 'x', schema: { type: 'object', required: ['a'] }, facts: { lookup: () => ({ status: 'lookup_failed' }) }, rules, digester }),
+    ).toThrow(/strict mode/);
+    expect(() =>
+      createProposalValidator({ contractId: 'x', schema, facts: { lookup: () => ({ status: 'lookup_failed' }) }, rules: { ...rules, version: '' }, digester }),
+    ).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,51 @@
+import { compileSchema } from '@toolseal/guard';
+import { describe, expect, it } from 'vitest';
+import { REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
+import { readJson } from './__fixtures__/cedar-orders.js';
+
+const baseline = { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1 }] };
+
+describe('REFUND_PROPOSAL_SCHEMA', () => {
+  it('is the contract kept in fixtures/proposal/refund-proposal.schema.json', () => {
+    expect(REFUND_PROPOSAL_SCHEMA).toEqual(readJson('proposal/refund-proposal.schema.json'));
+  });
+
+  it('compiles under the pinned Ajv and accepts the baseline', () => {
+    expect(compileSchema(REFUND_PROPOSAL_SCHEMA)(baseline)).toBe(true);
+  });
+
+  it('enforces the bounds the specification states', () => {
+    const validate = compileSchema(REFUND_PROPOSAL_SCHEMA);
+    const line = { line_id: 'LINE-1', quantity: 1 };
+    const invalid: unknown[] = [
+      { ...baseline, amount: 0 },
+      { ...baseline, amount: 10_001 },
+      { ...baseline, amount: 60.5 },
+      { ...baseline, unit: 'CREDIT_C' },
+      { ...baseline, order_id: '' },
+      { ...baseline, order_id: 'x'.repeat(65) },
+      { ...baseline, lines: [] },
+      { ...baseline, lines: [line, line, line, line, line] },
+      { ...baseline, lines: [{ ...line, quantity: 0 }] },
+      { ...baseline, lines: [{ ...line, quantity: 11 }] },
+      { ...baseline, lines: [{ ...line, approved: true }] },
+      { ...baseline, approved: true },
+      { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' },
+      { amount: 6000, unit: 'CREDIT_A', lines: [line] },
+    ];
+    for (const value of invalid) expect(validate(value)).toBe(false);
+    for (const value of [
+      { ...baseline, amount: 1 },
+      { ...baseline, amount: 10_000, unit: 'CREDIT_B' },
+      { ...baseline, lines: [line, line, line, line] },
+      { ...baseline, lines: [{ ...line, quantity: 10 }] },
+    ]) {
+      expect(validate(value)).toBe(true);
+    }
+  });
+
+  it('is frozen all the way down', () => {
+    expect(Object.isFrozen(REFUND_PROPOSAL_SCHEMA)).toBe(true);
+    expect(Object.isFrozen(REFUND_PROPOSAL_SCHEMA.properties.lines.items.properties.quantity)).toBe(true);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { REFUND_RULES_V1, type RefundOrderFacts, type RefundProposal } from './refund-rules.js';
+
+// A two-line order: LINE-A 2 units of 1500, LINE-B 1 unit of 4000; remaining 7000 of 7000.
+const facts: RefundOrderFacts = {
+  order_id: 'ORDER-T1',
+  unit: 'CREDIT_B',
+  state: 'eligible',
+  revision: 'r1',
+  remaining_eligible_amount: 7000,
+  lines: [
+    { line_id: 'LINE-A', eligible_quantity: 2, unit_amount: 1500 },
+    { line_id: 'LINE-B', eligible_quantity: 1, unit_amount: 4000 },
+    { line_id: 'LINE-C', eligible_quantity: 0, unit_amount: 999 },
+  ],
+};
+
+function proposal(amount: number, lines: [string, number][], unit: RefundProposal['unit'] = 'CREDIT_B'): RefundProposal {
+  return { order_id: 'ORDER-T1', amount, unit, lines: lines.map(([line_id, quantity]) => ({ line_id, quantity })) };
+}
+
+describe('REFUND_RULES_V1', () => {
+  it('accepts whole lines at their trusted total, alone or together', () => {
+    expect(REFUND_RULES_V1.check(proposal(3000, [['LINE-A', 2]]), facts)).toEqual([]);
+    expect(REFUND_RULES_V1.check(proposal(4000, [['LINE-B', 1]]), facts)).toEqual([]);
+    expect(REFUND_RULES_V1.check(proposal(7000, [['LINE-B', 1], ['LINE-A', 2]]), facts)).toEqual([]);
+  });
+
+  it('rejects a duplicate line id instead of counting it twice', () => {
+    expect(REFUND_RULES_V1.check(proposal(7000, [['LINE-B', 1], ['LINE-B', 1]]), facts)).toEqual([
+      { field: '/lines/1/line_id', rule: 'duplicate_line_id' },
+      { field: '/amount', rule: 'amount_mismatch' },
+    ]);
+  });
+
+  it('rejects lines the order has no eligible quantity for', () => {
+    expect(REFUND_RULES_V1.check(proposal(4000, [['LINE-B', 1], ['LINE-Z', 1]]), facts)).toEqual([
+      { field: '/lines/1/line_id', rule: 'line_not_eligible' },
+    ]);
+    expect(REFUND_RULES_V1.check(proposal(999, [['LINE-C', 1]]), facts)).toEqual([
+      { field: '/lines/0/line_id', rule: 'line_not_eligible' },
+      { field: '/amount', rule: 'amount_mismatch' },
+    ]);
+  });
+
+  it('allows whole lines only', () => {
+    expect(REFUND_RULES_V1.check(proposal(1500, [['LINE-A', 1]]), facts)).toEqual([
+      { field: '/lines/0/quantity', rule: 'partial_amount_not_allowed' },
+    ]);
+    expect(REFUND_RULES_V1.check(proposal(2000, [['LINE-B', 1]]), facts)).toEqual([{ field: '/amount', rule: 'partial_amount_not_allowed' }]);
+  });
+
+  it('rejects an amount above the lines total or the remaining amount', () => {
+    expect(REFUND_RULES_V1.check(proposal(5000, [['LINE-B', 1]]), facts)).toEqual([{ field: '/amount', rule: 'amount_mismatch' }]);
+    expect(REFUND_RULES_V1.check(proposal(7001, [['LINE-B', 1], ['LINE-A', 2]]), facts)).toEqual([{ field: '/amount', rule: 'amount_mismatch' }]);
+    const partlyRefunded = { ...facts, remaining_eligible_amount: 5000 };
+    expect(REFUND_RULES_V1.check(proposal(7000, [['LINE-B', 1], ['LINE-A', 2]]), partlyRefunded)).toEqual([
+      { field: '/amount', rule: 'amount_mismatch' },
+    ]);
+  });
+
+  it('never converts units, and orders reasons unit, lines, amount', () => {
+    expect(REFUND_RULES_V1.check(proposal(9000, [['LINE-A', 3]], 'CREDIT_A'), facts)).toEqual([
+      { field: '/unit', rule: 'unit_mismatch' },
+      { field: '/lines/0/quantity', rule: 'quantity_exceeds_eligible' },
+      { field: '/amount', rule: 'amount_mismatch' },
+    ]);
+  });
+
+  it('describes only the order it was looked up for, and permits only the eligible state', () => {
+    expect(REFUND_RULES_V1.describes(proposal(1, []), facts)).toBe(true);
+    expect(REFUND_RULES_V1.describes({ ...proposal(1, []), order_id: 'ORDER-T2' }, facts)).toBe(false);
+    expect(REFUND_RULES_V1.statePermits(facts)).toBe(true);
+    for (const state of ['ineligible', 'refunded', 'ELIGIBLE', '']) expect(REFUND_RULES_V1.statePermits({ ...facts, state })).toBe(false);
+  });
+
+  it('snapshots exactly the facts the decision depends on', () => {
+    const withExtra = { ...facts, customer_email: 'someone@example.com', lines: facts.lines.map((line) => ({ ...line, sku: 'x' })) };
+    expect(REFUND_RULES_V1.snapshot(withExtra)).toEqual(facts);
+  });
+});
