@@ -1,5 +1,6 @@
 // Real child processes: crash injection (SIGKILL between the handler and completion) and a
 // duplicate-claim race between eight processes, each with its own connection to one WAL file.
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,16 +38,16 @@ describe('SQLite stores: crash injection with real processes', () => {
     expect(await exited(first.child)).toEqual({ code: null, signal: 'SIGKILL' });
     expect(sideEffects(sideEffectPath)).toHaveLength(1);
 
-    // While the dead host's lease (1 s) runs, a retry is told to wait.
+    // While the dead host's lease (30 s) runs, a retry is told to wait.
     const early = await attempt('retry', databasePath, sideEffectPath, 'key-crash', 0);
     expect(early.message).toMatchObject({ step: 'not_run', claim: { kind: 'in_progress' } });
     expect(await exited(early.child)).toEqual({ code: 0, signal: null });
 
     // After it, the retry learns the outcome is unknown and does not run the handler again.
-    const late = await attempt('retry', databasePath, sideEffectPath, 'key-crash', 5_000);
+    const late = await attempt('retry', databasePath, sideEffectPath, 'key-crash', 60_000);
     expect(late.message).toEqual({ step: 'not_run', claim: { kind: 'outcome_unknown', recovery: 'query_status' } });
     expect(await exited(late.child)).toEqual({ code: 0, signal: null });
-    const again = await attempt('retry', databasePath, sideEffectPath, 'key-crash', 60_000);
+    const again = await attempt('retry', databasePath, sideEffectPath, 'key-crash', 3_600_000);
     expect(again.message.claim).toEqual({ kind: 'outcome_unknown', recovery: 'query_status' });
     await exited(again.child);
 
@@ -68,10 +69,10 @@ describe('SQLite stores: crash injection with real processes', () => {
     await exited(first.child);
     expect(sideEffects(sideEffectPath)).toHaveLength(0);
 
-    const retry = await attempt('retry', databasePath, sideEffectPath, 'key-claim', 5_000);
+    const retry = await attempt('retry', databasePath, sideEffectPath, 'key-claim', 60_000);
     expect(retry.message).toMatchObject({ step: 'completed', claim: { kind: 'claimed', fencing_token: 2, took_over: true } });
     await exited(retry.child);
-    const replay = await attempt('retry', databasePath, sideEffectPath, 'key-claim', 10_000);
+    const replay = await attempt('retry', databasePath, sideEffectPath, 'key-claim', 120_000);
     expect(replay.message).toMatchObject({ step: 'not_run', claim: { kind: 'completed', delivery: 'local_replay' } });
     await exited(replay.child);
     expect(sideEffects(sideEffectPath)).toHaveLength(1);
@@ -86,10 +87,13 @@ describe('SQLite stores: eight processes race duplicate claims', () => {
     const keys = Array.from({ length: 20 }, (_, index) => `key-${index}`);
     const processes = 8;
     const claimsPerKey = 200 / processes; // 200 duplicate claims per key in total
-    const children = Array.from({ length: processes }, () =>
-      forkTypeScript('./claim-race-child.ts', [databasePath, sideEffectPath, JSON.stringify(keys), String(claimsPerKey), REQUEST]),
-    );
-    await Promise.all(children.map((child) => nextMessage(child)));
+    const spawn = () =>
+      forkTypeScript('./claim-race-child.ts', [databasePath, sideEffectPath, JSON.stringify(keys), String(claimsPerKey), REQUEST]);
+    // The first child warms the transpile cache; the others then start quickly. All wait for "go".
+    const children = [spawn()];
+    await nextMessage(children[0] as ChildProcess);
+    children.push(...Array.from({ length: processes - 1 }, spawn));
+    await Promise.all(children.slice(1).map((child) => nextMessage(child)));
     const results = children.map((child) => nextMessage<{ counts: Record<ClaimOutcome['kind'], number>; won: string[] }>(child));
     for (const child of children) child.send({ go: true });
     const reports = await Promise.all(results);

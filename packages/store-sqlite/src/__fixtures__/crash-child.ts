@@ -15,7 +15,7 @@ const stores = openSqliteStores({ path: databasePath, clock: { now: () => Date.n
 const store = stores.idempotencyStore;
 const report = (message: object) => process.send?.(message);
 
-const claim = await store.claim({ key, request_sha256: request, owner: `pid-${process.pid}`, lease_ms: 1_000 });
+const claim = await store.claim({ key, request_sha256: request, owner: `pid-${process.pid}`, lease_ms: 30_000 });
 if (mode === 'after-claim') {
   report({ step: 'claimed', claim });
 } else if (claim.kind !== 'claimed') {
@@ -23,7 +23,7 @@ if (mode === 'after-claim') {
   stores.close();
   process.exit(0);
 } else {
-  const started = await store.markStarted({ key, fencing_token: claim.fencing_token, lease_ms: 1_000 });
+  const started = await store.markStarted({ key, fencing_token: claim.fencing_token, lease_ms: 30_000 });
   if (!started.ok) throw new Error(`markStarted refused: ${started.reason}`);
   appendFileSync(sideEffectPath, `${key} ${process.pid}\n`);
   if (mode === 'retry') {

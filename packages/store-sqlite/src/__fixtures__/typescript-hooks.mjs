@@ -1,10 +1,36 @@
 // Test-only module hooks: let a plain `node` child process run this repository's TypeScript
 // sources directly, the way vitest does (workspace `@toolseal/*` imports resolve to `src/`), so
 // crash and race tests exercise the current code without a build step.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
+
+// Transpiled output is cached on disk by content, so only the first child process pays for
+// loading the TypeScript compiler.
+const cacheDirectory = join(tmpdir(), 'toolseal-typescript-hooks-cache-v1');
+let typescript;
+
+async function transpile(fileName, source) {
+  const cacheFile = join(cacheDirectory, `${createHash('sha256').update(fileName).update('\0').update(source).digest('hex')}.js`);
+  if (existsSync(cacheFile)) return readFileSync(cacheFile, 'utf8');
+  typescript ??= (await import('typescript')).default;
+  const output = typescript.transpileModule(source, {
+    fileName,
+    compilerOptions: {
+      module: typescript.ModuleKind.ESNext,
+      target: typescript.ScriptTarget.ES2022,
+      verbatimModuleSyntax: true,
+      inlineSourceMap: true,
+    },
+  }).outputText;
+  mkdirSync(cacheDirectory, { recursive: true });
+  const partial = `${cacheFile}.${process.pid}.partial`;
+  writeFileSync(partial, output);
+  renameSync(partial, cacheFile);
+  return output;
+}
 
 function workspaceSource(specifier, parentURL) {
   const [scope, name, ...rest] = specifier.split('/');
@@ -45,16 +71,8 @@ export async function resolve(specifier, context, nextResolve) {
 export async function load(url, context, nextLoad) {
   if (url.startsWith('file:') && url.endsWith('.ts')) {
     const fileName = fileURLToPath(url);
-    const output = ts.transpileModule(readFileSync(fileName, 'utf8'), {
-      fileName,
-      compilerOptions: {
-        module: ts.ModuleKind.ESNext,
-        target: ts.ScriptTarget.ES2022,
-        verbatimModuleSyntax: true,
-        inlineSourceMap: true,
-      },
-    });
-    return { format: 'module', source: output.outputText, shortCircuit: true };
+    const source = await transpile(fileName, readFileSync(fileName, 'utf8'));
+    return { format: 'module', source, shortCircuit: true };
   }
   return nextLoad(url, context);
 }

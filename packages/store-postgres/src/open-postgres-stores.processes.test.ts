@@ -1,0 +1,96 @@
+// Real child processes against PostgreSQL: crash injection (SIGKILL between the handler and
+// completion, and while holding the audit head lock).
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClaimOutcome } from '@toolseal/audit';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { exited, forkTypeScript, nextMessage } from './__fixtures__/fork-typescript.js';
+import { DATABASE_URL, dropSchemas, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
+import { openPostgresStores } from './open-postgres-stores.js';
+
+const available = await probeDatabase();
+const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
+const directory = mkdtempSync(join(tmpdir(), 'toolseal-postgres-processes-'));
+const schemaPrefix = `${RUN_SCHEMA}_processes`;
+afterAll(async () => {
+  if (available) await dropSchemas(pool, schemaPrefix);
+  await pool.end();
+  rmSync(directory, { recursive: true, force: true });
+});
+let schemas = 0;
+const nextSchema = () => `${schemaPrefix}_${(schemas += 1)}`;
+const REQUEST = 'a'.repeat(64);
+
+interface ChildMessage {
+  step: 'claimed' | 'handler_done' | 'not_run' | 'completed' | 'holding';
+  claim: ClaimOutcome;
+}
+
+function sideEffects(path: string): string[] {
+  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((line) => line !== '') : [];
+}
+
+async function attempt(mode: string, schema: string, sideEffectPath: string, key: string, offsetMs: number) {
+  const child = forkTypeScript('./crash-child.ts', [mode, schema, sideEffectPath, key, REQUEST, String(offsetMs)]);
+  const message = await nextMessage<ChildMessage>(child);
+  return { child, message };
+}
+
+describe.skipIf(!available)('PostgreSQL stores: crash injection with real processes', () => {
+  it('a host killed between the handler and completion leaves outcome unknown; the handler never runs twice', async () => {
+    const schema = nextSchema();
+    await openPostgresStores({ pool, schema });
+    const sideEffectPath = join(directory, `${schema}.side-effects`);
+    const first = await attempt('after-handler', schema, sideEffectPath, 'key-crash', 0);
+    expect(first.message).toMatchObject({ step: 'handler_done', claim: { kind: 'claimed', fencing_token: 1 } });
+    first.child.kill('SIGKILL');
+    expect(await exited(first.child)).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(sideEffects(sideEffectPath)).toHaveLength(1);
+
+    const early = await attempt('retry', schema, sideEffectPath, 'key-crash', 0);
+    expect(early.message).toMatchObject({ step: 'not_run', claim: { kind: 'in_progress' } });
+    await exited(early.child);
+
+    const late = await attempt('retry', schema, sideEffectPath, 'key-crash', 60_000);
+    expect(late.message).toEqual({ step: 'not_run', claim: { kind: 'outcome_unknown', recovery: 'query_status' } });
+    await exited(late.child);
+
+    expect(sideEffects(sideEffectPath)).toHaveLength(1);
+    const stores = await openPostgresStores({ pool, schema });
+    expect((await stores.idempotencyStore.get('key-crash'))?.state).toBe('unknown');
+  });
+
+  it('a host killed after claiming but before starting is taken over once its lease ends', async () => {
+    const schema = nextSchema();
+    await openPostgresStores({ pool, schema });
+    const sideEffectPath = join(directory, `${schema}.side-effects`);
+    const first = await attempt('after-claim', schema, sideEffectPath, 'key-claim', 0);
+    expect(first.message).toMatchObject({ step: 'claimed', claim: { kind: 'claimed', fencing_token: 1 } });
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+
+    const retry = await attempt('retry', schema, sideEffectPath, 'key-claim', 60_000);
+    expect(retry.message).toMatchObject({ step: 'completed', claim: { kind: 'claimed', fencing_token: 2, took_over: true } });
+    await exited(retry.child);
+    const replay = await attempt('retry', schema, sideEffectPath, 'key-claim', 120_000);
+    expect(replay.message).toMatchObject({ step: 'not_run', claim: { kind: 'completed', delivery: 'local_replay' } });
+    await exited(replay.child);
+    expect(sideEffects(sideEffectPath)).toHaveLength(1);
+  });
+
+  it('a host killed while holding the audit head lock leaves the chain appendable and intact', async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool, schema });
+    await stores.auditLog.append({ kind: 'sealed_call', call_id: 'before', operation_id: null, idempotency_key: null, body: {} });
+    const holder = await attempt('hold-append-lock', schema, join(directory, 'unused'), 'unused', 0);
+    expect(holder.message.step).toBe('holding');
+    const blocked = stores.auditLog.append({ kind: 'sealed_call', call_id: 'after', operation_id: null, idempotency_key: null, body: {} });
+    holder.child.kill('SIGKILL');
+    await exited(holder.child);
+    // PostgreSQL rolls the dead session back and releases the lock; the waiting append goes on.
+    expect((await blocked).sequence).toBe(2);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
+  });
+});
