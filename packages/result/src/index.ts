@@ -4,7 +4,6 @@ export {
   createToolRegistry,
   DEFAULT_OUTPUT_LIMITS,
   DEFAULT_CONTROL_PROVENANCE,
-  ENVELOPE_BYTES,
   UNREGISTERED_TOOL_NAME,
   type ToolRegistry,
   type ToolRegistryOptions,

@@ -31,10 +31,10 @@ const LIMIT_CEILINGS: Readonly<OutputLimits> = Object.freeze({
 });
 
 /**
- * Extra encoded bytes allowed for the fixed handler envelope around `data` (`resource_revision`,
- * `observed_at`, flags, `receipt`, `status_ref`: all bounded well below this).
+ * Extra bytes for the fixed handler envelope in the guard limits of the raw output. The value walk
+ * does not measure bytes; `maxBytes` is enforced on the canonical encoding of `data` instead.
  */
-export const ENVELOPE_BYTES = 1_024;
+const ENVELOPE_BYTES = 1_024;
 
 /**
  * The reserved tool name under which a call to an unregistered tool is sealed (as UNKNOWN_TOOL).

@@ -1,13 +1,13 @@
 import type { ToolContract } from '@toolseal/contracts';
 
 /**
- * Bounds on a handler's output, checked on the raw value before any schema validation (the guard's
- * `JsonLimits`). They bound the `data` object a handler returns: depth counts from `data` itself,
- * and the fixed handler envelope around it is allowed one extra level and `ENVELOPE_BYTES` extra
- * encoded bytes.
+ * Bounds on a handler's output, checked before any schema validation (the guard's `JsonLimits`).
+ * Depth counts from `data` itself (the fixed envelope around it gets one extra level); item, key,
+ * string and value counts apply to the whole raw output; bytes are measured on the RFC 8785
+ * encoding of `data`.
  */
 export interface OutputLimits {
-  /** Largest UTF-8 JSON encoding of `data`, in bytes. */
+  /** Largest UTF-8 length of the RFC 8785 encoding of `data`, in bytes. */
   maxBytes: number;
   /** Deepest nesting of objects and arrays inside `data` (`data` itself is depth 1). */
   maxDepth: number;
