@@ -140,9 +140,14 @@ export function createDigester(options: DigesterOptions = {}): Digester {
   const hashBytes =
     key === undefined ? (data: Uint8Array) => backend.sha256(data) : (data: Uint8Array) => backend.hmacSha256(key, data);
 
+  // For text canonicalize produced: already free of lone surrogates.
+  const hashText = (text: string): Sha256Hex => bytesToHex(hashBytes(encoder.encode(text)));
+
+  // For text from the caller: TextEncoder would silently turn a lone surrogate into U+FFFD,
+  // making two different strings hash alike.
   const digestText = (text: string): Sha256Hex => {
     if (LONE_SURROGATE.test(text)) throw new CanonicalizationError('lone_surrogate', '');
-    return bytesToHex(hashBytes(encoder.encode(text)));
+    return hashText(text);
   };
 
   const digestTagged = (domain: string, fields: Record<string, unknown>): Sha256Hex => {
@@ -151,7 +156,7 @@ export function createDigester(options: DigesterOptions = {}): Digester {
     }
     if (!isPlainRecord(fields)) throw new CanonicalizationError('unsupported_type', '');
     if (Object.hasOwn(fields, 'domain')) throw new TypeError('digestTagged: fields must not contain "domain"');
-    return digestText(canonicalize({ domain, ...fields }));
+    return hashText(canonicalize({ domain, ...fields }));
   };
 
   const resultDigestFromCanonical = (canonicalModelResult: string): Sha256Hex =>
@@ -162,7 +167,7 @@ export function createDigester(options: DigesterOptions = {}): Digester {
     digestText,
     digestTagged,
     principalRef: (principal: PrincipalRefInput): Sha256Hex =>
-      digestText(
+      hashText(
         canonicalize({
           domain: DIGEST_DOMAINS.principalRef,
           tenant_id: principal.tenant_id,
@@ -170,7 +175,7 @@ export function createDigester(options: DigesterOptions = {}): Digester {
         }),
       ),
     requestDigest: (input: RequestDigestInput): Sha256Hex =>
-      digestText(
+      hashText(
         canonicalize({
           domain: DIGEST_DOMAINS.request,
           tenant_id: input.tenant_id,
@@ -182,11 +187,11 @@ export function createDigester(options: DigesterOptions = {}): Digester {
           effect_revision: input.effect_revision,
         }),
       ),
-    resultDigest: (modelResult: ModelResult): Sha256Hex => resultDigestFromCanonical(canonicalize(modelResult)),
+    resultDigest: (modelResult: ModelResult): Sha256Hex => hashText(RESULT_PREFIX + canonicalize(modelResult) + '}'),
     resultDigestFromCanonical,
     callBindingDigest: (input: CallBindingDigestInput): Sha256Hex => {
       const contract = input.tool_contract;
-      return digestText(
+      return hashText(
         canonicalize({
           domain: DIGEST_DOMAINS.callBinding,
           provider: input.provider,
