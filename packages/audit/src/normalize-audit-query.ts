@@ -68,7 +68,8 @@ export function matchesAuditQuery(
 function normalizeTime(field: string, value: unknown): string {
   const match = typeof value === 'string' ? RFC3339.exec(value) : null;
   if (match === null) throw new StoreInputError(field, 'must be an RFC 3339 date-time');
-  const [, seconds, fraction = '', zone] = match;
+  const [, seconds = '', fraction = '', zone = ''] = match;
+  if (!isRealDateTime(seconds, zone)) throw new StoreInputError(field, 'must be an RFC 3339 date-time');
   const milliseconds = fraction.padEnd(3, '0').slice(0, 3);
   const roundUp = /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
   const epochMs = Date.parse(`${seconds}.${milliseconds}${zone}`);
@@ -78,4 +79,12 @@ function normalizeTime(field: string, value: unknown): string {
     throw new StoreInputError(field, 'must fall between 1970 and 9999');
   }
   return rounded.toISOString();
+}
+
+// Date.parse rolls 2026-02-30 over to March and accepts 24:00; a query bound must be a real time.
+function isRealDateTime(dateTime: string, zone: string): boolean {
+  const [year, month, day, hour, minute, second] = dateTime.split(/[-T:]/).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const zoneOk = zone === 'Z' || (Number(zone.slice(1, 3)) <= 23 && Number(zone.slice(4, 6)) <= 59);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && zoneOk;
 }

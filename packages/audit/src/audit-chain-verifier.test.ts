@@ -1,0 +1,160 @@
+import { createDigester, type Digester } from '@toolseal/digests';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AuditChainVerifier } from './audit-chain-verifier.js';
+import type { AuditHead, ChainVerification, StoredAuditRow } from './audit-log.js';
+import { formatRecordedAt, GENESIS_HASH, prepareAuditEntry, sealAuditEntry } from './seal-audit-entry.js';
+
+const key = new Uint8Array(32).fill(3);
+const digester = createDigester({ key });
+const attacker = createDigester({ key: new Uint8Array(32).fill(4) });
+
+function chain(length: number, by: Digester = digester): StoredAuditRow[] {
+  const rows: StoredAuditRow[] = [];
+  let previous_hash = GENESIS_HASH;
+  for (let sequence = 1; sequence <= length; sequence += 1) {
+    const row = entry(sequence, previous_hash, by, `entry ${sequence}`);
+    rows.push(row);
+    previous_hash = row.entry_hash;
+  }
+  return rows;
+}
+
+function entry(sequence: number, previous_hash: string, by: Digester, note: string): StoredAuditRow {
+  const prepared = prepareAuditEntry({ kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: null, idempotency_key: null, body: { note } });
+  return sealAuditEntry(prepared, { sequence, recorded_at: formatRecordedAt(1_784_419_200_000 + sequence), previous_hash }, by);
+}
+
+function verify(rows: StoredAuditRow[], storedHead: AuditHead | null, options: { from?: number; previousHash?: string | null; anchor?: AuditHead } = {}): ChainVerification {
+  const verifier = new AuditChainVerifier({ digester, storedHead, ...options });
+  for (const row of rows) if (!verifier.push(row)) break;
+  return verifier.finish();
+}
+
+const headOf = (rows: StoredAuditRow[]): AuditHead | null => {
+  const last = rows[rows.length - 1];
+  return last === undefined ? null : { sequence: last.sequence, entry_hash: last.entry_hash };
+};
+
+describe('AuditChainVerifier', () => {
+  it('accepts every intact chain and reports its head (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 30 }), (length) => {
+        const rows = chain(length);
+        expect(verify(rows, headOf(rows))).toEqual({ ok: true, checked: length, head: headOf(rows) });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('names the right problem at the right position for each tampering (property)', () => {
+    const tampering = fc.oneof(
+      fc.record({ type: fc.constant('edit' as const), at: fc.nat() }),
+      fc.record({ type: fc.constant('delete' as const), at: fc.nat() }),
+      fc.record({ type: fc.constant('swap' as const), at: fc.nat() }),
+      fc.record({ type: fc.constant('move_to_end' as const), at: fc.nat() }),
+      fc.record({ type: fc.constant('insert_forged' as const), at: fc.nat() }),
+      fc.record({ type: fc.constant('replay' as const), at: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 25 }), tampering, (length, change) => {
+        const rows = chain(length);
+        const head = headOf(rows);
+        const k = (change.at % length) + 1; // 1..length
+        const at = (sequence: number) => rows[sequence - 1] as StoredAuditRow;
+        let tampered: StoredAuditRow[];
+        let expected: { position: number; problem: string };
+        switch (change.type) {
+          case 'edit': {
+            const edited = { ...at(k), canonical: at(k).canonical.replace(`entry ${k}"`, `entry ${k}!"`) };
+            tampered = rows.map((row) => (row.sequence === k ? edited : row));
+            expected = { position: k, problem: 'edited' };
+            break;
+          }
+          case 'delete':
+            tampered = rows.filter((row) => row.sequence !== k);
+            expected = { position: k, problem: 'deleted' };
+            break;
+          case 'swap': {
+            const first = Math.min(k, length - 1);
+            tampered = rows.map((row) =>
+              row.sequence === first ? { ...at(first + 1), sequence: first } : row.sequence === first + 1 ? { ...at(first), sequence: first + 1 } : row,
+            );
+            expected = { position: first, problem: 'reordered' };
+            break;
+          }
+          case 'move_to_end': {
+            const moved = Math.min(k, length - 1);
+            const order = [...rows.filter((row) => row.sequence !== moved), at(moved)];
+            tampered = order.map((row, index) => ({ ...row, sequence: index + 1 }));
+            expected = { position: moved, problem: 'reordered' };
+            break;
+          }
+          case 'insert_forged': {
+            const forged = entry(k, k === 1 ? GENESIS_HASH : at(k - 1).entry_hash, attacker, 'forged');
+            tampered = [...rows.slice(0, k - 1), forged, ...rows.slice(k - 1).map((row) => ({ ...row, sequence: row.sequence + 1 }))];
+            expected = { position: k, problem: 'inserted' };
+            break;
+          }
+          case 'replay':
+            tampered = [...rows, { ...at(k), sequence: length + 1 }];
+            expected = { position: length + 1, problem: 'inserted' };
+            break;
+        }
+        expect(verify(tampered, head)).toMatchObject({ ok: false, ...expected });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('finds a self-consistent unkeyed forgery where it was inserted', () => {
+    const unkeyed = createDigester();
+    const rows = chain(6, unkeyed);
+    const forged = entry(3, (rows[1] as StoredAuditRow).entry_hash, unkeyed, 'forged');
+    const tampered = [...rows.slice(0, 2), forged, ...rows.slice(2).map((row) => ({ ...row, sequence: row.sequence + 1 }))];
+    const verifier = new AuditChainVerifier({ digester: unkeyed, storedHead: headOf(rows) });
+    for (const row of tampered) if (!verifier.push(row)) break;
+    expect(verifier.finish()).toEqual({ ok: false, position: 3, problem: 'inserted', detail: 'forked' });
+  });
+
+  it('checks from a later position against the given link, and a missing link is a deletion', () => {
+    const rows = chain(5);
+    const from3 = rows.slice(2);
+    expect(verify(from3, headOf(rows), { from: 3, previousHash: (rows[1] as StoredAuditRow).entry_hash })).toEqual({
+      ok: true,
+      checked: 3,
+      head: headOf(rows),
+    });
+    expect(verify(from3, headOf(rows), { from: 3, previousHash: 'f'.repeat(64) })).toMatchObject({ ok: false, position: 3, problem: 'broken_link' });
+    expect(verify(from3, headOf(rows), { from: 3, previousHash: null })).toEqual({ ok: false, position: 2, problem: 'deleted', detail: 'missing' });
+  });
+
+  it('compares with the stored head and an anchor', () => {
+    const rows = chain(4);
+    expect(verify(rows, { sequence: 4, entry_hash: 'f'.repeat(64) })).toEqual({ ok: false, position: 4, problem: 'edited', detail: 'head_mismatch' });
+    expect(verify(rows, { sequence: 6, entry_hash: 'f'.repeat(64) })).toEqual({ ok: false, position: 5, problem: 'deleted', detail: 'truncated' });
+    expect(verify(rows, { sequence: 3, entry_hash: (rows[2] as StoredAuditRow).entry_hash })).toEqual({
+      ok: false,
+      position: 4,
+      problem: 'inserted',
+      detail: 'beyond_head',
+    });
+    expect(verify(rows, null)).toEqual({ ok: false, position: 1, problem: 'inserted', detail: 'beyond_head' });
+    expect(verify(rows, headOf(rows), { anchor: { sequence: 2, entry_hash: (rows[1] as StoredAuditRow).entry_hash } })).toMatchObject({ ok: true });
+  });
+
+  it('treats rows that are not canonical JSON records as edited', () => {
+    const rows = chain(3);
+    const variants = [
+      'not json',
+      '[]',
+      (rows[1] as StoredAuditRow).canonical.replace('{"body"', '{ "body"'),
+      (rows[1] as StoredAuditRow).canonical.replace('"schema_version":"toolseal-audit-entry-v1"', '"schema_version":"v0"'),
+      (rows[1] as StoredAuditRow).canonical.replace('{"body":', '{"extra":1,"body":'),
+    ];
+    for (const canonical of variants) {
+      const tampered = rows.map((row) => (row.sequence === 2 ? { ...row, canonical } : row));
+      expect(verify(tampered, headOf(rows)), canonical).toEqual({ ok: false, position: 2, problem: 'edited', detail: 'not_canonical' });
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkIdentifier, checkSha256Hex, checkStorableText } from './check-store-input.js';
+import { StoreInputError } from './store-input-error.js';
+
+function accepts(value: string): boolean {
+  try {
+    checkStorableText('field', value, 10_000);
+    return true;
+  } catch (error) {
+    if (!StoreInputError.isInstance(error)) throw error;
+    return false;
+  }
+}
+
+describe('checkStorableText', () => {
+  it('accepts exactly the strings UTF-8 and PostgreSQL text hold unchanged (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }), (anything, valid) => {
+        const roundTrips = new TextDecoder('utf-8', { fatal: false }).decode(new TextEncoder().encode(anything)) === anything;
+        expect(accepts(anything)).toBe(roundTrips && !anything.includes('\u0000'));
+        expect(accepts(valid)).toBe(!valid.includes('\u0000'));
+      }),
+    );
+    expect(accepts('\uD83D\uDE00')).toBe(true);
+    expect(accepts('\uD83D')).toBe(false);
+    expect(accepts('\uDE00\uD83D')).toBe(false);
+    expect(accepts('a\u0000b')).toBe(false);
+  });
+
+  it('checks type and length', () => {
+    expect(() => checkIdentifier('key', 'x'.repeat(257))).toThrow(StoreInputError);
+    expect(() => checkIdentifier('key', '')).toThrow(StoreInputError);
+    expect(() => checkIdentifier('key', 7)).toThrow(StoreInputError);
+    expect(checkIdentifier('key', 'x'.repeat(256))).toHaveLength(256);
+  });
+});
+
+describe('checkSha256Hex', () => {
+  it('accepts only 64 lowercase hexadecimal characters', () => {
+    expect(checkSha256Hex('digest', 'a'.repeat(64))).toBe('a'.repeat(64));
+    for (const bad of ['A'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), ` ${'a'.repeat(63)}`, null]) {
+      expect(() => checkSha256Hex('digest', bad)).toThrow(StoreInputError);
+    }
+  });
+});

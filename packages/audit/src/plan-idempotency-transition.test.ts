@@ -1,0 +1,133 @@
+import { createDigester } from '@toolseal/digests';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from './clock.js';
+import type { ClaimOutcome, FencedOutcome } from './idempotency-store.js';
+import { createMemoryStores } from './memory-stores.js';
+import { checkIdempotencyOperation, planIdempotencyTransition } from './plan-idempotency-transition.js';
+import { StoreInputError } from './store-input-error.js';
+
+const A = 'a'.repeat(64);
+const B = 'b'.repeat(64);
+
+const operation = fc.oneof(
+  fc.record({ type: fc.constant('claim' as const), key: fc.constantFrom('k1', 'k2'), request: fc.constantFrom(A, A, A, B), lease: fc.integer({ min: 1, max: 100 }) }),
+  fc.record({ type: fc.constant('markStarted' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), lease: fc.integer({ min: 1, max: 100 }) }),
+  fc.record({ type: fc.constant('complete' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), note: fc.nat(9) }),
+  fc.record({ type: fc.constant('release' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({ type: fc.constant('markUnknown' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({ type: fc.constant('reconcile' as const), key: fc.constantFrom('k1', 'k2'), request: fc.constantFrom(A, B), note: fc.nat(9) }),
+  fc.record({ type: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 120 }) }),
+);
+
+describe('the idempotency state machine (property, in-memory store)', () => {
+  it('never lets a handler start twice, never changes a completed result, never revives an unknown record', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 60 }), async (operations) => {
+        const clock = new ManualClock(1_000_000);
+        const { idempotencyStore: store } = createMemoryStores({ clock, digester: createDigester() });
+        const starts = new Map<string, number>();
+        const completedJson = new Map<string, string>();
+        const unknownSeen = new Set<string>();
+        const lastToken = new Map<string, number>();
+        const firstRequest = new Map<string, string>();
+        for (const step of operations) {
+          if (step.type === 'advance') {
+            clock.advance(step.by);
+            continue;
+          }
+          let outcome: ClaimOutcome | FencedOutcome;
+          switch (step.type) {
+            case 'claim':
+              outcome = await store.claim({ key: step.key, request_sha256: step.request, owner: 'o', lease_ms: step.lease });
+              if (!firstRequest.has(step.key)) firstRequest.set(step.key, step.request);
+              if (step.request !== firstRequest.get(step.key)) expect(outcome).toEqual({ kind: 'conflict' });
+              if (outcome.kind === 'claimed') {
+                expect(outcome.fencing_token).toBeGreaterThan(lastToken.get(step.key) ?? 0);
+                lastToken.set(step.key, outcome.fencing_token);
+                expect(starts.get(step.key) ?? 0, 'no new claim once a handler started').toBe(0);
+              }
+              if (unknownSeen.has(step.key) && outcome.kind !== 'conflict') {
+                expect(['outcome_unknown', 'completed']).toContain(outcome.kind);
+              }
+              if (outcome.kind === 'outcome_unknown') unknownSeen.add(step.key);
+              if (outcome.kind === 'completed') expect(outcome.result.sealed_json).toBe(completedJson.get(step.key));
+              break;
+            case 'markStarted':
+              outcome = await store.markStarted({ key: step.key, fencing_token: step.token, lease_ms: step.lease });
+              if (outcome.ok) starts.set(step.key, (starts.get(step.key) ?? 0) + 1);
+              expect(starts.get(step.key) ?? 0).toBeLessThanOrEqual(1);
+              break;
+            case 'complete':
+            case 'reconcile': {
+              const result = { sealed_json: `{"note":${step.note}}`, receipt: null };
+              outcome =
+                step.type === 'complete'
+                  ? await store.complete({ key: step.key, fencing_token: step.token, result })
+                  : await store.reconcile({ key: step.key, request_sha256: step.request, result });
+              if (outcome.ok) {
+                expect(completedJson.has(step.key), 'a result is stored once').toBe(false);
+                completedJson.set(step.key, result.sealed_json);
+                if (step.type === 'reconcile') expect(unknownSeen.has(step.key), 'only an unknown record reconciles').toBe(true);
+              }
+              break;
+            }
+            case 'release':
+              outcome = await store.release({ key: step.key, fencing_token: step.token });
+              break;
+            case 'markUnknown':
+              outcome = await store.markUnknown({ key: step.key, fencing_token: step.token });
+              if (outcome.ok) unknownSeen.add(step.key);
+              break;
+          }
+          for (const key of ['k1', 'k2']) {
+            const record = await store.get(key);
+            if (completedJson.has(key)) expect(record?.result?.sealed_json).toBe(completedJson.get(key));
+            if (record !== undefined) expect(record.result !== null).toBe(record.state === 'completed');
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('planIdempotencyTransition', () => {
+  it('is pure: the same record, operation and time give the same plan, and the input record is not changed', () => {
+    const input = { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 };
+    const first = planIdempotencyTransition(undefined, { type: 'claim', input }, 100);
+    expect(first.write?.kind).toBe('insert');
+    const record = first.write?.record;
+    if (record === undefined) throw new Error('record');
+    const frozen = structuredClone(record);
+    const takeover = planIdempotencyTransition(record, { type: 'claim', input }, 110);
+    expect(takeover).toEqual(planIdempotencyTransition(record, { type: 'claim', input }, 110));
+    expect(takeover.outcome).toEqual({ kind: 'claimed', fencing_token: 2, lease_expires_at: 120, took_over: true });
+    expect(takeover.write).toMatchObject({ kind: 'update', expected: { fencing_token: 1, state: 'claimed' } });
+    expect(record).toEqual(frozen);
+  });
+});
+
+describe('checkIdempotencyOperation', () => {
+  it('copies only the known fields', () => {
+    const input = { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10, extra: 'ignored' };
+    expect(checkIdempotencyOperation({ type: 'claim', input }).input).toEqual({ key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 });
+  });
+
+  it('rejects a missing result and an unstorable receipt', () => {
+    const expectInputError = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        expect(StoreInputError.isInstance(error)).toBe(true);
+        return;
+      }
+      throw new Error('expected a StoreInputError');
+    };
+    expectInputError(() => checkIdempotencyOperation({ type: 'complete', input: { key: 'k', fencing_token: 1, result: null as never } }));
+    expectInputError(() =>
+      checkIdempotencyOperation({ type: 'reconcile', input: { key: 'k', request_sha256: A, result: { sealed_json: '{}', receipt: '' } } }),
+    );
+    expectInputError(() => checkIdempotencyOperation({ type: 'release', input: null as never }));
+  });
+});

@@ -1,0 +1,129 @@
+import { canonicalize, createDigester } from '@toolseal/digests';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  AUDIT_CHAIN_DOMAIN,
+  AUDIT_ENTRY_SCHEMA_VERSION,
+  auditEntryFromRow,
+  canonicalAuditRecord,
+  formatRecordedAt,
+  GENESIS_HASH,
+  prepareAuditEntry,
+  sealAuditEntry,
+} from './seal-audit-entry.js';
+import { StoreInputError } from './store-input-error.js';
+import type { JsonObject } from '@toolseal/contracts';
+
+const identifier = fc.option(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((text) => !text.includes('\u0000')), { nil: null });
+const body = fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.jsonValue({ stringUnit: 'grapheme', maxDepth: 4 })) as fc.Arbitrary<JsonObject>;
+
+describe('canonicalAuditRecord', () => {
+  it('equals RFC 8785 canonicalization of the whole record (property)', () => {
+    fc.assert(
+      fc.property(
+        body,
+        identifier,
+        identifier,
+        identifier,
+        fc.stringMatching(/^[a-z][a-z0-9_]{0,20}$/),
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 0, max: 253_402_300_799_999 }),
+        (entryBody, call_id, operation_id, idempotency_key, kind, sequence, epochMs) => {
+          const prepared = prepareAuditEntry({ kind, call_id, operation_id, idempotency_key, body: entryBody });
+          const recorded_at = formatRecordedAt(epochMs);
+          const text = canonicalAuditRecord(prepared, { sequence, recorded_at, previous_hash: GENESIS_HASH });
+          expect(text).toBe(
+            canonicalize({
+              body: entryBody,
+              call_id,
+              idempotency_key,
+              kind,
+              operation_id,
+              recorded_at,
+              schema_version: AUDIT_ENTRY_SCHEMA_VERSION,
+              sequence,
+            }),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('sealAuditEntry', () => {
+  const prepared = prepareAuditEntry({ kind: 'approval', call_id: 'call-1', operation_id: 'op-1', idempotency_key: null, body: { a: 1 } });
+  const position = { sequence: 7, recorded_at: '2026-07-19T00:00:00.000Z', previous_hash: 'c'.repeat(64) };
+
+  it('hashes the domain, the previous hash and the canonical text', () => {
+    const digester = createDigester();
+    const row = sealAuditEntry(prepared, position, digester);
+    expect(row.entry_hash).toBe(
+      digester.digestText(canonicalize({ domain: AUDIT_CHAIN_DOMAIN, entry: row.canonical, previous_hash: position.previous_hash })),
+    );
+    expect(row).toMatchObject({ sequence: 7, kind: 'approval', call_id: 'call-1', operation_id: 'op-1', idempotency_key: null });
+  });
+
+  it('changes the hash with the key, the previous hash, the sequence and any body byte', () => {
+    const digester = createDigester();
+    const base = sealAuditEntry(prepared, position, digester).entry_hash;
+    const keyed = sealAuditEntry(prepared, position, createDigester({ key: new Uint8Array(32).fill(1) })).entry_hash;
+    const otherPrevious = sealAuditEntry(prepared, { ...position, previous_hash: 'd'.repeat(64) }, digester).entry_hash;
+    const otherSequence = sealAuditEntry(prepared, { ...position, sequence: 8 }, digester).entry_hash;
+    const otherBody = sealAuditEntry(prepareAuditEntry({ kind: 'approval', call_id: 'call-1', operation_id: 'op-1', idempotency_key: null, body: { a: 2 } }), position, digester).entry_hash;
+    expect(new Set([base, keyed, otherPrevious, otherSequence, otherBody]).size).toBe(5);
+  });
+
+  it('round-trips through auditEntryFromRow', () => {
+    const row = sealAuditEntry(prepared, position, createDigester());
+    expect(auditEntryFromRow(row)).toEqual({ ...row, body: { a: 1 } });
+  });
+});
+
+describe('prepareAuditEntry', () => {
+  const valid = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: {} };
+
+  it('rejects malformed entries with StoreInputError naming the field', () => {
+    const cases: Array<[unknown, string]> = [
+      [{ ...valid, kind: 'Sealed' }, 'kind'],
+      [{ ...valid, kind: 'a'.repeat(65) }, 'kind'],
+      [{ ...valid, call_id: 5 }, 'call_id'],
+      [{ ...valid, body: null }, 'body'],
+      [{ ...valid, body: 'text' }, 'body'],
+      [{ ...valid, body: { when: new Date(0) } }, 'body'],
+      [{ ...valid, body: { nested: { deep: Number.POSITIVE_INFINITY } } }, 'body'],
+      [{ ...valid, body: { ['\uDC00']: 1 } }, 'body'],
+      [null, 'entry'],
+    ];
+    for (const [input, field] of cases) {
+      let thrown: unknown;
+      try {
+        prepareAuditEntry(input as typeof valid);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(StoreInputError.isInstance(thrown), JSON.stringify(input)).toBe(true);
+      expect((thrown as StoreInputError).field).toBe(field);
+    }
+  });
+
+  it('limits the canonical body size in UTF-8 bytes', () => {
+    // 3 bytes per euro sign: {"text":"…"} with 350 of them is 1061 bytes, with 300 it is 911.
+    expect(() => prepareAuditEntry({ ...valid, body: { text: '\u20ac'.repeat(350) } }, { maxBodyBytes: 1000 })).toThrow(/exceeds 1000 bytes/);
+    expect(prepareAuditEntry({ ...valid, body: { text: '\u20ac'.repeat(300) } }, { maxBodyBytes: 1000 }).bodyCanonical).toHaveLength(311);
+  });
+});
+
+describe('formatRecordedAt', () => {
+  it('gives fixed-width UTC RFC 3339 with milliseconds that sorts as text', () => {
+    expect(formatRecordedAt(0)).toBe('1970-01-01T00:00:00.000Z');
+    expect(formatRecordedAt(Date.UTC(2026, 6, 19, 1, 2, 3, 4))).toBe('2026-07-19T01:02:03.004Z');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 253_402_300_799_999 }), fc.integer({ min: 0, max: 253_402_300_799_999 }), (a, b) => {
+        expect(formatRecordedAt(a) < formatRecordedAt(b)).toBe(a < b);
+      }),
+    );
+    expect(() => formatRecordedAt(253_402_300_800_000)).toThrow(RangeError);
+    expect(() => formatRecordedAt(-1)).toThrow(RangeError);
+  });
+});
