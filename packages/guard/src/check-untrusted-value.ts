@@ -34,8 +34,11 @@ function pathOf(frame: Frame | null, child?: string | number): string {
  * forbidden keys and lone surrogates in strings and keys. It also rejects everything JSON cannot
  * express: `undefined`, functions, symbols, BigInt, NaN and the infinities, objects whose
  * prototype is neither `Object.prototype` nor `null` (Date, Map, class instances, boxed
- * primitives), symbol keys, non-enumerable or accessor properties (a getter could answer
- * differently on a later read), and sparse arrays. A cycle is reported as `max_depth`; a shared
+ * primitives), arrays whose prototype is not `Array.prototype`, symbol keys, non-enumerable or
+ * accessor properties of objects (a getter could answer differently on a later read; it is never
+ * invoked), and sparse arrays. Array elements are read directly (an accessor on an array index,
+ * which only host code can create, is not detected) and extra non-index properties of an array
+ * are ignored, as JSON ignores them. A cycle is reported as `max_depth`; a shared
  * subtree counts once per occurrence towards `maxTotalNodes`, so a small graph cannot expand into
  * an enormous document.
  *

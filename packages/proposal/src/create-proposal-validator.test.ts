@@ -85,6 +85,34 @@ describe('createProposalValidator: decisions', () => {
     }
   });
 
+  it('holds when the lookup outlasts factsTimeoutMs', async () => {
+    const never = new Promise<FactsLookup<RefundOrderFacts>>(() => undefined);
+    const slow = createProposalValidator({
+      contractId: REFUND_PROPOSAL_CONTRACT_ID,
+      schema: REFUND_PROPOSAL_SCHEMA,
+      facts: { lookup: () => never },
+      rules: REFUND_RULES_V1,
+      digester,
+      factsTimeoutMs: 20,
+    });
+    expect((await slow.validate(cedar.actor, text(baseline))).decision).toBe('hold');
+    const quick = createRefundProposalValidator({
+      orders: { loadOrder: async () => found() },
+      digester,
+      factsTimeoutMs: 1_000,
+    });
+    expect((await quick.validate(cedar.actor, text(baseline))).decision).toBe('ready_for_review');
+    expect(() => createRefundProposalValidator({ orders: { loadOrder: () => found() }, digester, factsTimeoutMs: 0 })).toThrow(TypeError);
+  });
+
+  it('rejects input that is not RawArguments as a shape failure', async () => {
+    const validator = refundValidator({ lookup: () => found() });
+    for (const input of [null, 'text', { format: 'yaml', text: '' }]) {
+      const decision = await validator.validate(cedar.actor, input as unknown as { format: 'json_text'; text: string });
+      expect(decision.decision).toBe('rejected_shape');
+    }
+  });
+
   it('holds when the rule set breaks, never passes', async () => {
     const broken: Partial<ProposalRuleSet<RefundProposal, RefundOrderFacts>>[] = [
       {

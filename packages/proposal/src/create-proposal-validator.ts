@@ -59,6 +59,11 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
   limits?: Partial<JsonLimits>;
   /** The clock for `decided_at`; default the system clock. */
   clock?: () => Date;
+  /**
+   * How long a trusted lookup may take before the proposal is held (`FACTS_UNAVAILABLE`); default
+   * no limit (the host's own deadline applies).
+   */
+  factsTimeoutMs?: number;
 }
 
 /** Validates proposals for one contract. Build it once at start-up. */
@@ -208,11 +213,24 @@ export function createProposalValidator<TProposal, TFacts>(
     }
   };
 
+  const factsTimeoutMs = options.factsTimeoutMs;
+  if (factsTimeoutMs !== undefined && (!Number.isSafeInteger(factsTimeoutMs) || factsTimeoutMs <= 0)) {
+    throw new TypeError('factsTimeoutMs must be a positive integer');
+  }
   const lookUp = async (actor: PrincipalContext, proposal: TProposal): Promise<unknown> => {
+    const failed = { status: 'lookup_failed' };
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return await facts.lookup(actor, proposal);
+      const pending = Promise.resolve(facts.lookup(actor, proposal));
+      if (factsTimeoutMs === undefined) return await pending;
+      const timeout = new Promise<unknown>((resolve) => {
+        timer = setTimeout(() => resolve(failed), factsTimeoutMs);
+      });
+      return await Promise.race([pending, timeout]);
     } catch {
-      return { status: 'lookup_failed' };
+      return failed;
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
     }
   };
 
@@ -224,7 +242,9 @@ export function createProposalValidator<TProposal, TFacts>(
     // Shape, part 1: bounded, duplicate-free JSON. A value the host handed over is copied, so the
     // caller cannot change it between review and recheck.
     let guarded: GuardOutcome<JsonValue>;
-    if (input.format === 'json_text') {
+    if (typeof input !== 'object' || input === null) {
+      guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
+    } else if (input.format === 'json_text') {
       guarded = parseUntrustedJson(input.text, limits);
     } else if (input.format === 'json_value') {
       guarded = checkUntrustedValue(input.value, limits);

@@ -150,6 +150,8 @@ export interface RefundProposalValidatorOptions {
   limits?: Partial<JsonLimits>;
   /** Clock for `decided_at`. */
   clock?: () => Date;
+  /** How long the order lookup may take before the proposal is held. */
+  factsTimeoutMs?: number;
 }
 
 /** The spec 002 refund validator: `REFUND_PROPOSAL_SCHEMA` and `REFUND_RULES_V1` over the host's orders. */
@@ -165,5 +167,6 @@ export function createRefundProposalValidator(
     digester: options.digester,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.factsTimeoutMs === undefined ? {} : { factsTimeoutMs: options.factsTimeoutMs }),
   });
 }
