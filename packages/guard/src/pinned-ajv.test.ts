@@ -106,3 +106,17 @@ describe('compileSchema', () => {
     expect(() => compileSchema(null as unknown as object)).toThrow(TypeError);
   });
 });
+
+describe('compileSchema: meta-schema', () => {
+  it('rejects a schema the 2020-12 meta-schema rejects', () => {
+    expect(() => compileSchema({ type: 'objectx' })).toThrow(/invalid schema/);
+    expect(() => compileSchema({ type: 'string', minLength: -1 })).toThrow(/invalid schema/);
+    expect(() => compileSchema({ type: 'object', required: 'a' })).toThrow(/invalid schema/);
+  });
+
+  it('registers no $id anywhere while checking', () => {
+    const schema = { $id: 'urn:toolseal:test:meta-check', type: 'string' };
+    compileSchema(schema);
+    expect(() => compileSchema({ $ref: 'urn:toolseal:test:meta-check' })).toThrow(/resolve reference/);
+  });
+});
