@@ -111,6 +111,17 @@ describe('canonicalize: output', () => {
     for (const [number, text] of cases) expect(canonicalize(number)).toBe(text);
   });
 
+  it('writes integers like String() at every digit-count boundary', () => {
+    const integers = [0, 1, 9, 10, 99, 100, 999_999_999, 1e9, 1e9 + 1, 2 ** 31 - 1, 2 ** 31, 2 ** 32, -1, -10, -(2 ** 31)];
+    for (let power = 1; power < 1e16; power *= 10) integers.push(power - 1, power, power + 1);
+    for (const integer of integers) expect(canonicalize([integer])).toBe(`[${String(integer)}]`);
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }), (integer) => {
+        expect(canonicalize(integer)).toBe(String(integer));
+      }),
+    );
+  });
+
   it('escapes exactly what JSON.stringify escapes, for every BMP code unit outside the surrogates', () => {
     for (let unit = 0; unit < 0x10000; unit++) {
       if (unit >= 0xd800 && unit <= 0xdfff) continue;
@@ -153,6 +164,21 @@ describe('canonicalize: output', () => {
     expect(canonicalize(value)).toBe(reference(value));
     // The scratch buffer is reused: a small value right after a large one is still exact.
     expect(canonicalize({ b: '\n', a: 1 })).toBe('{"a":1,"b":"\\n"}');
+  });
+
+  it('keeps surrogate pairs intact across the chunks a mid-size result is decoded in', () => {
+    // Chunks are 16384 units: put a pair on both sides of the first and second boundary.
+    for (let offset = 16_375; offset <= 16_390; offset++) {
+      for (const boundary of [0, 16_384]) {
+        const text = `${'x'.repeat(offset + boundary)}😀😀${'y'.repeat(20_000)}`;
+        expect(canonicalize([text])).toBe(JSON.stringify([text]));
+      }
+    }
+    // Just below, inside and just above the range decoded in chunks.
+    for (const length of [16_380, 16_381, 262_140, 262_150, 300_000]) {
+      const text = `😀${'é'.repeat(length)}😀`;
+      expect(canonicalize(text)).toBe(JSON.stringify(text));
+    }
   });
 
   it('stays correct when a getter calls canonicalize during a walk', () => {
