@@ -16,16 +16,35 @@ export async function startMcpPeer(): Promise<McpPeer> {
     'get_order',
     {
       description: 'Read one order of the caller.',
-      inputSchema: { order_id: z.string().min(1).max(64) },
+      // The same contract as fixtures/tools/get-order.json, so both sides validate the same data.
+      inputSchema: { order_id: z.string().min(1).max(64).regex(/^ORDER-[A-Z0-9]{1,32}$/) },
       outputSchema: {
-        order_ref: z.string(),
+        order_ref: z.string().min(1).max(64).regex(/^ORDER-[A-Z0-9]{1,32}$/),
         status: z.enum(['paid', 'pending', 'refunded']),
-        amount: z.number().int(),
+        amount: z.number().int().min(0).max(1_000_000),
         unit: z.enum(['CREDIT_A', 'CREDIT_B']),
+        lines: z
+          .array(
+            z
+              .object({
+                line_id: z.string().min(1).max(64).regex(/^[A-Z0-9-]{1,64}$/),
+                quantity: z.number().int().min(1).max(10),
+                amount: z.number().int().min(0).max(1_000_000),
+              })
+              .strict(),
+          )
+          .min(1)
+          .max(16),
       },
     },
     ({ order_id }) => {
-      const structuredContent = { order_ref: order_id, status: 'paid' as const, amount: 6000, unit: 'CREDIT_A' as const };
+      const structuredContent = {
+        order_ref: order_id,
+        status: 'paid' as const,
+        amount: 6000,
+        unit: 'CREDIT_A' as const,
+        lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }],
+      };
       return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
     },
   );

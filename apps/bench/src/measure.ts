@@ -21,7 +21,17 @@ export interface MeasureOptions {
   rounds?: number;
 }
 
-function median(values: number[]): number {
+/** The default pacing; `BENCH_QUICK=1` shortens every round for a smoke run. */
+const QUICK = process.env.BENCH_QUICK === '1';
+export const DEFAULT_PACING: Required<MeasureOptions> = QUICK
+  ? { warmupMs: 40, roundMs: 40, rounds: 3 }
+  : { warmupMs: 250, roundMs: 250, rounds: 5 };
+/** Pacing for slow items (databases, 1 MB values): fewer, longer rounds. */
+export const SLOW_PACING: Required<MeasureOptions> = QUICK
+  ? { warmupMs: 40, roundMs: 80, rounds: 3 }
+  : { warmupMs: 300, roundMs: 500, rounds: 3 };
+
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
@@ -44,14 +54,64 @@ async function runFor(milliseconds: number, operation: () => unknown): Promise<n
   }
 }
 
+/** Runs `clients` independent loops at once for `milliseconds`; returns total operations per second. */
+async function runConcurrentFor(milliseconds: number, clients: readonly (() => Promise<unknown>)[]): Promise<number> {
+  const start = process.hrtime.bigint();
+  const deadline = start + BigInt(Math.round(milliseconds * 1e6));
+  let count = 0;
+  await Promise.all(
+    clients.map(async (operation) => {
+      while (process.hrtime.bigint() < deadline) {
+        await operation();
+        count++;
+      }
+    }),
+  );
+  return (count * 1e9) / Number(process.hrtime.bigint() - start);
+}
+
+function toMeasurement(name: string, perRound: number[]): Measurement {
+  const opsPerSecond = median(perRound);
+  return { name, ops_per_second: opsPerSecond, us_per_op: 1e6 / opsPerSecond, rounds: perRound };
+}
+
 /** Measures `operation` (sync or async) and returns the median throughput. */
 export async function measure(name: string, operation: () => unknown, options: MeasureOptions = {}): Promise<Measurement> {
-  const { warmupMs = 300, roundMs = 400, rounds = 7 } = options;
+  const { warmupMs, roundMs, rounds } = { ...DEFAULT_PACING, ...options };
   await runFor(warmupMs, operation);
   const perRound: number[] = [];
   for (let round = 0; round < rounds; round++) perRound.push(await runFor(roundMs, operation));
-  const opsPerSecond = median(perRound);
-  return { name, ops_per_second: opsPerSecond, us_per_op: 1e6 / opsPerSecond, rounds: perRound };
+  return toMeasurement(name, perRound);
+}
+
+/**
+ * Measures several operations in interleaved rounds (A, B, C, A, B, C, ...), so a slow phase of a
+ * shared machine hits all of them alike and their ratios stay meaningful.
+ */
+export async function measureGroup(
+  entries: readonly { name: string; operation: () => unknown }[],
+  options: MeasureOptions = {},
+): Promise<Measurement[]> {
+  const { warmupMs, roundMs, rounds } = { ...DEFAULT_PACING, ...options };
+  for (const entry of entries) await runFor(warmupMs, entry.operation);
+  const perRound = entries.map(() => [] as number[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, entry] of entries.entries()) perRound[index]?.push(await runFor(roundMs, entry.operation));
+  }
+  return entries.map((entry, index) => toMeasurement(entry.name, perRound[index] ?? []));
+}
+
+/** Measures `clients` concurrent loops (each awaiting its own operation); total operations per second. */
+export async function measureConcurrent(
+  name: string,
+  clients: readonly (() => Promise<unknown>)[],
+  options: MeasureOptions = {},
+): Promise<Measurement> {
+  const { warmupMs, roundMs, rounds } = { ...DEFAULT_PACING, ...options };
+  await runConcurrentFor(warmupMs, clients);
+  const perRound: number[] = [];
+  for (let round = 0; round < rounds; round++) perRound.push(await runConcurrentFor(roundMs, clients));
+  return toMeasurement(name, perRound);
 }
 
 /** Times one call of `operation` several times and returns the median microseconds. */

@@ -1,8 +1,32 @@
-import { measure } from './measure.js';
-import { startMcpPeer } from './mcp-peer.js';
+// `pnpm bench`: every measurement of issue 8 in one process run; writes results.json and
+// results.md beside package.json and prints the table.
+import { join } from 'node:path';
+import { benchAdapters } from './bench-adapters.js';
+import { benchAuditStores } from './bench-audit-stores.js';
+import { benchGuardCost, benchRejection } from './bench-guard.js';
+import { benchSealVerifySmall, benchSizeScaling } from './bench-seal-verify.js';
+import { Report } from './report.js';
 
-const peer = await startMcpPeer();
-console.log(await peer.callGetOrder());
-const result = await measure('mcp callTool get_order', () => peer.callGetOrder());
-console.log(result.name, result.ops_per_second.toFixed(0), 'ops/s', result.us_per_op.toFixed(1), 'us/op');
-await peer.close();
+const packageDir = join(import.meta.dirname, '..');
+const report = new Report();
+
+const stages: [string, (report: Report) => Promise<void>][] = [
+  ['sealResult / verifyResult', benchSealVerifySmall],
+  ['size scaling', benchSizeScaling],
+  ['guard cost', benchGuardCost],
+  ['rejection cost', benchRejection],
+  ['adapters', benchAdapters],
+  ['audit stores', benchAuditStores],
+];
+
+const only = process.env.BENCH_ONLY;
+for (const [name, stage] of stages) {
+  if (only !== undefined && !name.includes(only)) continue;
+  const started = Date.now();
+  console.log(`\n== ${name}`);
+  await stage(report);
+  console.log(`   (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+const markdown = report.write(join(packageDir, 'results.json'), join(packageDir, 'results.md'));
+console.log('\n' + markdown);
