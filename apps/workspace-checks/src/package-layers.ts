@@ -11,6 +11,7 @@ export const PACKAGE_LAYERS: Readonly<Record<string, number>> = {
   '@toolseal/proposal': 3,
   '@toolseal/result': 3,
   '@toolseal/audit': 3,
+  '@toolseal/adapter-core': 3,
   '@toolseal/store-sqlite': 4,
   '@toolseal/store-postgres': 4,
   '@toolseal/adapter-openai': 4,

@@ -1,0 +1,183 @@
+import type {
+  FormatFailure,
+  FormatToolResultsInput,
+  ResultVerifier,
+  SealedResult,
+  ToolCall,
+  VerifyFailureReason,
+} from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
+import type { AdapterIdentity } from './create-adapter-identity.js';
+import { readOwnData } from './read-own-data.js';
+
+/** One call with its verified result, ready to serialize. */
+export interface CorrelatedResult {
+  /** The call, as the adapter parsed it. */
+  readonly call: ToolCall;
+  /** The RFC 8785 canonical JSON text of `model_result`: the exact text that was verified. */
+  readonly modelResultText: string;
+  /** `model_result.status !== 'succeeded'`, for providers with an error flag. */
+  readonly isError: boolean;
+}
+
+/** Every call with its verified result in call order, or every refusal. */
+export type CorrelateToolResultsOutcome =
+  | { ok: true; response_id: string; results: CorrelatedResult[] }
+  | { ok: false; failures: FormatFailure[] };
+
+function refusal(
+  callId: string | null,
+  reason: FormatFailure['reason'],
+  verifyReasons: VerifyFailureReason[] = [],
+): FormatFailure {
+  return { call_id: callId, reason, verify_reasons: verifyReasons };
+}
+
+function isOwnIdentity(identity: AdapterIdentity, context: {
+  provider: unknown;
+  api_family: unknown;
+  adapter_revision: unknown;
+}): boolean {
+  return (
+    context.provider === identity.provider &&
+    context.api_family === identity.apiFamily &&
+    typeof context.adapter_revision === 'string' &&
+    identity.acceptedAdapterRevisions.has(context.adapter_revision)
+  );
+}
+
+/**
+ * Checks the calls of one turn (trusted host input: they must come from this adapter's
+ * `parseToolCalls` on one response). Throws a `TypeError` when they cannot have: no calls, a
+ * repeated call id, or calls from several responses. A bug in the host, not an outcome.
+ */
+function indexCalls(calls: readonly ToolCall[]): { responseId: string; byId: Map<string, ToolCall> } {
+  const first = calls[0];
+  if (first === undefined) {
+    throw new TypeError('formatToolResults needs the calls of one response: got none');
+  }
+  const byId = new Map<string, ToolCall>();
+  for (const call of calls) {
+    if (call.response_id !== first.response_id) {
+      throw new TypeError('formatToolResults needs the calls of one response: got several response ids');
+    }
+    if (byId.has(call.call_id)) {
+      throw new TypeError('formatToolResults needs the calls of one response: got a repeated call id');
+    }
+    byId.set(call.call_id, call);
+  }
+  return { responseId: first.response_id, byId };
+}
+
+/**
+ * The provider-neutral half of `formatToolResults`: correlates results to calls by
+ * `protected_audit.provider_context.call_id` (never by position), refuses foreign, unknown,
+ * duplicate and missing results, canonicalizes each `model_result` once, and verifies that exact
+ * snapshot with `verify`. All or nothing: one refusal refuses the turn.
+ *
+ * Never throws on bad results (they may come from a store); a throwing verifier counts as a
+ * refusal (`malformed_package`). Results stay in call order, whatever order they arrive in.
+ */
+export function correlateToolResults(
+  identity: AdapterIdentity,
+  input: Pick<FormatToolResultsInput<unknown>, 'calls' | 'results' | 'verify'>,
+): CorrelateToolResultsOutcome {
+  const { responseId, byId } = indexCalls(input.calls);
+  const failures: FormatFailure[] = [];
+
+  for (const call of input.calls) {
+    if (!isOwnIdentity(identity, call)) failures.push(refusal(call.call_id, 'foreign_adapter'));
+  }
+
+  const named = new Set<string>();
+  const verified = new Map<string, CorrelatedResult>();
+  const results: readonly unknown[] = Array.isArray(input.results) ? input.results : [];
+  for (let index = 0; index < results.length; index++) {
+    const sealed = readOwnData(results, index);
+    const protectedAudit = readOwnData(sealed, 'protected_audit');
+    const context = readOwnData(protectedAudit, 'provider_context');
+    const callId = readOwnData(context, 'call_id');
+    if (typeof callId !== 'string') {
+      failures.push(refusal(null, 'verification_failed', ['malformed_package']));
+      continue;
+    }
+    const call = byId.get(callId);
+    if (call === undefined || readOwnData(context, 'response_id') !== responseId) {
+      failures.push(refusal(callId, 'unknown_call'));
+      continue;
+    }
+    if (named.has(callId)) {
+      failures.push(refusal(callId, 'duplicate_result'));
+      continue;
+    }
+    named.add(callId);
+    const contextIdentity = {
+      provider: readOwnData(context, 'provider'),
+      api_family: readOwnData(context, 'api_family'),
+      adapter_revision: readOwnData(context, 'adapter_revision'),
+    };
+    if (!isOwnIdentity(identity, contextIdentity)) {
+      failures.push(refusal(callId, 'foreign_adapter'));
+      continue;
+    }
+    const outcome = verifySnapshot(input.verify, sealed, protectedAudit, call);
+    if (!outcome.ok) {
+      failures.push(refusal(callId, 'verification_failed', outcome.reasons));
+      continue;
+    }
+    verified.set(callId, { call, modelResultText: outcome.text, isError: outcome.isError });
+  }
+
+  for (const call of input.calls) {
+    if (!named.has(call.call_id)) failures.push(refusal(call.call_id, 'missing_result'));
+  }
+  if (failures.length > 0) return { ok: false, failures };
+
+  const ordered: CorrelatedResult[] = [];
+  for (const call of input.calls) {
+    const result = verified.get(call.call_id);
+    // Unreachable: every call was named exactly once and nothing failed.
+    if (result === undefined) return { ok: false, failures: [refusal(call.call_id, 'missing_result')] };
+    ordered.push(result);
+  }
+  return { ok: true, response_id: responseId, results: ordered };
+}
+
+type SnapshotOutcome =
+  | { ok: true; text: string; isError: boolean }
+  | { ok: false; reasons: VerifyFailureReason[] };
+
+/**
+ * Canonicalizes `model_result` once and verifies a plain-data copy parsed back from that text, so
+ * the bytes that reach the provider are exactly the bytes that were verified (no getter, proxy or
+ * later mutation can slip between the check and the write).
+ */
+function verifySnapshot(
+  verify: ResultVerifier,
+  sealed: unknown,
+  protectedAudit: unknown,
+  call: ToolCall,
+): SnapshotOutcome {
+  let text: string;
+  let snapshot: SealedResult;
+  try {
+    text = canonicalize(readOwnData(sealed, 'model_result'));
+    snapshot = {
+      model_result: JSON.parse(text) as SealedResult['model_result'],
+      protected_audit: protectedAudit as SealedResult['protected_audit'],
+    };
+  } catch {
+    return { ok: false, reasons: ['malformed_package'] };
+  }
+  let outcome: ReturnType<ResultVerifier>;
+  try {
+    outcome = verify(snapshot, call);
+  } catch {
+    return { ok: false, reasons: ['malformed_package'] };
+  }
+  if (outcome.ok !== true) {
+    const reasons = outcome.ok === false && Array.isArray(outcome.reasons) ? [...outcome.reasons] : [];
+    return { ok: false, reasons: reasons.length > 0 ? reasons : ['malformed_package'] };
+  }
+  return { ok: true, text, isError: readOwnData(snapshot.model_result, 'status') !== 'succeeded' };
+}

@@ -1,0 +1,40 @@
+import type {
+  FormatToolResultsInput,
+  FormatToolResultsOutcome,
+  ParseToolCallsOutcome,
+  ProviderAdapter,
+} from '@toolseal/contracts';
+import { resolveAdapterSettings, type AdapterOptions, type AdapterSettings } from './resolve-adapter-settings.js';
+
+/** What a provider package supplies to build its adapter: who it is and its two directions. */
+export interface ProviderAdapterDefinition<TResponse, TPayload, TOptions> {
+  readonly provider: string;
+  readonly apiFamily: string;
+  readonly adapterRevision: string;
+  /** Parses one response with the resolved settings. Must never throw on bad input. */
+  parseToolCalls(response: TResponse, settings: AdapterSettings): ParseToolCallsOutcome;
+  /** Serializes one turn's verified results with the resolved settings. Must never throw on bad results. */
+  formatToolResults(
+    input: FormatToolResultsInput<TOptions>,
+    settings: AdapterSettings,
+  ): FormatToolResultsOutcome<TPayload>;
+}
+
+/**
+ * Builds a frozen `ProviderAdapter` from a provider's definition. `options` are resolved once,
+ * here: a bad option throws a `TypeError` at start-up, never on a request.
+ */
+export function createProviderAdapter<TResponse, TPayload, TOptions>(
+  definition: ProviderAdapterDefinition<TResponse, TPayload, TOptions>,
+  options: AdapterOptions = {},
+): ProviderAdapter<TResponse, TPayload, TOptions> {
+  const { provider, apiFamily, adapterRevision } = definition;
+  const settings = resolveAdapterSettings(provider, apiFamily, adapterRevision, options);
+  return Object.freeze({
+    provider,
+    apiFamily,
+    adapterRevision,
+    parseToolCalls: (response: TResponse) => definition.parseToolCalls(response, settings),
+    formatToolResults: (input: FormatToolResultsInput<TOptions>) => definition.formatToolResults(input, settings),
+  });
+}

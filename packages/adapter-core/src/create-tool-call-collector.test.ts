@@ -1,0 +1,200 @@
+import type { ParseToolCallsOutcome, RawArguments } from '@toolseal/contracts';
+import { checkError } from '@toolseal/errors';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createAdapterIdentity } from './create-adapter-identity.js';
+import { createToolCallCollector } from './create-tool-call-collector.js';
+import { resolveToolCallLimits, type ToolCallLimitOptions } from './resolve-tool-call-limits.js';
+
+const identity = createAdapterIdentity('acme', 'chat', 'acme-chat-v1');
+
+function text(json: string): RawArguments {
+  return { format: 'json_text', text: json };
+}
+
+function value(input: unknown): RawArguments {
+  return { format: 'json_value', value: input };
+}
+
+/** Feeds `calls` to one collector for response `resp_1`, stopping at the first rejection, as an adapter does. */
+function collect(
+  calls: ReadonlyArray<readonly [unknown, unknown, RawArguments]>,
+  options: ToolCallLimitOptions = {},
+): ParseToolCallsOutcome {
+  const collector = createToolCallCollector(identity, 'resp_1', resolveToolCallLimits(options));
+  for (const [callId, toolName, rawArguments] of calls) {
+    const rejection = collector.add(callId, toolName, rawArguments);
+    if (rejection !== null) return rejection;
+  }
+  return collector.finish();
+}
+
+function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: string): void {
+  expect(outcome.ok).toBe(false);
+  if (outcome.ok) return;
+  expect(checkError(outcome.error).ok).toBe(true);
+  expect(outcome.error.code).toBe(code);
+  expect(outcome.error.reasons).toEqual([{ field: '', rule }]);
+}
+
+describe('createToolCallCollector', () => {
+  it('stamps every call with the adapter identity and the response id, in the order added', () => {
+    expect(collect([['c1', 'get_order', text('{"order_id":"A"}')], ['c2', 'refund', value({ amount: 5 })]])).toEqual({
+      ok: true,
+      response_id: 'resp_1',
+      calls: [
+        {
+          provider: 'acme',
+          api_family: 'chat',
+          adapter_revision: 'acme-chat-v1',
+          response_id: 'resp_1',
+          call_id: 'c1',
+          tool_name: 'get_order',
+          arguments: { format: 'json_text', text: '{"order_id":"A"}' },
+        },
+        {
+          provider: 'acme',
+          api_family: 'chat',
+          adapter_revision: 'acme-chat-v1',
+          response_id: 'resp_1',
+          call_id: 'c2',
+          tool_name: 'refund',
+          arguments: { format: 'json_value', value: { amount: 5 } },
+        },
+      ],
+    });
+  });
+
+  it('gives no calls for a response without any', () => {
+    expect(collect([])).toEqual({ ok: true, response_id: 'resp_1', calls: [] });
+  });
+
+  it('refuses a repeated call id', () => {
+    expectRejected(collect([['c1', 'a', text('{}')], ['c1', 'b', text('{}')]]), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+  });
+
+  it.each([undefined, null, ''])('refuses a missing call id (%j)', (callId) => {
+    expectRejected(collect([[callId, 'a', text('{}')]]), 'MALFORMED_TOOL_CALL', 'missing_call_id');
+  });
+
+  it.each([undefined, null, ''])('refuses a missing or empty name (%j)', (toolName) => {
+    expectRejected(collect([['c1', toolName, text('{}')]]), 'MALFORMED_TOOL_CALL', 'empty_tool_name');
+  });
+
+  it.each([
+    ['a non-string call id', 7, 'a'],
+    ['a call id over 256 characters', 'c'.repeat(257), 'a'],
+    ['a call id with a lone surrogate', 'call_\ud800', 'a'],
+    ['a non-string name', 'c1', ['a']],
+    ['a name over 256 characters', 'c1', 'n'.repeat(257)],
+    ['a name with a lone surrogate', 'c1', 'get_\udc00'],
+  ])('refuses %s as a malformed response', (_label, callId, toolName) => {
+    expectRejected(collect([[callId, toolName, text('{}')]]), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('accepts ids and names exactly at 256 characters', () => {
+    expect(collect([['c'.repeat(256), 'n'.repeat(256), text('{}')]]).ok).toBe(true);
+  });
+
+  it('refuses more than 64 calls by default, and accepts 64', () => {
+    const calls = (count: number) => Array.from({ length: count }, (_, index) => [`c${index}`, 'a', text('{}')] as const);
+    expect(collect(calls(64)).ok).toBe(true);
+    expectRejected(collect(calls(65)), 'MALFORMED_TOOL_CALL', 'too_many_calls');
+  });
+
+  it('honours a configured maxCalls', () => {
+    const calls = [['c1', 'a', text('{}')], ['c2', 'a', text('{}')], ['c3', 'a', text('{}')]] as const;
+    expect(collect(calls.slice(0, 2), { maxCalls: 2 }).ok).toBe(true);
+    expectRejected(collect(calls, { maxCalls: 2 }), 'MALFORMED_TOOL_CALL', 'too_many_calls');
+  });
+
+  describe('JSON text arguments', () => {
+    it('refuses text over 1 MiB of UTF-8 and accepts exactly 1 MiB', () => {
+      const exactly = `"${'x'.repeat(1_048_574)}"`;
+      expect(collect([['c1', 'a', text(exactly)]]).ok).toBe(true);
+      expectRejected(collect([['c1', 'a', text(`${exactly} `)]]), 'INVALID_ARGUMENTS', 'max_bytes');
+    });
+
+    it('counts UTF-8 bytes, not UTF-16 code units', () => {
+      // Two euro signs: 2 code units, 6 bytes; plus the quotes: 8 bytes.
+      expect(collect([['c1', 'a', text('"€€"')]], { maxArgumentBytes: 8 }).ok).toBe(true);
+      expectRejected(collect([['c1', 'a', text('"€€€"')]], { maxArgumentBytes: 8 }), 'INVALID_ARGUMENTS', 'max_bytes');
+    });
+
+    it('does not parse or judge the text: malformed JSON is the dispatcher’s to refuse per call', () => {
+      expect(collect([['c1', 'a', text('{"a":1,"a":2,"__proto__":{}')]]).ok).toBe(true);
+    });
+  });
+
+  describe('parsed value arguments', () => {
+    it('refuses a value over maxArgumentBytes of serialized JSON, and accepts it at the limit', () => {
+      // {"k":"0123456789abc"} is 21 bytes; one character less is 20.
+      expect(collect([['c1', 'a', value({ k: '0123456789ab' })]], { maxArgumentBytes: 20 }).ok).toBe(true);
+      expectRejected(
+        collect([['c1', 'a', value({ k: '0123456789abc' })]], { maxArgumentBytes: 20 }),
+        'INVALID_ARGUMENTS',
+        'max_bytes',
+      );
+    });
+
+    it('refuses a value over 1 MiB by default', () => {
+      const big = { text: Array.from({ length: 17 }, () => 'x'.repeat(65_000)) };
+      expectRejected(collect([['c1', 'a', value(big)]]), 'INVALID_ARGUMENTS', 'max_bytes');
+    });
+
+    it('refuses a value nested deeper than the default limits', () => {
+      let deep: Record<string, unknown> = {};
+      for (let level = 0; level < 40; level++) deep = { next: deep };
+      expectRejected(collect([['c1', 'a', value(deep)]]), 'INVALID_ARGUMENTS', 'max_depth');
+    });
+
+    it.each([
+      ['max_depth', { maxDepth: 3 }, { a: { b: { c: { d: 1 } } } }],
+      ['max_array_items', { maxArrayItems: 2 }, { list: [1, 2, 3] }],
+      ['max_object_keys', { maxObjectKeys: 2 }, { a: 1, b: 2, c: 3 }],
+      ['max_string_length', { maxStringLength: 4 }, { a: 'abcde' }],
+      ['max_total_nodes', { maxTotalNodes: 3 }, { a: 1, b: 2, c: 3 }],
+    ])('refuses a value breaking %s of the configured limits', (rule, argumentLimits, input) => {
+      expectRejected(collect([['c1', 'a', value(input)]], { argumentLimits }), 'INVALID_ARGUMENTS', rule);
+    });
+
+    it('leaves content rules (a __proto__ key, a lone surrogate) to the dispatcher, which refuses that one call', () => {
+      const hostile = JSON.parse('{"__proto__":{"admin":true},"order_id":"x"}') as unknown;
+      const outcome = collect([['c1', 'a', value(hostile)], ['c2', 'a', value({ note: 'lone \ud800' })], ['c3', 'a', value({})]]);
+      expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['c1', 'c2', 'c3']);
+    });
+  });
+
+  it('property: accepts any distinct well-formed calls within the limits, unchanged and in order', () => {
+    const name = fc.string({ minLength: 1, maxLength: 20 }).filter((each) => !/[\ud800-\udfff]/.test(each));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/), name, fc.jsonValue({ maxDepth: 3 })), {
+          maxLength: 10,
+          selector: ([callId]) => callId,
+        }),
+        (entries) => {
+          const outcome = collect(entries.map(([callId, toolName, input]) => [callId, toolName, value(input)] as const));
+          expect(outcome.ok).toBe(true);
+          if (!outcome.ok) return;
+          expect(outcome.calls.map((call) => [call.call_id, call.tool_name, call.arguments])).toEqual(
+            entries.map(([callId, toolName, input]) => [callId, toolName, value(input)]),
+          );
+        },
+      ),
+    );
+  });
+
+  it('property: never throws, and every refusal is a catalogued error', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.anything(), fc.anything(), fc.anything()), { maxLength: 5 }), (entries) => {
+        const outcome = collect(entries.map(([callId, toolName, input]) => [callId, toolName, value(input)] as const));
+        if (!outcome.ok) {
+          expect(checkError(outcome.error).ok).toBe(true);
+          expect(['MALFORMED_TOOL_CALL', 'INVALID_ARGUMENTS']).toContain(outcome.error.code);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,3 @@
+// `@toolseal/adapter-core/testing`: fakes for adapter unit tests, never for production paths.
+export { fakeSealedResult, type FakeSealedResultOverrides } from './fake-sealed-result.js';
+export { createRecordingVerifier, type RecordingVerifier } from './create-recording-verifier.js';
