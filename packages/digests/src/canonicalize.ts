@@ -21,7 +21,7 @@ type JsonRecord = Record<string, unknown>;
 const OBJECT_PROTOTYPE: object = Object.prototype;
 const ARRAY_PROTOTYPE: object = Array.prototype;
 
-// Output is built as UTF-16 code units in a typed array and decoded once at the end: measured
+// Output is built as UTF-16 code units in a typed array and decoded at the end: measured
 // faster here than string concatenation (whose rope must be flattened, and whose nodes survive
 // scavenges on large values) and than array join. A scratch buffer is reused between calls.
 const INITIAL_UNITS = 1 << 12;
@@ -291,7 +291,11 @@ export function canonicalize(value: unknown, options?: CanonicalizeOptions): str
     for (;;) {
       if (depth === 0) {
         const text = decodeUnits(buffer, at);
-        if (buffer.length <= MAX_RETAINED_UNITS) scratch = buffer;
+        if (buffer.length <= MAX_RETAINED_UNITS) {
+          // The retained buffer must not keep a copy of the last value (arguments, results).
+          buffer.fill(0, 0, at);
+          scratch = buffer;
+        }
         return text;
       }
       const top = depth - 1;
