@@ -1,0 +1,151 @@
+import { resolveJsonLimits, type JsonLimits } from '@toolseal/guard';
+import type { ProposalValidator } from '@toolseal/proposal';
+import type { RegisteredTool, ToolRegistry } from '@toolseal/result';
+import { DispatcherConfigError } from './dispatcher-config-error.js';
+import type { DispatcherTool, RateLimit, StatusQuery, ToolHandler, TrustedCheck } from './dispatcher-tool.js';
+import { checkRateLimit } from './rate-limiter.js';
+
+/** One tool as the dispatcher runs it: registry entry, code and policy, checked and frozen. */
+export interface CompiledTool {
+  readonly name: string;
+  readonly registered: RegisteredTool;
+  readonly write: boolean;
+  readonly handler: ToolHandler;
+  readonly check: TrustedCheck | null;
+  readonly proposal: { readonly validator: ProposalValidator<unknown, unknown>; readonly fields: readonly string[] | null } | null;
+  readonly approvalRequired: boolean;
+  readonly queryStatus: StatusQuery | null;
+  readonly deadlineMs: number;
+  readonly argumentLimits: Readonly<JsonLimits>;
+  readonly rateLimit: RateLimit | null;
+}
+
+const FIELD_NAME = /^[A-Za-z0-9_]{1,64}$/;
+/** Largest deadline a tool may set: one hour (a longer call belongs in a job queue). */
+export const MAX_DEADLINE_MS = 3_600_000;
+
+export function checkDuration(toolName: string | null, where: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_DEADLINE_MS) {
+    throw new DispatcherConfigError(toolName, `${where} must be an integer from 1 to ${MAX_DEADLINE_MS} ms`);
+  }
+  return value;
+}
+
+function isFunction(value: unknown): value is (...parameters: never[]) => unknown {
+  return typeof value === 'function';
+}
+
+function compileTool(
+  spec: DispatcherTool,
+  registered: RegisteredTool,
+  defaults: { deadlineMs: number; rateLimit: RateLimit | null },
+): CompiledTool {
+  const name = registered.contract.tool_name;
+  const known = new Set([
+    'name',
+    'handler',
+    'check',
+    'proposal',
+    'approval',
+    'queryStatus',
+    'deadlineMs',
+    'argumentLimits',
+    'rateLimit',
+  ]);
+  for (const key of Object.keys(spec)) {
+    if (!known.has(key)) throw new DispatcherConfigError(name, `unknown option ${JSON.stringify(key)}`);
+  }
+  if (!isFunction(spec.handler)) throw new DispatcherConfigError(name, 'handler must be a function');
+  if (spec.check !== undefined && !isFunction(spec.check)) throw new DispatcherConfigError(name, 'check must be a function');
+  const write = registered.contract.effect === 'write';
+
+  let proposal: CompiledTool['proposal'] = null;
+  if (spec.proposal !== undefined) {
+    const { validator, fields } = spec.proposal;
+    if (typeof validator !== 'object' || validator === null || !isFunction(validator.validate) || !isFunction(validator.recheckCurrent)) {
+      throw new DispatcherConfigError(name, 'proposal.validator must be a @toolseal/proposal validator');
+    }
+    if (fields !== undefined) {
+      if (!Array.isArray(fields) || fields.length === 0 || !fields.every((field) => typeof field === 'string' && FIELD_NAME.test(field))) {
+        throw new DispatcherConfigError(name, 'proposal.fields must be a non-empty list of top-level argument names');
+      }
+      if (new Set(fields).size !== fields.length) throw new DispatcherConfigError(name, 'proposal.fields lists a name twice');
+    }
+    proposal = Object.freeze({ validator, fields: fields === undefined ? null : Object.freeze([...fields]) });
+  }
+
+  if (spec.approval !== undefined && spec.approval !== 'required' && spec.approval !== 'none') {
+    throw new DispatcherConfigError(name, "approval must be 'required' or 'none'");
+  }
+  if (!write && spec.approval !== undefined) {
+    throw new DispatcherConfigError(name, 'approval applies to write tools only (this tool reads)');
+  }
+  if (spec.queryStatus !== undefined && !isFunction(spec.queryStatus)) {
+    throw new DispatcherConfigError(name, 'queryStatus must be a function');
+  }
+  if (write && spec.queryStatus === undefined) {
+    throw new DispatcherConfigError(
+      name,
+      'a write tool needs queryStatus: without it an unknown outcome can never be reconciled',
+    );
+  }
+  if (!write && spec.queryStatus !== undefined) {
+    throw new DispatcherConfigError(name, 'queryStatus applies to write tools only (this tool reads)');
+  }
+
+  let argumentLimits: Readonly<JsonLimits>;
+  try {
+    argumentLimits = Object.freeze({ ...resolveJsonLimits(spec.argumentLimits) });
+  } catch (error) {
+    throw new DispatcherConfigError(name, `argumentLimits: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  let rateLimit = defaults.rateLimit;
+  if (spec.rateLimit === false) rateLimit = null;
+  else if (spec.rateLimit !== undefined) rateLimit = checkRateLimit(name, 'rateLimit', spec.rateLimit);
+
+  return Object.freeze({
+    name,
+    registered,
+    write,
+    handler: spec.handler,
+    check: spec.check ?? null,
+    proposal,
+    approvalRequired: write && spec.approval !== 'none',
+    queryStatus: spec.queryStatus ?? null,
+    deadlineMs: checkDuration(name, 'deadlineMs', spec.deadlineMs, defaults.deadlineMs),
+    argumentLimits,
+    rateLimit,
+  });
+}
+
+/**
+ * Pairs every registry entry with exactly one `DispatcherTool` and checks the pair, at start-up:
+ * a tool the registry does not know, a registered tool without code, a name given twice, a missing
+ * handler, a write without a status query, an approval policy on a read, bad limits or deadlines
+ * all throw a `DispatcherConfigError` naming the tool.
+ */
+export function compileDispatcherTools(
+  registry: ToolRegistry,
+  tools: readonly DispatcherTool[],
+  defaults: { deadlineMs: number; rateLimit: RateLimit | null },
+): ReadonlyMap<string, CompiledTool> {
+  if (!Array.isArray(tools)) throw new DispatcherConfigError(null, 'tools must be an array');
+  const compiled = new Map<string, CompiledTool>();
+  for (const spec of tools) {
+    if (typeof spec !== 'object' || spec === null || typeof spec.name !== 'string') {
+      throw new DispatcherConfigError(null, 'every tool needs a name');
+    }
+    const registered = registry.get(spec.name);
+    if (registered === undefined) {
+      throw new DispatcherConfigError(spec.name, 'is not in the registry (register its contracts first)');
+    }
+    if (compiled.has(spec.name)) throw new DispatcherConfigError(spec.name, 'is given twice');
+    compiled.set(spec.name, compileTool(spec, registered, defaults));
+  }
+  for (const name of registry.toolNames) {
+    if (!compiled.has(name)) throw new DispatcherConfigError(name, 'is registered but has no handler');
+  }
+  return compiled;
+}

@@ -1,0 +1,737 @@
+import { randomUUID } from 'node:crypto';
+import { readClock, systemClock, type Clock, type IdempotencyStore } from '@toolseal/audit';
+import type {
+  CallContext,
+  Delivery,
+  ErrorCode,
+  ErrorReason,
+  JsonObject,
+  JsonValue,
+  PrincipalContext,
+  RawArguments,
+  Sha256Hex,
+  ToolCall,
+} from '@toolseal/contracts';
+import { canonicalize, type Digester } from '@toolseal/digests';
+import { makeError } from '@toolseal/errors';
+import { ajvErrorsToReasons } from '@toolseal/guard';
+import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
+import {
+  createResultVerifier,
+  sealResult,
+  type OutputViolation,
+  type SealResultOutput,
+  type SealSubject,
+  type TrustedContext,
+} from '@toolseal/result';
+import { approvalAuditRecord, checkApprovals, matchApproval, type Approval, type ApprovalRequest } from './approval.js';
+import { checkDuration, compileDispatcherTools, type CompiledTool } from './compile-dispatcher-tools.js';
+import type {
+  DispatchContext,
+  DispatchedCall,
+  DispatchedTurn,
+  Dispatcher,
+  DispatcherOptions,
+  DispatchGate,
+} from './dispatch-types.js';
+import { DispatcherConfigError } from './dispatcher-config-error.js';
+import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcome } from './dispatcher-tool.js';
+import { RateLimiter, checkRateLimit } from './rate-limiter.js';
+import { readArguments } from './read-arguments.js';
+import { readHandlerOutcome, readStatusOutcome } from './read-handler-outcome.js';
+import { readStoredResult } from './read-stored-result.js';
+import { runWithDeadline } from './run-with-deadline.js';
+import { TurnDigester } from './turn-digester.js';
+
+const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_DEADLINE_MS = 30_000;
+const DEFAULT_LEASE_MARGIN_MS = 5_000;
+/** Suggested wait when the idempotency store could not be reached before anything started. */
+const STORE_RETRY_AFTER_MS = 1_000;
+const MAX_IDENTIFIER = 128;
+
+/** The trusted state of one turn, shared by its calls. */
+interface Turn {
+  readonly principal: PrincipalContext;
+  readonly digester: TurnDigester;
+  readonly approvals: readonly Approval[];
+  readonly startedAt: number;
+  readonly deadline: number;
+  readonly controllers: Set<AbortController>;
+  readonly signal: AbortSignal | undefined;
+  /** The trusted context each call was sealed under, by call id: what `verify` recomputes from. */
+  readonly trusted: Map<string, TrustedContext>;
+}
+
+/** What one call accumulates on its way through the gates. */
+interface CallState {
+  readonly call: ToolCall;
+  readonly context: CallContext;
+  arguments: JsonValue | null;
+  approvalRequest: ApprovalRequest | null;
+  decisionRecord: ProposalDecisionRecord | null;
+  violations: readonly OutputViolation[];
+  approval: JsonObject | null;
+  replayOf: string | null;
+  notes: string[];
+}
+
+function errorSubject(
+  code: ErrorCode,
+  options: { retryAfterMs?: number; reasons?: readonly ErrorReason[] } = {},
+): SealSubject {
+  const subject: SealSubject = { kind: 'error', code };
+  if (options.retryAfterMs !== undefined) subject.retryAfterMs = options.retryAfterMs;
+  if (options.reasons !== undefined && options.reasons.length > 0) subject.reasons = options.reasons;
+  return subject;
+}
+
+function isPlainObject(value: JsonValue | null): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkStores(options: DispatcherOptions): void {
+  const stores = options.stores as Partial<DispatcherOptions['stores']> | undefined;
+  const auditLog = stores?.auditLog as unknown as Record<string, unknown> | undefined;
+  const idempotency = stores?.idempotencyStore as unknown as Record<string, unknown> | undefined;
+  if (auditLog === undefined || typeof auditLog['append'] !== 'function') {
+    throw new DispatcherConfigError(null, 'stores.auditLog must be an AuditLog (@toolseal/audit)');
+  }
+  for (const method of ['claim', 'markStarted', 'complete', 'release', 'markUnknown', 'reconcile']) {
+    if (idempotency === undefined || typeof idempotency[method] !== 'function') {
+      throw new DispatcherConfigError(null, 'stores.idempotencyStore must be an IdempotencyStore (@toolseal/audit)');
+    }
+  }
+}
+
+function checkDigester(digester: unknown): Digester {
+  const candidate = digester as Partial<Record<keyof Digester, unknown>> | undefined;
+  for (const method of ['principalRef', 'requestDigest', 'resultDigestFromCanonical', 'callBindingDigest'] as const) {
+    if (candidate === undefined || candidate === null || typeof candidate[method] !== 'function') {
+      throw new DispatcherConfigError(null, 'digester must be a Digester (@toolseal/digests createDigester)');
+    }
+  }
+  return digester as Digester;
+}
+
+function checkPrincipal(value: unknown): PrincipalContext {
+  if (typeof value !== 'object' || value === null) throw new TypeError('dispatch: context.principal is required');
+  const { tenant_id, subject_id, roles } = value as Partial<PrincipalContext>;
+  for (const [name, field] of [
+    ['tenant_id', tenant_id],
+    ['subject_id', subject_id],
+  ] as const) {
+    if (typeof field !== 'string' || field.length === 0 || field.length > MAX_IDENTIFIER) {
+      throw new TypeError(`dispatch: context.principal.${name} must be 1 to ${MAX_IDENTIFIER} characters`);
+    }
+  }
+  if (!Array.isArray(roles) || roles.length > 32 || !roles.every((role) => typeof role === 'string')) {
+    throw new TypeError('dispatch: context.principal.roles must be at most 32 strings');
+  }
+  // A private frozen copy: nothing the handlers receive can change the turn's principal.
+  return Object.freeze({
+    tenant_id: tenant_id as string,
+    subject_id: subject_id as string,
+    roles: Object.freeze([...roles]) as string[],
+  });
+}
+
+const CALL_FIELDS = ['provider', 'api_family', 'adapter_revision', 'response_id', 'call_id', 'tool_name'] as const;
+
+function checkCalls(calls: unknown): readonly ToolCall[] {
+  if (!Array.isArray(calls)) throw new TypeError('dispatch: calls must be an array of ToolCall');
+  const seen = new Set<string>();
+  for (const call of calls as unknown[]) {
+    if (typeof call !== 'object' || call === null) throw new TypeError('dispatch: every call must be a ToolCall');
+    const record = call as Record<string, unknown>;
+    for (const field of CALL_FIELDS) {
+      // tool_name may be anything the model chose (an empty name is the adapter's to refuse).
+      if (typeof record[field] !== 'string' || (field !== 'tool_name' && record[field] === '')) {
+        throw new TypeError(`dispatch: call.${field} must be a string (calls come from adapter.parseToolCalls)`);
+      }
+    }
+    const callId = record['call_id'] as string;
+    if (seen.has(callId)) throw new TypeError('dispatch: a call id appears twice in one turn');
+    seen.add(callId);
+  }
+  return calls as ToolCall[];
+}
+
+/**
+ * Creates the pipeline of one host (ARCHITECTURE.md, "One tool call, end to end"). Everything that
+ * can be decided before the first call is decided here: every tool is paired with its registry
+ * entry, every option is checked, and a misconfiguration throws a `DispatcherConfigError` with a
+ * message naming the problem, never at the first call.
+ *
+ * Per call, in order: registry (UNKNOWN_TOOL) → rate limit (RATE_LIMIT, per principal and tool) →
+ * guard (INVALID_ARGUMENTS) → input contract (INVALID_ARGUMENTS with field reasons) → trusted
+ * checks and the proposal gate (NOT_FOUND, RULE_REJECTED, FACTS_UNAVAILABLE, STATE_CHANGED) →
+ * writes: approval bound to `request_sha256` (APPROVAL_REQUIRED with a preview, APPROVAL_INVALID)
+ * → idempotency claim (replay, reconciliation, IDEMPOTENCY_CONFLICT, OUTCOME_UNKNOWN) → proposal
+ * recheck → deadline (TIMEOUT_BEFORE_EXECUTE) → handler under the deadline (OUTCOME_UNKNOWN for a
+ * write that does not report back, TOOL_ERROR) → output contract (OUTPUT_CONTRACT_VIOLATION) →
+ * seal → idempotency completion → audit append.
+ */
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  if (typeof options !== 'object' || options === null) throw new DispatcherConfigError(null, 'options are required');
+  const { registry } = options;
+  if (typeof registry !== 'object' || registry === null || typeof registry.get !== 'function' || !Array.isArray(registry.toolNames)) {
+    throw new DispatcherConfigError(null, 'registry must be a ToolRegistry (@toolseal/result createToolRegistry)');
+  }
+  checkStores(options);
+  const digester = checkDigester(options.digester);
+  const clock: Clock = options.clock ?? systemClock;
+  if (typeof clock.now !== 'function') throw new DispatcherConfigError(null, 'clock must have now()');
+  try {
+    readClock(clock);
+  } catch {
+    throw new DispatcherConfigError(null, 'clock.now() must return epoch milliseconds (a non-negative safe integer)');
+  }
+  const makeOperationId = options.operationId ?? randomUUID;
+  if (typeof makeOperationId !== 'function') throw new DispatcherConfigError(null, 'operationId must be a function');
+  const owner = options.owner ?? `toolseal-${randomUUID()}`;
+  if (typeof owner !== 'string' || owner.length === 0 || owner.length > MAX_IDENTIFIER) {
+    throw new DispatcherConfigError(null, `owner must be 1 to ${MAX_IDENTIFIER} characters`);
+  }
+  const leaseMs = checkDuration(null, 'leaseMs', options.leaseMs, DEFAULT_LEASE_MS);
+  const leaseMarginMs = checkDuration(null, 'leaseMarginMs', options.leaseMarginMs, DEFAULT_LEASE_MARGIN_MS);
+  const defaultDeadlineMs = checkDuration(null, 'defaultDeadlineMs', options.defaultDeadlineMs, DEFAULT_DEADLINE_MS);
+  const defaultRateLimit = options.rateLimit === undefined ? null : checkRateLimit(null, 'rateLimit', options.rateLimit);
+  const tools = compileDispatcherTools(registry, options.tools, { deadlineMs: defaultDeadlineMs, rateLimit: defaultRateLimit });
+  const { auditLog, idempotencyStore } = options.stores;
+  const limiter = new RateLimiter();
+  const now = (): number => readClock(clock);
+  const nowDate = (): Date => new Date(readClock(clock));
+
+  function nextOperationId(): string {
+    const id: unknown = makeOperationId();
+    if (typeof id !== 'string' || id.length === 0 || id.length > MAX_IDENTIFIER) {
+      throw new TypeError(`operationId() must return 1 to ${MAX_IDENTIFIER} characters`);
+    }
+    return id;
+  }
+
+  // ------------------------------------------------------------------------------ sealing
+
+  function seal(turn: Turn, state: CallState, subject: SealSubject, delivery: Delivery): SealResultOutput {
+    return sealResult({
+      registry,
+      tool_name: state.call.tool_name,
+      principal: turn.principal,
+      call: state.context,
+      arguments: state.arguments,
+      subject,
+      execution: { delivery },
+      now: nowDate,
+      digester: turn.digester,
+    });
+  }
+
+  /** Appends the audit entry and builds the call's answer. No result reaches the model unaudited. */
+  async function record(turn: Turn, state: CallState, output: SealResultOutput, gate: DispatchGate): Promise<DispatchedCall> {
+    const { sealed } = output;
+    turn.trusted.set(state.call.call_id, {
+      registry,
+      tool_name: state.call.tool_name,
+      principal: turn.principal,
+      call: { ...state.context },
+      arguments: state.arguments,
+      digester: turn.digester,
+    });
+    const violations = output.violations.length > 0 ? output.violations : state.violations;
+    const body: JsonObject = {
+      gate,
+      tool_name: state.call.tool_name,
+      status: sealed.model_result.status,
+      error_code: sealed.model_result.error?.code ?? null,
+      delivery: sealed.model_result.execution.delivery,
+      protected_audit: sealed.protected_audit as unknown as JsonObject,
+      decision_record: state.decisionRecord as unknown as JsonObject | null,
+      violations: violations.map(({ rule, path }) => ({ rule, path })),
+      approval: state.approval,
+      replay_of: state.replayOf,
+      notes: state.notes,
+    };
+    try {
+      const entry = await auditLog.append({
+        kind: 'sealed_call',
+        call_id: state.call.call_id,
+        operation_id: state.context.operation_id,
+        idempotency_key: state.context.idempotency_key,
+        body,
+      });
+      return {
+        call_id: state.call.call_id,
+        tool_name: state.call.tool_name,
+        gate,
+        sealed,
+        canonical_model_result: output.canonical_model_result,
+        approval_request: state.approvalRequest,
+        decision_record: state.decisionRecord,
+        violations,
+        audit_entry: { sequence: entry.sequence, entry_hash: entry.entry_hash },
+      };
+    } catch {
+      // The audit log refused or is down: the result is withheld from the model (TOOL_ERROR,
+      // human review). A write's idempotency record still holds the real result for a replay.
+      const withheld = seal(turn, state, errorSubject('TOOL_ERROR'), sealed.model_result.execution.delivery);
+      return {
+        call_id: state.call.call_id,
+        tool_name: state.call.tool_name,
+        gate: 'audit',
+        sealed: withheld.sealed,
+        canonical_model_result: withheld.canonical_model_result,
+        approval_request: state.approvalRequest,
+        decision_record: state.decisionRecord,
+        violations,
+        audit_entry: null,
+      };
+    }
+  }
+
+  function refuse(
+    turn: Turn,
+    state: CallState,
+    gate: DispatchGate,
+    code: ErrorCode,
+    options: { retryAfterMs?: number; reasons?: readonly ErrorReason[] } = {},
+  ): Promise<DispatchedCall> {
+    return record(turn, state, seal(turn, state, errorSubject(code, options), 'fresh'), gate);
+  }
+
+  // ------------------------------------------------------------------------------ trusted checks
+
+  async function runCheck(
+    check: NonNullable<CompiledTool['check']>,
+    invocation: ToolInvocation,
+    controller: AbortController,
+  ): Promise<TrustedCheckOutcome> {
+    const hold: TrustedCheckOutcome = { ok: false, code: 'FACTS_UNAVAILABLE' };
+    const run = await runWithDeadline(check, invocation, controller, invocation.deadline - now());
+    if (run.kind !== 'returned') return hold;
+    const answer = run.value as Partial<TrustedCheckOutcome> | null;
+    try {
+      if (typeof answer !== 'object' || answer === null) return hold;
+      if (answer.ok === true) return { ok: true };
+      if (answer.ok !== false) return hold;
+      const { code } = answer as { code?: unknown };
+      if (code !== 'NOT_FOUND' && code !== 'RULE_REJECTED' && code !== 'FACTS_UNAVAILABLE' && code !== 'STATE_CHANGED') return hold;
+      const reasons = (answer as { reasons?: unknown }).reasons;
+      const copied =
+        reasons === undefined
+          ? []
+          : Array.isArray(reasons)
+            ? reasons.map((reason: { field?: unknown; rule?: unknown }) => ({ field: reason.field, rule: reason.rule }) as ErrorReason)
+            : null;
+      if (copied === null) return hold;
+      // The catalog decides whether these reasons are allowed for the code; a check that breaks it holds.
+      makeError(code, { reasons: copied });
+      return { ok: false, code, reasons: copied };
+    } catch {
+      return hold;
+    }
+  }
+
+  // ------------------------------------------------------------------------------ one call
+
+  async function runCall(turn: Turn, call: ToolCall): Promise<DispatchedCall> {
+    const context: CallContext = {
+      provider: call.provider,
+      api_family: call.api_family,
+      response_id: call.response_id,
+      call_id: call.call_id,
+      adapter_revision: call.adapter_revision,
+      operation_id: nextOperationId(),
+      idempotency_key: null,
+    };
+    const state: CallState = {
+      call,
+      context,
+      arguments: null,
+      approvalRequest: null,
+      decisionRecord: null,
+      violations: [],
+      approval: null,
+      replayOf: null,
+      notes: [],
+    };
+
+    // Registry.
+    const tool = tools.get(call.tool_name);
+    if (tool === undefined) return refuse(turn, state, 'registry', 'UNKNOWN_TOOL');
+
+    // Rate limit: before any parsing or lookup, so a flood never reaches them.
+    if (tool.rateLimit !== null) {
+      const decision = limiter.take(`${turn.digester.principalRefValue}\u0000${tool.name}`, tool.rateLimit, now());
+      if (!decision.ok) return refuse(turn, state, 'rate_limit', 'RATE_LIMIT', { retryAfterMs: decision.retryAfterMs });
+    }
+
+    // Guard, then the input contract.
+    const read = readArguments(call.arguments as RawArguments, tool.argumentLimits);
+    if (!read.ok) {
+      return refuse(turn, state, 'guard', 'INVALID_ARGUMENTS', { reasons: [{ field: read.violation.path, rule: read.violation.rule }] });
+    }
+    state.arguments = read.value;
+    const validateInput = tool.registered.validateInput;
+    if (!validateInput(read.value)) {
+      const reasons = ajvErrorsToReasons(validateInput.errors);
+      return refuse(turn, state, 'input_schema', 'INVALID_ARGUMENTS', { reasons: reasons.length > 0 ? reasons : [{ field: '', rule: 'type' }] });
+    }
+    if (!isPlainObject(read.value)) {
+      return refuse(turn, state, 'input_schema', 'INVALID_ARGUMENTS', { reasons: [{ field: '', rule: 'type' }] });
+    }
+    const args = read.value;
+
+    const deadline = Math.min(turn.deadline, turn.startedAt + tool.deadlineMs);
+    const controller = new AbortController();
+    turn.controllers.add(controller);
+    try {
+      if (turn.signal?.aborted === true) controller.abort();
+      const invocation: ToolInvocation = {
+        tool_name: tool.name,
+        arguments: args,
+        principal: turn.principal,
+        signal: controller.signal,
+        deadline,
+      };
+      return await runAuthorized(turn, state, tool, invocation, controller);
+    } finally {
+      turn.controllers.delete(controller);
+    }
+  }
+
+  async function runAuthorized(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    controller: AbortController,
+  ): Promise<DispatchedCall> {
+    const { deadline } = invocation;
+
+    // Trusted checks: the host's check, then the proposal gate (access → state → rules).
+    if (tool.check !== null) {
+      const checked = await runCheck(tool.check, invocation, controller);
+      if (!checked.ok) {
+        return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: checked.reasons });
+      }
+    }
+    let ready: ReadyForReview<unknown> | null = null;
+    if (tool.proposal !== null) {
+      const proposal = projectProposal(invocation.arguments, tool.proposal.fields);
+      const validator = tool.proposal.validator;
+      const run = await runWithDeadline(
+        (value: JsonObject) => validator.validate(turn.principal, { format: 'json_value', value }),
+        proposal,
+        controller,
+        deadline - now(),
+      );
+      const decision = run.kind === 'returned' ? (run.value as Awaited<ReturnType<typeof validator.validate>>) : null;
+      if (decision === null || typeof decision !== 'object') return refuse(turn, state, 'trusted_checks', 'FACTS_UNAVAILABLE');
+      state.decisionRecord = decision.record;
+      if (!decision.ok) return refuse(turn, state, 'trusted_checks', decision.error.code, { reasons: decision.error.reasons });
+      ready = decision;
+    }
+
+    if (!tool.write) return executeRead(turn, state, tool, invocation, controller);
+
+    // Approval, bound to the request digest (which also binds the principal and the contract).
+    const contract = tool.registered.contract;
+    const request_sha256 = turn.digester.requestDigest({
+      tenant_id: turn.principal.tenant_id,
+      subject_id: turn.principal.subject_id,
+      tool_name: contract.tool_name,
+      arguments: invocation.arguments,
+      input_revision: contract.input_revision,
+      output_revision: contract.output_revision,
+      effect_revision: contract.effect_revision,
+    });
+    let idempotencyKey: string;
+    if (tool.approvalRequired) {
+      const match = matchApproval(turn.approvals, tool.name, request_sha256, now());
+      if (match.kind !== 'approved') {
+        state.approvalRequest = Object.freeze({
+          request_sha256,
+          tool_name: tool.name,
+          arguments: invocation.arguments,
+          policy_revision: contract.policy_revision,
+        });
+        return refuse(turn, state, 'approval', match.kind === 'required' ? 'APPROVAL_REQUIRED' : 'APPROVAL_INVALID');
+      }
+      state.approval = approvalAuditRecord(match.approval);
+      idempotencyKey = match.approval.idempotency_key;
+    } else {
+      // No person in the loop: the business intent itself is the key, so the same intent runs once.
+      idempotencyKey = `request-${request_sha256}`;
+    }
+    state.context.idempotency_key = idempotencyKey;
+    return executeWrite(turn, state, tool, invocation, controller, request_sha256, ready);
+  }
+
+  async function executeWrite(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    controller: AbortController,
+    request_sha256: Sha256Hex,
+    ready: ReadyForReview<unknown> | null,
+  ): Promise<DispatchedCall> {
+    const key = state.context.idempotency_key as string;
+    let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
+    try {
+      claim = await idempotencyStore.claim({ key, request_sha256, owner, lease_ms: leaseMs });
+    } catch {
+      state.notes.push('idempotency_store_unavailable');
+      return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+    }
+    switch (claim.kind) {
+      case 'conflict':
+        return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
+      case 'in_progress':
+        // Another host holds the key right now: from here the write may or may not happen.
+        state.notes.push('in_progress_elsewhere');
+        return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
+      case 'completed': {
+        // Every authorization gate above ran again for this call; only then is the record replayed.
+        const replay = readStoredResult(claim.result, {
+          registry,
+          tool_name: tool.name,
+          principal: turn.principal,
+          arguments: invocation.arguments,
+          idempotency_key: key,
+          digester: turn.digester,
+        });
+        if (replay === null) {
+          state.notes.push('stored_result_unverifiable');
+          return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
+        }
+        state.replayOf = replay.operation_id;
+        return record(turn, state, seal(turn, state, replay.subject, 'local_replay'), 'idempotency');
+      }
+      case 'outcome_unknown':
+        return reconcile(turn, state, tool, invocation, controller, request_sha256);
+      case 'claimed':
+        break;
+    }
+    const fence = { key, fencing_token: claim.fencing_token };
+    const release = async (): Promise<void> => {
+      try {
+        await idempotencyStore.release(fence);
+      } catch {
+        // The lease runs out on its own; the next claim takes the key over.
+      }
+    };
+
+    // Recheck the proposal against current facts right before the effect (spec 002).
+    if (ready !== null && tool.proposal !== null) {
+      const validator = tool.proposal.validator;
+      const run = await runWithDeadline(
+        (decision: ReadyForReview<unknown>) => validator.recheckCurrent(turn.principal, decision),
+        ready,
+        controller,
+        invocation.deadline - now(),
+      );
+      const recheck = run.kind === 'returned' ? (run.value as Awaited<ReturnType<typeof validator.recheckCurrent>>) : null;
+      if (recheck === null || typeof recheck !== 'object' || !recheck.ok) {
+        await release();
+        if (recheck === null || typeof recheck !== 'object') return refuse(turn, state, 'recheck', 'FACTS_UNAVAILABLE');
+        state.decisionRecord = recheck.record;
+        return refuse(turn, state, 'recheck', recheck.error.code, { reasons: recheck.error.reasons });
+      }
+      state.decisionRecord = recheck.record;
+    }
+
+    if (controller.signal.aborted || now() >= invocation.deadline) {
+      await release();
+      return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
+    }
+    let started: Awaited<ReturnType<IdempotencyStore['markStarted']>>;
+    try {
+      started = await idempotencyStore.markStarted({
+        ...fence,
+        lease_ms: Math.max(1, invocation.deadline - now()) + leaseMarginMs,
+      });
+    } catch {
+      await release();
+      state.notes.push('idempotency_store_unavailable');
+      return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+    }
+    if (!started.ok) {
+      if (started.reason === 'lease_expired') {
+        await release();
+        return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
+      }
+      // Another claim took the key over: it may run the write.
+      state.notes.push(`mark_started_${started.reason}`);
+      return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
+    }
+
+    const handlerInput: HandlerInput = { ...invocation, operation_id: state.context.operation_id, idempotency_key: key };
+    const run = await runWithDeadline(tool.handler, handlerInput, controller, invocation.deadline - now());
+    const markUnknown = async (): Promise<void> => {
+      try {
+        await idempotencyStore.markUnknown(fence);
+      } catch {
+        // The started lease runs out on its own; the next claim turns the record into unknown.
+      }
+    };
+    if (run.kind === 'timed_out') {
+      await markUnknown();
+      return refuse(turn, state, 'handler', 'OUTCOME_UNKNOWN');
+    }
+    const outcome = run.kind === 'returned' ? readHandlerOutcome(run.value, 'data') : null;
+    if (outcome === null || outcome.kind === 'garbage') {
+      // It started, so it may have written before failing: only a status query can tell.
+      await markUnknown();
+      return refuse(turn, state, 'handler', 'TOOL_ERROR');
+    }
+    const complete = async (output: SealResultOutput): Promise<void> => {
+      const audit = output.sealed.protected_audit;
+      try {
+        const completed = await idempotencyStore.complete({
+          ...fence,
+          result: { sealed_json: sealedJson(output), receipt: audit.downstream.receipt },
+        });
+        if (!completed.ok) state.notes.push(`complete_${completed.reason}`);
+      } catch {
+        state.notes.push('complete_failed');
+      }
+    };
+    if (outcome.kind === 'error') {
+      // The downstream system refused and nothing happened: final for this key (see README).
+      const output = seal(turn, state, errorSubject(outcome.code, outcome), 'fresh');
+      await complete(output);
+      return record(turn, state, output, 'handler');
+    }
+    const output = seal(turn, state, { kind: 'data', output: outcome.envelope }, 'fresh');
+    if (output.violations.length > 0) {
+      await markUnknown();
+      return record(turn, state, output, 'output_contract');
+    }
+    await complete(output);
+    return record(turn, state, output, 'sealed');
+  }
+
+  async function reconcile(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    controller: AbortController,
+    request_sha256: Sha256Hex,
+  ): Promise<DispatchedCall> {
+    const key = state.context.idempotency_key as string;
+    const queryStatus = tool.queryStatus;
+    if (queryStatus === null) return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
+    const input: StatusQueryInput = { ...invocation, idempotency_key: key, request_sha256 };
+    const run = await runWithDeadline(queryStatus, input, controller, invocation.deadline - now());
+    const status = run.kind === 'returned' ? readStatusOutcome(run.value) : null;
+    if (status === null || status.kind !== 'data') {
+      state.notes.push(status === null ? `status_query_${run.kind}` : `status_${status.kind}`);
+      return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
+    }
+    const output = seal(turn, state, { kind: 'data', output: status.envelope }, 'receipt_reconciled');
+    if (output.violations.length > 0) {
+      // The downstream's account does not match this request: never pick a side automatically.
+      state.violations = output.violations;
+      return refuse(turn, state, 'status_query', 'STATUS_CONFLICT');
+    }
+    try {
+      const reconciled = await idempotencyStore.reconcile({
+        key,
+        request_sha256,
+        result: { sealed_json: sealedJson(output), receipt: output.sealed.protected_audit.downstream.receipt },
+      });
+      if (!reconciled.ok) {
+        if (reconciled.reason === 'conflict') return refuse(turn, state, 'status_query', 'STATUS_CONFLICT');
+        if (reconciled.state !== 'completed') {
+          state.notes.push(`reconcile_${reconciled.reason}`);
+          return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
+        }
+        // Another host reconciled it first; the receipt we found is just as true.
+        state.notes.push('reconciled_elsewhere');
+      }
+    } catch {
+      state.notes.push('reconcile_failed');
+    }
+    return record(turn, state, output, 'status_query');
+  }
+
+  async function executeRead(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    controller: AbortController,
+  ): Promise<DispatchedCall> {
+    if (controller.signal.aborted || now() >= invocation.deadline) {
+      return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
+    }
+    const handlerInput: HandlerInput = { ...invocation, operation_id: state.context.operation_id, idempotency_key: null };
+    const run = await runWithDeadline(tool.handler, handlerInput, controller, invocation.deadline - now());
+    if (run.kind !== 'returned') return refuse(turn, state, 'handler', 'TOOL_ERROR');
+    const outcome = readHandlerOutcome(run.value, 'data');
+    if (outcome.kind === 'garbage') return refuse(turn, state, 'handler', 'TOOL_ERROR');
+    if (outcome.kind === 'error') return refuse(turn, state, 'handler', outcome.code, outcome);
+    const output = seal(turn, state, { kind: 'data', output: outcome.envelope }, 'fresh');
+    return record(turn, state, output, output.violations.length > 0 ? 'output_contract' : 'sealed');
+  }
+
+  // ------------------------------------------------------------------------------ one turn
+
+  async function dispatch(calls: readonly ToolCall[], context: DispatchContext): Promise<DispatchedTurn> {
+    if (typeof context !== 'object' || context === null) throw new TypeError('dispatch: context is required');
+    const checkedCalls = checkCalls(calls);
+    const principal = checkPrincipal(context.principal);
+    const approvals = checkApprovals(context.approvals);
+    if (context.deadline !== undefined && (typeof context.deadline !== 'number' || Number.isNaN(context.deadline))) {
+      throw new TypeError('dispatch: context.deadline must be epoch milliseconds');
+    }
+    const signal = context.signal;
+    const turn: Turn = {
+      principal,
+      digester: new TurnDigester(digester, principal),
+      approvals,
+      startedAt: now(),
+      deadline: context.deadline ?? Number.POSITIVE_INFINITY,
+      controllers: new Set(),
+      signal,
+      trusted: new Map(),
+    };
+    const abortAll = (): void => {
+      for (const controller of turn.controllers) controller.abort();
+    };
+    signal?.addEventListener('abort', abortAll, { once: true });
+    let results: DispatchedCall[];
+    try {
+      results = await Promise.all(checkedCalls.map((call) => runCall(turn, call)));
+    } finally {
+      signal?.removeEventListener('abort', abortAll);
+    }
+    const { trusted } = turn;
+    return {
+      results,
+      sealed: results.map((result) => result.sealed),
+      verify: createResultVerifier((call) => trusted.get(call.call_id)),
+    };
+  }
+
+  return Object.freeze({ dispatch, registry });
+}
+
+/** RFC 8785 text of a whole sealed package, reusing the canonical model result ("model_result" sorts first). */
+function sealedJson(output: SealResultOutput): string {
+  return `{"model_result":${output.canonical_model_result},"protected_audit":${canonicalize(output.sealed.protected_audit)}}`;
+}
+
+/** Keeps only the proposal's own fields of the arguments (the input contract may add more around it). */
+function projectProposal(args: JsonObject, fields: readonly string[] | null): JsonObject {
+  if (fields === null) return args;
+  const proposal: JsonObject = {};
+  for (const field of fields) {
+    const value = args[field];
+    if (value !== undefined && Object.hasOwn(args, field)) proposal[field] = value;
+  }
+  return proposal;
+}

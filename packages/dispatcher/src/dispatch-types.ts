@@ -1,0 +1,137 @@
+import type { AuditLog, Clock, IdempotencyStore } from '@toolseal/audit';
+import type {
+  PrincipalContext,
+  ResultVerifier,
+  SealedResult,
+  ToolCall,
+} from '@toolseal/contracts';
+import type { Digester } from '@toolseal/digests';
+import type { ProposalDecisionRecord } from '@toolseal/proposal';
+import type { OutputViolation, ToolRegistry } from '@toolseal/result';
+import type { Approval, ApprovalRequest } from './approval.js';
+import type { DispatcherTool, RateLimit } from './dispatcher-tool.js';
+
+/** The stores a dispatcher writes to (`createMemoryStores`, `openSqliteStores`, `openPostgresStores`). */
+export interface DispatcherStores {
+  /** The hash-chained audit log: one `sealed_call` entry per call. */
+  auditLog: AuditLog;
+  /** Idempotency records of writes. */
+  idempotencyStore: IdempotencyStore;
+}
+
+/** Everything a host configures, once, at start-up. */
+export interface DispatcherOptions {
+  /** The tool registry (`createToolRegistry`): contracts compiled once. */
+  registry: ToolRegistry;
+  /** Exactly one entry per registered tool. */
+  tools: readonly DispatcherTool[];
+  /** Audit log and idempotency store. */
+  stores: DispatcherStores;
+  /** The digester every binding is made with (keyed HMAC where storage is not trusted). */
+  digester: Digester;
+  /** Time source for deadlines, approvals, rate limits and `observed_at` of errors. Default: system clock. */
+  clock?: Clock;
+  /** Makes the operation id of each call (1 to 128 characters). Default: `crypto.randomUUID`. */
+  operationId?: () => string;
+  /** This host's name in idempotency records (diagnostics). Default: `toolseal-<random uuid>`. */
+  owner?: string;
+  /** Default token bucket per principal and tool; tools may override it. Default: none. */
+  rateLimit?: RateLimit;
+  /** How long an idempotency claim may wait before the handler starts, in ms. Default 30 000. */
+  leaseMs?: number;
+  /** Deadline of a handler when its tool sets none, in ms. Default 30 000. */
+  defaultDeadlineMs?: number;
+  /**
+   * Added to a started write's remaining deadline for its idempotency lease, in ms: another host
+   * treats the write as outcome unknown only after the handler's deadline plus this margin.
+   * Default 5 000.
+   */
+  leaseMarginMs?: number;
+}
+
+/** The trusted context of one turn, from the host. */
+export interface DispatchContext {
+  /** The authenticated principal, from the host's authentication: never from arguments or tool output. */
+  principal: PrincipalContext;
+  /** Approvals a person gave for exact requests of this principal (host-issued, trusted). */
+  approvals?: readonly Approval[];
+  /** Deadline of the whole turn, epoch ms of the dispatcher's clock. */
+  deadline?: number;
+  /** Aborts every call of the turn that has not answered yet. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Where a call's fate was decided: the gate that refused it, or `sealed` for a fresh execution.
+ * `idempotency` also answers replays (`local_replay`), `status_query` reconciliations.
+ */
+export type DispatchGate =
+  | 'registry'
+  | 'rate_limit'
+  | 'guard'
+  | 'input_schema'
+  | 'trusted_checks'
+  | 'approval'
+  | 'idempotency'
+  | 'recheck'
+  | 'deadline'
+  | 'handler'
+  | 'output_contract'
+  | 'status_query'
+  | 'audit'
+  | 'sealed';
+
+/** Where a call's audit entry went in the chain. */
+export interface AuditPosition {
+  /** Position in the chain. */
+  sequence: number;
+  /** The entry's hash. */
+  entry_hash: string;
+}
+
+/** One call of a turn, sealed. Everything except `sealed.model_result` is for the host only. */
+export interface DispatchedCall {
+  /** The provider call id: correlate by it, never by position. */
+  call_id: string;
+  /** The tool name the model called (possibly unregistered). */
+  tool_name: string;
+  /** Where the call's fate was decided. */
+  gate: DispatchGate;
+  /** The two projections. Hand `sealed` to the adapter; only `model_result` reaches the model. */
+  sealed: SealedResult;
+  /** RFC 8785 text of `sealed.model_result`, exactly the bytes `result_sha256` covers. */
+  canonical_model_result: string;
+  /** The bound preview to show a person (APPROVAL_REQUIRED and APPROVAL_INVALID only). */
+  approval_request: ApprovalRequest | null;
+  /** The proposal gate's protected decision record, when the tool has one and it ran. */
+  decision_record: ProposalDecisionRecord | null;
+  /** Why a handler output (or a status query's account) was refused: protected, never shown to the model. */
+  violations: readonly OutputViolation[];
+  /** The call's audit entry; `null` only when the append failed (then the call answers TOOL_ERROR). */
+  audit_entry: AuditPosition | null;
+}
+
+/** One dispatched turn. */
+export interface DispatchedTurn {
+  /** One per call, in call order; correlate by `call_id`. */
+  results: DispatchedCall[];
+  /** `results[i].sealed`, for `adapter.formatToolResults({ results })`. */
+  sealed: SealedResult[];
+  /**
+   * Recomputes every binding of a package from this turn's trusted context (principal, call,
+   * operation, idempotency key, validated arguments, registry): pass it to the adapter.
+   */
+  verify: ResultVerifier;
+}
+
+/** The pipeline of one host. */
+export interface Dispatcher {
+  /**
+   * Runs every gate for every call, concurrently, and seals each call on its own. Never rejects for
+   * anything a model, handler or downstream system did; throws a `TypeError` for host misuse
+   * (malformed principal, approvals or calls, a repeated call id).
+   */
+  dispatch(calls: readonly ToolCall[], context: DispatchContext): Promise<DispatchedTurn>;
+  /** The registry the dispatcher was built with. */
+  readonly registry: ToolRegistry;
+}

@@ -1,0 +1,83 @@
+// The specification 002 matrix (fixtures/proposal-matrix.json, expected outcomes written before the
+// validator ran) through the whole dispatcher: the proposal arrives as a model's create_refund_draft
+// call, and "ready for review" means the approval gate answers next, never that anything ran.
+import { describe, expect, it } from 'vitest';
+import { CEDAR_DRAFTER, createTestHost, readFixture, toolCall, type TestHost } from './__fixtures__/test-host.js';
+
+interface MatrixRow {
+  id: string;
+  proposal: Record<string, unknown>;
+  facts: 'baseline' | 'eligibility_revoked' | 'lookup_unavailable';
+  facts_at_execution?: 'baseline' | 'eligibility_revoked';
+  same_error_bytes_as?: string;
+  expected: {
+    shape: 'valid' | 'invalid';
+    decision: string;
+    code: string | null;
+    reasons: { field: string; rule: string }[];
+    recheck: { decision: string; code: string | null } | null;
+    effect_attempts: number;
+  };
+}
+
+const matrix = readFixture('proposal-matrix.json') as { rows: MatrixRow[] };
+
+function setFacts(host: TestHost, facts: MatrixRow['facts']): void {
+  host.facts.state = facts === 'eligibility_revoked' ? 'revoked' : 'eligible';
+  host.facts.lookup = facts === 'lookup_unavailable' ? 'down' : 'up';
+}
+
+describe('specification 002 matrix through the dispatcher', () => {
+  const errors = new Map<string, string>();
+
+  it.each(matrix.rows.map((row) => [row.id, row] as const))('%s', async (_id, row) => {
+    const host = createTestHost();
+    setFacts(host, row.facts);
+    const context = { principal: CEDAR_DRAFTER };
+    const review = (await host.dispatcher.dispatch([toolCall('create_refund_draft', row.proposal)], context)).results[0];
+    if (review === undefined) throw new Error('no result');
+    const error = review.sealed.model_result.error;
+
+    if (row.expected.code === null) {
+      // Ready for review: not approval, not execution. The approval gate answers with a preview.
+      expect(review.gate).toBe('approval');
+      expect(error?.code).toBe('APPROVAL_REQUIRED');
+      expect(review.decision_record?.decision).toBe('ready_for_review');
+    } else {
+      expect(review.gate).toBe(row.expected.shape === 'invalid' ? 'input_schema' : 'trusted_checks');
+      expect(error?.code).toBe(row.expected.code);
+      expect(error?.reasons).toEqual(row.expected.reasons);
+      if (row.expected.shape === 'valid') expect(review.decision_record?.decision).toBe(row.expected.decision);
+      errors.set(row.id, JSON.stringify(error));
+    }
+    if (row.same_error_bytes_as !== undefined) {
+      expect(JSON.stringify(error)).toBe(errors.get(row.same_error_bytes_as));
+    }
+
+    if (row.expected.recheck !== null) {
+      const preview = review.approval_request;
+      if (preview === null) throw new Error('no approval preview');
+      setFacts(host, row.facts_at_execution ?? row.facts);
+      const executed = (
+        await host.dispatcher.dispatch([toolCall('create_refund_draft', row.proposal)], {
+          ...context,
+          approvals: [
+            {
+              request_sha256: preview.request_sha256,
+              tool_name: preview.tool_name,
+              idempotency_key: `matrix-${row.id}`,
+              approved_by: 'supervisor-1',
+              expires_at: host.clock.now() + 60_000,
+            },
+          ],
+        })
+      ).results[0];
+      if (row.expected.recheck.code === null) {
+        expect(executed?.sealed.model_result.status).toBe('succeeded');
+      } else {
+        expect(executed?.sealed.model_result.error?.code).toBe(row.expected.recheck.code);
+      }
+    }
+    expect(host.calls['create_refund_draft']).toBe(row.expected.effect_attempts);
+  });
+});

@@ -1,0 +1,67 @@
+import { DispatcherConfigError } from './dispatcher-config-error.js';
+import type { RateLimit } from './dispatcher-tool.js';
+
+/** Most buckets kept at once; the least recently used bucket goes first (it is nearly full anyway). */
+const DEFAULT_MAX_BUCKETS = 10_000;
+
+interface Bucket {
+  tokens: number;
+  updatedAt: number;
+}
+
+/** The answer of `take`: go, or wait this long. */
+export type RateDecision = { ok: true } | { ok: false; retryAfterMs: number };
+
+/**
+ * Token buckets keyed by principal reference and tool. A bucket starts full, refills continuously
+ * by the injected clock, and one call takes one token. In process memory: each host replica limits
+ * on its own.
+ */
+export class RateLimiter {
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #maxBuckets: number;
+
+  constructor(maxBuckets = DEFAULT_MAX_BUCKETS) {
+    this.#maxBuckets = maxBuckets;
+  }
+
+  /** Takes one token from the bucket `key` under `limit` at time `now`. */
+  take(key: string, limit: RateLimit, now: number): RateDecision {
+    let bucket = this.#buckets.get(key);
+    if (bucket === undefined) {
+      bucket = { tokens: limit.capacity, updatedAt: now };
+      if (this.#buckets.size >= this.#maxBuckets) {
+        const oldest = this.#buckets.keys().next();
+        if (oldest.done !== true) this.#buckets.delete(oldest.value);
+      }
+    } else {
+      // Refresh the recency order (Map iteration order is insertion order).
+      this.#buckets.delete(key);
+      const elapsed = Math.max(0, now - bucket.updatedAt);
+      bucket.tokens = Math.min(limit.capacity, bucket.tokens + (elapsed * limit.refillPerSecond) / 1000);
+      bucket.updatedAt = now;
+    }
+    this.#buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return { ok: true };
+    }
+    const waitMs = Math.ceil(((1 - bucket.tokens) * 1000) / limit.refillPerSecond);
+    return { ok: false, retryAfterMs: Math.min(3_600_000, Math.max(1, waitMs)) };
+  }
+}
+
+/** Checks a rate limit from configuration (start-up); throws a `DispatcherConfigError`. */
+export function checkRateLimit(toolName: string | null, where: string, value: unknown): RateLimit {
+  if (typeof value !== 'object' || value === null) {
+    throw new DispatcherConfigError(toolName, `${where} must be { capacity, refillPerSecond }`);
+  }
+  const { capacity, refillPerSecond } = value as Partial<RateLimit>;
+  if (typeof capacity !== 'number' || !Number.isSafeInteger(capacity) || capacity < 1) {
+    throw new DispatcherConfigError(toolName, `${where}.capacity must be a positive integer`);
+  }
+  if (typeof refillPerSecond !== 'number' || !Number.isFinite(refillPerSecond) || refillPerSecond <= 0) {
+    throw new DispatcherConfigError(toolName, `${where}.refillPerSecond must be a positive number`);
+  }
+  return Object.freeze({ capacity, refillPerSecond });
+}

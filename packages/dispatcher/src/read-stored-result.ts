@@ -1,0 +1,133 @@
+import type { CallContext, JsonObject, JsonValue, PrincipalContext } from '@toolseal/contracts';
+import type { StoredResult } from '@toolseal/audit';
+import type { Digester } from '@toolseal/digests';
+import { parseUntrustedJson } from '@toolseal/guard';
+import { verifyResult, type SealSubject, type ToolRegistry } from '@toolseal/result';
+
+/** What the replay needs to know about the current, fully authorized call. */
+export interface StoredResultContext {
+  registry: ToolRegistry;
+  tool_name: string;
+  principal: PrincipalContext;
+  arguments: JsonValue;
+  idempotency_key: string;
+  digester: Digester;
+}
+
+/** A stored result ready to be sealed again for the current call. */
+export interface ReplayableResult {
+  /** What to seal: the stored data (checked by the output contract again) or the stored error. */
+  subject: SealSubject;
+  /** The operation that produced the stored result. */
+  operation_id: string;
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: JsonValue | undefined): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Reads a completed idempotency record's sealed package and checks it before anything of it is
+ * replayed: it must parse within the registry's package limits and verify (every digest
+ * recomputed) as a package sealed for this principal, this tool contract, these exact arguments
+ * and this idempotency key, under the operation and provider context it names. With a keyed
+ * digester nobody without the key can forge one. A record that fails any check is `null`: the
+ * caller answers STATUS_CONFLICT (the recorded status cannot be trusted; a person must look).
+ *
+ * Never throws.
+ */
+export function readStoredResult(stored: StoredResult, context: StoredResultContext): ReplayableResult | null {
+  try {
+    const parsed = parseUntrustedJson(stored.sealed_json, context.registry.packageLimits);
+    if (!parsed.ok || !isObject(parsed.value)) return null;
+    const modelResult = parsed.value['model_result'];
+    const protectedAudit = parsed.value['protected_audit'];
+    if (!isObject(modelResult) || !isObject(protectedAudit)) return null;
+    const providerContext = protectedAudit['provider_context'];
+    const downstream = protectedAudit['downstream'];
+    if (!isObject(providerContext) || !isObject(downstream)) return null;
+    const provider = text(providerContext['provider']);
+    const api_family = text(providerContext['api_family']);
+    const response_id = text(providerContext['response_id']);
+    const call_id = text(providerContext['call_id']);
+    const adapter_revision = text(providerContext['adapter_revision']);
+    const operation_id = text(downstream['operation_id']);
+    if (
+      provider === null ||
+      api_family === null ||
+      response_id === null ||
+      call_id === null ||
+      adapter_revision === null ||
+      operation_id === null ||
+      downstream['idempotency_key'] !== context.idempotency_key
+    ) {
+      return null;
+    }
+    const call: CallContext = {
+      provider,
+      api_family,
+      response_id,
+      call_id,
+      adapter_revision,
+      operation_id,
+      idempotency_key: context.idempotency_key,
+    };
+    const verified = verifyResult(parsed.value, {
+      registry: context.registry,
+      tool_name: context.tool_name,
+      principal: context.principal,
+      call,
+      arguments: context.arguments,
+      digester: context.digester,
+    });
+    if (!verified.ok) return null;
+
+    const statusRef = text(downstream['status_ref']);
+    const execution = modelResult['execution'];
+    const provenance = modelResult['provenance'];
+    const error = modelResult['error'];
+    if (!isObject(execution) || !isObject(provenance)) return null;
+    if (modelResult['status'] === 'succeeded') {
+      return {
+        operation_id,
+        subject: {
+          kind: 'data',
+          output: {
+            data: modelResult['data'],
+            resource_revision: provenance['resource_revision'],
+            observed_at: provenance['observed_at'],
+            complete: execution['complete'],
+            truncated: execution['truncated'],
+            receipt: stored.receipt,
+            status_ref: statusRef,
+          },
+        },
+      };
+    }
+    if (!isObject(error)) return null;
+    const retryAfter = error['retry_after_ms'];
+    const reasons = error['reasons'];
+    if (!Array.isArray(reasons)) return null;
+    return {
+      operation_id,
+      subject: {
+        kind: 'error',
+        // verifyResult checked the error against the catalog.
+        code: error['code'] as Extract<SealSubject, { kind: 'error' }>['code'],
+        ...(typeof retryAfter === 'number' ? { retryAfterMs: retryAfter } : {}),
+        reasons: reasons.map((reason) => {
+          const entry = reason as { field: string; rule: string };
+          return { field: entry.field, rule: entry.rule };
+        }),
+        receipt: stored.receipt,
+        status_ref: statusRef,
+      },
+    };
+  } catch {
+    return null;
+  }
+}

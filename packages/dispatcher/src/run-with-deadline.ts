@@ -1,0 +1,71 @@
+/** How a handler (or status query) ended. */
+export type DeadlineRun =
+  /** It answered: the value is untrusted and still has to be read. */
+  | { kind: 'returned'; value: unknown }
+  /** It threw or its promise rejected. The exception itself is dropped: it never reaches the model. */
+  | { kind: 'threw' }
+  /** It did not answer before the deadline, or the host aborted the turn. */
+  | { kind: 'timed_out' };
+
+const THREW: DeadlineRun = Object.freeze({ kind: 'threw' });
+const TIMED_OUT: DeadlineRun = Object.freeze({ kind: 'timed_out' });
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * Runs `operation(input)` under a deadline `remainingMs` from now. A synchronous answer comes back
+ * synchronously (no timer, no promise). An asynchronous one races a timer: when the timer fires,
+ * or `controller` is aborted by the host, `controller` is aborted (the handler's `signal`) and the
+ * run ends as `timed_out`; whatever the handler settles with later is ignored.
+ *
+ * Never throws and never rejects.
+ */
+export function runWithDeadline<TInput>(
+  operation: (input: TInput) => unknown,
+  input: TInput,
+  controller: AbortController,
+  remainingMs: number,
+): DeadlineRun | Promise<DeadlineRun> {
+  let answer: unknown;
+  try {
+    answer = operation(input);
+    if (!isThenable(answer)) return { kind: 'returned', value: answer };
+  } catch {
+    return THREW;
+  }
+  const pending = answer;
+  return new Promise<DeadlineRun>((resolve) => {
+    const { signal } = controller;
+    const stop = (): void => {
+      clearTimeout(timer);
+      if (!signal.aborted) controller.abort();
+      resolve(TIMED_OUT);
+    };
+    const timer = setTimeout(stop, Math.max(0, remainingMs));
+    if (signal.aborted) {
+      stop();
+      return;
+    }
+    signal.addEventListener('abort', stop, { once: true });
+    const settle = (run: DeadlineRun): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+      resolve(run);
+    };
+    try {
+      Promise.resolve(pending).then(
+        (value) => settle({ kind: 'returned', value }),
+        () => settle(THREW),
+      );
+    } catch {
+      // A thenable whose `then` getter throws on the second read.
+      settle(THREW);
+    }
+  });
+}
