@@ -29,6 +29,7 @@ interface Flaws {
   ignoreMissing?: boolean;
   acceptDuplicateIds?: boolean;
   noErrorFlag?: boolean;
+  unguardedParse?: boolean;
 }
 
 function malformed(rule: string): ParseToolCallsOutcome {
@@ -42,23 +43,29 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
     apiFamily: identity.api_family,
     adapterRevision: identity.adapter_revision,
     parseToolCalls(response) {
-      if (typeof response !== 'object' || response === null || typeof response.id !== 'string' || !Array.isArray(response.calls)) {
+      // The reference adapter reads the response naively; only the try keeps a hostile proxy out.
+      try {
+        if (typeof response !== 'object' || response === null || typeof response.id !== 'string' || !Array.isArray(response.calls)) {
+          return malformed('malformed_response');
+        }
+        const seen = new Set<string>();
+        const calls: ToolCall[] = [];
+        for (const call of response.calls) {
+          if (call.id === '') return malformed('missing_call_id');
+          if (call.name === '') return malformed('empty_tool_name');
+          if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
+          if (calls.length >= 64) return malformed('too_many_calls');
+          if (call.args.length > 1_048_576) {
+            return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule: 'max_bytes' }] }) };
+          }
+          seen.add(call.id);
+          calls.push({ ...identity, response_id: response.id, call_id: call.id, tool_name: call.name, arguments: { format: 'json_text', text: call.args } });
+        }
+        return { ok: true, response_id: response.id, calls };
+      } catch (error) {
+        if (flaws.unguardedParse === true) throw error;
         return malformed('malformed_response');
       }
-      const seen = new Set<string>();
-      const calls: ToolCall[] = [];
-      for (const call of response.calls) {
-        if (call.id === '') return malformed('missing_call_id');
-        if (call.name === '') return malformed('empty_tool_name');
-        if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
-        if (calls.length >= 64) return malformed('too_many_calls');
-        if (call.args.length > 1_048_576) {
-          return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule: 'max_bytes' }] }) };
-        }
-        seen.add(call.id);
-        calls.push({ ...identity, response_id: response.id, call_id: call.id, tool_name: call.name, arguments: { format: 'json_text', text: call.args } });
-      }
-      return { ok: true, response_id: response.id, calls };
     },
     formatToolResults(input: FormatToolResultsInput<Record<string, never>>): FormatToolResultsOutcome<KitPayload> {
       const failures: FormatFailure[] = [];
@@ -153,6 +160,11 @@ describe('adapterConformanceCases catches broken adapters', () => {
     ['dropping results silently', { ignoreMissing: true }, 'format: a missing result is refused, never silently skipped'],
     ['accepting repeated call ids', { acceptDuplicateIds: true }, 'parse: a repeated call id refuses the whole response'],
     ['never flagging errors', { noErrorFlag: true }, 'format: error results carry the provider error flag, successes do not'],
+    [
+      'letting a hostile proxy throw',
+      { unguardedParse: true },
+      'parse: a hostile proxy (every trap throws) never throws and is refused as MALFORMED_TOOL_CALL',
+    ],
   ])('an adapter %s fails', async (_label, flaws, caseName) => {
     expect(await failingCases(flaws)).toContain(caseName);
   });

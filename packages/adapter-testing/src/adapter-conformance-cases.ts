@@ -11,6 +11,7 @@ import type {
 } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import { checkError } from '@toolseal/errors';
+import { assertParseRefused } from './assert-parse-outcome.js';
 import { argumentsOf, createConformanceHarness } from './create-conformance-harness.js';
 import { findProtectedValues } from './find-protected-values.js';
 
@@ -68,6 +69,18 @@ const TURN: readonly ConformanceCall[] = [
 ];
 const SIZE_RULES = new Set(['max_bytes']);
 
+function hostileTrap(): never {
+  throw new Error('hostile proxy trap');
+}
+/** Proxy traps that all throw: a response object built to crash a parser that reads it naively. */
+const HOSTILE_TRAPS: ProxyHandler<object> = {
+  get: hostileTrap,
+  getOwnPropertyDescriptor: hostileTrap,
+  has: hostileTrap,
+  ownKeys: hostileTrap,
+  getPrototypeOf: hostileTrap,
+};
+
 function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]];
   return items.flatMap((item, index) =>
@@ -86,7 +99,7 @@ function permutations<T>(items: readonly T[]): T[][] {
  *
  * They cover both directions against real sealed packages (`@toolseal/result`): parsing round trip
  * and refusals (duplicate, missing and empty ids and names, too many calls, oversized arguments,
- * garbage), formatting round trip with canonical `model_result` text, correlation by call id under
+ * garbage, hostile proxies), formatting round trip with canonical `model_result` text, correlation by call id under
  * every order of results, refusal of unverified, swapped, forged, foreign-revision, missing,
  * duplicate and unknown packages with nothing serialized, a verifier run on every result, no
  * protected value or key anywhere in a payload, and error results flagged where the provider has
@@ -143,14 +156,6 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     }
   }
 
-  function expectParseRefused(outcome: ParseToolCallsOutcome, code: string, rule: string): void {
-    assert.equal(outcome.ok, false, `expected ${code}/${rule}, got ${JSON.stringify(outcome)}`);
-    if (outcome.ok) return;
-    assert.ok(checkError(outcome.error).ok, 'the refusal must be a catalogued error');
-    assert.equal(outcome.error.code, code);
-    assert.deepEqual(outcome.error.reasons, [{ field: '', rule }]);
-  }
-
   const cases: ConformanceCase[] = [
     {
       name: 'identity: provider, API family and revision are well formed',
@@ -189,19 +194,19 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       name: 'parse: a repeated call id refuses the whole response',
       run() {
         const repeated = [TURN[0]!, { ...TURN[1]!, call_id: TURN[0]!.call_id }];
-        expectParseRefused(parse(repeated), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+        assertParseRefused(parse(repeated), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
       },
     },
     {
       name: 'parse: an empty call id refuses the whole response',
       run() {
-        expectParseRefused(parse([{ ...TURN[0]!, call_id: '' }]), 'MALFORMED_TOOL_CALL', 'missing_call_id');
+        assertParseRefused(parse([{ ...TURN[0]!, call_id: '' }]), 'MALFORMED_TOOL_CALL', 'missing_call_id');
       },
     },
     {
       name: 'parse: an empty tool name refuses the whole response',
       run() {
-        expectParseRefused(parse([{ ...TURN[0]!, tool_name: '' }]), 'MALFORMED_TOOL_CALL', 'empty_tool_name');
+        assertParseRefused(parse([{ ...TURN[0]!, tool_name: '' }]), 'MALFORMED_TOOL_CALL', 'empty_tool_name');
       },
     },
     {
@@ -210,7 +215,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         const calls = (count: number) =>
           Array.from({ length: count }, (_, index) => ({ ...TURN[0]!, call_id: `kitcall_many_${index}` }));
         assert.equal(parse(calls(maxCalls)).ok, true);
-        expectParseRefused(parse(calls(maxCalls + 1)), 'MALFORMED_TOOL_CALL', 'too_many_calls');
+        assertParseRefused(parse(calls(maxCalls + 1)), 'MALFORMED_TOOL_CALL', 'too_many_calls');
       },
     },
     {
@@ -236,6 +241,17 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
             assert.equal(outcome.error.code, 'MALFORMED_TOOL_CALL');
             assert.ok(checkError(outcome.error).ok);
           }
+        }
+      },
+    },
+    {
+      name: 'parse: a hostile proxy (every trap throws) never throws and is refused as MALFORMED_TOOL_CALL',
+      run() {
+        const hostile = new Proxy({}, HOSTILE_TRAPS);
+        const wrapped = makeResponse(TURN, RESPONSE_ID);
+        for (const response of [hostile, new Proxy(wrapped as object, HOSTILE_TRAPS)]) {
+          const outcome = adapter.parseToolCalls(response as TResponse);
+          assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'malformed_response');
         }
       },
     },

@@ -12,8 +12,15 @@ export {
   type ConformanceSealOptions,
 } from './create-conformance-harness.js';
 export { KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
-export { fakeSealedResult, type FakeSealedResultOverrides } from './fake-sealed-result.js';
-export { createRecordingVerifier, type RecordingVerifier } from './create-recording-verifier.js';
+export {
+  fakeSealedResult,
+  createRecordingVerifier,
+  type FakeSealedResultOverrides,
+  type RecordingVerifier,
+} from '@toolseal/adapter-core/testing';
+export { assertParseRefused, assertParseOutcomeCatalogued, assertParsed } from './assert-parse-outcome.js';
+export { createCapturingFetch, type CapturingFetch, type CapturedRequest } from './create-capturing-fetch.js';
+export { fixtureDriftCases } from './fixture-drift-cases.js';
 export {
   findProtectedValues,
   PROTECTED_KEY_NAMES,
