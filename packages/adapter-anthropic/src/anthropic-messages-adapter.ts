@@ -1,3 +1,4 @@
+import { createProviderAdapter, type AdapterOptions } from '@toolseal/adapter-core';
 import type { ProviderAdapter } from '@toolseal/contracts';
 import {
   ANTHROPIC_MESSAGES_ADAPTER_REVISION,
@@ -9,7 +10,6 @@ import {
 } from './anthropic-messages-api.js';
 import { convertToAnthropicToolResults } from './convert-to-anthropic-tool-results.js';
 import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
-import { resolveAdapterSettings, type AdapterOptions } from './resolve-adapter-settings.js';
 
 /** The Anthropic Messages adapter. */
 export type AnthropicMessagesAdapter = ProviderAdapter<
@@ -28,18 +28,14 @@ export type AnthropicMessagesAdapterOptions = AdapterOptions;
 export function createAnthropicMessagesAdapter(
   options: AnthropicMessagesAdapterOptions = {},
 ): AnthropicMessagesAdapter {
-  const settings = resolveAdapterSettings(
-    ANTHROPIC_PROVIDER,
-    ANTHROPIC_MESSAGES_API_FAMILY,
-    ANTHROPIC_MESSAGES_ADAPTER_REVISION,
+  return createProviderAdapter(
+    {
+      provider: ANTHROPIC_PROVIDER,
+      apiFamily: ANTHROPIC_MESSAGES_API_FAMILY,
+      adapterRevision: ANTHROPIC_MESSAGES_ADAPTER_REVISION,
+      parseToolCalls: parseAnthropicMessagesToolCalls,
+      formatToolResults: convertToAnthropicToolResults,
+    },
     options,
   );
-  return Object.freeze({
-    provider: ANTHROPIC_PROVIDER,
-    apiFamily: ANTHROPIC_MESSAGES_API_FAMILY,
-    adapterRevision: ANTHROPIC_MESSAGES_ADAPTER_REVISION,
-    parseToolCalls: (message: AnthropicMessagesResponse) => parseAnthropicMessagesToolCalls(message, settings),
-    formatToolResults: (input: Parameters<AnthropicMessagesAdapter['formatToolResults']>[0]) =>
-      convertToAnthropicToolResults(input, settings),
-  });
 }

@@ -1,26 +1,13 @@
 // Runtime proof against the real @anthropic-ai/sdk 1.14.0 client: a custom fetch captures every
 // request (no network), and the follow-up turn carrying the adapter's message is checked on the wire.
 import Anthropic from '@anthropic-ai/sdk';
-import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import { createCapturingFetch, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
 import { describe, expect, it } from 'vitest';
 import { anthropicParallel } from './__fixtures__/anthropic-messages-fixtures.js';
 import { createAnthropicMessagesAdapter } from './index.js';
 
-interface Captured {
-  url: string;
-  method: string;
-  body: string;
-}
-
-function capturingClient(replies: readonly unknown[]): { client: Anthropic; captured: Captured[] } {
-  const captured: Captured[] = [];
-  const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    captured.push({ url: String(url), method: init?.method ?? 'GET', body: String(init?.body) });
-    return new Response(JSON.stringify(replies[captured.length - 1]), {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-    });
-  };
+function capturingClient(replies: readonly unknown[]) {
+  const { fetch, captured } = createCapturingFetch(replies);
   return { client: new Anthropic({ apiKey: 'sk-ant-test', fetch, maxRetries: 0 }), captured };
 }
 

@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
-import type { ToolCall } from '@toolseal/contracts';
+import { assertParsed, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
 import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
-import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
+import { anthropicParallel } from './__fixtures__/anthropic-messages-fixtures.js';
 import { convertToAnthropicToolResults } from './convert-to-anthropic-tool-results.js';
 import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
 
-const message = JSON.parse(
-  readFileSync(new URL('./__fixtures__/anthropic-parallel.json', import.meta.url), 'utf8'),
-) as AnthropicMessagesResponse;
-
-function parsedCalls(): ToolCall[] {
-  const outcome = parseAnthropicMessagesToolCalls(message);
-  if (!outcome.ok) throw new Error('fixture must parse');
-  return outcome.calls;
-}
+const parsedCalls = () => assertParsed(parseAnthropicMessagesToolCalls(anthropicParallel));
 
 describe('convertToAnthropicToolResults', () => {
   it('writes one user message: a tool_result per tool_use in call order, then the extra text', () => {

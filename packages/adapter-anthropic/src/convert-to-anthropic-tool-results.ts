@@ -1,3 +1,8 @@
+import {
+  correlateToolResults,
+  resolveAdapterSettings,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
 import {
   ANTHROPIC_MESSAGES_ADAPTER_REVISION,
@@ -8,8 +13,6 @@ import {
   type AnthropicToolResultBlock,
   type AnthropicToolResultMessage,
 } from './anthropic-messages-api.js';
-import { correlateToolResults } from './correlate-tool-results.js';
-import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
 
 const DEFAULT_SETTINGS = resolveAdapterSettings(
   ANTHROPIC_PROVIDER,

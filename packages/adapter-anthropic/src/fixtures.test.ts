@@ -1,15 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { fixtureDriftCases } from '@toolseal/adapter-testing';
+import { describe, it } from 'vitest';
 import { anthropicFixtures } from './__fixtures__/anthropic-messages-fixtures.js';
 
-const folder = new URL('./__fixtures__/', import.meta.url);
-
 describe('Anthropic fixtures', () => {
-  for (const [name, value] of Object.entries(anthropicFixtures)) {
-    it(`${name} matches the SDK-typed source`, () => {
-      const expected = `${JSON.stringify(value, null, 2)}\n`;
-      if (process.env['UPDATE_FIXTURES'] === '1') writeFileSync(new URL(name, folder), expected);
-      expect(readFileSync(new URL(name, folder), 'utf8')).toBe(expected);
-    });
-  }
+  for (const { name, run } of fixtureDriftCases(anthropicFixtures, new URL('./__fixtures__/', import.meta.url))) it(name, run);
 });

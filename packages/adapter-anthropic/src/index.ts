@@ -16,11 +16,14 @@ export {
   type AnthropicToolResultMessage,
   type AnthropicMessagesFormatOptions,
 } from './anthropic-messages-api.js';
-export { resolveAdapterSettings, type AdapterOptions, type AdapterSettings } from './resolve-adapter-settings.js';
-export type { AdapterIdentity } from './create-adapter-identity.js';
+// The shared adapter settings, re-exported so hosts configure every adapter from its own package.
 export {
+  resolveAdapterSettings,
   DEFAULT_MAX_TOOL_CALLS,
   DEFAULT_MAX_ARGUMENT_BYTES,
+  type AdapterOptions,
+  type AdapterSettings,
+  type AdapterIdentity,
   type ToolCallLimitOptions,
   type ToolCallLimits,
-} from './resolve-tool-call-limits.js';
+} from '@toolseal/adapter-core';

@@ -1,11 +1,12 @@
+// Provider-specific parsing only: the rules every adapter shares (ids, names, call count,
+// argument size and limits) are tested once in @toolseal/adapter-core and run on this adapter by
+// the conformance kit (conformance.test.ts).
 import { readFileSync } from 'node:fs';
-import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import { checkError } from '@toolseal/errors';
+import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
 import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
-import { resolveAdapterSettings } from './resolve-adapter-settings.js';
 
 function fixture(name: string): AnthropicMessagesResponse {
   return JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as AnthropicMessagesResponse;
@@ -17,14 +18,6 @@ function toolUse(id: unknown, name: unknown, input: unknown, extra: Record<strin
 
 function messageWith(content: unknown[], extra: Record<string, unknown> = {}): AnthropicMessagesResponse {
   return { id: 'msg_1', type: 'message', role: 'assistant', content, stop_reason: 'tool_use', ...extra } as unknown as AnthropicMessagesResponse;
-}
-
-function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: string): void {
-  expect(outcome.ok).toBe(false);
-  if (outcome.ok) return;
-  expect(checkError(outcome.error).ok).toBe(true);
-  expect(outcome.error.code).toBe(code);
-  expect(outcome.error.reasons).toEqual([{ field: '', rule }]);
 }
 
 describe('parseAnthropicMessagesToolCalls: fixtures', () => {
@@ -69,22 +62,6 @@ describe('parseAnthropicMessagesToolCalls: fixtures', () => {
 });
 
 describe('parseAnthropicMessagesToolCalls: refusals', () => {
-  it('refuses a repeated block id', () => {
-    expectRejected(
-      parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {}), toolUse('t1', 'b', {})])),
-      'MALFORMED_TOOL_CALL',
-      'duplicate_call_id',
-    );
-  });
-
-  it.each([undefined, null, ''])('refuses a missing block id (%j)', (id) => {
-    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse(id, 'a', {})])), 'MALFORMED_TOOL_CALL', 'missing_call_id');
-  });
-
-  it.each([undefined, null, ''])('refuses a missing or empty name (%j)', (name) => {
-    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', name, {})])), 'MALFORMED_TOOL_CALL', 'empty_tool_name');
-  });
-
   it.each([
     ['input that is a JSON string', toolUse('t1', 'a', '{"order_id":"x"}')],
     ['input that is an array', toolUse('t1', 'a', [])],
@@ -92,16 +69,15 @@ describe('parseAnthropicMessagesToolCalls: refusals', () => {
     ['missing input', toolUse('t1', 'a', undefined)],
     ['input that is a class instance', toolUse('t1', 'a', new Date(0))],
     ['a toolset member', toolUse('t1', 'click', {}, { toolset_name: 'browser' })],
-    ['a non-string id', toolUse(1, 'a', {})],
     ['a block that is not an object', 'tool_use'],
   ])('refuses %s as a malformed message', (_label, block) => {
-    expectRejected(parseAnthropicMessagesToolCalls(messageWith([block])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([block])), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
 
   it.each(['max_tokens', 'model_context_window_exceeded'])(
     'refuses a last tool_use cut off by %s, but not an earlier one',
     (stopReason) => {
-      expectRejected(
+      assertParseRefused(
         parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {}), toolUse('t2', 'a', {})], { stop_reason: stopReason })),
         'MALFORMED_TOOL_CALL',
         'malformed_response',
@@ -119,50 +95,11 @@ describe('parseAnthropicMessagesToolCalls: refusals', () => {
     ['a missing id', { content: [] }],
     ['content that is not an array', { id: 'msg_1', content: 'text' }],
   ])('refuses %s as a malformed message', (_label, message) => {
-    expectRejected(
+    assertParseRefused(
       parseAnthropicMessagesToolCalls(message as unknown as AnthropicMessagesResponse),
       'MALFORMED_TOOL_CALL',
       'malformed_response',
     );
-  });
-
-  it('refuses more than 64 calls by default, and accepts 64', () => {
-    const blocks = (count: number) => Array.from({ length: count }, (_, index) => toolUse(`t${index}`, 'a', {}));
-    expect(parseAnthropicMessagesToolCalls(messageWith(blocks(64))).ok).toBe(true);
-    expectRejected(parseAnthropicMessagesToolCalls(messageWith(blocks(65))), 'MALFORMED_TOOL_CALL', 'too_many_calls');
-  });
-
-  it('refuses input over maxArgumentBytes of serialized JSON, and accepts it at the limit', () => {
-    const settings = resolveAdapterSettings('anthropic', 'messages', 'anthropic-messages-v1', { maxArgumentBytes: 20 });
-    // {"k":"0123456789abc"} is 21 bytes; one character less is 20.
-    expect(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', { k: '0123456789ab' })]), settings).ok).toBe(true);
-    expectRejected(
-      parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', { k: '0123456789abc' })]), settings),
-      'INVALID_ARGUMENTS',
-      'max_bytes',
-    );
-  });
-
-  it('refuses input over 1 MiB by default', () => {
-    const big = { text: Array.from({ length: 17 }, () => 'x'.repeat(65_000)) };
-    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', big)])), 'INVALID_ARGUMENTS', 'max_bytes');
-  });
-
-  it.each([
-    ['max_depth', { maxDepth: 3 }, { a: { b: { c: { d: 1 } } } }],
-    ['max_array_items', { maxArrayItems: 2 }, { list: [1, 2, 3] }],
-    ['max_object_keys', { maxObjectKeys: 2 }, { a: 1, b: 2, c: 3 }],
-    ['max_string_length', { maxStringLength: 4 }, { a: 'abcde' }],
-    ['max_total_nodes', { maxTotalNodes: 3 }, { a: 1, b: 2, c: 3 }],
-  ])('refuses input breaking %s of the adapter limits', (rule, argumentLimits, input) => {
-    const settings = resolveAdapterSettings('anthropic', 'messages', 'anthropic-messages-v1', { argumentLimits });
-    expectRejected(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', input)]), settings), 'INVALID_ARGUMENTS', rule);
-  });
-
-  it('leaves content rules (a __proto__ key) to the dispatcher, which refuses that one call', () => {
-    const input = JSON.parse('{"__proto__":{"admin":true},"order_id":"x"}') as unknown;
-    const outcome = parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', input), toolUse('t2', 'a', {})]));
-    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['t1', 't2']);
   });
 });
 
@@ -188,11 +125,7 @@ describe('parseAnthropicMessagesToolCalls: properties', () => {
           }),
         ),
         (message) => {
-          const outcome = parseAnthropicMessagesToolCalls(message as AnthropicMessagesResponse);
-          if (!outcome.ok) {
-            expect(checkError(outcome.error).ok).toBe(true);
-            expect(['MALFORMED_TOOL_CALL', 'INVALID_ARGUMENTS']).toContain(outcome.error.code);
-          }
+          assertParseOutcomeCatalogued(parseAnthropicMessagesToolCalls(message as AnthropicMessagesResponse));
         },
       ),
       { numRuns: 500 },

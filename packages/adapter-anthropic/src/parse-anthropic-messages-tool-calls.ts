@@ -1,3 +1,13 @@
+import {
+  createToolCallCollector,
+  isPlainObject,
+  isWellFormedIdentifier,
+  MAX_PROVIDER_ID_LENGTH,
+  readOwnData,
+  rejectMalformedToolCall,
+  resolveAdapterSettings,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
 import {
   ANTHROPIC_MESSAGES_ADAPTER_REVISION,
@@ -5,14 +15,6 @@ import {
   ANTHROPIC_PROVIDER,
   type AnthropicMessagesResponse,
 } from './anthropic-messages-api.js';
-import {
-  createToolCallCollector,
-  isWellFormedIdentifier,
-  MAX_PROVIDER_ID_LENGTH,
-  rejectMalformedToolCall,
-} from './create-tool-call-collector.js';
-import { readOwnData } from './read-own-data.js';
-import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
 
 const DEFAULT_SETTINGS = resolveAdapterSettings(
   ANTHROPIC_PROVIDER,
@@ -23,12 +25,6 @@ const DEFAULT_SETTINGS = resolveAdapterSettings(
 // Stop reasons after which the last block may be cut short (Anthropic: "Handle tool calls",
 // max_tokens with an incomplete tool_use block must be retried, not executed).
 const TRUNCATING_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']);
-
-function isPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
 
 /**
  * Parses the `tool_use` content blocks of a Messages API message into `ToolCall`s, in content

@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
-import type { ToolCall } from '@toolseal/contracts';
+import { assertParsed, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
 import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
+import { geminiParallel as interaction } from './__fixtures__/gemini-interactions-fixtures.js';
 import { convertToGeminiFunctionResults } from './convert-to-gemini-function-results.js';
-import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
 import { parseGeminiInteractionsToolCalls } from './parse-gemini-interactions-tool-calls.js';
 
-const interaction = JSON.parse(
-  readFileSync(new URL('./__fixtures__/gemini-parallel.json', import.meta.url), 'utf8'),
-) as GeminiInteractionsResponse;
-
-function parsedCalls(): ToolCall[] {
-  const outcome = parseGeminiInteractionsToolCalls(interaction);
-  if (!outcome.ok) throw new Error('fixture must parse');
-  return outcome.calls;
-}
+const parsedCalls = () => assertParsed(parseGeminiInteractionsToolCalls(interaction));
 
 describe('convertToGeminiFunctionResults', () => {
   it('continues by previous_interaction_id with one function_result step per call, in call order', () => {

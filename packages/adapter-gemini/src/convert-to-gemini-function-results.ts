@@ -1,5 +1,9 @@
+import {
+  correlateToolResults,
+  resolveAdapterSettings,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
-import { correlateToolResults } from './correlate-tool-results.js';
 import {
   GEMINI_INTERACTIONS_ADAPTER_REVISION,
   GEMINI_INTERACTIONS_API_FAMILY,
@@ -9,7 +13,6 @@ import {
   type GeminiInteractionsFormatOptions,
   type GeminiInteractionsPayload,
 } from './gemini-interactions-api.js';
-import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
 
 const DEFAULT_SETTINGS = resolveAdapterSettings(
   GEMINI_PROVIDER,

@@ -1,3 +1,4 @@
+import { createProviderAdapter, type AdapterOptions } from '@toolseal/adapter-core';
 import type { ProviderAdapter } from '@toolseal/contracts';
 import { convertToGeminiFunctionResults } from './convert-to-gemini-function-results.js';
 import {
@@ -9,7 +10,6 @@ import {
   type GeminiInteractionsResponse,
 } from './gemini-interactions-api.js';
 import { parseGeminiInteractionsToolCalls } from './parse-gemini-interactions-tool-calls.js';
-import { resolveAdapterSettings, type AdapterOptions } from './resolve-adapter-settings.js';
 
 /** The Gemini Interactions adapter. */
 export type GeminiInteractionsAdapter = ProviderAdapter<
@@ -28,18 +28,14 @@ export type GeminiInteractionsAdapterOptions = AdapterOptions;
 export function createGeminiInteractionsAdapter(
   options: GeminiInteractionsAdapterOptions = {},
 ): GeminiInteractionsAdapter {
-  const settings = resolveAdapterSettings(
-    GEMINI_PROVIDER,
-    GEMINI_INTERACTIONS_API_FAMILY,
-    GEMINI_INTERACTIONS_ADAPTER_REVISION,
+  return createProviderAdapter(
+    {
+      provider: GEMINI_PROVIDER,
+      apiFamily: GEMINI_INTERACTIONS_API_FAMILY,
+      adapterRevision: GEMINI_INTERACTIONS_ADAPTER_REVISION,
+      parseToolCalls: parseGeminiInteractionsToolCalls,
+      formatToolResults: convertToGeminiFunctionResults,
+    },
     options,
   );
-  return Object.freeze({
-    provider: GEMINI_PROVIDER,
-    apiFamily: GEMINI_INTERACTIONS_API_FAMILY,
-    adapterRevision: GEMINI_INTERACTIONS_ADAPTER_REVISION,
-    parseToolCalls: (interaction: GeminiInteractionsResponse) => parseGeminiInteractionsToolCalls(interaction, settings),
-    formatToolResults: (input: Parameters<GeminiInteractionsAdapter['formatToolResults']>[0]) =>
-      convertToGeminiFunctionResults(input, settings),
-  });
 }

@@ -1,31 +1,13 @@
 // Runtime proof against the real @google/genai 2.32.0 client: a custom fetch captures every request
 // (no network), and the follow-up interaction carrying the adapter's steps is checked on the wire.
 import { GoogleGenAI } from '@google/genai';
-import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import { createCapturingFetch, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
 import { describe, expect, it } from 'vitest';
 import { geminiParallel } from './__fixtures__/gemini-interactions-fixtures.js';
 import { createGeminiInteractionsAdapter, type GeminiInteractionsFormatOptions } from './index.js';
 
-interface Captured {
-  url: string;
-  method: string;
-  body: string;
-}
-
-function capturingClient(replies: readonly unknown[]): { ai: GoogleGenAI; captured: Captured[] } {
-  const captured: Captured[] = [];
-  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = input instanceof Request ? input : undefined;
-    captured.push({
-      url: request?.url ?? String(input),
-      method: request?.method ?? init?.method ?? 'GET',
-      body: request === undefined ? String(init?.body) : await request.text(),
-    });
-    return new Response(JSON.stringify(replies[captured.length - 1]), {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-    });
-  };
+function capturingClient(replies: readonly unknown[]) {
+  const { fetch, captured } = createCapturingFetch(replies);
   return { ai: new GoogleGenAI({ apiKey: 'test-key', httpOptions: { fetch } }), captured };
 }
 

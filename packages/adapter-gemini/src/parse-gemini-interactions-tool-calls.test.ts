@@ -1,11 +1,12 @@
+// Provider-specific parsing only: the rules every adapter shares (ids, names, call count,
+// argument size and limits) are tested once in @toolseal/adapter-core and run on this adapter by
+// the conformance kit (conformance.test.ts).
 import { readFileSync } from 'node:fs';
-import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import { checkError } from '@toolseal/errors';
+import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
 import { parseGeminiInteractionsToolCalls } from './parse-gemini-interactions-tool-calls.js';
-import { resolveAdapterSettings } from './resolve-adapter-settings.js';
 
 function fixture(name: string): GeminiInteractionsResponse {
   return JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as GeminiInteractionsResponse;
@@ -17,14 +18,6 @@ function functionCall(id: unknown, name: unknown, callArguments: unknown) {
 
 function interactionWith(steps: unknown[] | undefined, status = 'requires_action'): GeminiInteractionsResponse {
   return { id: 'int_1', status, ...(steps === undefined ? {} : { steps }) } as unknown as GeminiInteractionsResponse;
-}
-
-function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: string): void {
-  expect(outcome.ok).toBe(false);
-  if (outcome.ok) return;
-  expect(checkError(outcome.error).ok).toBe(true);
-  expect(outcome.error.code).toBe(code);
-  expect(outcome.error.reasons).toEqual([{ field: '', rule }]);
 }
 
 describe('parseGeminiInteractionsToolCalls: fixtures', () => {
@@ -82,27 +75,7 @@ describe('parseGeminiInteractionsToolCalls: fixtures', () => {
 
 describe('parseGeminiInteractionsToolCalls: refusals', () => {
   it('refuses an interaction that requires action but carries no steps', () => {
-    expectRejected(parseGeminiInteractionsToolCalls(interactionWith(undefined)), 'MALFORMED_TOOL_CALL', 'malformed_response');
-  });
-
-  it('refuses a repeated step id', () => {
-    expectRejected(
-      parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', {}), functionCall('fc-1', 'b', {})])),
-      'MALFORMED_TOOL_CALL',
-      'duplicate_call_id',
-    );
-  });
-
-  it.each([undefined, null, ''])('refuses a missing step id (%j)', (id) => {
-    expectRejected(parseGeminiInteractionsToolCalls(interactionWith([functionCall(id, 'a', {})])), 'MALFORMED_TOOL_CALL', 'missing_call_id');
-  });
-
-  it.each([undefined, null, ''])('refuses a missing or empty name (%j)', (name) => {
-    expectRejected(
-      parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', name, {})])),
-      'MALFORMED_TOOL_CALL',
-      'empty_tool_name',
-    );
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(undefined)), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
 
   it.each([
@@ -111,7 +84,7 @@ describe('parseGeminiInteractionsToolCalls: refusals', () => {
     ['missing arguments', functionCall('fc-1', 'a', undefined)],
     ['a step that is not an object', 42],
   ])('refuses %s as a malformed interaction', (_label, step) => {
-    expectRejected(parseGeminiInteractionsToolCalls(interactionWith([step])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith([step])), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
 
   it.each([
@@ -119,33 +92,11 @@ describe('parseGeminiInteractionsToolCalls: refusals', () => {
     ['a missing id', { steps: [] }],
     ['steps that are not an array', { id: 'int_1', status: 'requires_action', steps: {} }],
   ])('refuses %s as a malformed interaction', (_label, interaction) => {
-    expectRejected(
+    assertParseRefused(
       parseGeminiInteractionsToolCalls(interaction as unknown as GeminiInteractionsResponse),
       'MALFORMED_TOOL_CALL',
       'malformed_response',
     );
-  });
-
-  it('refuses more than 64 calls by default, and accepts 64', () => {
-    const steps = (count: number) => Array.from({ length: count }, (_, index) => functionCall(`fc-${index}`, 'a', {}));
-    expect(parseGeminiInteractionsToolCalls(interactionWith(steps(64))).ok).toBe(true);
-    expectRejected(parseGeminiInteractionsToolCalls(interactionWith(steps(65))), 'MALFORMED_TOOL_CALL', 'too_many_calls');
-  });
-
-  it('refuses arguments over maxArgumentBytes of serialized JSON, and accepts them at the limit', () => {
-    const settings = resolveAdapterSettings('gemini', 'interactions', 'gemini-interactions-v1', { maxArgumentBytes: 20 });
-    expect(parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', { k: '0123456789ab' })]), settings).ok).toBe(true);
-    expectRejected(
-      parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', { k: '0123456789abc' })]), settings),
-      'INVALID_ARGUMENTS',
-      'max_bytes',
-    );
-  });
-
-  it('refuses arguments nested deeper than the adapter limits', () => {
-    let deep: Record<string, unknown> = {};
-    for (let level = 0; level < 40; level++) deep = { next: deep };
-    expectRejected(parseGeminiInteractionsToolCalls(interactionWith([functionCall('fc-1', 'a', deep)])), 'INVALID_ARGUMENTS', 'max_depth');
   });
 });
 
@@ -172,11 +123,7 @@ describe('parseGeminiInteractionsToolCalls: properties', () => {
           }),
         ),
         (interaction) => {
-          const outcome = parseGeminiInteractionsToolCalls(interaction as GeminiInteractionsResponse);
-          if (!outcome.ok) {
-            expect(checkError(outcome.error).ok).toBe(true);
-            expect(['MALFORMED_TOOL_CALL', 'INVALID_ARGUMENTS']).toContain(outcome.error.code);
-          }
+          assertParseOutcomeCatalogued(parseGeminiInteractionsToolCalls(interaction as GeminiInteractionsResponse));
         },
       ),
       { numRuns: 500 },

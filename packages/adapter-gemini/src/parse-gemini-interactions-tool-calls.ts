@@ -1,30 +1,26 @@
-import type { ParseToolCallsOutcome } from '@toolseal/contracts';
 import {
   createToolCallCollector,
+  isPlainObject,
   isWellFormedIdentifier,
   MAX_PROVIDER_ID_LENGTH,
+  readOwnData,
   rejectMalformedToolCall,
-} from './create-tool-call-collector.js';
+  resolveAdapterSettings,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
 import {
   GEMINI_INTERACTIONS_ADAPTER_REVISION,
   GEMINI_INTERACTIONS_API_FAMILY,
   GEMINI_PROVIDER,
   type GeminiInteractionsResponse,
 } from './gemini-interactions-api.js';
-import { readOwnData } from './read-own-data.js';
-import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
 
 const DEFAULT_SETTINGS = resolveAdapterSettings(
   GEMINI_PROVIDER,
   GEMINI_INTERACTIONS_API_FAMILY,
   GEMINI_INTERACTIONS_ADAPTER_REVISION,
 );
-
-function isPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
 
 /**
  * Parses the pending `function_call` steps of an interaction into `ToolCall`s, in step order, with

@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
-import type { ToolCall } from '@toolseal/contracts';
+import { assertParsed, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
 import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
+import { openaiParallel as response } from './__fixtures__/openai-responses-fixtures.js';
 import { convertToOpenAIResponsesFunctionCallOutputs } from './convert-to-openai-responses-function-call-outputs.js';
-import type { OpenAIResponsesResponse } from './openai-responses-api.js';
 import { parseOpenAIResponsesToolCalls } from './parse-openai-responses-tool-calls.js';
 
-const response = JSON.parse(
-  readFileSync(new URL('./__fixtures__/openai-parallel.json', import.meta.url), 'utf8'),
-) as OpenAIResponsesResponse;
-
-function parsedCalls(): ToolCall[] {
-  const outcome = parseOpenAIResponsesToolCalls(response);
-  if (!outcome.ok) throw new Error('fixture must parse');
-  return outcome.calls;
-}
+const parsedCalls = () => assertParsed(parseOpenAIResponsesToolCalls(response));
 
 describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
   it('continues by previous_response_id with one function_call_output per call, in call order', () => {

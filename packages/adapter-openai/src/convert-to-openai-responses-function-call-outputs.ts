@@ -1,5 +1,10 @@
+import {
+  correlateToolResults,
+  readOwnData,
+  resolveAdapterSettings,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome, ToolCall } from '@toolseal/contracts';
-import { correlateToolResults } from './correlate-tool-results.js';
 import {
   OPENAI_PROVIDER,
   OPENAI_RESPONSES_ADAPTER_REVISION,
@@ -10,8 +15,6 @@ import {
   type OpenAIResponsesOutputItem,
   type OpenAIResponsesPayload,
 } from './openai-responses-api.js';
-import { readOwnData } from './read-own-data.js';
-import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
 
 const DEFAULT_SETTINGS = resolveAdapterSettings(
   OPENAI_PROVIDER,

@@ -1,3 +1,4 @@
+import { createProviderAdapter, type AdapterOptions } from '@toolseal/adapter-core';
 import type { ProviderAdapter } from '@toolseal/contracts';
 import { convertToOpenAIResponsesFunctionCallOutputs } from './convert-to-openai-responses-function-call-outputs.js';
 import {
@@ -9,7 +10,6 @@ import {
   type OpenAIResponsesResponse,
 } from './openai-responses-api.js';
 import { parseOpenAIResponsesToolCalls } from './parse-openai-responses-tool-calls.js';
-import { resolveAdapterSettings, type AdapterOptions } from './resolve-adapter-settings.js';
 
 /** The OpenAI Responses adapter. */
 export type OpenAIResponsesAdapter = ProviderAdapter<
@@ -28,18 +28,14 @@ export type OpenAIResponsesAdapterOptions = AdapterOptions;
 export function createOpenAIResponsesAdapter(
   options: OpenAIResponsesAdapterOptions = {},
 ): OpenAIResponsesAdapter {
-  const settings = resolveAdapterSettings(
-    OPENAI_PROVIDER,
-    OPENAI_RESPONSES_API_FAMILY,
-    OPENAI_RESPONSES_ADAPTER_REVISION,
+  return createProviderAdapter(
+    {
+      provider: OPENAI_PROVIDER,
+      apiFamily: OPENAI_RESPONSES_API_FAMILY,
+      adapterRevision: OPENAI_RESPONSES_ADAPTER_REVISION,
+      parseToolCalls: parseOpenAIResponsesToolCalls,
+      formatToolResults: convertToOpenAIResponsesFunctionCallOutputs,
+    },
     options,
   );
-  return Object.freeze({
-    provider: OPENAI_PROVIDER,
-    apiFamily: OPENAI_RESPONSES_API_FAMILY,
-    adapterRevision: OPENAI_RESPONSES_ADAPTER_REVISION,
-    parseToolCalls: (response: OpenAIResponsesResponse) => parseOpenAIResponsesToolCalls(response, settings),
-    formatToolResults: (input: Parameters<OpenAIResponsesAdapter['formatToolResults']>[0]) =>
-      convertToOpenAIResponsesFunctionCallOutputs(input, settings),
-  });
 }

@@ -1,7 +1,13 @@
 // Runtime proof against the real openai 6.49.0 client: a custom fetch captures every request (no
 // network), and the follow-up turn carrying the adapter's items is checked on the wire.
 import { readFileSync } from 'node:fs';
-import { createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import {
+  createCapturingFetch,
+  createRecordingVerifier,
+  fakeSealedResult,
+  findProtectedValues,
+  type CapturedRequest,
+} from '@toolseal/adapter-testing';
 import type { SealedResult } from '@toolseal/contracts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -10,20 +16,9 @@ import { describe, expect, it } from 'vitest';
 import { openaiParallel } from './__fixtures__/openai-responses-fixtures.js';
 import { createOpenAIResponsesAdapter, type OpenAIResponsesFormatOptions } from './index.js';
 
-interface Captured {
-  url: string;
-  method: string;
-  body: string;
-}
-
 /** A real client whose fetch answers from `replies`, in order, and records every request. */
-function capturingClient(replies: readonly unknown[]): { client: OpenAI; captured: Captured[] } {
-  const captured: Captured[] = [];
-  const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    captured.push({ url: String(url), method: init?.method ?? 'GET', body: String(init?.body) });
-    const reply = replies[captured.length - 1];
-    return new Response(JSON.stringify(reply), { status: 200, headers: { 'content-type': 'application/json' } });
-  };
+function capturingClient(replies: readonly unknown[]) {
+  const { fetch, captured } = createCapturingFetch(replies);
   return { client: new OpenAI({ apiKey: 'sk-test', fetch, maxRetries: 0 }), captured };
 }
 
@@ -45,7 +40,11 @@ function compileItemSchema(name: string) {
   return ajv.compile({ $ref: `https://toolseal.invalid/openai.json#/components/schemas/${name}` });
 }
 
-async function firstTurn(): Promise<{ client: OpenAI; captured: Captured[]; response: OpenAI.Responses.Response }> {
+async function firstTurn(): Promise<{
+  client: OpenAI;
+  captured: readonly CapturedRequest[];
+  response: OpenAI.Responses.Response;
+}> {
   const { output_text: _ignored, ...wire } = openaiParallel;
   const { client, captured } = capturingClient([wire, finalReply]);
   const response = await client.responses.create({ model: 'gpt-5.2', input: 'Refund order ORDER-C7.' });

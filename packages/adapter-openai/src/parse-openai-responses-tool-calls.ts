@@ -1,18 +1,19 @@
-import type { ParseToolCallsOutcome } from '@toolseal/contracts';
 import {
   createToolCallCollector,
   isWellFormedIdentifier,
   MAX_PROVIDER_ID_LENGTH,
+  readOwnData,
   rejectMalformedToolCall,
-} from './create-tool-call-collector.js';
+  resolveAdapterSettings,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
 import {
   OPENAI_PROVIDER,
   OPENAI_RESPONSES_ADAPTER_REVISION,
   OPENAI_RESPONSES_API_FAMILY,
   type OpenAIResponsesResponse,
 } from './openai-responses-api.js';
-import { readOwnData } from './read-own-data.js';
-import { resolveAdapterSettings, type AdapterSettings } from './resolve-adapter-settings.js';
 
 const DEFAULT_SETTINGS = resolveAdapterSettings(
   OPENAI_PROVIDER,
