@@ -45,12 +45,12 @@ export const CEDAR_DRAFTER: PrincipalContext = CEDAR.actor;
 /** Another principal of the same tenant. */
 export const CEDAR_OTHER: PrincipalContext = { tenant_id: 'cedar', subject_id: 'support-drafter-2', roles: ['support_drafter'] };
 /** The baseline refund proposal of spec 002. */
-export const BASELINE_REFUND = {
+export const BASELINE_REFUND: JsonObject = Object.freeze({
   order_id: 'ORDER-C7',
   amount: 6000,
   unit: 'CREDIT_A',
   lines: [{ line_id: 'LINE-1', quantity: 1 }],
-} as const;
+});
 
 /** 2026-07-19T00:00:00Z, the specification's date. */
 export const START = Date.UTC(2026, 6, 19);
@@ -84,6 +84,7 @@ export interface TestHost {
 }
 
 export interface TestHostOptions {
+  clock?: ManualClock;
   deadlines?: Partial<Record<'get_order' | 'kb_search' | 'create_refund_draft', number>>;
   options?: Partial<DispatcherOptions>;
   tools?: (tools: DispatcherTool[]) => DispatcherTool[];
@@ -94,7 +95,7 @@ function orderFor(principal: PrincipalContext, orderId: string): RefundOrderFact
 }
 
 export function createTestHost(hostOptions: TestHostOptions = {}): TestHost {
-  const clock = new ManualClock(START);
+  const clock = hostOptions.clock ?? new ManualClock(START);
   const digester = createDigester({ key: TEST_KEY });
   const stores = createMemoryStores({ clock, digester });
   const specs = loadToolSpecs();
