@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { benchAdapters } from './bench-adapters.js';
 import { benchAuditStores } from './bench-audit-stores.js';
 import { benchGuardCost, benchRejection } from './bench-guard.js';
+import { benchDurableSealedCall, benchSealedCall } from './bench-sealed-call.js';
 import { benchSealVerifySmall, benchSizeScaling } from './bench-seal-verify.js';
 import { Report } from './report.js';
 
@@ -11,12 +12,14 @@ const packageDir = join(import.meta.dirname, '..');
 const report = new Report();
 
 const stages: [string, (report: Report) => Promise<void>][] = [
+  ['sealed call vs MCP vs floor', benchSealedCall],
   ['sealResult / verifyResult', benchSealVerifySmall],
   ['size scaling', benchSizeScaling],
   ['guard cost', benchGuardCost],
   ['rejection cost', benchRejection],
   ['adapters', benchAdapters],
   ['audit stores', benchAuditStores],
+  ['durable sealed call', benchDurableSealedCall],
 ];
 
 const only = process.env.BENCH_ONLY;

@@ -1,0 +1,109 @@
+// Items 1, 2, 3 and 7 of issue 8: the sealed call against the MCP peer and the floor (interleaved
+// rounds, same process), the durable stores with 1 and 8 concurrent callers, and memory after
+// 100,000 calls.
+import { createMemoryStores, systemClock } from '@toolseal/audit';
+import { createDigester, type HashBackend } from '@toolseal/digests';
+import { nodeCryptoBackend } from '@toolseal/digests/node';
+import { BACKENDS } from './bench-seal-verify.js';
+import { CONCURRENCY_LEVELS } from './bench-audit-stores.js';
+import { createFloor } from './floor.js';
+import { SLOW_PACING, measureConcurrent, measureGroup } from './measure.js';
+import { startMcpPeer } from './mcp-peer.js';
+import type { Report } from './report.js';
+import { createSealedCallHost, getOrderSpec, type SealedCallHost } from './sealed-call.js';
+import { openStoreClients, type StoreKind } from './store-clients.js';
+
+function memoryHost(backend: HashBackend): SealedCallHost {
+  const digester = createDigester({ backend });
+  return createSealedCallHost(createMemoryStores({ clock: systemClock, digester }), digester);
+}
+
+/** Checks one call end to end: the payload is the succeeded model_result the floor hashes too. */
+async function checkHost(host: SealedCallHost, backend: HashBackend): Promise<void> {
+  const output = await host.call();
+  const modelResult = JSON.parse(output) as { status?: string };
+  if (modelResult.status !== 'succeeded') throw new Error(`bench: sealed call did not succeed: ${output}`);
+  const floorDigests = createFloor(getOrderSpec(), backend)();
+  if (createDigester({ backend }).resultDigestFromCanonical(output) !== floorDigests.result_sha256) {
+    throw new Error('bench: the floor does not hash the same model_result the sealed call sends');
+  }
+}
+
+/** Sealed call vs MCP vs floor, both backends, interleaved rounds. */
+export async function benchSealedCall(report: Report): Promise<void> {
+  const section = 'Sealed call end to end vs MCP vs floor (get_order, in-memory stores)';
+  const peer = await startMcpPeer();
+  try {
+    const probe = (await peer.callGetOrder()) as { isError?: boolean; structuredContent?: { order_ref?: string } };
+    if (probe.isError === true || probe.structuredContent?.order_ref !== 'ORDER-C7') throw new Error('bench: MCP peer call failed');
+    const entries: { name: string; operation: () => unknown }[] = [{ name: 'MCP SDK callTool get_order (in-memory transport)', operation: () => peer.callGetOrder() }];
+    for (const backend of BACKENDS) {
+      const host = memoryHost(backend);
+      await checkHost(host, backend);
+      entries.push({ name: `sealed call (${backend.name})`, operation: () => host.call() });
+    }
+    for (const backend of BACKENDS) {
+      const floor = createFloor(getOrderSpec(), backend);
+      entries.push({ name: `floor (${backend.name})`, operation: floor });
+    }
+    const measured = await measureGroup(entries);
+    const notes: Record<string, string> = {
+      MCP: 'client and server in one process; zod input and output validation',
+      sealed: 'adapter parse → dispatch (guard, input schema, trusted check, handler, output contract, seal, audit append) → adapter format with verifyResult',
+      floor: 'JSON.parse + input and output Ajv + canonical JSON + 4 SHA-256 digests, no framework',
+    };
+    for (const measurement of measured) {
+      const kind = measurement.name.startsWith('MCP') ? 'MCP' : measurement.name.startsWith('sealed') ? 'sealed' : 'floor';
+      report.addMeasurement(section, measurement, 'calls/s', notes[kind]);
+    }
+    const byName = new Map(measured.map((measurement) => [measurement.name, measurement.ops_per_second]));
+    const mcp = byName.get('MCP SDK callTool get_order (in-memory transport)') ?? Number.NaN;
+    for (const backend of BACKENDS) {
+      const sealed = byName.get(`sealed call (${backend.name})`) ?? Number.NaN;
+      const floor = byName.get(`floor (${backend.name})`) ?? Number.NaN;
+      const isTargetBackend = backend === nodeCryptoBackend;
+      report.ratio(
+        `sealed call / MCP calls per second (${backend.name})`,
+        sealed / mcp,
+        'sealed calls/s ÷ MCP calls/s',
+        isTargetBackend ? { comparison: '>=', threshold: 2 } : undefined,
+      );
+      report.ratio(
+        `sealed call cost / floor cost (${backend.name})`,
+        floor / sealed,
+        'µs per sealed call ÷ µs per floor call',
+        isTargetBackend ? { comparison: '<=', threshold: 2 } : undefined,
+      );
+    }
+  } finally {
+    await peer.close();
+  }
+}
+
+/** Sealed calls per second on each store, with 1 and 8 concurrent callers (one host each). */
+export async function benchDurableSealedCall(report: Report): Promise<void> {
+  const section = 'Sealed call end to end by store (node:crypto, get_order)';
+  const digester = createDigester({ backend: nodeCryptoBackend });
+  const kinds: StoreKind[] = ['memory', 'sqlite', 'postgres'];
+  for (const kind of kinds) {
+    for (const concurrency of CONCURRENCY_LEVELS) {
+      const opened = await openStoreClients(kind, concurrency, digester);
+      if ('skipped' in opened) {
+        report.skip(`${section}: ${kind}, ${concurrency} caller(s)`, opened.skipped);
+        continue;
+      }
+      try {
+        const hosts = opened.clients.map((client) => createSealedCallHost(client, digester));
+        for (const host of hosts) await checkHost(host, nodeCryptoBackend);
+        const measurement = await measureConcurrent(
+          `${kind}: sealed calls, ${concurrency} concurrent caller${concurrency > 1 ? 's' : ''}`,
+          hosts.map((host) => () => host.call()),
+          kind === 'memory' ? {} : SLOW_PACING,
+        );
+        report.addMeasurement(section, measurement, 'calls/s', `${opened.description}; one dispatcher per caller`);
+      } finally {
+        await opened.close();
+      }
+    }
+  }
+}
