@@ -49,6 +49,8 @@ const DEFAULT_LEASE_MARGIN_MS = 5_000;
 /** Suggested wait when the idempotency store could not be reached before anything started. */
 const STORE_RETRY_AFTER_MS = 1_000;
 const MAX_IDENTIFIER = 128;
+/** Principal references kept across turns (the same principals call again and again). */
+const PRINCIPAL_REF_CACHE_SIZE = 1_024;
 
 /** The trusted state of one turn, shared by its calls. */
 interface Turn {
@@ -200,6 +202,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tools = compileDispatcherTools(registry, options.tools, { deadlineMs: defaultDeadlineMs, rateLimit: defaultRateLimit });
   const { auditLog, idempotencyStore } = options.stores;
   const limiter = new RateLimiter();
+  const principalRefs = new Map<string, Sha256Hex>();
+
+  /** `digester.principalRef(principal)`, computed once per principal and kept in a small LRU cache. */
+  function principalRefOf(principal: PrincipalContext): Sha256Hex {
+    const key = `${principal.tenant_id.length}:${principal.tenant_id}${principal.subject_id}`;
+    let ref = principalRefs.get(key);
+    if (ref === undefined) {
+      ref = digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id });
+      if (principalRefs.size >= PRINCIPAL_REF_CACHE_SIZE) {
+        const oldest = principalRefs.keys().next();
+        if (oldest.done !== true) principalRefs.delete(oldest.value);
+      }
+    } else {
+      principalRefs.delete(key);
+    }
+    principalRefs.set(key, ref);
+    return ref;
+  }
   const now = (): number => readClock(clock);
   const nowDate = (): Date => new Date(readClock(clock));
 
@@ -239,19 +259,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       digester: turn.digester,
     });
     const violations = output.violations.length > 0 ? output.violations : state.violations;
+    // Optional members only when present: the body is canonicalized and hashed on every call.
     const body: JsonObject = {
       gate,
-      tool_name: state.call.tool_name,
       status: sealed.model_result.status,
       error_code: sealed.model_result.error?.code ?? null,
       delivery: sealed.model_result.execution.delivery,
       protected_audit: sealed.protected_audit as unknown as JsonObject,
-      decision_record: state.decisionRecord as unknown as JsonObject | null,
-      violations: violations.map(({ rule, path }) => ({ rule, path })),
-      approval: state.approval,
-      replay_of: state.replayOf,
-      notes: state.notes,
     };
+    // The name the model asked for, when it is not the registered tool's (bounded: model-chosen text).
+    if (sealed.protected_audit.tool_contract.tool_name !== state.call.tool_name) {
+      body['requested_tool'] = state.call.tool_name.slice(0, 256);
+    }
+    if (state.decisionRecord !== null) body['decision_record'] = state.decisionRecord as unknown as JsonObject;
+    if (violations.length > 0) body['violations'] = violations.map(({ rule, path }) => ({ rule, path }));
+    if (state.approval !== null) body['approval'] = state.approval;
+    if (state.replayOf !== null) body['replay_of'] = state.replayOf;
+    if (state.notes.length > 0) body['notes'] = state.notes;
     try {
       const entry = await auditLog.append({
         kind: 'sealed_call',
@@ -691,7 +715,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const signal = context.signal;
     const turn: Turn = {
       principal,
-      digester: new TurnDigester(digester, principal),
+      digester: new TurnDigester(digester, principal, principalRefOf(principal)),
       approvals,
       startedAt: now(),
       deadline: context.deadline ?? Number.POSITIVE_INFINITY,

@@ -19,12 +19,13 @@ export class TurnDigester implements Digester {
   /** The principal reference of the turn's principal. */
   readonly principalRefValue: Sha256Hex;
 
-  constructor(base: Digester, principal: PrincipalRefInput) {
+  /** `principalRef` is `base.principalRef(principal)`, computed by the caller (or cached across turns). */
+  constructor(base: Digester, principal: PrincipalRefInput, principalRef: Sha256Hex) {
     this.keyed = base.keyed;
     this.#base = base;
     this.#tenantId = principal.tenant_id;
     this.#subjectId = principal.subject_id;
-    this.principalRefValue = base.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id });
+    this.principalRefValue = principalRef;
   }
 
   digestText(text: string): Sha256Hex {

@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { createMemoryStores, systemClock } from '@toolseal/audit';
+import { createDigester, canonicalize } from '@toolseal/digests';
+import { nodeCryptoBackend } from '@toolseal/digests/node';
+import { createToolRegistry, sealResult } from '@toolseal/result';
+import { parseUntrustedJson } from '@toolseal/guard';
+const spec = JSON.parse(readFileSync(new URL('../../../fixtures/tools/get-order.json', import.meta.url)));
+const registry = createToolRegistry([spec]);
+const backend = process.argv[2] === 'node' ? nodeCryptoBackend : undefined;
+const digester = createDigester({ ...(process.argv[3] === 'plain' ? {} : { key: new Uint8Array(32).fill(3) }), ...(backend ? { backend } : {}) });
+const stores = createMemoryStores({ clock: systemClock, digester });
+const observed = new Date().toISOString();
+const principal = { tenant_id: 'cedar', subject_id: 'support-drafter-1', roles: [] };
+const call = { provider: 'openai', api_family: 'responses', adapter_revision: 'openai-responses-v1', response_id: 'resp_1', call_id: `call_1`, operation_id: 'op-1', idempotency_key: null };
+const args = { order_id: 'ORDER-C7' };
+const now = () => new Date();
+const seal = () => sealResult({ registry, tool_name: 'get_order', principal, call, arguments: args, digester, subject: { kind: 'data', output: { data: { order_ref: 'ORDER-C7', status: 'paid', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }] }, resource_revision: 'order-c7-r1', observed_at: observed } }, execution: { delivery: 'fresh' }, now });
+const out = seal();
+const body = { gate: 'sealed', tool_name: 'get_order', status: 'succeeded', error_code: null, delivery: 'fresh', protected_audit: out.sealed.protected_audit, decision_record: null, violations: [], approval: null, replay_of: null, notes: [] };
+async function time(name, fn, N = 20000) { for (let i = 0; i < 3000; i++) await fn(); const s = process.hrtime.bigint(); for (let i = 0; i < N; i++) await fn(); console.log(name, (Number(process.hrtime.bigint() - s) / 1e3 / N).toFixed(1), 'us'); }
+await time('sealResult', () => seal());
+await time('audit append', () => stores.auditLog.append({ kind: 'sealed_call', call_id: 'c', operation_id: 'op', idempotency_key: null, body }));
+await time('canonicalize body', () => canonicalize(body));
+await time('parse args', () => parseUntrustedJson('{"order_id":"ORDER-C7"}'));
+await time('principalRef', () => digester.principalRef(principal));
+await time('digestText 1.5KB', () => digester.digestText('x'.repeat(1500)));
