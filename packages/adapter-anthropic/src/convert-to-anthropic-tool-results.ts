@@ -1,24 +1,12 @@
-import {
-  correlateToolResults,
-  resolveAdapterSettings,
-  type AdapterSettings,
-} from '@toolseal/adapter-core';
+import { correlateToolResults, type AdapterSettings } from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
-import {
-  ANTHROPIC_MESSAGES_ADAPTER_REVISION,
-  ANTHROPIC_MESSAGES_API_FAMILY,
-  ANTHROPIC_PROVIDER,
-  type AnthropicMessagesFormatOptions,
-  type AnthropicTextBlock,
-  type AnthropicToolResultBlock,
-  type AnthropicToolResultMessage,
+import type {
+  AnthropicMessagesFormatOptions,
+  AnthropicTextBlock,
+  AnthropicToolResultBlock,
+  AnthropicToolResultMessage,
 } from './anthropic-messages-api.js';
-
-const DEFAULT_SETTINGS = resolveAdapterSettings(
-  ANTHROPIC_PROVIDER,
-  ANTHROPIC_MESSAGES_API_FAMILY,
-  ANTHROPIC_MESSAGES_ADAPTER_REVISION,
-);
+import { ANTHROPIC_MESSAGES_DEFAULT_SETTINGS } from './anthropic-messages-default-settings.js';
 
 function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock[] {
   const text = options.text ?? [];
@@ -45,7 +33,7 @@ function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock
  */
 export function convertToAnthropicToolResults(
   input: FormatToolResultsInput<AnthropicMessagesFormatOptions>,
-  settings: AdapterSettings = DEFAULT_SETTINGS,
+  settings: AdapterSettings = ANTHROPIC_MESSAGES_DEFAULT_SETTINGS,
 ): FormatToolResultsOutcome<AnthropicToolResultMessage> {
   const text = textBlocks(input.options);
   const correlated = correlateToolResults(settings.identity, input);

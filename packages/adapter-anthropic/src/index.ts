@@ -16,7 +16,7 @@ export {
   type AnthropicToolResultMessage,
   type AnthropicMessagesFormatOptions,
 } from './anthropic-messages-api.js';
-// The shared adapter settings, re-exported so hosts configure every adapter from its own package.
+// The shared settings API, re-exported by name so hosts configure every adapter from its own package.
 export {
   resolveAdapterSettings,
   DEFAULT_MAX_TOOL_CALLS,

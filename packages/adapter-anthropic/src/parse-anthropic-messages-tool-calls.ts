@@ -1,26 +1,13 @@
 import {
-  createToolCallCollector,
+  collectToolCalls,
   isPlainObject,
-  isWellFormedIdentifier,
-  MAX_PROVIDER_ID_LENGTH,
   readOwnData,
   rejectMalformedToolCall,
-  resolveAdapterSettings,
   type AdapterSettings,
 } from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import {
-  ANTHROPIC_MESSAGES_ADAPTER_REVISION,
-  ANTHROPIC_MESSAGES_API_FAMILY,
-  ANTHROPIC_PROVIDER,
-  type AnthropicMessagesResponse,
-} from './anthropic-messages-api.js';
-
-const DEFAULT_SETTINGS = resolveAdapterSettings(
-  ANTHROPIC_PROVIDER,
-  ANTHROPIC_MESSAGES_API_FAMILY,
-  ANTHROPIC_MESSAGES_ADAPTER_REVISION,
-);
+import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
+import { ANTHROPIC_MESSAGES_DEFAULT_SETTINGS } from './anthropic-messages-default-settings.js';
 
 // Stop reasons after which the last block may be cut short (Anthropic: "Handle tool calls",
 // max_tokens with an incomplete tool_use block must be retried, not executed).
@@ -40,17 +27,12 @@ const TRUNCATING_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exc
  */
 export function parseAnthropicMessagesToolCalls(
   message: AnthropicMessagesResponse,
-  settings: AdapterSettings = DEFAULT_SETTINGS,
+  settings: AdapterSettings = ANTHROPIC_MESSAGES_DEFAULT_SETTINGS,
 ): ParseToolCallsOutcome {
-  try {
-    const messageId = readOwnData(message, 'id');
-    if (!isWellFormedIdentifier(messageId, MAX_PROVIDER_ID_LENGTH)) {
-      return rejectMalformedToolCall('malformed_response');
-    }
-    const content = readOwnData(message, 'content');
+  return collectToolCalls(message, 'id', settings, (checked, collector) => {
+    const content = readOwnData(checked, 'content');
     if (!Array.isArray(content)) return rejectMalformedToolCall('malformed_response');
-    const truncated = TRUNCATING_STOP_REASONS.has(String(readOwnData(message, 'stop_reason')));
-    const collector = createToolCallCollector(settings.identity, messageId, settings.limits);
+    const truncated = TRUNCATING_STOP_REASONS.has(String(readOwnData(checked, 'stop_reason')));
     for (let index = 0; index < content.length; index++) {
       const block = readOwnData(content, index);
       if (typeof block !== 'object' || block === null) return rejectMalformedToolCall('malformed_response');
@@ -66,9 +48,6 @@ export function parseAnthropicMessagesToolCalls(
       });
       if (rejection !== null) return rejection;
     }
-    return collector.finish();
-  } catch {
-    // Only a hostile object (a proxy) can throw above; it is refused like any malformed message.
-    return rejectMalformedToolCall('malformed_response');
-  }
+    return null;
+  });
 }

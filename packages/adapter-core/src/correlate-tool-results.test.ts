@@ -4,21 +4,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { correlateToolResults } from './correlate-tool-results.js';
 import { createAdapterIdentity } from './create-adapter-identity.js';
-import { createRecordingVerifier, fakeSealedResult } from './testing.js';
+import { createRecordingVerifier, fakeSealedResult, fakeToolCall } from './testing.js';
 
 const identity = createAdapterIdentity('acme', 'chat', 'acme-chat-v2', ['acme-chat-v1']);
 
 function call(callId: string, overrides: Partial<ToolCall> = {}): ToolCall {
-  return {
-    provider: 'acme',
-    api_family: 'chat',
+  return fakeToolCall({
     adapter_revision: 'acme-chat-v2',
-    response_id: 'resp_1',
     call_id: callId,
-    tool_name: 'get_order',
     arguments: { format: 'json_value', value: { order_id: callId } },
     ...overrides,
-  };
+  });
 }
 
 const calls = [call('c1'), call('c2'), call('c3')];

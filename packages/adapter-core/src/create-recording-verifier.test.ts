@@ -1,17 +1,9 @@
-import type { ToolCall } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
 import { createRecordingVerifier } from './create-recording-verifier.js';
 import { fakeSealedResult } from './fake-sealed-result.js';
+import { fakeToolCall } from './fake-tool-call.js';
 
-const call: ToolCall = {
-  provider: 'acme',
-  api_family: 'chat',
-  adapter_revision: 'acme-chat-v1',
-  response_id: 'resp_1',
-  call_id: 'c1',
-  tool_name: 'get_order',
-  arguments: { format: 'json_text', text: '{}' },
-};
+const call = fakeToolCall();
 
 describe('createRecordingVerifier', () => {
   it('accepts by default and records every call in order', () => {

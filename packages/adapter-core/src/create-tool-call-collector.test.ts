@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAdapterIdentity } from './create-adapter-identity.js';
 import { createToolCallCollector } from './create-tool-call-collector.js';
+import { fakeToolCall } from './fake-tool-call.js';
 import { resolveToolCallLimits, type ToolCallLimitOptions } from './resolve-tool-call-limits.js';
 
 const identity = createAdapterIdentity('acme', 'chat', 'acme-chat-v1');
@@ -39,30 +40,19 @@ function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: stri
 
 describe('createToolCallCollector', () => {
   it('stamps every call with the adapter identity and the response id, in the order added', () => {
-    expect(collect([['c1', 'get_order', text('{"order_id":"A"}')], ['c2', 'refund', value({ amount: 5 })]])).toEqual({
+    const outcome = collect([['c1', 'get_order', text('{"order_id":"A"}')], ['c2', 'refund', value({ amount: 5 })]]);
+    expect(outcome).toEqual({
       ok: true,
       response_id: 'resp_1',
       calls: [
-        {
-          provider: 'acme',
-          api_family: 'chat',
-          adapter_revision: 'acme-chat-v1',
-          response_id: 'resp_1',
-          call_id: 'c1',
-          tool_name: 'get_order',
-          arguments: { format: 'json_text', text: '{"order_id":"A"}' },
-        },
-        {
-          provider: 'acme',
-          api_family: 'chat',
-          adapter_revision: 'acme-chat-v1',
-          response_id: 'resp_1',
-          call_id: 'c2',
-          tool_name: 'refund',
-          arguments: { format: 'json_value', value: { amount: 5 } },
-        },
+        fakeToolCall({ call_id: 'c1', tool_name: 'get_order', arguments: text('{"order_id":"A"}') }),
+        fakeToolCall({ call_id: 'c2', tool_name: 'refund', arguments: value({ amount: 5 }) }),
       ],
     });
+    expect(outcome.ok && outcome.calls.map((call) => [call.provider, call.api_family, call.adapter_revision, call.response_id])).toEqual([
+      ['acme', 'chat', 'acme-chat-v1', 'resp_1'],
+      ['acme', 'chat', 'acme-chat-v1', 'resp_1'],
+    ]);
   });
 
   it('gives no calls for a response without any', () => {

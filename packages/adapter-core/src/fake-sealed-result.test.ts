@@ -1,16 +1,8 @@
-import type { ToolCall } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
 import { fakeSealedResult } from './fake-sealed-result.js';
+import { fakeToolCall } from './fake-tool-call.js';
 
-const call: ToolCall = {
-  provider: 'acme',
-  api_family: 'chat',
-  adapter_revision: 'acme-chat-v1',
-  response_id: 'resp_1',
-  call_id: 'c1',
-  tool_name: 'get_order',
-  arguments: { format: 'json_text', text: '{}' },
-};
+const call = fakeToolCall();
 
 describe('fakeSealedResult', () => {
   it('gives a succeeded result echoing the call id, sealed under the call provider context', () => {

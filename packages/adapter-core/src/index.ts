@@ -21,6 +21,7 @@ export {
   type ParseRejection,
 } from './reject-malformed-tool-call.js';
 export { createToolCallCollector, type ToolCallCollector } from './create-tool-call-collector.js';
+export { collectToolCalls } from './collect-tool-calls.js';
 export {
   correlateToolResults,
   type CorrelatedResult,

@@ -2,17 +2,15 @@
 import type { FormatToolResultsInput, FormatToolResultsOutcome, ParseToolCallsOutcome } from '@toolseal/contracts';
 import { expect, it } from 'vitest';
 import {
+  collectToolCalls,
   correlateToolResults,
   createProviderAdapter,
-  createToolCallCollector,
-  isWellFormedIdentifier,
-  MAX_PROVIDER_ID_LENGTH,
   readOwnData,
   rejectMalformedToolCall,
   type AdapterOptions,
   type AdapterSettings,
 } from './index.js';
-import { createRecordingVerifier, fakeSealedResult } from './testing.js';
+import { createRecordingVerifier, fakeSealedResult, fakeToolCall } from './testing.js';
 
 // ---- README example begins
 // Wire types of a made-up provider: calls carry JSON text; results go back as `answers`.
@@ -27,13 +25,10 @@ interface AcmeAnswer {
 }
 
 function parseAcmeToolCalls(response: AcmeResponse, settings: AdapterSettings): ParseToolCallsOutcome {
-  try {
-    const responseId = readOwnData(response, 'id'); // own data only: no getter, no prototype
-    const calls = readOwnData(response, 'calls');
-    if (!isWellFormedIdentifier(responseId, MAX_PROVIDER_ID_LENGTH) || !Array.isArray(calls)) {
-      return rejectMalformedToolCall('malformed_response');
-    }
-    const collector = createToolCallCollector(settings.identity, responseId, settings.limits);
+  // The frame checks the response id, starts the collector and refuses, never throws, on a hostile object.
+  return collectToolCalls(response, 'id', settings, (checked, collector) => {
+    const calls = readOwnData(checked, 'calls'); // own data only: no getter, no prototype
+    if (!Array.isArray(calls)) return rejectMalformedToolCall('malformed_response');
     for (let index = 0; index < calls.length; index++) {
       const call = readOwnData(calls, index);
       const text = readOwnData(call, 'args');
@@ -41,10 +36,8 @@ function parseAcmeToolCalls(response: AcmeResponse, settings: AdapterSettings): 
       const rejection = collector.add(readOwnData(call, 'id'), readOwnData(call, 'name'), { format: 'json_text', text });
       if (rejection !== null) return rejection; // duplicate or missing id, empty name, too many, too big
     }
-    return collector.finish();
-  } catch {
-    return rejectMalformedToolCall('malformed_response'); // only a hostile proxy throws above
-  }
+    return null;
+  });
 }
 
 function convertToAcmeAnswers(
@@ -86,17 +79,7 @@ it('the README example parses, and formats verified results in call order', () =
   expect(parsed).toEqual({
     ok: true,
     response_id: 'resp_1',
-    calls: [
-      {
-        provider: 'acme',
-        api_family: 'chat',
-        adapter_revision: 'acme-chat-v1',
-        response_id: 'resp_1',
-        call_id: 'call_1',
-        tool_name: 'get_order',
-        arguments: { format: 'json_text', text: '{"order_id":"ORDER-7"}' },
-      },
-    ],
+    calls: [fakeToolCall({ call_id: 'call_1', arguments: { format: 'json_text', text: '{"order_id":"ORDER-7"}' } })],
   });
   if (!parsed.ok) return;
   const sealed = fakeSealedResult(parsed.calls[0]!, { data: { status: 'paid' } });

@@ -1,24 +1,12 @@
-import {
-  correlateToolResults,
-  resolveAdapterSettings,
-  type AdapterSettings,
-} from '@toolseal/adapter-core';
+import { correlateToolResults, type AdapterSettings } from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
-import {
-  GEMINI_INTERACTIONS_ADAPTER_REVISION,
-  GEMINI_INTERACTIONS_API_FAMILY,
-  GEMINI_PROVIDER,
-  type GeminiFunctionCallStep,
-  type GeminiFunctionResultStep,
-  type GeminiInteractionsFormatOptions,
-  type GeminiInteractionsPayload,
+import type {
+  GeminiFunctionCallStep,
+  GeminiFunctionResultStep,
+  GeminiInteractionsFormatOptions,
+  GeminiInteractionsPayload,
 } from './gemini-interactions-api.js';
-
-const DEFAULT_SETTINGS = resolveAdapterSettings(
-  GEMINI_PROVIDER,
-  GEMINI_INTERACTIONS_API_FAMILY,
-  GEMINI_INTERACTIONS_ADAPTER_REVISION,
-);
+import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-default-settings.js';
 
 /**
  * Serializes one turn's verified results as Interactions API `function_result` steps, one per
@@ -37,7 +25,7 @@ const DEFAULT_SETTINGS = resolveAdapterSettings(
  */
 export function convertToGeminiFunctionResults(
   input: FormatToolResultsInput<GeminiInteractionsFormatOptions>,
-  settings: AdapterSettings = DEFAULT_SETTINGS,
+  settings: AdapterSettings = GEMINI_INTERACTIONS_DEFAULT_SETTINGS,
 ): FormatToolResultsOutcome<GeminiInteractionsPayload> {
   const { continuation } = input.options;
   if (continuation !== 'previous_interaction_id' && continuation !== 'stateless') {

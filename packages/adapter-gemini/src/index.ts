@@ -19,7 +19,7 @@ export {
   type GeminiInteractionsPayload,
   type GeminiInteractionsFormatOptions,
 } from './gemini-interactions-api.js';
-// The shared adapter settings, re-exported so hosts configure every adapter from its own package.
+// The shared settings API, re-exported by name so hosts configure every adapter from its own package.
 export {
   resolveAdapterSettings,
   DEFAULT_MAX_TOOL_CALLS,

@@ -1,26 +1,13 @@
 import {
-  createToolCallCollector,
+  collectToolCalls,
   isPlainObject,
-  isWellFormedIdentifier,
-  MAX_PROVIDER_ID_LENGTH,
   readOwnData,
   rejectMalformedToolCall,
-  resolveAdapterSettings,
   type AdapterSettings,
 } from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import {
-  GEMINI_INTERACTIONS_ADAPTER_REVISION,
-  GEMINI_INTERACTIONS_API_FAMILY,
-  GEMINI_PROVIDER,
-  type GeminiInteractionsResponse,
-} from './gemini-interactions-api.js';
-
-const DEFAULT_SETTINGS = resolveAdapterSettings(
-  GEMINI_PROVIDER,
-  GEMINI_INTERACTIONS_API_FAMILY,
-  GEMINI_INTERACTIONS_ADAPTER_REVISION,
-);
+import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
+import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-default-settings.js';
 
 /**
  * Parses the pending `function_call` steps of an interaction into `ToolCall`s, in step order, with
@@ -37,17 +24,12 @@ const DEFAULT_SETTINGS = resolveAdapterSettings(
  */
 export function parseGeminiInteractionsToolCalls(
   interaction: GeminiInteractionsResponse,
-  settings: AdapterSettings = DEFAULT_SETTINGS,
+  settings: AdapterSettings = GEMINI_INTERACTIONS_DEFAULT_SETTINGS,
 ): ParseToolCallsOutcome {
-  try {
-    const interactionId = readOwnData(interaction, 'id');
-    if (!isWellFormedIdentifier(interactionId, MAX_PROVIDER_ID_LENGTH)) {
-      return rejectMalformedToolCall('malformed_response');
-    }
-    const steps = readOwnData(interaction, 'steps');
-    if (steps === undefined && readOwnData(interaction, 'status') !== 'requires_action') {
-      return { ok: true, response_id: interactionId, calls: [] };
-    }
+  return collectToolCalls(interaction, 'id', settings, (checked, collector) => {
+    const steps = readOwnData(checked, 'steps');
+    // A finished interaction may carry no steps at all: no calls.
+    if (steps === undefined && readOwnData(checked, 'status') !== 'requires_action') return null;
     if (!Array.isArray(steps)) return rejectMalformedToolCall('malformed_response');
 
     const answered = new Set<unknown>();
@@ -57,7 +39,6 @@ export function parseGeminiInteractionsToolCalls(
       if (readOwnData(step, 'type') === 'function_result') answered.add(readOwnData(step, 'call_id'));
     }
 
-    const collector = createToolCallCollector(settings.identity, interactionId, settings.limits);
     for (let index = 0; index < steps.length; index++) {
       const step = readOwnData(steps, index);
       if (readOwnData(step, 'type') !== 'function_call') continue;
@@ -71,9 +52,6 @@ export function parseGeminiInteractionsToolCalls(
       });
       if (rejection !== null) return rejection;
     }
-    return collector.finish();
-  } catch {
-    // Only a hostile object (a proxy) can throw above; it is refused like any malformed interaction.
-    return rejectMalformedToolCall('malformed_response');
-  }
+    return null;
+  });
 }

@@ -1,26 +1,13 @@
-import {
-  correlateToolResults,
-  readOwnData,
-  resolveAdapterSettings,
-  type AdapterSettings,
-} from '@toolseal/adapter-core';
+import { correlateToolResults, readOwnData, type AdapterSettings } from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome, ToolCall } from '@toolseal/contracts';
-import {
-  OPENAI_PROVIDER,
-  OPENAI_RESPONSES_ADAPTER_REVISION,
-  OPENAI_RESPONSES_API_FAMILY,
-  type OpenAIResponsesFormatOptions,
-  type OpenAIResponsesFunctionCall,
-  type OpenAIResponsesFunctionCallOutput,
-  type OpenAIResponsesOutputItem,
-  type OpenAIResponsesPayload,
+import type {
+  OpenAIResponsesFormatOptions,
+  OpenAIResponsesFunctionCall,
+  OpenAIResponsesFunctionCallOutput,
+  OpenAIResponsesOutputItem,
+  OpenAIResponsesPayload,
 } from './openai-responses-api.js';
-
-const DEFAULT_SETTINGS = resolveAdapterSettings(
-  OPENAI_PROVIDER,
-  OPENAI_RESPONSES_API_FAMILY,
-  OPENAI_RESPONSES_ADAPTER_REVISION,
-);
+import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
 
 /**
  * Rebuilds the `function_call` items of a stateless continuation from the parsed calls, taking
@@ -80,7 +67,7 @@ function echoFunctionCalls(
  */
 export function convertToOpenAIResponsesFunctionCallOutputs(
   input: FormatToolResultsInput<OpenAIResponsesFormatOptions>,
-  settings: AdapterSettings = DEFAULT_SETTINGS,
+  settings: AdapterSettings = OPENAI_RESPONSES_DEFAULT_SETTINGS,
 ): FormatToolResultsOutcome<OpenAIResponsesPayload> {
   const { options } = input;
   if (options.continuation !== 'previous_response_id' && options.continuation !== 'stateless') {

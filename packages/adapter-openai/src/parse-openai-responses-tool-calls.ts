@@ -1,25 +1,7 @@
-import {
-  createToolCallCollector,
-  isWellFormedIdentifier,
-  MAX_PROVIDER_ID_LENGTH,
-  readOwnData,
-  rejectMalformedToolCall,
-  resolveAdapterSettings,
-  type AdapterSettings,
-} from '@toolseal/adapter-core';
+import { collectToolCalls, readOwnData, rejectMalformedToolCall, type AdapterSettings } from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import {
-  OPENAI_PROVIDER,
-  OPENAI_RESPONSES_ADAPTER_REVISION,
-  OPENAI_RESPONSES_API_FAMILY,
-  type OpenAIResponsesResponse,
-} from './openai-responses-api.js';
-
-const DEFAULT_SETTINGS = resolveAdapterSettings(
-  OPENAI_PROVIDER,
-  OPENAI_RESPONSES_API_FAMILY,
-  OPENAI_RESPONSES_ADAPTER_REVISION,
-);
+import type { OpenAIResponsesResponse } from './openai-responses-api.js';
+import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
 
 /**
  * Parses the `function_call` output items of a Responses API response into `ToolCall`s, in output
@@ -34,16 +16,11 @@ const DEFAULT_SETTINGS = resolveAdapterSettings(
  */
 export function parseOpenAIResponsesToolCalls(
   response: OpenAIResponsesResponse,
-  settings: AdapterSettings = DEFAULT_SETTINGS,
+  settings: AdapterSettings = OPENAI_RESPONSES_DEFAULT_SETTINGS,
 ): ParseToolCallsOutcome {
-  try {
-    const responseId = readOwnData(response, 'id');
-    if (!isWellFormedIdentifier(responseId, MAX_PROVIDER_ID_LENGTH)) {
-      return rejectMalformedToolCall('malformed_response');
-    }
-    const output = readOwnData(response, 'output');
+  return collectToolCalls(response, 'id', settings, (checked, collector) => {
+    const output = readOwnData(checked, 'output');
     if (!Array.isArray(output)) return rejectMalformedToolCall('malformed_response');
-    const collector = createToolCallCollector(settings.identity, responseId, settings.limits);
     for (let index = 0; index < output.length; index++) {
       const item = readOwnData(output, index);
       if (typeof item !== 'object' || item === null) return rejectMalformedToolCall('malformed_response');
@@ -66,9 +43,6 @@ export function parseOpenAIResponsesToolCalls(
       });
       if (rejection !== null) return rejection;
     }
-    return collector.finish();
-  } catch {
-    // Only a hostile object (a proxy) can throw above; it is refused like any malformed response.
-    return rejectMalformedToolCall('malformed_response');
-  }
+    return null;
+  });
 }

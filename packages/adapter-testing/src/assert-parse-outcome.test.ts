@@ -1,17 +1,10 @@
-import type { ParseToolCallsOutcome, ToolCall } from '@toolseal/contracts';
+import { fakeToolCall } from '@toolseal/adapter-core/testing';
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
 import { makeError } from '@toolseal/errors';
 import { describe, expect, it } from 'vitest';
 import { assertParsed, assertParseOutcomeCatalogued, assertParseRefused } from './assert-parse-outcome.js';
 
-const call: ToolCall = {
-  provider: 'acme',
-  api_family: 'chat',
-  adapter_revision: 'acme-chat-v1',
-  response_id: 'resp_1',
-  call_id: 'c1',
-  tool_name: 'get_order',
-  arguments: { format: 'json_text', text: '{}' },
-};
+const call = fakeToolCall();
 const accepted: ParseToolCallsOutcome = { ok: true, response_id: 'resp_1', calls: [call] };
 const refused: ParseToolCallsOutcome = {
   ok: false,

@@ -14,6 +14,7 @@ export {
 export { KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
 export {
   fakeSealedResult,
+  fakeToolCall,
   createRecordingVerifier,
   type FakeSealedResultOverrides,
   type RecordingVerifier,

@@ -1,0 +1,69 @@
+import { checkError } from '@toolseal/errors';
+import { describe, expect, it } from 'vitest';
+import { collectToolCalls } from './collect-tool-calls.js';
+import { fakeToolCall } from './fake-tool-call.js';
+import { rejectMalformedToolCall } from './reject-malformed-tool-call.js';
+import { resolveAdapterSettings } from './resolve-adapter-settings.js';
+
+const settings = resolveAdapterSettings('acme', 'chat', 'acme-chat-v1');
+const malformed = rejectMalformedToolCall('malformed_response');
+
+describe('collectToolCalls', () => {
+  it('starts a collector for the response id and answers what the visitor collected', () => {
+    const outcome = collectToolCalls({ ref: 'resp_1', calls: ['c1'] }, 'ref', settings, (response, collector) => {
+      expect(response).toEqual({ ref: 'resp_1', calls: ['c1'] });
+      return collector.add('c1', 'get_order', { format: 'json_text', text: '{}' });
+    });
+    // The collector stamps the settings' identity (acme / chat / acme-chat-v1) and the response id.
+    expect(outcome).toEqual({ ok: true, response_id: 'resp_1', calls: [fakeToolCall()] });
+  });
+
+  it('answers the first rejection the visitor returns', () => {
+    const outcome = collectToolCalls({ id: 'resp_1' }, 'id', settings, (_response, collector) => {
+      expect(collector.add('c1', 'a', { format: 'json_text', text: '{}' })).toBeNull();
+      return collector.add('c1', 'b', { format: 'json_text', text: '{}' });
+    });
+    expect(!outcome.ok && outcome.error.reasons).toEqual([{ field: '', rule: 'duplicate_call_id' }]);
+    expect(!outcome.ok && checkError(outcome.error).ok).toBe(true);
+  });
+
+  it.each([
+    ['null', null],
+    ['a string', 'resp_1'],
+    ['an array', ['resp_1']],
+    ['a missing id', {}],
+    ['an empty id', { id: '' }],
+    ['a non-string id', { id: 7 }],
+    ['an id over 256 characters', { id: 'r'.repeat(257) }],
+    ['an id with a lone surrogate', { id: 'resp_\ud800' }],
+    ['an inherited id', Object.create({ id: 'resp_1' }) as unknown],
+  ])('refuses %s without visiting', (_label, response) => {
+    let visited = false;
+    const outcome = collectToolCalls(response, 'id', settings, () => {
+      visited = true;
+      return null;
+    });
+    expect(outcome).toEqual(malformed);
+    expect(visited).toBe(false);
+  });
+
+  it('accepts an id of exactly 256 characters', () => {
+    expect(collectToolCalls({ id: 'r'.repeat(256) }, 'id', settings, () => null).ok).toBe(true);
+  });
+
+  it('refuses, never throws, when reading the response throws', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor() {
+          throw new Error('boom');
+        },
+      },
+    );
+    expect(collectToolCalls(hostile, 'id', settings, () => null)).toEqual(malformed);
+    const throwingVisitor = () => {
+      throw new Error('a getter trap deeper in the response');
+    };
+    expect(collectToolCalls({ id: 'resp_1' }, 'id', settings, throwingVisitor)).toEqual(malformed);
+  });
+});

@@ -1,0 +1,35 @@
+import type { ParseToolCallsOutcome } from '@toolseal/contracts';
+import { createToolCallCollector, type ToolCallCollector } from './create-tool-call-collector.js';
+import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from './is-well-formed-identifier.js';
+import { readOwnData } from './read-own-data.js';
+import { rejectMalformedToolCall, type ParseRejection } from './reject-malformed-tool-call.js';
+import type { AdapterSettings } from './resolve-adapter-settings.js';
+
+/**
+ * The frame every `parseToolCalls` shares around its provider-specific part. It reads the response
+ * id from own data property `idKey` and refuses the response (`MALFORMED_TOOL_CALL`,
+ * `malformed_response`) unless it is a well-formed identifier; starts a collector for that id;
+ * runs `visit`, which feeds the response's calls to the collector and returns the first
+ * rejection, or `null`; and answers the collected calls.
+ *
+ * Never throws: anything thrown while reading the response (only a hostile object, such as a
+ * proxy with throwing traps, can throw) refuses it as `malformed_response`.
+ */
+export function collectToolCalls(
+  response: unknown,
+  idKey: string,
+  settings: AdapterSettings,
+  visit: (response: object, collector: ToolCallCollector) => ParseRejection | null,
+): ParseToolCallsOutcome {
+  try {
+    const responseId = readOwnData(response, idKey);
+    // readOwnData finds no id on a non-object, so a well-formed id implies an object.
+    if (!isWellFormedIdentifier(responseId, MAX_PROVIDER_ID_LENGTH) || typeof response !== 'object' || response === null) {
+      return rejectMalformedToolCall('malformed_response');
+    }
+    const collector = createToolCallCollector(settings.identity, responseId, settings.limits);
+    return visit(response, collector) ?? collector.finish();
+  } catch {
+    return rejectMalformedToolCall('malformed_response');
+  }
+}
