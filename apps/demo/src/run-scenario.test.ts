@@ -1,0 +1,63 @@
+// The demo's scenario as a test: every expectation met, on the memory store and on a SQLite file
+// used twice (the second run must still hold, with the idempotency records of the first).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock } from '@toolseal/audit';
+import { createDigester } from '@toolseal/digests';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDemoStores, type StoreKind } from './demo-stores.js';
+import { DEMO_KEY, runScenario, type ScenarioReport } from './run-scenario.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'toolseal-demo-'));
+const sqlitePath = join(directory, 'demo.sqlite');
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+async function run(kind: StoreKind): Promise<ScenarioReport> {
+  const stores = await openDemoStores({ kind, sqlitePath, clock: systemClock, digester: createDigester({ key: DEMO_KEY }) });
+  try {
+    return await runScenario({ stores, storeKind: kind });
+  } finally {
+    await stores.close();
+  }
+}
+
+function expectAllMet(report: ScenarioReport): void {
+  expect(report.failures).toEqual([]);
+  expect(report.ok).toBe(true);
+  expect(report.chain.ok).toBe(true);
+  expect(report.providers).toEqual(['openai', 'anthropic', 'gemini']);
+  expect(report.expectations.met).toBe(report.expectations.total);
+}
+
+describe('the demo scenario', () => {
+  it('meets every expectation on the memory store', async () => {
+    const report = await run('memory');
+    expectAllMet(report);
+    expect(report.persisted_records).toBe(0);
+    expect(report.summary).toMatch(/^toolseal demo: 3 providers, \d+ turns, \d+ calls, (\d+)\/\1 expectations met; audit chain verified/);
+    // Every attack of the specification is in the script and was refused.
+    const titles = report.turns.map((turn) => turn.title).join('\n');
+    for (const attack of ['result swap', 'forged digest', 'top-level status', 'nests a token', 'prompt injection', 'crashes']) {
+      expect(titles.toLowerCase()).toContain(attack);
+    }
+    // The model never saw a protected field in any payload.
+    const payloads = JSON.stringify(report.turns.flatMap((turn) => turn.calls.map((call) => call.model_payload)));
+    expect(payloads).not.toMatch(/principal_ref|request_sha256|call_binding_sha256|operation_id|idempotency_key/);
+  });
+
+  it('meets every expectation on a SQLite file, twice: the second run replays the persisted records', async () => {
+    const first = await run('sqlite');
+    expectAllMet(first);
+    expect(first.persisted_records).toBe(0);
+    expect(first.summary).toContain('first run on this store');
+
+    const second = await run('sqlite');
+    expectAllMet(second);
+    expect(second.persisted_records).toBe(3);
+    expect(second.summary).toContain('idempotency records from an earlier run: 3 replayed, none executed again');
+    expect(second.chain.ok && second.chain.checked).toBe(first.chain.ok ? first.chain.checked * 2 : -1);
+    const approved = second.turns.filter((turn) => turn.title.startsWith('A person approves the exact request'));
+    expect(approved.map((turn) => turn.calls[0]?.delivery)).toEqual(['local_replay', 'local_replay', 'local_replay']);
+  });
+});
