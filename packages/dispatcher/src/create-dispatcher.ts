@@ -40,7 +40,7 @@ import { RateLimiter, checkRateLimit } from './rate-limiter.js';
 import { readArguments } from './read-arguments.js';
 import { readHandlerOutcome, readStatusOutcome } from './read-handler-outcome.js';
 import { readStoredResult } from './read-stored-result.js';
-import { runWithDeadline } from './run-with-deadline.js';
+import { runWithDeadline, type DeadlineRun } from './run-with-deadline.js';
 import { TurnDigester } from './turn-digester.js';
 
 const DEFAULT_LEASE_MS = 30_000;
@@ -325,35 +325,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   // ------------------------------------------------------------------------------ trusted checks
 
-  async function runCheck(
+  /** The check's answer, read without trusting it; synchronous when the check is. */
+  function runCheck(
     check: NonNullable<CompiledTool['check']>,
     invocation: ToolInvocation,
     controller: AbortController,
-  ): Promise<TrustedCheckOutcome> {
-    const hold: TrustedCheckOutcome = { ok: false, code: 'FACTS_UNAVAILABLE' };
-    const run = await runWithDeadline(check, invocation, controller, invocation.deadline - now());
-    if (run.kind !== 'returned') return hold;
-    const answer = run.value as Partial<TrustedCheckOutcome> | null;
-    try {
-      if (typeof answer !== 'object' || answer === null) return hold;
-      if (answer.ok === true) return { ok: true };
-      if (answer.ok !== false) return hold;
-      const { code } = answer as { code?: unknown };
-      if (code !== 'NOT_FOUND' && code !== 'RULE_REJECTED' && code !== 'FACTS_UNAVAILABLE' && code !== 'STATE_CHANGED') return hold;
-      const reasons = (answer as { reasons?: unknown }).reasons;
-      const copied =
-        reasons === undefined
-          ? []
-          : Array.isArray(reasons)
-            ? reasons.map((reason: { field?: unknown; rule?: unknown }) => ({ field: reason.field, rule: reason.rule }) as ErrorReason)
-            : null;
-      if (copied === null) return hold;
-      // The catalog decides whether these reasons are allowed for the code; a check that breaks it holds.
-      makeError(code, { reasons: copied });
-      return { ok: false, code, reasons: copied };
-    } catch {
-      return hold;
-    }
+  ): TrustedCheckOutcome | Promise<TrustedCheckOutcome> {
+    const run = runWithDeadline(check, invocation, controller, invocation.deadline - now());
+    return run instanceof Promise ? run.then(readCheckOutcome) : readCheckOutcome(run);
   }
 
   // ------------------------------------------------------------------------------ one call
@@ -435,7 +414,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     // Trusted checks: the host's check, then the proposal gate (access → state → rules).
     if (tool.check !== null) {
-      const checked = await runCheck(tool.check, invocation, controller);
+      const pending = runCheck(tool.check, invocation, controller);
+      const checked = pending instanceof Promise ? await pending : pending;
       if (!checked.ok) {
         return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: checked.reasons });
       }
@@ -742,6 +722,34 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   return Object.freeze({ dispatch, registry });
+}
+
+const HOLD: TrustedCheckOutcome = Object.freeze({ ok: false, code: 'FACTS_UNAVAILABLE' });
+
+/**
+ * A trusted check's answer, read without trusting it: `{ ok: true }`, or a refusal whose code and
+ * reasons the catalog accepts. Anything else (a throw, a timeout, garbage, a reason outside the
+ * catalog) holds the call.
+ */
+function readCheckOutcome(run: DeadlineRun): TrustedCheckOutcome {
+  if (run.kind !== 'returned') return HOLD;
+  try {
+    const answer = run.value as { ok?: unknown; code?: unknown; reasons?: unknown } | null;
+    if (typeof answer !== 'object' || answer === null) return HOLD;
+    if (answer.ok === true) return { ok: true };
+    if (answer.ok !== false) return HOLD;
+    const { code, reasons } = answer;
+    if (code !== 'NOT_FOUND' && code !== 'RULE_REJECTED' && code !== 'FACTS_UNAVAILABLE' && code !== 'STATE_CHANGED') return HOLD;
+    if (reasons !== undefined && !Array.isArray(reasons)) return HOLD;
+    const copied = ((reasons ?? []) as { field?: unknown; rule?: unknown }[]).map(
+      (reason) => ({ field: reason.field, rule: reason.rule }) as ErrorReason,
+    );
+    // The catalog decides whether these reasons are allowed for the code; a check that breaks it holds.
+    makeError(code, { reasons: copied });
+    return { ok: false, code, reasons: copied };
+  } catch {
+    return HOLD;
+  }
 }
 
 /** RFC 8785 text of a whole sealed package, reusing the canonical model result ("model_result" sorts first). */

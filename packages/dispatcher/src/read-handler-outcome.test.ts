@@ -32,6 +32,22 @@ describe('readHandlerOutcome', () => {
     expect(Object.getPrototypeOf(instance.envelope)).toBe(Envelope.prototype);
   });
 
+  it('keeps an own __proto__ key as an own key, for the output contract to refuse', () => {
+    const read = readHandlerOutcome(JSON.parse('{"kind":"data","data":{},"__proto__":{"admin":true}}'), 'data');
+    if (read.kind !== 'data') throw new Error('expected data');
+    expect(Object.hasOwn(read.envelope as object, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(read.envelope)).toBe(Object.prototype);
+  });
+
+  it('copies a plain envelope into a new object, leaving the handler\'s object alone', () => {
+    const answer = Object.freeze({ kind: 'data', data: { a: 1 }, resource_revision: 'r' });
+    const read = readHandlerOutcome(answer, 'data');
+    if (read.kind !== 'data') throw new Error('expected data');
+    expect(read.envelope).not.toBe(answer);
+    expect(read.envelope).toEqual({ data: { a: 1 }, resource_revision: 'r' });
+    expect(Object.keys(answer)).toContain('kind');
+  });
+
   it('reads catalogued errors a handler may answer with', () => {
     expect(readHandlerOutcome({ kind: 'error', code: 'NOT_FOUND' }, 'data')).toEqual({ kind: 'error', code: 'NOT_FOUND' });
     expect(readHandlerOutcome({ kind: 'error', code: 'RATE_LIMIT', retryAfterMs: 10 }, 'data')).toEqual({

@@ -42,6 +42,8 @@ function dataValue(descriptors: PropertyDescriptorMap, key: string): unknown {
 export function readHandlerOutcome(value: unknown, dataKind: 'data' | 'committed'): ReadOutcome {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return GARBAGE;
   try {
+    const plain = plainEnvelope(value, dataKind);
+    if (plain !== null) return { kind: 'data', envelope: plain };
     const descriptors = Object.getOwnPropertyDescriptors(value);
     const kind = dataValue(descriptors, 'kind');
     if (kind === dataKind) {
@@ -64,6 +66,26 @@ export function readHandlerOutcome(value: unknown, dataKind: 'data' | 'committed
   } catch {
     return GARBAGE;
   }
+}
+
+/**
+ * The common case, cheaply: a plain object whose own properties are all enumerable, string-keyed
+ * data properties, with `kind: dataKind`. Returns the same properties without `kind` in a new plain
+ * object (the same value for every check that follows), or `null` for anything else, which takes
+ * the descriptor-preserving path.
+ */
+function plainEnvelope(value: object, dataKind: string): object | null {
+  if (Object.getPrototypeOf(value) !== Object.prototype || Object.getOwnPropertySymbols(value).length > 0) return null;
+  const envelope: Record<string, unknown> = {};
+  let kindSeen = false;
+  for (const key of Object.getOwnPropertyNames(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    // An own "__proto__" cannot be copied by assignment; leave it to the slow path (and the guard).
+    if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true || key === '__proto__') return null;
+    if (key === 'kind') kindSeen = descriptor.value === dataKind;
+    else envelope[key] = descriptor.value;
+  }
+  return kindSeen ? envelope : null;
 }
 
 function copyReasons(reasons: readonly unknown[]): ErrorReason[] {

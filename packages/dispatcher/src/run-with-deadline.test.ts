@@ -39,6 +39,11 @@ describe('runWithDeadline', () => {
     expect(await runWithDeadline(() => new Promise(() => undefined), null, controller, 10_000)).toEqual({ kind: 'timed_out' });
   });
 
+  it('treats a deadline beyond the timer range as far away, not as 1 ms', async () => {
+    const run = runWithDeadline(() => new Promise((resolve) => setTimeout(() => resolve('late but fine'), 20)), null, new AbortController(), Number.POSITIVE_INFINITY);
+    expect(await run).toEqual({ kind: 'returned', value: 'late but fine' });
+  });
+
   it('returns a promise answer that beats the deadline', async () => {
     expect(await runWithDeadline(async () => 'ok', null, new AbortController(), 1_000)).toEqual({ kind: 'returned', value: 'ok' });
   });

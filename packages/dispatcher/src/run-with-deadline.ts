@@ -8,6 +8,8 @@ export type DeadlineRun =
   | { kind: 'timed_out' };
 
 const THREW: DeadlineRun = Object.freeze({ kind: 'threw' });
+/** The longest delay `setTimeout` honours (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
 const TIMED_OUT: DeadlineRun = Object.freeze({ kind: 'timed_out' });
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -47,7 +49,7 @@ export function runWithDeadline<TInput>(
       if (!signal.aborted) controller.abort();
       resolve(TIMED_OUT);
     };
-    const timer = setTimeout(stop, Math.max(0, remainingMs));
+    const timer = setTimeout(stop, Math.min(MAX_TIMER_MS, Math.max(0, remainingMs)));
     if (signal.aborted) {
       stop();
       return;
