@@ -2,9 +2,12 @@
 // rounds, same process), the durable stores with 1 and 8 concurrent callers, and memory after
 // 100,000 calls.
 import { createMemoryStores, systemClock } from '@toolseal/audit';
+import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
 import { createDigester, type HashBackend } from '@toolseal/digests';
 import { nodeCryptoBackend } from '@toolseal/digests/node';
+import { createToolRegistry, sealResult, verifyResult } from '@toolseal/result';
 import { BACKENDS } from './bench-seal-verify.js';
+import { GET_ORDER_ARGUMENTS_TEXT, NOW, PRINCIPAL, getOrderOutput, openAICallContext } from './bench-tools.js';
 import { CONCURRENCY_LEVELS } from './bench-audit-stores.js';
 import { createFloor } from './floor.js';
 import { SLOW_PACING, measureConcurrent, measureGroup } from './measure.js';
@@ -106,4 +109,83 @@ export async function benchDurableSealedCall(report: Report): Promise<void> {
       }
     }
   }
+}
+
+/** Each step of a sealed call timed alone, in interleaved rounds, to show where the time goes. */
+export async function benchSealedCallBreakdown(report: Report): Promise<void> {
+  const section = 'Where a sealed call spends its time (node:crypto, in-memory stores)';
+  const digester = createDigester({ backend: nodeCryptoBackend });
+  const stores = createMemoryStores({ clock: systemClock, digester });
+  const host = createSealedCallHost(stores, digester);
+  const turn = await host.dispatchOnly();
+  const dispatched = turn.results[0];
+  if (dispatched === undefined || dispatched.gate !== 'sealed') throw new Error('bench: the breakdown turn was not sealed');
+  const page = await stores.auditLog.query({ kind: 'sealed_call' }, { limit: 1 });
+  const body = page.entries[0]?.body;
+  if (body === undefined) throw new Error('bench: the dispatcher wrote no audit entry');
+  const sideStores = createMemoryStores({ clock: systemClock, digester });
+  const adapter = createOpenAIResponsesAdapter();
+  const response = {
+    id: 'resp_breakdown',
+    output: [{ type: 'function_call', id: 'fc_b', call_id: 'call_b', name: 'get_order', arguments: GET_ORDER_ARGUMENTS_TEXT, status: 'completed' }],
+  };
+  const registry = createToolRegistry([getOrderSpec()]);
+  const sealInput = {
+    registry,
+    tool_name: 'get_order',
+    principal: PRINCIPAL,
+    call: openAICallContext('call_b', 'op-b'),
+    arguments: { order_id: 'ORDER-C7' },
+    subject: { kind: 'data' as const, output: getOrderOutput('ORDER-C7') },
+    execution: { delivery: 'fresh' as const },
+    now: NOW,
+    digester,
+  };
+  const sealed = sealResult(sealInput).sealed;
+  let sequence = 0;
+  const steps = {
+    full: 'whole sealed call (parse → dispatch → format)',
+    parse: 'adapter parseToolCalls (OpenAI)',
+    dispatch: 'parse + dispatch (no format)',
+    format: 'adapter formatToolResults incl. verifyResult',
+    seal: 'sealResult alone',
+    verify: 'verifyResult alone',
+    append: "memory audit append of the dispatcher's entry",
+    floor: 'floor',
+  };
+  const measured = await measureGroup([
+    { name: steps.full, operation: () => host.call() },
+    { name: steps.parse, operation: () => adapter.parseToolCalls(response) },
+    { name: steps.dispatch, operation: () => host.dispatchOnly() },
+    { name: steps.format, operation: () => host.formatOnly(turn) },
+    { name: steps.seal, operation: () => sealResult(sealInput) },
+    { name: steps.verify, operation: () => verifyResult(sealed, sealInput) },
+    {
+      name: steps.append,
+      operation: () => {
+        sequence += 1;
+        return sideStores.auditLog.append({ kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: `op-${sequence}`, idempotency_key: null, body });
+      },
+    },
+    { name: steps.floor, operation: createFloor(getOrderSpec(), nodeCryptoBackend) },
+  ]);
+  const us = new Map(measured.map((measurement) => [measurement.name, measurement.us_per_op]));
+  const time = (name: string): number => us.get(name) ?? Number.NaN;
+  for (const measurement of measured) {
+    report.add({ section, name: measurement.name, value: measurement.us_per_op, unit: 'µs', note: `${Math.round(measurement.ops_per_second).toLocaleString('en-US')} ops/s` });
+  }
+  report.add({
+    section,
+    name: 'derived: dispatcher gates and orchestration',
+    value: time(steps.dispatch) - time(steps.parse) - time(steps.seal) - time(steps.append),
+    unit: 'µs',
+    note: 'parse + dispatch − parse − sealResult − audit append: guard, input schema, trusted check, handler run, abort signal, records',
+  });
+  report.add({
+    section,
+    name: 'derived: adapter format without verification',
+    value: time(steps.format) - time(steps.verify),
+    unit: 'µs',
+    note: 'format − verifyResult: correlation, identity checks, payload',
+  });
 }

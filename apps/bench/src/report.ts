@@ -29,6 +29,8 @@ export interface RatioRow {
   formula: string;
   target?: { comparison: '>=' | '<='; threshold: number };
   met?: boolean;
+  /** Unit of `value` when it is not a plain ratio (`×`). */
+  unit?: string;
 }
 
 /** A part that did not run, and why. */
@@ -75,15 +77,17 @@ export class Report {
     });
   }
 
-  ratio(name: string, value: number, formula: string, target?: RatioRow['target']): RatioRow {
+  ratio(name: string, value: number, formula: string, target?: RatioRow['target'], unit?: string): RatioRow {
     const row: RatioRow = { name, value, formula };
+    if (unit !== undefined) row.unit = unit;
     if (target !== undefined) {
       row.target = target;
       row.met = target.comparison === '>=' ? value >= target.threshold : value <= target.threshold;
     }
     this.ratios.push(row);
     const verdict = row.met === undefined ? '' : row.met ? ' MET' : ' MISSED';
-    console.log(`  ratio ${name}: ${value.toFixed(2)}×${target ? ` (target ${target.comparison} ${target.threshold}×)${verdict}` : ''}`);
+    const suffix = unit === undefined ? '×' : ` ${unit}`;
+    console.log(`  ratio ${name}: ${value.toFixed(2)}${suffix}${target ? ` (target ${target.comparison} ${target.threshold}${suffix})${verdict}` : ''}`);
     return row;
   }
 
@@ -116,12 +120,13 @@ export class Report {
     lines.push('');
     lines.push('### Targets (ratios of the same run)');
     lines.push('');
-    lines.push('| ratio | value | target | met |');
-    lines.push('|---|---:|---|---|');
+    lines.push('| ratio | value | target | met | computed as |');
+    lines.push('|---|---:|---|---|---|');
     for (const ratio of this.ratios.filter((row) => row.target !== undefined)) {
       const target = ratio.target;
+      const suffix = ratio.unit === undefined ? '×' : ` ${ratio.unit}`;
       lines.push(
-        `| ${cell(ratio.name)} | ${ratio.value.toFixed(2)}× | ${target ? `${target.comparison} ${target.threshold}×` : ''} | ${ratio.met ? 'yes' : '**no**'} |`,
+        `| ${cell(ratio.name)} | ${ratio.value.toFixed(2)}${suffix} | ${target ? `${target.comparison} ${target.threshold}${suffix}` : ''} | ${ratio.met ? 'yes' : '**no**'} | ${cell(ratio.formula)} |`,
       );
     }
     const informative = this.ratios.filter((row) => row.target === undefined);
@@ -131,7 +136,9 @@ export class Report {
       lines.push('');
       lines.push('| ratio | value | computed as |');
       lines.push('|---|---:|---|');
-      for (const ratio of informative) lines.push(`| ${cell(ratio.name)} | ${ratio.value.toFixed(2)}× | ${cell(ratio.formula)} |`);
+      for (const ratio of informative) {
+        lines.push(`| ${cell(ratio.name)} | ${ratio.value.toFixed(2)}${ratio.unit === undefined ? '×' : ` ${ratio.unit}`} | ${cell(ratio.formula)} |`);
+      }
     }
     const sections = [...new Set(this.rows.map((row) => row.section))];
     for (const section of sections) {

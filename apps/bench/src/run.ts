@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { benchAdapters } from './bench-adapters.js';
 import { benchAuditStores } from './bench-audit-stores.js';
 import { benchGuardCost, benchRejection } from './bench-guard.js';
-import { benchDurableSealedCall, benchSealedCall } from './bench-sealed-call.js';
+import { benchMemoryGrowth } from './bench-memory.js';
+import { benchDurableSealedCall, benchSealedCall, benchSealedCallBreakdown } from './bench-sealed-call.js';
 import { benchSealVerifySmall, benchSizeScaling } from './bench-seal-verify.js';
 import { Report } from './report.js';
 
@@ -13,6 +14,7 @@ const report = new Report();
 
 const stages: [string, (report: Report) => Promise<void>][] = [
   ['sealed call vs MCP vs floor', benchSealedCall],
+  ['sealed call breakdown', benchSealedCallBreakdown],
   ['sealResult / verifyResult', benchSealVerifySmall],
   ['size scaling', benchSizeScaling],
   ['guard cost', benchGuardCost],
@@ -20,6 +22,7 @@ const stages: [string, (report: Report) => Promise<void>][] = [
   ['adapters', benchAdapters],
   ['audit stores', benchAuditStores],
   ['durable sealed call', benchDurableSealedCall],
+  ['memory growth', benchMemoryGrowth],
 ];
 
 const only = process.env.BENCH_ONLY;

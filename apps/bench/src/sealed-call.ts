@@ -5,7 +5,8 @@
 import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
 import type { PrincipalContext } from '@toolseal/contracts';
 import type { Digester } from '@toolseal/digests';
-import { createDispatcher, type DispatcherStores } from '@toolseal/dispatcher';
+import type { ToolCall } from '@toolseal/contracts';
+import { createDispatcher, type DispatchedTurn, type DispatcherStores } from '@toolseal/dispatcher';
 import { createToolRegistry, type ToolSpec } from '@toolseal/result';
 import { GET_ORDER_ARGUMENTS_TEXT, PRINCIPAL, getOrderOutput, loadSharedToolSpecs } from './bench-tools.js';
 
@@ -21,6 +22,10 @@ export function getOrderSpec(): ToolSpec {
 export interface SealedCallHost {
   /** One sealed call: parse → dispatch → format. Resolves to the provider payload's output text. */
   call(): Promise<string>;
+  /** The first two steps only (parse → dispatch), for the cost breakdown. */
+  dispatchOnly(): Promise<DispatchedTurn>;
+  /** The last step only: formats an already dispatched turn again (verifying every binding). */
+  formatOnly(turn: DispatchedTurn): string;
   /** Calls made so far. */
   readonly count: number;
 }
@@ -44,29 +49,42 @@ export function createSealedCallHost(stores: DispatcherStores, digester: Digeste
   });
   const adapter = createOpenAIResponsesAdapter();
   let count = 0;
+  const callsOf = new WeakMap<DispatchedTurn, readonly ToolCall[]>();
+
+  const dispatchOnly = async (): Promise<DispatchedTurn> => {
+    count += 1;
+    const response = {
+      id: `resp_${count}`,
+      output: [{ type: 'function_call', id: `fc_${count}`, call_id: `call_${count}`, name: 'get_order', arguments: GET_ORDER_ARGUMENTS_TEXT, status: 'completed' }],
+    };
+    const parsed = adapter.parseToolCalls(response);
+    if (!parsed.ok) throw new Error(`bench: parse refused: ${parsed.error.code}`);
+    const turn = await dispatcher.dispatch(parsed.calls, { principal });
+    callsOf.set(turn, parsed.calls);
+    return turn;
+  };
+
+  const formatOnly = (turn: DispatchedTurn): string => {
+    const calls = callsOf.get(turn);
+    if (calls === undefined) throw new Error('bench: turn of another host');
+    const formatted = adapter.formatToolResults({
+      calls,
+      results: turn.sealed,
+      verify: turn.verify,
+      options: { continuation: 'previous_response_id' },
+    });
+    if (!formatted.ok) throw new Error(`bench: format refused: ${JSON.stringify(formatted.failures)}`);
+    const item = formatted.payload.input[0];
+    if (item === undefined || item.type !== 'function_call_output') throw new Error('bench: no function_call_output');
+    return item.output;
+  };
+
   return {
     get count() {
       return count;
     },
-    async call() {
-      count += 1;
-      const response = {
-        id: `resp_${count}`,
-        output: [{ type: 'function_call', id: `fc_${count}`, call_id: `call_${count}`, name: 'get_order', arguments: GET_ORDER_ARGUMENTS_TEXT, status: 'completed' }],
-      };
-      const parsed = adapter.parseToolCalls(response);
-      if (!parsed.ok) throw new Error(`bench: parse refused: ${parsed.error.code}`);
-      const turn = await dispatcher.dispatch(parsed.calls, { principal });
-      const formatted = adapter.formatToolResults({
-        calls: parsed.calls,
-        results: turn.sealed,
-        verify: turn.verify,
-        options: { continuation: 'previous_response_id' },
-      });
-      if (!formatted.ok) throw new Error(`bench: format refused: ${JSON.stringify(formatted.failures)}`);
-      const item = formatted.payload.input[0];
-      if (item === undefined || item.type !== 'function_call_output') throw new Error('bench: no function_call_output');
-      return item.output;
-    },
+    dispatchOnly,
+    formatOnly,
+    call: async () => formatOnly(await dispatchOnly()),
   };
 }

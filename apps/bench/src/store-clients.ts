@@ -65,7 +65,12 @@ let schemaCounter = 0;
  * Opens `count` clients of `kind`, or returns why the kind is unavailable (PostgreSQL not
  * reachable). Throws on any other failure.
  */
-export async function openStoreClients(kind: StoreKind, count: number, digester: Digester): Promise<StoreClients | { skipped: string }> {
+export async function openStoreClients(
+  kind: StoreKind,
+  count: number,
+  digester: Digester,
+  options: { sqliteSynchronous?: 'full' | 'normal' } = {},
+): Promise<StoreClients | { skipped: string }> {
   if (kind === 'memory') {
     const stores = createMemoryStores({ clock: systemClock, digester });
     return {
@@ -79,10 +84,11 @@ export async function openStoreClients(kind: StoreKind, count: number, digester:
     const directory = mkdtempSync(join(tmpdir(), 'toolseal-bench-'));
     const path = join(directory, 'toolseal.db');
     const opened: SqliteStores[] = [];
-    for (let index = 0; index < count; index++) opened.push(openSqliteStores({ path, digester }));
+    const synchronous = options.sqliteSynchronous ?? 'full';
+    for (let index = 0; index < count; index++) opened.push(openSqliteStores({ path, digester, synchronous }));
     return {
       kind,
-      description: `SQLite WAL file in a temporary directory, synchronous=full (default), ${count} connection${count > 1 ? 's' : ''}`,
+      description: `SQLite WAL file in a temporary directory, synchronous=${synchronous}${synchronous === 'full' ? ' (default)' : ''}, ${count} connection${count > 1 ? 's' : ''}`,
       clients: opened,
       close: async () => {
         for (const stores of opened) stores.close();
