@@ -44,7 +44,7 @@ describe('start-up checks', () => {
     ['a tool the registry does not know', { tools: [...goodTools, { name: 'send_email', handler }] }, /"send_email": is not in the registry/],
     ['a tool given twice', { tools: [...goodTools, { name: 'get_order', handler }] }, /"get_order": is given twice/],
     ['a missing handler', { tools: [{ name: 'get_order' } as DispatcherTool, goodTools[1] as DispatcherTool] }, /handler must be a function/],
-    ['a write without queryStatus', { tools: [goodTools[0] as DispatcherTool, { name: 'create_refund_draft', handler }] }, /needs queryStatus/],
+    ['a status query on a read', { tools: [{ name: 'get_order', handler, queryStatus }, goodTools[1] as DispatcherTool] }, /queryStatus applies to write tools only/],
     ['an approval policy on a read', { tools: [{ name: 'get_order', handler, approval: 'none' }, goodTools[1] as DispatcherTool] }, /write tools only/],
     ['a bad approval policy', { tools: [goodTools[0] as DispatcherTool, { name: 'create_refund_draft', handler, queryStatus, approval: 'maybe' as never }] }, /approval must be/],
     ['a zero deadline', { tools: [{ name: 'get_order', handler, deadlineMs: 0 }, goodTools[1] as DispatcherTool] }, /deadlineMs must be an integer/],

@@ -84,12 +84,6 @@ function compileTool(
   if (spec.queryStatus !== undefined && !isFunction(spec.queryStatus)) {
     throw new DispatcherConfigError(name, 'queryStatus must be a function');
   }
-  if (write && spec.queryStatus === undefined) {
-    throw new DispatcherConfigError(
-      name,
-      'a write tool needs queryStatus: without it an unknown outcome can never be reconciled',
-    );
-  }
   if (!write && spec.queryStatus !== undefined) {
     throw new DispatcherConfigError(name, 'queryStatus applies to write tools only (this tool reads)');
   }
@@ -123,8 +117,7 @@ function compileTool(
 /**
  * Pairs every registry entry with exactly one `DispatcherTool` and checks the pair, at start-up:
  * a tool the registry does not know, a registered tool without code, a name given twice, a missing
- * handler, a write without a status query, an approval policy on a read, bad limits or deadlines
- * all throw a `DispatcherConfigError` naming the tool.
+ * handler, an approval policy or status query on a read, bad limits or deadlines all throw a `DispatcherConfigError` naming the tool.
  */
 export function compileDispatcherTools(
   registry: ToolRegistry,

@@ -528,6 +528,26 @@ describe('gate: idempotency', () => {
     expect((await host.stores.idempotencyStore.get('unknown-key'))?.state).toBe('unknown');
   });
 
+  it('keeps a write without a status query at OUTCOME_UNKNOWN once its outcome is unknown, never running it again', async () => {
+    const host = createTestHost({
+      deadlines: { create_refund_draft: 30 },
+      tools: (tools) =>
+        tools.map((tool) => {
+          if (tool.name !== 'create_refund_draft') return tool;
+          const { queryStatus: _dropped, ...rest } = tool;
+          return rest;
+        }),
+    });
+    const approval = await approveBaseline(host, 'no-status-key');
+    const approved = { ...context, approvals: [approval] };
+    host.impl.create_refund_draft = () => new Promise<never>(() => undefined);
+    await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved);
+    const again = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved));
+    expect(again.gate).toBe('status_query');
+    expectCatalog(again.sealed.model_result, 'OUTCOME_UNKNOWN');
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
   it('answers two concurrent calls under one key with one execution and OUTCOME_UNKNOWN for the other', async () => {
     const host = createTestHost();
     const approval = await approveBaseline(host, 'parallel-key');

@@ -2,7 +2,7 @@ const MARKER = Symbol.for('toolseal.error.DispatcherConfigError');
 
 /**
  * The dispatcher could not be created: the host's configuration is wrong (a tool without a
- * handler, a registry entry without a tool, a write without a status query, a bad deadline...).
+ * handler, a registry entry without a tool, an approval policy on a read, a bad deadline...).
  * Thrown by `createDispatcher` at start-up only, never while dispatching.
  */
 export class DispatcherConfigError extends Error {

@@ -135,7 +135,10 @@ export interface DispatcherTool {
    * Default `required`.
    */
   approval?: 'required' | 'none';
-  /** Writes: reconciles an unknown outcome through the downstream receipt. Required for writes. */
+  /**
+   * Writes: reconciles an unknown outcome through the downstream receipt. Without it, a write
+   * whose outcome became unknown stays OUTCOME_UNKNOWN for its key (a person reconciles it).
+   */
   queryStatus?: StatusQuery;
   /** How long the handler may run, in ms (default: the dispatcher's `defaultDeadlineMs`). */
   deadlineMs?: number;
