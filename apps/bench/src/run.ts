@@ -1,5 +1,6 @@
 // `pnpm bench`: every measurement of issue 8 in one process run; writes results.json and
 // results.md beside package.json and prints the table.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchAdapters } from './bench-adapters.js';
 import { benchAuditStores } from './bench-audit-stores.js';
@@ -35,4 +36,17 @@ for (const [name, stage] of stages) {
 }
 
 const markdown = report.write(join(packageDir, 'results.json'), join(packageDir, 'results.md'));
+
+// A full run also refreshes the table in README.md (between its markers).
+if (only === undefined && process.env.BENCH_QUICK !== '1') {
+  const readmePath = join(packageDir, 'README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  const start = '<!-- results:start -->';
+  const end = '<!-- results:end -->';
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from !== -1 && to > from) {
+    writeFileSync(readmePath, `${readme.slice(0, from + start.length)}\n${markdown}${readme.slice(to)}`);
+  }
+}
 console.log('\n' + markdown);
