@@ -87,7 +87,7 @@ export class Report {
     this.ratios.push(row);
     const verdict = row.met === undefined ? '' : row.met ? ' MET' : ' MISSED';
     const suffix = unit === undefined ? '×' : ` ${unit}`;
-    console.log(`  ratio ${name}: ${value.toFixed(2)}${suffix}${target ? ` (target ${target.comparison} ${target.threshold}${suffix})${verdict}` : ''}`);
+    console.log(`  ratio ${name}: ${value.toFixed(3)}${suffix}${target ? ` (target ${target.comparison} ${target.threshold}${suffix})${verdict}` : ''}`);
     return row;
   }
 
@@ -126,7 +126,7 @@ export class Report {
       const target = ratio.target;
       const suffix = ratio.unit === undefined ? '×' : ` ${ratio.unit}`;
       lines.push(
-        `| ${cell(ratio.name)} | ${ratio.value.toFixed(2)}${suffix} | ${target ? `${target.comparison} ${target.threshold}${suffix}` : ''} | ${ratio.met ? 'yes' : '**no**'} | ${cell(ratio.formula)} |`,
+        `| ${cell(ratio.name)} | ${ratio.value.toFixed(3)}${suffix} | ${target ? `${target.comparison} ${target.threshold}${suffix}` : ''} | ${ratio.met ? 'yes' : '**no**'} | ${cell(ratio.formula)} |`,
       );
     }
     const informative = this.ratios.filter((row) => row.target === undefined);
