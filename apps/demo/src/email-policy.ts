@@ -2,7 +2,16 @@ import type { ErrorReason, PrincipalContext } from '@toolseal/contracts';
 import type { TrustedCheckOutcome } from '@toolseal/dispatcher';
 import type { CedarWorld } from './cedar-world.js';
 
-const ORDER_REFERENCE = /ORDER-[A-Z0-9]{1,32}/g;
+// Matched on normalized text only (see `normalizeForPolicy`), so case, look-alike dashes,
+// compatibility forms and invisible characters cannot hide an order reference.
+const ORDER_REFERENCE = /ORDER\s*-\s*([A-Z0-9]{1,32})/gu;
+const INVISIBLE = /[\p{Cf}\p{Mn}\u034F\u115F\u1160\u3164\uFFA0]/gu;
+const DASHES = /[\p{Pd}\u2212\uFE63\uFF0D]/gu;
+
+/** NFKC, invisible characters removed, every dash made `-`, upper case. */
+export function normalizeForPolicy(text: string): string {
+  return text.normalize('NFKC').replace(INVISIBLE, '').replace(DASHES, '-').toUpperCase();
+}
 
 /**
  * The trusted email policy of tenant Cedar (fabricated), decided from the authenticated principal
@@ -23,7 +32,7 @@ export function checkEmailPolicy(world: CedarWorld, principal: PrincipalContext,
   }
   const named = new Set<string>();
   for (const field of ['subject', 'body'] as const) {
-    const found = [...email[field].matchAll(ORDER_REFERENCE)].map((match) => match[0]);
+    const found = [...normalizeForPolicy(email[field]).matchAll(ORDER_REFERENCE)].map((match) => `ORDER-${match[1] ?? ''}`);
     for (const order of found) named.add(order);
     if (found.some((order) => !world.ownsOrder(principal, order))) {
       reasons.push({ field: `/${field}`, rule: 'data_classification' });
