@@ -1,5 +1,55 @@
 import type { JsonValue, ModelResult } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
+import { isWellFormedText } from '@toolseal/guard';
+
+/**
+ * RFC 8785 text of a well-formed string: RFC 8785 section 3.2.2.2 serializes strings exactly as
+ * ECMAScript's `JSON.stringify` does. `null` for a non-string or a lone surrogate (which RFC 8785
+ * refuses and `JSON.stringify` would escape).
+ */
+function canonicalString(value: unknown): string | null {
+  return typeof value === 'string' && isWellFormedText(value) ? JSON.stringify(value) : null;
+}
+
+/**
+ * The members after `data` of a model result whose `error` is `null`, written directly: RFC 8785
+ * orders members by their UTF-16 code units, so `error` < `execution` < `provenance` <
+ * `schema_version` < `status`, `complete` < `delivery` < `outcome` < `truncated`, and
+ * `observed_at` < `producer_revision` < `resource_revision` < `source_label` < `trust`. `null` when
+ * a member does not have the type `ModelResult` gives it (then the generic path decides).
+ */
+function composeSucceededTail(result: Omit<ModelResult, 'data'>): string | null {
+  const { execution, provenance } = result;
+  if (typeof execution.complete !== 'boolean' || typeof execution.truncated !== 'boolean') return null;
+  const delivery = canonicalString(execution.delivery);
+  const outcome = canonicalString(execution.outcome);
+  const observedAt = canonicalString(provenance.observed_at);
+  const producerRevision = canonicalString(provenance.producer_revision);
+  const resourceRevision = provenance.resource_revision === null ? 'null' : canonicalString(provenance.resource_revision);
+  const sourceLabel = canonicalString(provenance.source_label);
+  const trust = canonicalString(provenance.trust);
+  const schemaVersion = canonicalString(result.schema_version);
+  const status = canonicalString(result.status);
+  if (
+    delivery === null ||
+    outcome === null ||
+    observedAt === null ||
+    producerRevision === null ||
+    resourceRevision === null ||
+    sourceLabel === null ||
+    trust === null ||
+    schemaVersion === null ||
+    status === null
+  ) {
+    return null;
+  }
+  return (
+    `"error":null,"execution":{"complete":${execution.complete},"delivery":${delivery},"outcome":${outcome},` +
+    `"truncated":${execution.truncated}},"provenance":{"observed_at":${observedAt},` +
+    `"producer_revision":${producerRevision},"resource_revision":${resourceRevision},` +
+    `"source_label":${sourceLabel},"trust":${trust}},"schema_version":${schemaVersion},"status":${status}}`
+  );
+}
 
 /**
  * RFC 8785 text of a model result whose `data` is already canonical. RFC 8785 orders members by
@@ -8,8 +58,15 @@ import { canonicalize } from '@toolseal/digests';
  * before "error", "execution", "provenance", "schema_version" and "status"). This lets the seal and
  * verification paths canonicalize `data` once, measure its bytes, and still hash exactly
  * `canonicalize(model_result)`.
+ *
+ * `result` must have exactly the members of `ModelResult` (the seal builds it so; verification
+ * validates it against `MODEL_RESULT_SCHEMA` first). When `error` is `null` (every data result) the
+ * fixed members are written directly, without canonicalizing them; otherwise they are canonicalized.
+ * Throws `CanonicalizationError` where `canonicalize(result)` would.
  */
 export function composeCanonicalModelResult(canonicalData: string, result: Omit<ModelResult, 'data'>): string {
+  const tail = result.error === null ? composeSucceededTail(result) : null;
+  if (tail !== null) return `{"data":${canonicalData},${tail}`;
   const rest = canonicalize({
     error: result.error,
     execution: result.execution,
@@ -18,6 +75,20 @@ export function composeCanonicalModelResult(canonicalData: string, result: Omit<
     status: result.status,
   });
   return `{"data":${canonicalData},${rest.slice(1)}`;
+}
+
+/**
+ * The `data` member of `canonicalModelResult`, the RFC 8785 text of a model result that passed
+ * `MODEL_RESULT_SCHEMA`, without canonicalizing anything: `data` is its first member, and `error`
+ * comes right after it. Only `data` may hold a member named `error` (every other object of the
+ * schema lists its members, and a JSON string cannot hold an unescaped `"`), so the last `,"error":`
+ * of the text is the top-level one. `null` when the text does not have that shape.
+ */
+export function canonicalDataOf(canonicalModelResult: string): string | null {
+  const prefix = '{"data":';
+  if (!canonicalModelResult.startsWith(prefix)) return null;
+  const end = canonicalModelResult.lastIndexOf(',"error":');
+  return end > prefix.length ? canonicalModelResult.slice(prefix.length, end) : null;
 }
 
 /** `canonicalize(data)`, or `null` when `data` cannot be canonicalized. */

@@ -5,7 +5,7 @@ import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { checkHandlerOutput, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { OUTPUT_VIOLATION_RULES } from './output-violation.js';
 import { createToolRegistry, type RegisteredTool } from './tool-registry.js';
-import { utcTimestampMs } from './utc-timestamp.js';
+import { parseUtcTimestamp } from './utc-timestamp.js';
 
 const specs = loadToolSpecs();
 const mediaSpec = copy(specs.kbSearch);
@@ -18,7 +18,7 @@ const tool = (name: string): RegisteredTool => {
   if (found === undefined) throw new Error(`no tool ${name}`);
   return found;
 };
-const NOW = utcTimestampMs('2026-07-19T00:00:01Z');
+const NOW = parseUtcTimestamp('2026-07-19T00:00:01Z');
 
 const order = {
   data: { order_ref: 'ORDER-C7', status: 'paid', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }] },

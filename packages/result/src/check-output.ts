@@ -4,7 +4,7 @@ import { tryCanonicalize } from './canonical-model-result.js';
 import { jsonEqual, valueAt, valuesAtTemplate } from './json-pointer.js';
 import type { OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
-import { isUtcTimestamp, utcTimestampMs } from './utc-timestamp.js';
+import { parseUtcTimestamp } from './utc-timestamp.js';
 
 /** How far in the future a handler's `observed_at` may lie (clock skew between hosts). */
 export const MAX_CLOCK_SKEW_MS = 300_000;
@@ -191,8 +191,9 @@ export function checkHandlerOutput(
 
   if (!isResourceRevision(tool, resource_revision)) violations.push({ rule: 'resource_revision', path: '/resource_revision' });
 
-  if (!isUtcTimestamp(observed_at)) violations.push({ rule: 'observed_at', path: '/observed_at' });
-  else if (utcTimestampMs(observed_at) > nowMs + MAX_CLOCK_SKEW_MS) {
+  const observedMs = parseUtcTimestamp(observed_at);
+  if (Number.isNaN(observedMs)) violations.push({ rule: 'observed_at', path: '/observed_at' });
+  else if (observedMs > nowMs + MAX_CLOCK_SKEW_MS) {
     violations.push({ rule: 'observed_at_future', path: '/observed_at' });
   }
 

@@ -21,7 +21,7 @@ import { composeCanonicalModelResult } from './canonical-model-result.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { toUtcTimestamp, utcTimestampMs } from './utc-timestamp.js';
+import { readUtcClock } from './utc-timestamp.js';
 
 /**
  * What a handler returns: business data plus the envelope the registry needs. Untrusted until
@@ -169,7 +169,8 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   const { registry, subject, execution } = input;
   const tool = registry.get(input.tool_name);
   const contract: Readonly<ToolContract> = tool?.contract ?? registry.unregisteredContract;
-  const observedNow = toUtcTimestamp(input.now());
+  const clock = readUtcClock(input.now());
+  const observedNow = clock.text;
   let violations: OutputViolation[] = [];
   let modelResult: ModelResult;
   let canonical: string | null = null;
@@ -188,7 +189,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     if (execution.outcome !== undefined && execution.outcome !== 'committed') {
       throw new TypeError('sealResult: a data result has outcome "committed"; seal an error otherwise');
     }
-    const checked = checkHandlerOutput(tool, subject.output, input.arguments, utcTimestampMs(observedNow));
+    const checked = checkHandlerOutput(tool, subject.output, input.arguments, clock.ms);
     if (checked.ok) {
       const value = checked.value;
       modelResult = {
