@@ -42,6 +42,7 @@ describe('correlateToolResults', () => {
       const original = results.find((result) => result.protected_audit.provider_context.call_id === entry.call.call_id);
       expect(entry.sealed.model_result).toEqual(original?.model_result);
       expect(entry.sealed.protected_audit).toBe(original?.protected_audit);
+      expect(entry.canonical_model_result).toBe(canonicalize(original?.model_result));
     }
   });
 
@@ -210,6 +211,8 @@ describe('correlateToolResults', () => {
       // Whatever the getter said first is both what was verified and what is sent.
       expect(recorder.seen[0]?.sealed.model_result.data).toEqual(JSON.parse(outcome.results[0]!.modelResultText).data);
       expect(Object.getOwnPropertyDescriptor(recorder.seen[0]?.sealed.model_result.data, 'note')).toHaveProperty('value');
+      // The verifier is told the exact bytes that are sent, and the copy it validates parses from them.
+      expect(recorder.seen[0]?.canonical_model_result).toBe(outcome.results[0]!.modelResultText);
     } else {
       expect(outcome.failures[0]?.verify_reasons).toEqual(['malformed_package']);
     }

@@ -150,7 +150,12 @@ type SnapshotOutcome =
 /**
  * Canonicalizes `model_result` once and verifies a plain-data copy parsed back from that text, so
  * the bytes that reach the provider are exactly the bytes that were verified (no getter, proxy or
- * later mutation can slip between the check and the write).
+ * later mutation can slip between the check and the write). The text goes to the verifier too
+ * (`canonical_model_result`): it hashes these bytes for `result_sha256` instead of canonicalizing
+ * the copy again, and validates the copy, which `JSON.parse` made from exactly these bytes.
+ *
+ * Validating the original object and sending its canonical text, without the copy, would not be
+ * safe: a getter or proxy can answer the validator's reads and the canonicalizer's read differently.
  */
 function verifySnapshot(
   verify: ResultVerifier,
@@ -171,7 +176,7 @@ function verifySnapshot(
   }
   let outcome: ReturnType<ResultVerifier>;
   try {
-    outcome = verify(snapshot, call);
+    outcome = verify(snapshot, call, { canonical_model_result: text });
   } catch {
     return { ok: false, reasons: ['malformed_package'] };
   }

@@ -11,10 +11,10 @@ describe('createRecordingVerifier', () => {
     const first = fakeSealedResult(call);
     const second = fakeSealedResult({ ...call, call_id: 'c2' });
     expect(recorder.verify(first, call)).toEqual({ ok: true });
-    expect(recorder.verify(second, call)).toEqual({ ok: true });
+    expect(recorder.verify(second, call, { canonical_model_result: '{"data":null}' })).toEqual({ ok: true });
     expect(recorder.seen).toEqual([
-      { sealed: first, call },
-      { sealed: second, call },
+      { sealed: first, call, canonical_model_result: null },
+      { sealed: second, call, canonical_model_result: '{"data":null}' },
     ]);
     expect(recorder.seen[0]?.sealed).toBe(first);
   });

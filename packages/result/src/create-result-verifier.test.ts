@@ -1,5 +1,5 @@
 import type { CallContext, ToolCall } from '@toolseal/contracts';
-import { createDigester } from '@toolseal/digests';
+import { canonicalize, createDigester } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { createResultVerifier } from './create-result-verifier.js';
@@ -58,6 +58,12 @@ describe('createResultVerifier', () => {
     expect(verify(sealed, { ...toolCall, response_id: 'resp_other' })).toEqual({ ok: false, reasons: ['provider_context'] });
     expect(verify(sealed, { ...toolCall, adapter_revision: 'openai-responses-v0' })).toEqual({ ok: false, reasons: ['provider_context'] });
     expect(verify(sealed, { ...toolCall, tool_name: 'kb_search' })).toEqual({ ok: false, reasons: ['tool_contract'] });
+  });
+
+  it('passes the text the adapter sends on to verifyResult', () => {
+    const text = canonicalize(sealed.model_result);
+    expect(verify(sealed, toolCall, { canonical_model_result: text })).toEqual({ ok: true });
+    expect(verify(sealed, toolCall, { canonical_model_result: `${text} ` })).toEqual({ ok: false, reasons: ['result_digest', 'call_binding'] });
   });
 
   it('merges the package reasons, in canonical order', () => {

@@ -8,10 +8,11 @@ const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adap
  * host's trusted record of a call (from its own state, keyed by the call's ids), or `undefined` for
  * a call the host does not know, which fails with `provider_context`. The adapter's `ToolCall` must
  * agree with that record (ids: `provider_context`; tool name: `tool_contract`), and the package is
- * then verified with `verifyResult` against the record.
+ * then verified with `verifyResult` against the record, with the verifier's options (the canonical
+ * text the adapter sends) passed on.
  */
 export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext | undefined): ResultVerifier {
-  return (sealed, call) => {
+  return (sealed, call, options) => {
     const trusted = lookup(call);
     if (trusted === undefined) return failWith(['provider_context']);
     const reasons: VerifyFailureReason[] = [];
@@ -19,7 +20,8 @@ export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext 
       if (call[key] !== trusted.call[key]) reasons.push('provider_context');
     }
     if (call.tool_name !== trusted.tool_name) reasons.push('tool_contract');
-    const outcome = verifyResult(sealed, trusted);
+    const outcome = verifyResult(sealed, trusted, options);
+    if (reasons.length === 0) return outcome;
     if (!outcome.ok) reasons.push(...outcome.reasons);
     return failWith(reasons);
   };

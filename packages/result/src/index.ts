@@ -19,6 +19,6 @@ export {
   type SealSubject,
   type HandlerData,
 } from './seal-result.js';
-export { verifyResult, type TrustedContext } from './verify-result.js';
+export { verifyResult, type TrustedContext, type VerifyResultOptions } from './verify-result.js';
 export { createResultVerifier } from './create-result-verifier.js';
 export { MODEL_RESULT_SCHEMA, PROTECTED_AUDIT_SCHEMA } from './package-schema.js';

@@ -1,7 +1,7 @@
 // Mutation completeness: every leaf of a sealed package, changed alone, must fail verification,
 // except the fields listed in UNBOUND, each with the reason it is deliberately not bound.
-import type { CallContext, JsonValue, SealedResult } from '@toolseal/contracts';
-import { createDigester } from '@toolseal/digests';
+import type { CallContext, JsonValue, SealedResult, VerifyOutcome } from '@toolseal/contracts';
+import { canonicalize, createDigester } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { copy, loadKbCases, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { alternativeFor, leavesOf, pathText, withLeaf } from './__fixtures__/leaves.js';
@@ -97,9 +97,35 @@ const samples: Sample[] = [
   }),
 ];
 
+/**
+ * How an adapter verifies (`@toolseal/adapter-core`): it canonicalizes `model_result` once, passes a
+ * copy parsed from that text with the text itself, and the dispatcher's trusted context carries the
+ * principal reference and request digest it computed from trusted inputs.
+ */
+function verifyAsAdapter(sealed: SealedResult, trusted: TrustedContext): VerifyOutcome {
+  const contract = registry.get(trusted.tool_name)?.contract ?? registry.unregisteredContract;
+  const memoized: TrustedContext = {
+    ...trusted,
+    principal_ref: digester.principalRef(trusted.principal),
+    request_sha256: digester.requestDigest({
+      tenant_id: trusted.principal.tenant_id,
+      subject_id: trusted.principal.subject_id,
+      tool_name: contract.tool_name,
+      arguments: trusted.arguments,
+      input_revision: contract.input_revision,
+      output_revision: contract.output_revision,
+      effect_revision: contract.effect_revision,
+    }),
+  };
+  const text = canonicalize(sealed.model_result);
+  const snapshot = { model_result: JSON.parse(text) as SealedResult['model_result'], protected_audit: sealed.protected_audit };
+  return verifyResult(snapshot, memoized, { canonical_model_result: text });
+}
+
 describe.each(samples.map((entry) => [entry.name, entry] as const))('mutation completeness: %s', (_name, entry) => {
   it('verifies unchanged', () => {
     expect(verifyResult(entry.sealed, entry.trusted)).toEqual({ ok: true });
+    expect(verifyAsAdapter(entry.sealed, entry.trusted)).toEqual({ ok: true });
   });
 
   it('fails verification when any bound leaf alone changes', () => {
@@ -112,8 +138,11 @@ describe.each(samples.map((entry) => [entry.name, entry] as const))('mutation co
       // can, a value the schema still accepts: only the bindings and comparisons can catch it.
       for (const replacement of [alternativeFor(leaf.value), sameShapeAlternative(leaf.value)]) {
         if (replacement === undefined || JSON.stringify(replacement) === JSON.stringify(leaf.value)) continue;
-        const outcome = verifyResult(withLeaf(entry.sealed, leaf.path, replacement), entry.trusted);
+        const changed = withLeaf(entry.sealed, leaf.path, replacement);
+        const outcome = verifyResult(changed, entry.trusted);
         expect(outcome.ok, `${path} = ${JSON.stringify(replacement)}`).toBe(false);
+        // The adapter's path (hash the sent text, memoized trusted digests) gives the same verdict.
+        expect(verifyAsAdapter(changed, entry.trusted), `${path} = ${JSON.stringify(replacement)}`).toEqual(outcome);
       }
     }
   });
@@ -125,6 +154,7 @@ describe.each(samples.map((entry) => [entry.name, entry] as const))('mutation co
         ? withLeaf(entry.sealed, segments, [{ path: '/data', reason: 'truncated' }])
         : withLeaf(entry.sealed, segments, 'changed-reference');
       expect(verifyResult(changed, entry.trusted), path).toEqual({ ok: true });
+      expect(verifyAsAdapter(changed, entry.trusted), path).toEqual({ ok: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { CallContext, PrincipalContext, SealedResult } from '@toolseal/contracts';
-import { createDigester } from '@toolseal/digests';
+import { canonicalize, createDigester } from '@toolseal/digests';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
@@ -278,6 +278,85 @@ describe('verifyResult', () => {
         fc.pre(JSON.stringify(parent[last]) !== JSON.stringify(value));
         parent[last] = value;
         expect(verifyResult(draft, trustedA).ok).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('verifyResult with the text the adapter sends and memoized trusted digests', () => {
+  const textA = canonicalize(packageA.model_result);
+  const snapshotA = (): SealedResult => ({ model_result: JSON.parse(textA) as SealedResult['model_result'], protected_audit: copy(packageA.protected_audit) });
+  const requestA = sealResult({
+    registry,
+    tool_name: 'get_order',
+    principal,
+    call: callA,
+    arguments: { order_id: 'ORDER-C7' },
+    subject: { kind: 'data', output: order('ORDER-C7') },
+    execution: { delivery: 'fresh' },
+    now: () => '2026-07-19T00:00:01Z',
+    digester,
+  }).sealed.protected_audit.binding.request_sha256;
+  const memoizedA = trustedFor(callA, 'ORDER-C7', { principal_ref: digester.principalRef(principal), request_sha256: requestA });
+
+  it('accepts the copy parsed from the text, hashing the text', () => {
+    expect(verifyResult(snapshotA(), trustedA, { canonical_model_result: textA })).toEqual({ ok: true });
+    expect(verifyResult(snapshotA(), memoizedA, { canonical_model_result: textA })).toEqual({ ok: true });
+  });
+
+  it('hashes exactly the bytes given: other text fails result_digest and call_binding, even for an equal object', () => {
+    const spaced = JSON.stringify(JSON.parse(textA), null, 1);
+    expect(verifyResult(snapshotA(), trustedA, { canonical_model_result: spaced })).toEqual({ ok: false, reasons: ['result_digest', 'call_binding'] });
+    const textB = canonicalize(packageB.model_result);
+    expect(verifyResult(snapshotA(), trustedA, { canonical_model_result: textB })).toEqual({ ok: false, reasons: ['result_digest', 'call_binding'] });
+  });
+
+  it('still validates the copy: a changed copy fails even with the sealed text', () => {
+    const snapshot = snapshotA();
+    (snapshot.model_result.data as { status: string }).status = 'shipped';
+    expect(verifyResult(snapshot, memoizedA, { canonical_model_result: textA })).toEqual({ ok: false, reasons: ['output_contract'] });
+  });
+
+  it('measures data inside the text against maxBytes', () => {
+    const tool = registry.get('get_order');
+    const dataText = canonicalize(packageA.model_result.data);
+    expect(tool?.limits.maxBytes).toBeGreaterThan(dataText.length);
+    const small = createToolRegistry([{ ...specs.getOrder, limits: { maxBytes: dataText.length - 1 } }]);
+    const trusted = { ...trustedA, registry: small };
+    // Sealed under the roomy registry, verified under the tight one: data is one byte too large.
+    expect(verifyResult(snapshotA(), trusted, { canonical_model_result: textA }).ok).toBe(false);
+    expect(verifyResult(snapshotA(), trusted, { canonical_model_result: textA })).toEqual(verifyResult(packageA, trusted));
+    expect(verifyResult(snapshotA(), trusted, { canonical_model_result: textA })).toMatchObject({ reasons: expect.arrayContaining(['output_contract']) });
+  });
+
+  it('compares with the memoized values, never with the package: a wrong memo fails', () => {
+    const wrongRequest = trustedFor(callA, 'ORDER-C7', { request_sha256: packageB.protected_audit.binding.request_sha256 });
+    expect(verifyResult(snapshotA(), wrongRequest, { canonical_model_result: textA })).toEqual({ ok: false, reasons: ['request_digest', 'call_binding'] });
+    const wrongPrincipal = trustedFor(callA, 'ORDER-C7', { principal_ref: 'b'.repeat(64) });
+    expect(verifyResult(packageA, wrongPrincipal)).toEqual({ ok: false, reasons: ['principal_ref'] });
+  });
+
+  it('gives the same verdict with and without the text for random replacements (property)', () => {
+    const paths = [
+      ['model_result', 'data', 'status'],
+      ['model_result', 'data', 'amount'],
+      ['model_result', 'status'],
+      ['model_result', 'error'],
+      ['model_result', 'provenance', 'observed_at'],
+      ['model_result', 'execution', 'truncated'],
+      ['protected_audit', 'binding', 'result_sha256'],
+    ] as const;
+    fc.assert(
+      fc.property(fc.constantFrom(...paths), fc.jsonValue(), (path, value) => {
+        const draft = copy(packageA) as unknown as Record<string, Record<string, unknown>>;
+        let parent: Record<string, unknown> = draft;
+        for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+        parent[path[path.length - 1] as string] = value;
+        const sealed = draft as unknown as SealedResult;
+        const text = canonicalize(sealed.model_result);
+        const snapshot = { model_result: JSON.parse(text) as SealedResult['model_result'], protected_audit: sealed.protected_audit };
+        expect(verifyResult(snapshot, memoizedA, { canonical_model_result: text })).toEqual(verifyResult(sealed, trustedA));
       }),
       { numRuns: 500 },
     );

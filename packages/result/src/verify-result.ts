@@ -5,6 +5,7 @@ import type {
   ModelResult,
   PrincipalContext,
   ProtectedAudit,
+  Sha256Hex,
   ToolContract,
   VerifyFailureReason,
   VerifyOutcome,
@@ -12,7 +13,7 @@ import type {
 import { constantTimeEqual, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, checkError } from '@toolseal/errors';
 import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/guard';
-import { composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
+import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision } from './check-output.js';
 import { MODEL_RESULT_SCHEMA, PROTECTED_AUDIT_SCHEMA } from './package-schema.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
@@ -35,6 +36,31 @@ export interface TrustedContext {
   arguments: JsonValue | null;
   /** The same digester (and key, when keyed) the seal used. */
   digester: Digester;
+  /**
+   * `digester.principalRef(principal)`, when the trusted side already computed it (the dispatcher
+   * does once per turn). It derives from `principal` alone, so it is the same for every package of
+   * the principal; computed here when absent. Never take it from a package.
+   */
+  principal_ref?: Sha256Hex;
+  /**
+   * `digester.requestDigest` of `principal`, the contract of `tool_name` and `arguments`, when the
+   * trusted side already computed it from exactly those (the dispatcher keeps the one its seal
+   * made). It derives from trusted inputs alone; computed here when absent. Never take it from a
+   * package: `result_sha256` and `call_binding_sha256` are recomputed on every verification.
+   */
+  request_sha256?: Sha256Hex;
+}
+
+/** Options of `verifyResult` (the third argument of a `ResultVerifier`). */
+export interface VerifyResultOptions {
+  /**
+   * The RFC 8785 text the caller will send as `model_result`, when `sealed.model_result` is a
+   * private copy parsed from exactly that text (`JSON.parse`): what adapters do. `result_sha256` is
+   * then computed over these bytes, the bytes the model receives, instead of canonicalizing the copy
+   * again; the copy is what gets validated. The two correspond by construction: `canonicalize` of
+   * the parsed copy is this text. The caller must never pass text it did not canonicalize itself.
+   */
+  canonical_model_result?: string;
 }
 
 /** Reasons in the order `VerifyFailureReason` lists them, so outcomes compare stably. */
@@ -92,16 +118,26 @@ export function failWith(reasons: Iterable<VerifyFailureReason>): VerifyOutcome 
  * `redactions`. They are protected-only data the dispatcher learns after or beside the call, and the
  * audit log's hash chain protects them where they are stored.
  */
-export function verifyResult(sealed: unknown, trusted: TrustedContext): VerifyOutcome {
+export function verifyResult(sealed: unknown, trusted: TrustedContext, options?: VerifyResultOptions): VerifyOutcome {
   try {
-    return verifyPackage(sealed, trusted);
+    const text = options?.canonical_model_result;
+    return verifyPackage(sealed, trusted, typeof text === 'string' ? text : undefined);
   } catch {
     // Unreachable for JSON data; a Proxy with throwing traps, for instance, lands here.
     return failWith(['malformed_package']);
   }
 }
 
-function verifyPackage(sealed: unknown, trusted: TrustedContext): VerifyOutcome {
+/** The package schemas, compiled on the first verification (the pinned Ajv caches them). */
+let packageValidators: { audit: CompiledPackageValidator; modelResult: CompiledPackageValidator } | undefined;
+type CompiledPackageValidator = ReturnType<typeof compileSchema>;
+
+function getPackageValidators(): { audit: CompiledPackageValidator; modelResult: CompiledPackageValidator } {
+  packageValidators ??= { audit: compileSchema(PROTECTED_AUDIT_SCHEMA), modelResult: compileSchema(MODEL_RESULT_SCHEMA) };
+  return packageValidators;
+}
+
+function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: string | undefined): VerifyOutcome {
   const { registry } = trusted;
   const guarded = checkUntrustedValue(sealed, registry.packageLimits);
   if (!guarded.ok) return failWith(['malformed_package']);
@@ -111,8 +147,8 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext): VerifyOutcome 
   if (keys.length !== PACKAGE_KEYS.length || !PACKAGE_KEYS.every((key) => Object.hasOwn(value, key))) {
     return failWith(['malformed_package']);
   }
-  const validateAudit = compileSchema(PROTECTED_AUDIT_SCHEMA);
-  if (!validateAudit(value.protected_audit)) return failWith(['malformed_package']);
+  const validators = getPackageValidators();
+  if (!validators.audit(value.protected_audit)) return failWith(['malformed_package']);
   const audit = value.protected_audit as unknown as ProtectedAudit;
   const modelResultValue = value.model_result as JsonValue;
 
@@ -120,16 +156,22 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext): VerifyOutcome 
   const tool = registry.get(trusted.tool_name);
   const contract = tool?.contract ?? registry.unregisteredContract;
 
-  const validateModelResult = compileSchema(MODEL_RESULT_SCHEMA);
   let canonicalModelResult: string | null;
-  if (!validateModelResult(modelResultValue)) {
+  if (!validators.modelResult(modelResultValue)) {
     reasons.add('model_result_schema');
-    canonicalModelResult = tryCanonicalize(modelResultValue);
+    canonicalModelResult = canonicalText ?? tryCanonicalize(modelResultValue);
   } else {
     const modelResult = modelResultValue as unknown as ModelResult;
-    // Canonicalize data once: its size is part of the contract, and the whole text is hashed.
-    const canonicalData = modelResult.data === null ? 'null' : tryCanonicalize(modelResult.data);
-    canonicalModelResult = canonicalData === null ? null : composeCanonicalModelResult(canonicalData, modelResult);
+    let canonicalData: string | null;
+    if (canonicalText !== undefined) {
+      // The bytes the caller sends are hashed as they are; `data` is measured inside them.
+      canonicalModelResult = canonicalText;
+      canonicalData = modelResult.data === null ? 'null' : (canonicalDataOf(canonicalText) ?? tryCanonicalize(modelResult.data));
+    } else {
+      // Canonicalize data once: its size is part of the contract, and the whole text is hashed.
+      canonicalData = modelResult.data === null ? 'null' : tryCanonicalize(modelResult.data);
+      canonicalModelResult = canonicalData === null ? null : composeCanonicalModelResult(canonicalData, modelResult);
+    }
     checkModelResult(modelResult, tool, contract, trusted, reasons);
     if (
       modelResult.data !== null &&
@@ -141,9 +183,9 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext): VerifyOutcome 
   }
 
   const { digester, principal, call } = trusted;
-  if (!constantTimeEqual(digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id }), audit.principal_ref)) {
-    reasons.add('principal_ref');
-  }
+  const principalRef =
+    trusted.principal_ref ?? digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id });
+  if (!constantTimeEqual(principalRef, audit.principal_ref)) reasons.add('principal_ref');
   for (const key of PROVIDER_KEYS) {
     if (audit.provider_context[key] !== call[key]) reasons.add('provider_context');
   }
@@ -156,17 +198,19 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext): VerifyOutcome 
 
   // Recompute from trusted data only: the request from principal, registry contract and arguments;
   // the result from the projection as presented; the call binding from both recomputed digests.
-  const request = tryDigest(() =>
-    digester.requestDigest({
-      tenant_id: principal.tenant_id,
-      subject_id: principal.subject_id,
-      tool_name: contract.tool_name,
-      arguments: trusted.arguments,
-      input_revision: contract.input_revision,
-      output_revision: contract.output_revision,
-      effect_revision: contract.effect_revision,
-    }),
-  );
+  const request =
+    trusted.request_sha256 ??
+    tryDigest(() =>
+      digester.requestDigest({
+        tenant_id: principal.tenant_id,
+        subject_id: principal.subject_id,
+        tool_name: contract.tool_name,
+        arguments: trusted.arguments,
+        input_revision: contract.input_revision,
+        output_revision: contract.output_revision,
+        effect_revision: contract.effect_revision,
+      }),
+    );
   if (request === null || !constantTimeEqual(request, audit.binding.request_sha256)) reasons.add('request_digest');
 
   const result =
