@@ -76,6 +76,12 @@ interface CallState {
   approval: JsonObject | null;
   replayOf: string | null;
   notes: string[];
+  /**
+   * `request_sha256` of the call's latest seal, taken from `sealResult`'s output before anything
+   * else sees it: it derives from the trusted principal, contract and validated arguments only, so
+   * `verify` reuses it instead of hashing them again.
+   */
+  requestSha256: Sha256Hex | null;
 }
 
 function errorSubject(
@@ -234,7 +240,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   // ------------------------------------------------------------------------------ sealing
 
   function seal(turn: Turn, state: CallState, subject: SealSubject, delivery: Delivery): SealResultOutput {
-    return sealResult({
+    const output = sealResult({
       registry,
       tool_name: state.call.tool_name,
       principal: turn.principal,
@@ -245,19 +251,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       now: nowDate,
       digester: turn.digester,
     });
+    state.requestSha256 = output.sealed.protected_audit.binding.request_sha256;
+    return output;
   }
 
   /** Appends the audit entry and builds the call's answer. No result reaches the model unaudited. */
   async function record(turn: Turn, state: CallState, output: SealResultOutput, gate: DispatchGate): Promise<DispatchedCall> {
     const { sealed } = output;
-    turn.trusted.set(state.call.call_id, {
+    const trusted: TrustedContext = {
       registry,
       tool_name: state.call.tool_name,
       principal: turn.principal,
       call: { ...state.context },
       arguments: state.arguments,
       digester: turn.digester,
-    });
+      // Both derive from trusted inputs only (never read back from a package): computed once.
+      principal_ref: turn.digester.principalRefValue,
+    };
+    if (state.requestSha256 !== null) trusted.request_sha256 = state.requestSha256;
+    turn.trusted.set(state.call.call_id, trusted);
     const violations = output.violations.length > 0 ? output.violations : state.violations;
     // Optional members only when present: the body is canonicalized and hashed on every call.
     const body: JsonObject = {
@@ -357,6 +369,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       approval: null,
       replayOf: null,
       notes: [],
+      requestSha256: null,
     };
 
     // Registry.
