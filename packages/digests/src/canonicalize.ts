@@ -85,9 +85,12 @@ function writeSmallInteger(buffer: Uint16Array, position: number, number: number
   return position + digits;
 }
 
+const charCodeAt = String.prototype.charCodeAt; // see write-json-string.ts
+
 function writeAscii(buffer: Uint16Array, position: number, text: string): number {
   let at = position;
-  for (let index = 0; index < text.length; index++) buffer[at++] = text.charCodeAt(index);
+  const length = text.length;
+  for (let index = 0; index < length; index++) buffer[at++] = charCodeAt.call(text, index);
   return at;
 }
 
@@ -254,7 +257,9 @@ export function canonicalize(value: unknown, options?: CanonicalizeOptions): str
         const record = current as JsonRecord;
         const keys = Object.keys(record);
         // Symbol-keyed and non-enumerable properties are invisible to Object.keys: reject them
-        // rather than digest a value that differs from what the caller holds.
+        // rather than digest a value that differs from what the caller holds. Two calls, not one
+        // `Reflect.ownKeys(record).length !== keys.length`: under Node 20 that one call measured
+        // three times the cost of both (about 170 ns against 50 ns for a 7-key object).
         if (Object.getOwnPropertySymbols(record).length !== 0 || Object.getOwnPropertyNames(record).length !== keys.length) {
           throw failAt('unsupported_type', keyLists, positions, depth);
         }
