@@ -260,12 +260,47 @@ describe('createDigester configuration', () => {
     expect(calls).toEqual(['sha256:3', 'hmac:32:4']);
   });
 
+  it('hashes digest texts through the backend text shortcuts when it has them', () => {
+    const texts: string[] = [];
+    const withShortcuts: HashBackend = {
+      name: 'shortcuts',
+      sha256: () => {
+        throw new Error('bytes path used');
+      },
+      hmacSha256: () => {
+        throw new Error('bytes path used');
+      },
+      sha256TextHex: (text) => {
+        texts.push(`sha256:${text}`);
+        return 'ab'.repeat(32);
+      },
+      hmacSha256TextHex: (key, text) => {
+        texts.push(`hmac:${key.length}:${text}`);
+        return 'cd'.repeat(32);
+      },
+    };
+    expect(createDigester({ backend: withShortcuts }).principalRef({ tenant_id: 'acme', subject_id: 'user-42' })).toBe('ab'.repeat(32));
+    expect(createDigester({ backend: withShortcuts, key: KEY }).digestText('Zoë 😀')).toBe('cd'.repeat(32));
+    expect(texts).toEqual([
+      'sha256:{"domain":"toolseal.principal_ref.v1","subject_id":"user-42","tenant_id":"acme"}',
+      'hmac:32:Zoë 😀',
+    ]);
+    // A lone surrogate never reaches a shortcut (it would hash as U+FFFD).
+    expect(() => createDigester({ backend: withShortcuts }).digestText('a\udc00')).toThrow(CanonicalizationError);
+    expect(texts).toHaveLength(2);
+  });
+
   it('is frozen', () => {
     expect(Object.isFrozen(plain)).toBe(true);
   });
 });
 
 describe('digest input errors', () => {
+  it('refuses digestText of anything but a string', () => {
+    expect(() => plain.digestText(42 as unknown as string)).toThrow(TypeError);
+    expect(() => plain.digestText(undefined as unknown as string)).toThrow(TypeError);
+  });
+
   it('rejects text that UTF-8 cannot encode instead of hashing a replacement character', () => {
     expect(() => plain.digestText('a\ud800')).toThrow(CanonicalizationError);
     expect(() => plain.resultDigestFromCanonical('{"x":"\udfff"}')).toThrow(CanonicalizationError);

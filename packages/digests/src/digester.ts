@@ -1,8 +1,9 @@
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { JsonValue, ModelResult, Sha256Hex, ToolContract } from '@toolseal/contracts';
 import { CanonicalizationError } from './canonicalization-error.js';
-import { canonicalize } from './canonicalize.js';
+import { canonicalize, DEFAULT_MAX_DEPTH } from './canonicalize.js';
 import { nobleBackend, type HashBackend } from './hash-backend.js';
+import { canonicalStringOrUndefined, isWellFormedText } from './is-well-formed-text.js';
 
 /**
  * The domain tag of each digest kind. Every digest hashes the canonical JSON of an object whose
@@ -116,17 +117,201 @@ export interface Digester {
 }
 
 const encoder = new TextEncoder();
-// In unicode mode a valid surrogate pair is one astral code point, so only lone surrogates match.
-const LONE_SURROGATE = /\p{Cs}/u;
 
 // canonicalize({ domain: 'toolseal.result.v1', model_result: m }): "domain" sorts before
 // "model_result", so the canonical text is this prefix, canonicalize(m), and a closing brace.
 const RESULT_PREFIX = `{"domain":${JSON.stringify(DIGEST_DOMAINS.result)},"model_result":`;
 
+// The fixed-shape digests are written from templates whose members are already in RFC 8785 order
+// (UTF-16 code units: "arguments" < "domain" < "effect_revision" < ...), with every string member
+// written by `JSON.stringify`, which is exactly the RFC 8785 string form for well-formed text.
+// When a member is anything but a well-formed string (a caller bug the types forbid), the digest
+// is computed through `canonicalize` instead, which gives the same text or throws the precise
+// error. `digest-vectors.test.ts` and the property tests below prove the texts byte-identical.
+const PRINCIPAL_PREFIX = `{"domain":${JSON.stringify(DIGEST_DOMAINS.principalRef)},"subject_id":`;
+const REQUEST_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.request)},"effect_revision":`;
+const CALL_BINDING_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.callBinding)},"idempotency_key":`;
+/** `requestDigest` canonicalizes the arguments alone, one level below the tagged object. */
+const ARGUMENTS_MAX_DEPTH = DEFAULT_MAX_DEPTH - 1;
+
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
+}
+
+/** The canonical text of `{ domain, ...fields }` through the general canonicalizer. */
+function canonicalTagged(domain: string, fields: Record<string, unknown>): string {
+  return canonicalize({ domain, ...fields });
+}
+
+/**
+ * The canonical text of `{ domain, ...fields }` when every member is a well-formed string (the
+ * audit chain link, most custom tags), written directly; `undefined` otherwise.
+ */
+function canonicalTaggedStrings(domain: string, fields: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(fields);
+  // Symbol-keyed or non-enumerable members: canonicalize rejects them.
+  if (Object.getOwnPropertySymbols(fields).length !== 0 || Object.getOwnPropertyNames(fields).length !== keys.length) {
+    return undefined;
+  }
+  keys.push('domain');
+  // The default sort compares UTF-16 code units, the RFC 8785 §3.2.3 order.
+  keys.sort();
+  let text = '{';
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as string;
+    const name = canonicalStringOrUndefined(key);
+    const value = canonicalStringOrUndefined(key === 'domain' ? domain : fields[key]);
+    if (name === undefined || value === undefined) return undefined;
+    text += (index === 0 ? '' : ',') + name + ':' + value;
+  }
+  return text + '}';
+}
+
+function canonicalPrincipal(principal: PrincipalRefInput): string {
+  const subject = canonicalStringOrUndefined(principal.subject_id);
+  const tenant = canonicalStringOrUndefined(principal.tenant_id);
+  if (subject === undefined || tenant === undefined) {
+    return canonicalize({ domain: DIGEST_DOMAINS.principalRef, tenant_id: principal.tenant_id, subject_id: principal.subject_id });
+  }
+  return PRINCIPAL_PREFIX + subject + ',"tenant_id":' + tenant + '}';
+}
+
+function canonicalRequestGeneral(input: RequestDigestInput): string {
+  return canonicalize({
+    domain: DIGEST_DOMAINS.request,
+    tenant_id: input.tenant_id,
+    subject_id: input.subject_id,
+    tool_name: input.tool_name,
+    arguments: input.arguments,
+    input_revision: input.input_revision,
+    output_revision: input.output_revision,
+    effect_revision: input.effect_revision,
+  });
+}
+
+function canonicalRequest(input: RequestDigestInput): string {
+  const tenant = canonicalStringOrUndefined(input.tenant_id);
+  const subject = canonicalStringOrUndefined(input.subject_id);
+  const tool = canonicalStringOrUndefined(input.tool_name);
+  const inputRevision = canonicalStringOrUndefined(input.input_revision);
+  const outputRevision = canonicalStringOrUndefined(input.output_revision);
+  const effectRevision = canonicalStringOrUndefined(input.effect_revision);
+  if (
+    tenant === undefined ||
+    subject === undefined ||
+    tool === undefined ||
+    inputRevision === undefined ||
+    outputRevision === undefined ||
+    effectRevision === undefined
+  ) {
+    return canonicalRequestGeneral(input);
+  }
+  let argumentsText: string;
+  try {
+    argumentsText = canonicalize(input.arguments, { maxDepth: ARGUMENTS_MAX_DEPTH });
+  } catch (error) {
+    // The general path throws the same failure with its path inside the tagged object.
+    if (CanonicalizationError.isInstance(error)) return canonicalRequestGeneral(input);
+    throw error;
+  }
+  return (
+    '{"arguments":' +
+    argumentsText +
+    REQUEST_DOMAIN +
+    effectRevision +
+    ',"input_revision":' +
+    inputRevision +
+    ',"output_revision":' +
+    outputRevision +
+    ',"subject_id":' +
+    subject +
+    ',"tenant_id":' +
+    tenant +
+    ',"tool_name":' +
+    tool +
+    '}'
+  );
+}
+
+function canonicalCallBindingGeneral(input: CallBindingDigestInput): string {
+  const contract = input.tool_contract;
+  return canonicalize({
+    domain: DIGEST_DOMAINS.callBinding,
+    provider: input.provider,
+    api_family: input.api_family,
+    response_id: input.response_id,
+    call_id: input.call_id,
+    operation_id: input.operation_id,
+    idempotency_key: input.idempotency_key,
+    adapter_revision: input.adapter_revision,
+    // Every field of ToolContract, picked by name: an extra member never changes the digest,
+    // a missing one throws.
+    tool_contract: {
+      tool_name: contract.tool_name,
+      effect: contract.effect,
+      input_revision: contract.input_revision,
+      output_revision: contract.output_revision,
+      effect_revision: contract.effect_revision,
+      handler_revision: contract.handler_revision,
+      producer_revision: contract.producer_revision,
+      policy_revision: contract.policy_revision,
+    },
+    request_sha256: input.request_sha256,
+    result_sha256: input.result_sha256,
+  });
+}
+
+function canonicalCallBinding(input: CallBindingDigestInput): string {
+  const contract = input.tool_contract;
+  const members = [
+    canonicalStringOrUndefined(input.adapter_revision),
+    canonicalStringOrUndefined(input.api_family),
+    canonicalStringOrUndefined(input.call_id),
+    input.idempotency_key === null ? 'null' : canonicalStringOrUndefined(input.idempotency_key),
+    canonicalStringOrUndefined(input.operation_id),
+    canonicalStringOrUndefined(input.provider),
+    canonicalStringOrUndefined(input.request_sha256),
+    canonicalStringOrUndefined(input.response_id),
+    canonicalStringOrUndefined(input.result_sha256),
+    canonicalStringOrUndefined(contract.effect),
+    canonicalStringOrUndefined(contract.effect_revision),
+    canonicalStringOrUndefined(contract.handler_revision),
+    canonicalStringOrUndefined(contract.input_revision),
+    canonicalStringOrUndefined(contract.output_revision),
+    canonicalStringOrUndefined(contract.policy_revision),
+    canonicalStringOrUndefined(contract.producer_revision),
+    canonicalStringOrUndefined(contract.tool_name),
+  ];
+  if (members.includes(undefined)) return canonicalCallBindingGeneral(input);
+  const [
+    adapterRevision,
+    apiFamily,
+    callId,
+    idempotencyKey,
+    operationId,
+    provider,
+    requestSha256,
+    responseId,
+    resultSha256,
+    effect,
+    effectRevision,
+    handlerRevision,
+    inputRevision,
+    outputRevision,
+    policyRevision,
+    producerRevision,
+    toolName,
+  ] = members as string[];
+  return (
+    `{"adapter_revision":${adapterRevision},"api_family":${apiFamily},"call_id":${callId}` +
+    `${CALL_BINDING_DOMAIN}${idempotencyKey},"operation_id":${operationId},"provider":${provider}` +
+    `,"request_sha256":${requestSha256},"response_id":${responseId},"result_sha256":${resultSha256}` +
+    `,"tool_contract":{"effect":${effect},"effect_revision":${effectRevision},"handler_revision":${handlerRevision}` +
+    `,"input_revision":${inputRevision},"output_revision":${outputRevision},"policy_revision":${policyRevision}` +
+    `,"producer_revision":${producerRevision},"tool_name":${toolName}}}`
+  );
 }
 
 /**
@@ -137,16 +322,28 @@ export function createDigester(options: DigesterOptions = {}): Digester {
   const backend = options.backend ?? nobleBackend;
   const key = options.key === undefined ? undefined : copyKey(options.key);
 
-  const hashBytes =
-    key === undefined ? (data: Uint8Array) => backend.sha256(data) : (data: Uint8Array) => backend.hmacSha256(key, data);
-
-  // For text canonicalize produced: already free of lone surrogates.
-  const hashText = (text: string): Sha256Hex => bytesToHex(hashBytes(encoder.encode(text)));
+  // For text free of lone surrogates (canonicalize output, checked caller text): the backend's
+  // text shortcut when it has one, else SHA-256 or HMAC over the TextEncoder bytes.
+  let hashText: (text: string) => Sha256Hex;
+  if (key === undefined) {
+    const sha256TextHex = backend.sha256TextHex;
+    hashText =
+      sha256TextHex === undefined
+        ? (text) => bytesToHex(backend.sha256(encoder.encode(text)))
+        : (text) => sha256TextHex.call(backend, text);
+  } else {
+    const hmacSha256TextHex = backend.hmacSha256TextHex;
+    hashText =
+      hmacSha256TextHex === undefined
+        ? (text) => bytesToHex(backend.hmacSha256(key, encoder.encode(text)))
+        : (text) => hmacSha256TextHex.call(backend, key, text);
+  }
 
   // For text from the caller: TextEncoder would silently turn a lone surrogate into U+FFFD,
   // making two different strings hash alike.
   const digestText = (text: string): Sha256Hex => {
-    if (LONE_SURROGATE.test(text)) throw new CanonicalizationError('lone_surrogate', '');
+    if (typeof text !== 'string') throw new TypeError('digestText: text must be a string');
+    if (!isWellFormedText(text)) throw new CanonicalizationError('lone_surrogate', '');
     return hashText(text);
   };
 
@@ -156,68 +353,19 @@ export function createDigester(options: DigesterOptions = {}): Digester {
     }
     if (!isPlainRecord(fields)) throw new CanonicalizationError('unsupported_type', '');
     if (Object.hasOwn(fields, 'domain')) throw new TypeError('digestTagged: fields must not contain "domain"');
-    return hashText(canonicalize({ domain, ...fields }));
+    return hashText(canonicalTaggedStrings(domain, fields) ?? canonicalTagged(domain, fields));
   };
-
-  const resultDigestFromCanonical = (canonicalModelResult: string): Sha256Hex =>
-    digestText(RESULT_PREFIX + canonicalModelResult + '}');
 
   return Object.freeze({
     keyed: key !== undefined,
     digestText,
     digestTagged,
-    principalRef: (principal: PrincipalRefInput): Sha256Hex =>
-      hashText(
-        canonicalize({
-          domain: DIGEST_DOMAINS.principalRef,
-          tenant_id: principal.tenant_id,
-          subject_id: principal.subject_id,
-        }),
-      ),
-    requestDigest: (input: RequestDigestInput): Sha256Hex =>
-      hashText(
-        canonicalize({
-          domain: DIGEST_DOMAINS.request,
-          tenant_id: input.tenant_id,
-          subject_id: input.subject_id,
-          tool_name: input.tool_name,
-          arguments: input.arguments,
-          input_revision: input.input_revision,
-          output_revision: input.output_revision,
-          effect_revision: input.effect_revision,
-        }),
-      ),
+    principalRef: (principal: PrincipalRefInput): Sha256Hex => hashText(canonicalPrincipal(principal)),
+    requestDigest: (input: RequestDigestInput): Sha256Hex => hashText(canonicalRequest(input)),
     resultDigest: (modelResult: ModelResult): Sha256Hex => hashText(RESULT_PREFIX + canonicalize(modelResult) + '}'),
-    resultDigestFromCanonical,
-    callBindingDigest: (input: CallBindingDigestInput): Sha256Hex => {
-      const contract = input.tool_contract;
-      return hashText(
-        canonicalize({
-          domain: DIGEST_DOMAINS.callBinding,
-          provider: input.provider,
-          api_family: input.api_family,
-          response_id: input.response_id,
-          call_id: input.call_id,
-          operation_id: input.operation_id,
-          idempotency_key: input.idempotency_key,
-          adapter_revision: input.adapter_revision,
-          // Every field of ToolContract, picked by name: an extra member never changes the digest,
-          // a missing one throws.
-          tool_contract: {
-            tool_name: contract.tool_name,
-            effect: contract.effect,
-            input_revision: contract.input_revision,
-            output_revision: contract.output_revision,
-            effect_revision: contract.effect_revision,
-            handler_revision: contract.handler_revision,
-            producer_revision: contract.producer_revision,
-            policy_revision: contract.policy_revision,
-          },
-          request_sha256: input.request_sha256,
-          result_sha256: input.result_sha256,
-        }),
-      );
-    },
+    resultDigestFromCanonical: (canonicalModelResult: string): Sha256Hex =>
+      digestText(RESULT_PREFIX + canonicalModelResult + '}'),
+    callBindingDigest: (input: CallBindingDigestInput): Sha256Hex => hashText(canonicalCallBinding(input)),
   });
 }
 

@@ -38,6 +38,23 @@ describe('nodeCryptoBackend and nobleBackend', () => {
     );
   });
 
+  it('hashes text directly exactly as it hashes the UTF-8 bytes (the optional text shortcuts)', () => {
+    const { sha256TextHex, hmacSha256TextHex } = nodeCryptoBackend;
+    if (sha256TextHex === undefined || hmacSha256TextHex === undefined) throw new Error('node backend lost its text shortcuts');
+    const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+    // Well-formed text only (the digester never passes anything else): full Unicode, escapes, astral.
+    const wellFormed = fc.string({ unit: 'binary', maxLength: 300 });
+    fc.assert(
+      fc.property(wellFormed, fc.uint8Array({ minLength: 1, maxLength: 100 }), (value, key) => {
+        const bytes = new TextEncoder().encode(value);
+        expect(sha256TextHex(value)).toBe(hex(nobleBackend.sha256(bytes)));
+        expect(hmacSha256TextHex(key, value)).toBe(hex(nobleBackend.hmacSha256(key, bytes)));
+      }),
+    );
+    expect(sha256TextHex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(nobleBackend.sha256TextHex).toBeUndefined();
+  });
+
   it('give identical digests of every kind over random JSON values, plain and under random HMAC keys', () => {
     fc.assert(
       fc.property(
