@@ -648,6 +648,31 @@ describe('gate: deadline', () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it('hands an aborted signal to a handler that reads it only after the deadline passed', async () => {
+    const host = createTestHost({ deadlines: { kb_search: 20 } });
+    let late: Promise<boolean> = Promise.resolve(false);
+    host.impl.kb_search = (input) => {
+      // The signal is made on first read; a read after the abort must still see it aborted.
+      late = new Promise((resolve) => setTimeout(() => resolve(input.signal.aborted), 60));
+      return new Promise<never>(() => undefined);
+    };
+    const result = only(await host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], context));
+    expectCatalog(result.sealed.model_result, 'TOOL_ERROR');
+    expect(await late).toBe(true);
+  });
+
+  it('gives handlers a real AbortSignal that survives a spread of their input', async () => {
+    const host = createTestHost();
+    let copied: { signal?: unknown } = {};
+    host.impl.get_order = (input) => {
+      copied = { ...input };
+      return { kind: 'error', code: 'NOT_FOUND' };
+    };
+    await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context);
+    expect(copied.signal).toBeInstanceOf(AbortSignal);
+    expect((copied.signal as AbortSignal).aborted).toBe(false);
+  });
+
   it('stops waiting when the host aborts the turn', async () => {
     const host = createTestHost();
     host.impl.kb_search = () => new Promise<never>(() => undefined);
@@ -656,6 +681,26 @@ describe('gate: deadline', () => {
     setTimeout(() => controller.abort(), 10);
     const result = only(await pending);
     expectCatalog(result.sealed.model_result, 'TOOL_ERROR');
+  });
+
+  it('aborts the signal of a running handler when the host aborts the turn, and a turn aborted before it starts', async () => {
+    const host = createTestHost();
+    let seen: AbortSignal | undefined;
+    host.impl.kb_search = (input) => {
+      seen = input.signal;
+      return new Promise<never>(() => undefined);
+    };
+    const controller = new AbortController();
+    const pending = host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], { ...context, signal: controller.signal });
+    setTimeout(() => controller.abort(), 10);
+    expectCatalog(only(await pending).sealed.model_result, 'TOOL_ERROR');
+    expect(seen?.aborted).toBe(true);
+
+    const aborted = new AbortController();
+    aborted.abort();
+    const before = only(await host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], { ...context, signal: aborted.signal }));
+    expect(before.gate).toBe('deadline');
+    expectCatalog(before.sealed.model_result, 'TIMEOUT_BEFORE_EXECUTE');
   });
 });
 

@@ -25,6 +25,7 @@ import {
   type TrustedContext,
 } from '@toolseal/result';
 import { approvalAuditRecord, checkApprovals, matchApproval, type Approval, type ApprovalRequest } from './approval.js';
+import { CallAbort } from './call-abort.js';
 import { checkDuration, compileDispatcherTools, type CompiledTool } from './compile-dispatcher-tools.js';
 import type {
   DispatchContext,
@@ -59,7 +60,8 @@ interface Turn {
   readonly approvals: readonly Approval[];
   readonly startedAt: number;
   readonly deadline: number;
-  readonly controllers: Set<AbortController>;
+  /** The calls still running, for the host's abort; `null` when the turn has no signal. */
+  readonly aborts: Set<CallAbort> | null;
   readonly signal: AbortSignal | undefined;
   /** The trusted context each call was sealed under, by call id: what `verify` recomputes from. */
   readonly trusted: Map<string, TrustedContext>;
@@ -341,9 +343,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function runCheck(
     check: NonNullable<CompiledTool['check']>,
     invocation: ToolInvocation,
-    controller: AbortController,
+    abort: CallAbort,
   ): TrustedCheckOutcome | Promise<TrustedCheckOutcome> {
-    const run = runWithDeadline(check, invocation, controller, invocation.deadline - now());
+    const run = runWithDeadline(check, invocation, abort, invocation.deadline - now());
     return run instanceof Promise ? run.then(readCheckOutcome) : readCheckOutcome(run);
   }
 
@@ -399,20 +401,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const args = read.value;
 
     const deadline = Math.min(turn.deadline, turn.startedAt + tool.deadlineMs);
-    const controller = new AbortController();
-    turn.controllers.add(controller);
+    const abort = new CallAbort();
+    const invocation: ToolInvocation = {
+      tool_name: tool.name,
+      arguments: args,
+      principal: turn.principal,
+      get signal() {
+        return abort.signal;
+      },
+      deadline,
+    };
+    const { aborts } = turn;
+    if (aborts === null) return runAuthorized(turn, state, tool, invocation, abort);
+    aborts.add(abort);
     try {
-      if (turn.signal?.aborted === true) controller.abort();
-      const invocation: ToolInvocation = {
-        tool_name: tool.name,
-        arguments: args,
-        principal: turn.principal,
-        signal: controller.signal,
-        deadline,
-      };
-      return await runAuthorized(turn, state, tool, invocation, controller);
+      if (turn.signal?.aborted === true) abort.abort();
+      return await runAuthorized(turn, state, tool, invocation, abort);
     } finally {
-      turn.controllers.delete(controller);
+      aborts.delete(abort);
     }
   }
 
@@ -421,13 +427,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state: CallState,
     tool: CompiledTool,
     invocation: ToolInvocation,
-    controller: AbortController,
+    abort: CallAbort,
   ): Promise<DispatchedCall> {
     const { deadline } = invocation;
 
     // Trusted checks: the host's check, then the proposal gate (access → state → rules).
     if (tool.check !== null) {
-      const pending = runCheck(tool.check, invocation, controller);
+      const pending = runCheck(tool.check, invocation, abort);
       const checked = pending instanceof Promise ? await pending : pending;
       if (!checked.ok) {
         return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: checked.reasons });
@@ -440,7 +446,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const run = await runWithDeadline(
         (value: JsonObject) => validator.validate(turn.principal, { format: 'json_value', value }),
         proposal,
-        controller,
+        abort,
         deadline - now(),
       );
       const decision = run.kind === 'returned' ? (run.value as Awaited<ReturnType<typeof validator.validate>>) : null;
@@ -450,7 +456,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       ready = decision;
     }
 
-    if (!tool.write) return executeRead(turn, state, tool, invocation, controller);
+    if (!tool.write) return executeRead(turn, state, tool, invocation, abort);
 
     // Approval, bound to the request digest (which also binds the principal and the contract).
     const contract = tool.registered.contract;
@@ -482,7 +488,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       idempotencyKey = `request-${request_sha256}`;
     }
     state.context.idempotency_key = idempotencyKey;
-    return executeWrite(turn, state, tool, invocation, controller, request_sha256, ready);
+    return executeWrite(turn, state, tool, invocation, abort, request_sha256, ready);
   }
 
   async function executeWrite(
@@ -490,7 +496,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state: CallState,
     tool: CompiledTool,
     invocation: ToolInvocation,
-    controller: AbortController,
+    abort: CallAbort,
     request_sha256: Sha256Hex,
     ready: ReadyForReview<unknown> | null,
   ): Promise<DispatchedCall> {
@@ -527,7 +533,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         return record(turn, state, seal(turn, state, replay.subject, 'local_replay'), 'idempotency');
       }
       case 'outcome_unknown':
-        return reconcile(turn, state, tool, invocation, controller, request_sha256);
+        return reconcile(turn, state, tool, invocation, abort, request_sha256);
       case 'claimed':
         break;
     }
@@ -546,7 +552,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const run = await runWithDeadline(
         (decision: ReadyForReview<unknown>) => validator.recheckCurrent(turn.principal, decision),
         ready,
-        controller,
+        abort,
         invocation.deadline - now(),
       );
       const recheck = run.kind === 'returned' ? (run.value as Awaited<ReturnType<typeof validator.recheckCurrent>>) : null;
@@ -559,7 +565,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.decisionRecord = recheck.record;
     }
 
-    if (controller.signal.aborted || now() >= invocation.deadline) {
+    if (abort.aborted || now() >= invocation.deadline) {
       await release();
       return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     }
@@ -584,8 +590,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
     }
 
-    const handlerInput: HandlerInput = { ...invocation, operation_id: state.context.operation_id, idempotency_key: key };
-    const run = await runWithDeadline(tool.handler, handlerInput, controller, invocation.deadline - now());
+    const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key);
+    const run = await runWithDeadline(tool.handler, handlerInput, abort, invocation.deadline - now());
     const markUnknown = async (): Promise<void> => {
       try {
         await idempotencyStore.markUnknown(fence);
@@ -635,14 +641,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state: CallState,
     tool: CompiledTool,
     invocation: ToolInvocation,
-    controller: AbortController,
+    abort: CallAbort,
     request_sha256: Sha256Hex,
   ): Promise<DispatchedCall> {
     const key = state.context.idempotency_key as string;
     const queryStatus = tool.queryStatus;
     if (queryStatus === null) return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
-    const input: StatusQueryInput = { ...invocation, idempotency_key: key, request_sha256 };
-    const run = await runWithDeadline(queryStatus, input, controller, invocation.deadline - now());
+    const input: StatusQueryInput = {
+      tool_name: invocation.tool_name,
+      arguments: invocation.arguments,
+      principal: invocation.principal,
+      get signal() {
+        return abort.signal;
+      },
+      deadline: invocation.deadline,
+      idempotency_key: key,
+      request_sha256,
+    };
+    const run = await runWithDeadline(queryStatus, input, abort, invocation.deadline - now());
     const status = run.kind === 'returned' ? readStatusOutcome(run.value) : null;
     if (status === null || status.kind !== 'data') {
       state.notes.push(status === null ? `status_query_${run.kind}` : `status_${status.kind}`);
@@ -680,13 +696,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state: CallState,
     tool: CompiledTool,
     invocation: ToolInvocation,
-    controller: AbortController,
+    abort: CallAbort,
   ): Promise<DispatchedCall> {
-    if (controller.signal.aborted || now() >= invocation.deadline) {
+    if (abort.aborted || now() >= invocation.deadline) {
       return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     }
-    const handlerInput: HandlerInput = { ...invocation, operation_id: state.context.operation_id, idempotency_key: null };
-    const run = await runWithDeadline(tool.handler, handlerInput, controller, invocation.deadline - now());
+    const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, null);
+    const pending = runWithDeadline(tool.handler, handlerInput, abort, invocation.deadline - now());
+    // A synchronous handler's answer is read at once, without a turn of the microtask queue.
+    const run = pending instanceof Promise ? await pending : pending;
     if (run.kind !== 'returned') return refuse(turn, state, 'handler', 'TOOL_ERROR');
     const outcome = readHandlerOutcome(run.value, 'data');
     if (outcome.kind === 'garbage') return refuse(turn, state, 'handler', 'TOOL_ERROR');
@@ -712,12 +730,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       approvals,
       startedAt: now(),
       deadline: context.deadline ?? Number.POSITIVE_INFINITY,
-      controllers: new Set(),
+      aborts: signal === undefined ? null : new Set(),
       signal,
       trusted: new Map(),
     };
     const abortAll = (): void => {
-      for (const controller of turn.controllers) controller.abort();
+      if (turn.aborts !== null) for (const abort of turn.aborts) abort.abort();
     };
     signal?.addEventListener('abort', abortAll, { once: true });
     let results: DispatchedCall[];
@@ -763,6 +781,21 @@ function readCheckOutcome(run: DeadlineRun): TrustedCheckOutcome {
   } catch {
     return HOLD;
   }
+}
+
+/** What a handler is given: the invocation (its signal still made on first read) and the execution identity. */
+function handlerInputOf(invocation: ToolInvocation, abort: CallAbort, operationId: string, idempotencyKey: string | null): HandlerInput {
+  return {
+    tool_name: invocation.tool_name,
+    arguments: invocation.arguments,
+    principal: invocation.principal,
+    get signal() {
+      return abort.signal;
+    },
+    deadline: invocation.deadline,
+    operation_id: operationId,
+    idempotency_key: idempotencyKey,
+  };
 }
 
 /** RFC 8785 text of a whole sealed package, reusing the canonical model result ("model_result" sorts first). */

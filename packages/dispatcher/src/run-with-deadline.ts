@@ -1,3 +1,5 @@
+import type { CallAbort } from './call-abort.js';
+
 /** How a handler (or status query) ended. */
 export type DeadlineRun =
   /** It answered: the value is untrusted and still has to be read. */
@@ -23,15 +25,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /**
  * Runs `operation(input)` under a deadline `remainingMs` from now. A synchronous answer comes back
  * synchronously (no timer, no promise). An asynchronous one races a timer: when the timer fires,
- * or `controller` is aborted by the host, `controller` is aborted (the handler's `signal`) and the
- * run ends as `timed_out`; whatever the handler settles with later is ignored.
+ * or `abort` is aborted by the host, `abort` is aborted (the handler's `signal`) and the run ends as
+ * `timed_out`; whatever the handler settles with later is ignored.
  *
  * Never throws and never rejects.
  */
 export function runWithDeadline<TInput>(
   operation: (input: TInput) => unknown,
   input: TInput,
-  controller: AbortController,
+  abort: CallAbort,
   remainingMs: number,
 ): DeadlineRun | Promise<DeadlineRun> {
   let answer: unknown;
@@ -43,21 +45,20 @@ export function runWithDeadline<TInput>(
   }
   const pending = answer;
   return new Promise<DeadlineRun>((resolve) => {
-    const { signal } = controller;
     const stop = (): void => {
       clearTimeout(timer);
-      if (!signal.aborted) controller.abort();
+      abort.abort();
       resolve(TIMED_OUT);
     };
     const timer = setTimeout(stop, Math.min(MAX_TIMER_MS, Math.max(0, remainingMs)));
-    if (signal.aborted) {
+    if (abort.aborted) {
       stop();
       return;
     }
-    signal.addEventListener('abort', stop, { once: true });
+    const stopListening = abort.onAbort(stop);
     const settle = (run: DeadlineRun): void => {
       clearTimeout(timer);
-      signal.removeEventListener('abort', stop);
+      stopListening();
       resolve(run);
     };
     try {
