@@ -21,7 +21,7 @@ import { composeCanonicalModelResult } from './canonical-model-result.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { readUtcClock } from './utc-timestamp.js';
+import { clockReadingMs, clockReadingText } from './utc-timestamp.js';
 
 /**
  * What a handler returns: business data plus the envelope the registry needs. Untrusted until
@@ -169,8 +169,8 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   const { registry, subject, execution } = input;
   const tool = registry.get(input.tool_name);
   const contract: Readonly<ToolContract> = tool?.contract ?? registry.unregisteredContract;
-  const clock = readUtcClock(input.now());
-  const observedNow = clock.text;
+  const reading = input.now();
+  const nowMs = clockReadingMs(reading);
   let violations: OutputViolation[] = [];
   let modelResult: ModelResult;
   let canonical: string | null = null;
@@ -178,18 +178,18 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   const redactions: Redaction[] = (input.redactions ?? []).map(({ path, reason }) => ({ path, reason }));
 
   if (tool === undefined) {
-    modelResult = errorResult(registry, 'UNKNOWN_TOOL', {}, execution.delivery, observedNow);
+    modelResult = errorResult(registry, 'UNKNOWN_TOOL', {}, execution.delivery, clockReadingText(reading));
   } else if (subject.kind === 'error') {
     const options: { retryAfterMs?: number; reasons?: ErrorReason[] } = {};
     if (subject.retryAfterMs !== undefined) options.retryAfterMs = subject.retryAfterMs;
     if (subject.reasons !== undefined) options.reasons = [...subject.reasons];
-    modelResult = errorResult(registry, subject.code, options, execution.delivery, observedNow);
+    modelResult = errorResult(registry, subject.code, options, execution.delivery, clockReadingText(reading));
     downstream = { receipt: subject.receipt ?? null, status_ref: subject.status_ref ?? null };
   } else {
     if (execution.outcome !== undefined && execution.outcome !== 'committed') {
       throw new TypeError('sealResult: a data result has outcome "committed"; seal an error otherwise');
     }
-    const checked = checkHandlerOutput(tool, subject.output, input.arguments, clock.ms);
+    const checked = checkHandlerOutput(tool, subject.output, input.arguments, nowMs);
     if (checked.ok) {
       const value = checked.value;
       modelResult = {
@@ -217,7 +217,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       canonical = composeCanonicalModelResult(value.canonical_data, modelResult);
     } else {
       violations = checked.violations;
-      modelResult = errorResult(registry, 'OUTPUT_CONTRACT_VIOLATION', {}, execution.delivery, observedNow);
+      modelResult = errorResult(registry, 'OUTPUT_CONTRACT_VIOLATION', {}, execution.delivery, clockReadingText(reading));
       downstream = { receipt: checked.receipt, status_ref: checked.status_ref };
       redactions.push({ path: '', reason: 'output_contract_violation' });
     }

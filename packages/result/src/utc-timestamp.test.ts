@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isUtcTimestamp, parseUtcTimestamp, readUtcClock } from './utc-timestamp.js';
+import { clockReadingMs, clockReadingText, isUtcTimestamp, parseUtcTimestamp } from './utc-timestamp.js';
 
 // An independent oracle: the pattern of `Provenance.observed_at`, a calendar check, and `Date` for
 // the instant (setUTCFullYear, so years 0000-0099 are not taken for 1900-1999).
@@ -87,18 +87,28 @@ describe('parseUtcTimestamp', () => {
   });
 });
 
-describe('readUtcClock', () => {
-  it('takes the instant of a Date and its ISO text', () => {
+describe('clockReadingMs and clockReadingText', () => {
+  it('take the instant of a Date and its ISO text, or a UTC timestamp string as it is', () => {
     const date = new Date('2026-07-19T00:00:05.250Z');
-    expect(readUtcClock(date)).toEqual({ text: '2026-07-19T00:00:05.250Z', ms: date.getTime() });
-    expect(readUtcClock('2026-07-19T00:00:05Z')).toEqual({ text: '2026-07-19T00:00:05Z', ms: Date.UTC(2026, 6, 19, 0, 0, 5) });
+    expect(clockReadingMs(date)).toBe(date.getTime());
+    expect(clockReadingText(date)).toBe('2026-07-19T00:00:05.250Z');
+    expect(clockReadingMs('2026-07-19T00:00:05Z')).toBe(Date.UTC(2026, 6, 19, 0, 0, 5));
+    expect(clockReadingText('2026-07-19T00:00:05Z')).toBe('2026-07-19T00:00:05Z');
   });
 
-  it('refuses readings a broken clock gives', () => {
-    expect(() => readUtcClock(new Date(Number.NaN))).toThrow(TypeError);
-    expect(() => readUtcClock(new Date('+010000-01-01T00:00:00Z'))).toThrow(/0000-9999/);
-    expect(() => readUtcClock(new Date(-62_167_219_200_001))).toThrow(/0000-9999/);
-    expect(() => readUtcClock('2026-07-19')).toThrow(TypeError);
-    expect(() => readUtcClock(1 as unknown as Date)).toThrow(TypeError);
+  it('give text that parses back to the same instant for every Date of a four-digit year', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }), (date) => {
+        expect(parseUtcTimestamp(clockReadingText(date))).toBe(clockReadingMs(date));
+      }),
+    );
+  });
+
+  it('refuse readings a broken clock gives', () => {
+    expect(() => clockReadingMs(new Date(Number.NaN))).toThrow(TypeError);
+    expect(() => clockReadingMs(new Date('+010000-01-01T00:00:00Z'))).toThrow(/0000-9999/);
+    expect(() => clockReadingMs(new Date(-62_167_219_200_001))).toThrow(/0000-9999/);
+    expect(() => clockReadingMs('2026-07-19')).toThrow(TypeError);
+    expect(() => clockReadingMs(1 as unknown as Date)).toThrow(TypeError);
   });
 });

@@ -103,29 +103,29 @@ export function isUtcTimestamp(value: unknown): value is string {
   return !Number.isNaN(parseUtcTimestamp(value));
 }
 
-/** A clock reading as `observed_at` text and as epoch milliseconds (the same instant). */
-export interface UtcReading {
-  /** UTC RFC 3339 with `Z`. */
-  readonly text: string;
-  /** Milliseconds since the epoch. */
-  readonly ms: number;
-}
-
 /**
- * Reads an injected clock value: a `Date` gives `getTime()` and `toISOString()`; a string must
- * already be a UTC timestamp. Throws a `TypeError` otherwise, or for an instant outside years
- * 0000-9999 (a broken clock is a host bug).
+ * Milliseconds since the epoch of an injected clock value: `getTime()` of a `Date`, or the instant
+ * of a string that must already be a UTC timestamp. Throws a `TypeError` otherwise, or for an
+ * instant outside years 0000-9999 (a broken clock is a host bug).
  */
-export function readUtcClock(reading: Date | string): UtcReading {
+export function clockReadingMs(reading: Date | string): number {
   if (typeof reading === 'string') {
     const ms = parseUtcTimestamp(reading);
     if (Number.isNaN(ms)) throw new TypeError('clock returned a string that is not UTC RFC 3339 with Z');
-    return { text: reading, ms };
+    return ms;
   }
   if (!(reading instanceof Date)) throw new TypeError('clock returned an invalid Date');
   const ms = reading.getTime();
   if (Number.isNaN(ms)) throw new TypeError('clock returned an invalid Date');
   if (ms < EARLIEST_MS || ms > LATEST_MS) throw new TypeError('clock returned a Date outside years 0000-9999');
-  // Within those years `toISOString()` is `YYYY-MM-DDTHH:MM:SS.sssZ`, the same instant as `ms`.
-  return { text: reading.toISOString(), ms };
+  return ms;
+}
+
+/**
+ * The `observed_at` text of a reading `clockReadingMs` accepted: the string itself, or the Date's
+ * `toISOString()` (`YYYY-MM-DDTHH:MM:SS.sssZ` within years 0000-9999, the same instant). Only
+ * error results need it, so a data seal never formats the clock.
+ */
+export function clockReadingText(reading: Date | string): string {
+  return typeof reading === 'string' ? reading : reading.toISOString();
 }
