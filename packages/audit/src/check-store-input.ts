@@ -1,3 +1,4 @@
+import { isWellFormedText } from '@toolseal/guard';
 import { StoreInputError } from './store-input-error.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -12,7 +13,7 @@ export function checkStorableText(field: string, value: unknown, maxLength: numb
   if (value.length > maxLength) throw new StoreInputError(field, `must have at most ${maxLength} characters`);
   // PostgreSQL `text` cannot hold NUL, and an unpaired surrogate has no UTF-8 form: either would
   // be stored as something other than what the caller passed.
-  if (value.includes('\u0000') || hasLoneSurrogate(value)) {
+  if (value.includes('\u0000') || !isWellFormedText(value)) {
     throw new StoreInputError(field, 'must not contain NUL or unpaired surrogates');
   }
   return value;
@@ -50,18 +51,4 @@ export function checkNonNegativeInteger(field: string, value: unknown): number {
     throw new StoreInputError(field, 'must be a non-negative safe integer');
   }
   return value;
-}
-
-function hasLoneSurrogate(value: string): boolean {
-  for (let index = 0; index < value.length; index += 1) {
-    const unit = value.charCodeAt(index);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = value.charCodeAt(index + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
-      index += 1;
-    } else if (unit >= 0xdc00 && unit <= 0xdfff) {
-      return true;
-    }
-  }
-  return false;
 }

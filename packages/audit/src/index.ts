@@ -62,6 +62,7 @@ export {
   computeAuditEntryHash,
   formatRecordedAt,
   auditEntryFromRow,
+  auditEntryWithBody,
   type PreparedAuditEntry,
   type ChainPosition,
 } from './seal-audit-entry.js';

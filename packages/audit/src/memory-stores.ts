@@ -34,7 +34,14 @@ import {
   type IdempotencyOperation,
   type PlannedWrite,
 } from './plan-idempotency-transition.js';
-import { auditEntryFromRow, formatRecordedAt, GENESIS_HASH, prepareAuditEntry, sealAuditEntry } from './seal-audit-entry.js';
+import {
+  auditEntryFromRow,
+  auditEntryWithBody,
+  formatRecordedAt,
+  GENESIS_HASH,
+  prepareAuditEntry,
+  sealAuditEntry,
+} from './seal-audit-entry.js';
 import { isPurgeable } from './is-purgeable.js';
 
 export interface MemoryStoresOptions {
@@ -78,7 +85,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
       );
       rows.push(row);
       storedHead = { sequence: row.sequence, entry_hash: row.entry_hash };
-      return { ...auditEntryFromRow(row), body: prepared.body };
+      return auditEntryWithBody(row, prepared.body);
     },
 
     async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {

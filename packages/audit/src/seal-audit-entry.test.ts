@@ -5,7 +5,9 @@ import {
   AUDIT_CHAIN_DOMAIN,
   AUDIT_ENTRY_SCHEMA_VERSION,
   auditEntryFromRow,
+  auditEntryWithBody,
   canonicalAuditRecord,
+  computeAuditEntryHash,
   formatRecordedAt,
   GENESIS_HASH,
   prepareAuditEntry,
@@ -14,7 +16,14 @@ import {
 import { StoreInputError } from './store-input-error.js';
 import type { JsonObject } from '@toolseal/contracts';
 
-const identifier = fc.option(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((text) => !text.includes('\u0000')), { nil: null });
+// Identifiers with every escape JSON has (quote, reverse solidus, controls) and astral characters.
+const tricky = fc.constantFrom('"', '\\', '\n', '\u0001', '\u001f', '\u007f', '\u2028', 'é', '😀', '-', 'a');
+const identifier = fc.option(
+  fc
+    .oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.string({ unit: tricky, minLength: 1, maxLength: 20 }))
+    .filter((text) => !text.includes('\u0000')),
+  { nil: null },
+);
 const body = fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.jsonValue({ stringUnit: 'grapheme', maxDepth: 4 })) as fc.Arbitrary<JsonObject>;
 
 describe('canonicalAuditRecord', () => {
@@ -78,6 +87,42 @@ describe('sealAuditEntry', () => {
     const row = sealAuditEntry(prepared, position, createDigester());
     expect(auditEntryFromRow(row)).toEqual({ ...row, body: { a: 1 } });
   });
+
+  it('gives the appended entry with the body in hand, equal to the entry parsed back from the row', () => {
+    const row = sealAuditEntry(prepared, position, createDigester());
+    const entry = auditEntryWithBody(row, prepared.body);
+    expect(entry.body).toBe(prepared.body);
+    expect(entry).toEqual(auditEntryFromRow(row));
+  });
+});
+
+describe('computeAuditEntryHash', () => {
+  // Any UTF-16 code unit, lone surrogates included: stored text may have been tampered with.
+  const anyText = fc.oneof(
+    fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), maxLength: 30 }),
+    fc.string({ unit: tricky, maxLength: 30 }),
+  );
+  const outcome = (run: () => string): string => {
+    try {
+      return run();
+    } catch (error) {
+      return `throws ${(error as Error).name}: ${(error as Error).message}`;
+    }
+  };
+
+  it('equals digestTagged over { entry, previous_hash }, plain and keyed, and throws where it throws (property)', () => {
+    const digesters = [createDigester(), createDigester({ key: new Uint8Array(32).fill(9) })];
+    fc.assert(
+      fc.property(anyText, anyText, (canonical, previousHash) => {
+        for (const digester of digesters) {
+          expect(outcome(() => computeAuditEntryHash(digester, previousHash, canonical))).toBe(
+            outcome(() => digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash: previousHash })),
+          );
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe('prepareAuditEntry', () => {
@@ -111,6 +156,12 @@ describe('prepareAuditEntry', () => {
     // 3 bytes per euro sign: {"text":"…"} with 350 of them is 1061 bytes, with 300 it is 911.
     expect(() => prepareAuditEntry({ ...valid, body: { text: '\u20ac'.repeat(350) } }, { maxBodyBytes: 1000 })).toThrow(/exceeds 1000 bytes/);
     expect(prepareAuditEntry({ ...valid, body: { text: '\u20ac'.repeat(300) } }, { maxBodyBytes: 1000 }).bodyCanonical).toHaveLength(311);
+    // Exactly at the limit passes, one byte over does not (911 bytes for 300 euro signs).
+    expect(prepareAuditEntry({ ...valid, body: { text: '\u20ac'.repeat(300) } }, { maxBodyBytes: 911 }).bodyCanonical).toHaveLength(311);
+    expect(() => prepareAuditEntry({ ...valid, body: { text: '\u20ac'.repeat(300) } }, { maxBodyBytes: 910 })).toThrow(/exceeds 910 bytes/);
+    // Astral characters: 4 bytes for 2 code units. {"t":"😀😀"} is 8 + 8 bytes.
+    expect(prepareAuditEntry({ ...valid, body: { t: '😀😀' } }, { maxBodyBytes: 16 }).bodyCanonical).toBe('{"t":"😀😀"}');
+    expect(() => prepareAuditEntry({ ...valid, body: { t: '😀😀' } }, { maxBodyBytes: 15 })).toThrow(/exceeds 15 bytes/);
   });
 });
 

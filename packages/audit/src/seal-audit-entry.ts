@@ -1,5 +1,6 @@
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
 import { CanonicalizationError, canonicalize, type Digester } from '@toolseal/digests';
+import { isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js';
 import { checkOptionalIdentifier } from './check-store-input.js';
 import { StoreInputError } from './store-input-error.js';
@@ -54,7 +55,8 @@ export function prepareAuditEntry(
     throw error;
   }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_AUDIT_BODY_BYTES;
-  if (utf8Length(bodyCanonical) > maxBodyBytes) {
+  // Decided from the length alone unless the text is within 3x of the limit.
+  if (!utf8LengthWithin(bodyCanonical, maxBodyBytes)) {
     throw new StoreInputError('body', `canonical form exceeds ${maxBodyBytes} bytes`);
   }
   return {
@@ -98,21 +100,38 @@ export function sealAuditEntry(prepared: PreparedAuditEntry, position: ChainPosi
 export function canonicalAuditRecord(prepared: PreparedAuditEntry, position: ChainPosition): string {
   return (
     `{"body":${prepared.bodyCanonical}` +
-    `,"call_id":${canonicalize(prepared.call_id)}` +
-    `,"idempotency_key":${canonicalize(prepared.idempotency_key)}` +
-    `,"kind":${canonicalize(prepared.kind)}` +
-    `,"operation_id":${canonicalize(prepared.operation_id)}` +
-    `,"recorded_at":${canonicalize(position.recorded_at)}` +
+    `,"call_id":${canonicalScalar(prepared.call_id)}` +
+    `,"idempotency_key":${canonicalScalar(prepared.idempotency_key)}` +
+    `,"kind":${canonicalScalar(prepared.kind)}` +
+    `,"operation_id":${canonicalScalar(prepared.operation_id)}` +
+    `,"recorded_at":${canonicalScalar(position.recorded_at)}` +
     `,"schema_version":"${AUDIT_ENTRY_SCHEMA_VERSION}"` +
-    `,"sequence":${canonicalize(position.sequence)}}`
+    `,"sequence":${Number.isSafeInteger(position.sequence) ? String(position.sequence) : canonicalize(position.sequence)}}`
   );
 }
 
 /**
+ * `canonicalize(value)` for the string and null columns of a record, without a walk: a string
+ * without lone surrogates is exactly its `JSON.stringify` text (RFC 8785 §3.2.2.2). Anything else
+ * goes through `canonicalize`, which throws as before.
+ */
+function canonicalScalar(value: string | null): string {
+  if (value === null) return 'null';
+  return typeof value === 'string' && isWellFormedText(value) ? JSON.stringify(value) : canonicalize(value);
+}
+
+const CHAIN_PREFIX = `{"domain":${JSON.stringify(AUDIT_CHAIN_DOMAIN)},"entry":`;
+
+/**
  * The chain link: H or HMAC (keyed digester) of the canonical
  * `{ domain: 'toolseal.audit_chain.v1', entry: <canonical record text>, previous_hash }`.
+ * The text is written directly ("domain" < "entry" < "previous_hash"); `digestTagged` computes the
+ * same value and remains the path for texts with lone surrogates, which it rejects.
  */
 export function computeAuditEntryHash(digester: Digester, previous_hash: string, canonical: string): Sha256Hex {
+  if (typeof previous_hash === 'string' && typeof canonical === 'string' && isWellFormedText(canonical) && isWellFormedText(previous_hash)) {
+    return digester.digestText(`${CHAIN_PREFIX}${JSON.stringify(canonical)},"previous_hash":${JSON.stringify(previous_hash)}}`);
+  }
   return digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash });
 }
 
@@ -127,6 +146,14 @@ export function formatRecordedAt(epochMs: number): string {
 /** The API view of a stored row; the body is parsed from the stored canonical text. */
 export function auditEntryFromRow(row: StoredAuditRow): AuditEntry {
   const record = JSON.parse(row.canonical) as { body: JsonObject };
+  return auditEntryWithBody(row, record.body);
+}
+
+/**
+ * The API view of a row just appended, with the body the caller passed: the stored canonical text
+ * is not parsed back (it was written from that body a moment ago).
+ */
+export function auditEntryWithBody(row: StoredAuditRow, body: JsonObject): AuditEntry {
   return {
     sequence: row.sequence,
     recorded_at: row.recorded_at,
@@ -134,23 +161,9 @@ export function auditEntryFromRow(row: StoredAuditRow): AuditEntry {
     call_id: row.call_id,
     operation_id: row.operation_id,
     idempotency_key: row.idempotency_key,
-    body: record.body,
+    body,
     previous_hash: row.previous_hash,
     entry_hash: row.entry_hash,
     canonical: row.canonical,
   };
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const unit = text.charCodeAt(index);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff) {
-      bytes += 4;
-      index += 1;
-    } else bytes += 3;
-  }
-  return bytes;
 }

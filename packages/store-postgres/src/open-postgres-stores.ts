@@ -2,6 +2,7 @@ import {
   AuditChainVerifier,
   GENESIS_HASH,
   auditEntryFromRow,
+  auditEntryWithBody,
   checkIdempotencyOperation,
   checkIdentifier,
   checkNonNegativeInteger,
@@ -303,7 +304,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = await append(prepared);
-      return { ...auditEntryFromRow(row), body: prepared.body };
+      return auditEntryWithBody(row, prepared.body);
     },
     async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
       const from = verifyOptions.from ?? 1;

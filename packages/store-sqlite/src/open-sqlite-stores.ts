@@ -2,6 +2,7 @@ import {
   AuditChainVerifier,
   GENESIS_HASH,
   auditEntryFromRow,
+  auditEntryWithBody,
   checkIdempotencyOperation,
   checkIdentifier,
   checkNonNegativeInteger,
@@ -262,7 +263,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = appendTransaction.immediate(prepared);
-      return { ...auditEntryFromRow(row), body: prepared.body };
+      return auditEntryWithBody(row, prepared.body);
     },
     async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
       const from = verifyOptions.from ?? 1;
