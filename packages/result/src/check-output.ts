@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import { ajvErrorsToReasons, checkUntrustedValue, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
-import { jsonEqual, valueAt, valuesAtTemplate } from './json-pointer.js';
+import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
 import type { OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
 import { parseUtcTimestamp } from './utc-timestamp.js';
@@ -106,9 +106,9 @@ export function checkOutputData(
     if (violations.length === 0) violations.push({ rule: 'type', path: prefix });
   }
 
-  for (const { output, input } of tool.echo) {
-    const produced = valueAt(data, output);
-    const expected = argumentsValue === null ? undefined : valueAt(argumentsValue, input);
+  for (const { output, outputSegments, inputSegments } of tool.echo) {
+    const produced = valueAtSegments(data, outputSegments);
+    const expected = argumentsValue === null ? undefined : valueAtSegments(argumentsValue, inputSegments);
     if (produced === undefined) continue;
     if (expected === undefined || !jsonEqual(produced, expected)) {
       violations.push({ rule: 'echo_mismatch', path: `${prefix}${output}` });

@@ -17,10 +17,10 @@ function ownValue(value: JsonValue, segment: string): JsonValue | undefined {
   return undefined;
 }
 
-/** The value at a simple pointer, or `undefined` when absent. Own properties only. */
-export function valueAt(root: JsonValue, pointer: string): JsonValue | undefined {
+/** The value at a simple pointer split by `pointerSegments`, or `undefined` when absent. Own properties only. */
+export function valueAtSegments(root: JsonValue, segments: readonly string[]): JsonValue | undefined {
   let current: JsonValue | undefined = root;
-  for (const segment of pointerSegments(pointer)) {
+  for (const segment of segments) {
     if (current === undefined) return undefined;
     current = ownValue(current, segment);
   }

@@ -42,7 +42,9 @@ describe('createToolRegistry', () => {
     expect(registry.get('kb_search')?.allowIncomplete).toBe(true);
     expect(registry.get('get_order')?.allowIncomplete).toBe(false);
     expect(registry.get('kb_search')?.limits.maxBytes).toBe(8192);
-    expect(registry.get('get_order')?.echo).toEqual([{ output: '/order_ref', input: '/order_id' }]);
+    expect(registry.get('get_order')?.echo).toEqual([
+      { output: '/order_ref', input: '/order_id', outputSegments: ['order_ref'], inputSegments: ['order_id'] },
+    ]);
     expect(registry.get('kb_search')?.links.pointers).toEqual(['/hits/*/source']);
     expect(registry.control).toEqual(DEFAULT_CONTROL_PROVENANCE);
     expect(registry.unregisteredContract.tool_name).toBe(UNREGISTERED_TOOL_NAME);

@@ -1,6 +1,7 @@
 import type { ToolContract } from '@toolseal/contracts';
 import { compileSchema, createSensitiveKeyScanner, type JsonLimits, type SensitiveKeyScanner } from '@toolseal/guard';
 import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
+import { pointerSegments } from './json-pointer.js';
 import { RegistryError } from './registry-error.js';
 import type { ControlProvenance, OutputLimits, ToolSpec } from './tool-spec.js';
 
@@ -63,8 +64,16 @@ export interface RegisteredTool {
   readonly validateInput: CompiledValidator;
   /** Validates `data` against the exact `output_schema` (compiled once). */
   readonly validateOutput: CompiledValidator;
-  /** Output pointer → input pointer pairs the output must echo. */
-  readonly echo: readonly { readonly output: string; readonly input: string }[];
+  /**
+   * Output pointer → input pointer pairs the output must echo, with each pointer's segments split
+   * once here (`outputSegments`, `inputSegments`) rather than on every seal and verification.
+   */
+  readonly echo: readonly {
+    readonly output: string;
+    readonly input: string;
+    readonly outputSegments: readonly string[];
+    readonly inputSegments: readonly string[];
+  }[];
   /** Compiled `resource_revision` pattern. */
   readonly resourceRevision: RegExp;
   /** Pointer templates of link fields, and the allowed schemes and hosts. */
@@ -313,7 +322,7 @@ function checkEcho(
 ): RegisteredTool['echo'] {
   if (value === undefined) return Object.freeze([]);
   if (!isRecord(value)) throw new RegistryError(name, 'echo must map output pointers to input pointers');
-  const pairs: { output: string; input: string }[] = [];
+  const pairs: RegisteredTool['echo'][number][] = [];
   for (const [output, input] of Object.entries(value)) {
     if (!ECHO_POINTER.test(output) || !outputPaths.has(output)) {
       throw new RegistryError(name, `echo output pointer ${JSON.stringify(output)} is not a declared output field outside arrays`);
@@ -321,7 +330,14 @@ function checkEcho(
     if (typeof input !== 'string' || !ECHO_POINTER.test(input) || !inputPaths.has(input)) {
       throw new RegistryError(name, `echo input pointer ${JSON.stringify(input)} is not a declared input field outside arrays`);
     }
-    pairs.push(Object.freeze({ output, input }));
+    pairs.push(
+      Object.freeze({
+        output,
+        input,
+        outputSegments: Object.freeze(pointerSegments(output)),
+        inputSegments: Object.freeze(pointerSegments(input)),
+      }),
+    );
   }
   return Object.freeze(pairs);
 }

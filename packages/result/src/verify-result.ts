@@ -99,7 +99,7 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 
 /** Builds a failed outcome from a set of reasons, in canonical order. */
 export function failWith(reasons: Iterable<VerifyFailureReason>): VerifyOutcome {
-  const set = new Set(reasons);
+  const set = reasons instanceof Set ? (reasons as ReadonlySet<VerifyFailureReason>) : new Set(reasons);
   if (set.size === 0) return { ok: true };
   return { ok: false, reasons: REASON_ORDER.filter((reason) => set.has(reason)) };
 }
