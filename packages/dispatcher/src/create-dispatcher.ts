@@ -212,8 +212,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const limiter = new RateLimiter();
   const principalRefs = new Map<string, Sha256Hex>();
 
+  /** The principal of the latest turn: the most recent cache entry, reused without touching the cache. */
+  let latest: { tenant_id: string; subject_id: string; ref: Sha256Hex } | null = null;
+
   /** `digester.principalRef(principal)`, computed once per principal and kept in a small LRU cache. */
   function principalRefOf(principal: PrincipalContext): Sha256Hex {
+    if (latest !== null && latest.tenant_id === principal.tenant_id && latest.subject_id === principal.subject_id) {
+      return latest.ref;
+    }
     const key = `${principal.tenant_id.length}:${principal.tenant_id}${principal.subject_id}`;
     let ref = principalRefs.get(key);
     if (ref === undefined) {
@@ -226,6 +232,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       principalRefs.delete(key);
     }
     principalRefs.set(key, ref);
+    latest = { tenant_id: principal.tenant_id, subject_id: principal.subject_id, ref };
     return ref;
   }
   const now = (): number => readClock(clock);
