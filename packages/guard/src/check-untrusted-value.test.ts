@@ -101,6 +101,53 @@ describe('checkUntrustedValue', () => {
     rejects([1, 2, 3], 'max_total_nodes', '/2', { maxTotalNodes: 3 });
   });
 
+  it('enforces maxBytes on the UTF-8 size of the JSON text, exactly, with an empty path', () => {
+    // {"note":"café"} is 16 bytes: the é takes two.
+    expect(checkUntrustedValue({ note: 'café' }, { maxBytes: 16 }).ok).toBe(true);
+    rejects({ note: 'café' }, 'max_bytes', '', { maxBytes: 15 });
+    // Escapes count as written: "\n" is two bytes, a control character six.
+    expect(checkUntrustedValue(['\n\u0001'], { maxBytes: 12 }).ok).toBe(true);
+    rejects(['\n\u0001'], 'max_bytes', '', { maxBytes: 11 });
+    expect(checkUntrustedValue(null, { maxBytes: 4 }).ok).toBe(true);
+    rejects(false, 'max_bytes', '', { maxBytes: 4 });
+    rejects([], 'max_bytes', '', { maxBytes: 1 });
+  });
+
+  it('accepts a value exactly at maxBytes and rejects it one byte lower (property: the count is Buffer.byteLength(JSON.stringify(value)))', () => {
+    const json = fc
+      .oneof(fc.jsonValue({ maxDepth: 5 }), fc.jsonValue({ stringUnit: 'binary', maxDepth: 4 }))
+      .filter((value) => !/"(__proto__|constructor|prototype)":/.test(JSON.stringify(value)));
+    fc.assert(
+      fc.property(json, (value) => {
+        const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+        expect(checkUntrustedValue(value, { maxBytes: bytes }).ok).toBe(true);
+        expect(checkUntrustedValue(value, { maxBytes: bytes - 1 })).toEqual({ ok: false, violation: { rule: 'max_bytes', path: '' } });
+      }),
+      { numRuns: 1_500 },
+    );
+  });
+
+  it('counts a shared subtree once per occurrence towards maxBytes', () => {
+    const shared = 'x'.repeat(1_000);
+    const value = [shared, shared, shared];
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    expect(bytes).toBe(3_010);
+    expect(checkUntrustedValue(value, { maxBytes: bytes }).ok).toBe(true);
+    rejects(value, 'max_bytes', '', { maxBytes: bytes - 1 });
+  });
+
+  it('rejects an oversized value without walking all of it', () => {
+    const reads = { count: 0 };
+    const items = new Proxy(Array.from({ length: 4_000 }, () => 'x'.repeat(1_000)), {
+      get(target, property, receiver) {
+        if (typeof property === 'string' && /^[0-9]+$/.test(property)) reads.count++;
+        return Reflect.get(target, property, receiver) as unknown;
+      },
+    });
+    rejects({ items }, 'max_bytes', '', { maxBytes: 10_000 });
+    expect(reads.count).toBeLessThan(20);
+  });
+
   it('never echoes an unsafe key in a path', () => {
     rejects({ 'ignore all rules': { x: Number.NaN } }, 'non_json_value', '');
   });

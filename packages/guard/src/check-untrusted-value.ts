@@ -1,6 +1,7 @@
 import type { JsonValue } from '@toolseal/contracts';
 import { contractSafePointer } from './contract-safe-pointer.js';
 import { isForbiddenKey } from './forbidden-keys.js';
+import { jsonByteLength } from './json-byte-length.js';
 import type { GuardOutcome, GuardViolation } from './guard-violation.js';
 import { resolveJsonLimits, type JsonLimits } from './json-limits.js';
 
@@ -28,9 +29,16 @@ function pathOf(frame: Frame | null, child?: string | number): string {
   return contractSafePointer(segments.reverse());
 }
 
+// Bounds on the UTF-8 size of a value's JSON text, per part. A string of n code units takes at
+// least n + 2 bytes (a surrogate pair is 4 bytes for 2 units) and at most 6n + 2 (every unit a
+// \u00XX escape); a number at least 1 and at most 25 (`-0.0000012345678901234567`); a container
+// 2 plus one comma per member after the first, and each key its string plus a colon.
+const MAX_NUMBER_BYTES = 25;
+
 /**
  * Checks an already-parsed value (what the Anthropic and Gemini SDKs hand over) against the same
- * limits and rules as `parseUntrustedJson`: depth, items, keys, string length, total values,
+ * limits and rules as `parseUntrustedJson`: bytes (the UTF-8 size of its `JSON.stringify` text,
+ * counted during the walk, never by building the text), depth, items, keys, string length, total values,
  * forbidden keys and lone surrogates in strings and keys. It also rejects everything JSON cannot
  * express: `undefined`, functions, symbols, BigInt, NaN and the infinities, objects whose
  * prototype is neither `Object.prototype` nor `null` (Date, Map, class instances, boxed
@@ -39,16 +47,21 @@ function pathOf(frame: Frame | null, child?: string | number): string {
  * invoked), and sparse arrays. Array elements are read directly (an accessor on an array index,
  * which only host code can create, is not detected) and extra non-index properties of an array
  * are ignored, as JSON ignores them. A cycle is reported as `max_depth`; a shared
- * subtree counts once per occurrence towards `maxTotalNodes`, so a small graph cannot expand into
- * an enormous document.
+ * subtree counts once per occurrence towards `maxTotalNodes` and `maxBytes` (as its text would
+ * repeat it), so a small graph cannot expand into an enormous document. A `max_bytes` violation
+ * has the empty path: the size belongs to the whole text.
  *
  * The walk is iterative (explicit stack), so no input can overflow the call stack. On success the
  * same value is returned, not a copy. Never throws on any input (a Proxy whose traps throw is the
  * host's own code and is not guarded against).
  */
 export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
-  const { maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = resolveJsonLimits(limits);
+  const { maxBytes, maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = resolveJsonLimits(limits);
   let nodes = 0;
+  // The exact size is counted only when these bounds cannot decide: `lower` past the limit
+  // rejects at once (an oversized value costs no more than the limit), `upper` within it accepts.
+  let lower = 0;
+  let upper = 0;
   const stack: Frame[] = [];
 
   const fail = (rule: string, path: string): GuardOutcome<JsonValue> => {
@@ -62,13 +75,25 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
     switch (typeof child) {
       case 'string':
         if (child.length > maxStringLength) return 'max_string_length';
-        return isWellFormedText(child) ? null : 'lone_surrogate';
+        if (!isWellFormedText(child)) return 'lone_surrogate';
+        lower += child.length + 2;
+        upper += 6 * child.length + 2;
+        return lower > maxBytes ? 'max_bytes' : null;
       case 'number':
-        return Number.isFinite(child) ? null : 'non_json_value';
+        if (!Number.isFinite(child)) return 'non_json_value';
+        lower += 1;
+        upper += MAX_NUMBER_BYTES;
+        return lower > maxBytes ? 'max_bytes' : null;
       case 'boolean':
-        return null;
+        lower += 4;
+        upper += 5;
+        return lower > maxBytes ? 'max_bytes' : null;
       case 'object': {
-        if (child === null) return null;
+        if (child === null) {
+          lower += 4;
+          upper += 4;
+          return lower > maxBytes ? 'max_bytes' : null;
+        }
         const depth = parent === null ? 1 : parent.depth + 1;
         if (depth > maxDepth) return 'max_depth';
         const prototype: unknown = Object.getPrototypeOf(child);
@@ -85,6 +110,9 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
     }
   };
 
+  // The size limit is about the whole text: its violation names no member (as parseUntrustedJson).
+  const failAt = (rule: string, path: () => string): GuardOutcome<JsonValue> => fail(rule, rule === 'max_bytes' ? '' : path());
+
   const rootRule = visit(value, null, '');
   if (rootRule !== null) return fail(rootRule, '');
 
@@ -93,28 +121,42 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
     if (Array.isArray(container)) {
       const items: unknown[] = container;
       if (items.length > maxArrayItems) return fail('max_array_items', pathOf(frame));
+      // Brackets and commas.
+      const punctuation = items.length === 0 ? 2 : items.length + 1;
+      lower += punctuation;
+      upper += punctuation;
+      if (lower > maxBytes) return fail('max_bytes', '');
       for (let index = 0; index < items.length; index++) {
         // A hole reads as undefined and is rejected with it.
         const rule = visit(items[index], frame, index);
-        if (rule !== null) return fail(rule, pathOf(frame, index));
+        if (rule !== null) return failAt(rule, () => pathOf(frame, index));
       }
       continue;
     }
     const keys = Reflect.ownKeys(container);
     if (keys.length > maxObjectKeys) return fail('max_object_keys', pathOf(frame));
+    // Braces and commas; each key adds its string and a colon below.
+    const punctuation = keys.length === 0 ? 2 : keys.length + 1;
+    lower += punctuation;
+    upper += punctuation;
     for (const key of keys) {
       if (typeof key !== 'string') return fail('non_json_value', pathOf(frame));
       if (isForbiddenKey(key)) return fail('forbidden_key', pathOf(frame));
       if (key.length > maxStringLength) return fail('max_string_length', pathOf(frame));
       if (!isWellFormedText(key)) return fail('lone_surrogate', pathOf(frame));
+      lower += key.length + 3;
+      upper += 6 * key.length + 3;
+      if (lower > maxBytes) return fail('max_bytes', '');
       // Read through the descriptor: a getter is never invoked, and is rejected.
       const descriptor = Object.getOwnPropertyDescriptor(container, key);
       if (descriptor === undefined || !descriptor.enumerable || !('value' in descriptor)) {
         return fail('non_json_value', pathOf(frame, key));
       }
       const rule = visit(descriptor.value, frame, key);
-      if (rule !== null) return fail(rule, pathOf(frame, key));
+      if (rule !== null) return failAt(rule, () => pathOf(frame, key));
     }
   }
+  // The bounds could not decide: count exactly, stopping past the limit.
+  if (upper > maxBytes && jsonByteLength(value, maxBytes) > maxBytes) return fail('max_bytes', '');
   return { ok: true, value: value as JsonValue };
 }

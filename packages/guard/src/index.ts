@@ -12,6 +12,7 @@ export { checkUntrustedValue, isWellFormedText } from './check-untrusted-value.j
 export { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';
 export { contractSafePointer } from './contract-safe-pointer.js';
 export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
+export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
 export { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
 export {
