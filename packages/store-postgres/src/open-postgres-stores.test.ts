@@ -8,19 +8,25 @@ import { openPostgresStores } from './open-postgres-stores.js';
 
 const available = await probeDatabase();
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
+// A caller pool whose clients pipeline (pg `pipeline: true`): appends send their inserts and
+// COMMIT in one round trip, as with the pool the stores create from a connection string.
+const pipelinedPool = new pg.Pool({ connectionString: DATABASE_URL, max: 10, pipeline: true });
 afterAll(async () => {
   if (available) await dropSchemas(pool, RUN_SCHEMA);
-  await pool.end();
+  await Promise.all([pool.end(), pipelinedPool.end()]);
 });
 let schemas = 0;
 const nextSchema = () => `${RUN_SCHEMA}_${(schemas += 1)}`;
 const T0 = Date.UTC(2026, 6, 19);
 const REQUEST = 'a'.repeat(64);
 
-describe.skipIf(!available)('PostgreSQL stores: conformance', () => {
+describe.skipIf(!available).each([
+  ['one statement per round trip', pool],
+  ['pipelined pool', pipelinedPool],
+])('PostgreSQL stores: conformance (%s)', (_name, storePool) => {
   const cases = storeConformanceCases(async ({ clock, digester }) => {
     const schema = nextSchema();
-    const stores = await openPostgresStores({ pool, schema, clock, digester });
+    const stores = await openPostgresStores({ pool: storePool, schema, clock, digester });
     return {
       ...stores,
       tamper: postgresTamper(pool, schema),
@@ -31,6 +37,54 @@ describe.skipIf(!available)('PostgreSQL stores: conformance', () => {
     };
   });
   for (const testCase of cases) it(testCase.name, testCase.run);
+});
+
+describe.skipIf(!available).each([
+  ['one statement per round trip', pool],
+  ['pipelined pool', pipelinedPool],
+])('PostgreSQL stores: group commit (%s)', (_name, storePool) => {
+  it('commits concurrent appends of one host together, in call order, as one linear chain', async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool: storePool, schema });
+    const entries = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } }),
+      ),
+    );
+    expect(entries.map((entry) => entry.sequence)).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+    expect(entries.map((entry) => entry.body)).toEqual(Array.from({ length: 200 }, (_, index) => ({ index })));
+    const times = entries.map((entry) => entry.recorded_at);
+    expect([...times].sort()).toEqual(times);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 200, head: { sequence: 200 } });
+    // Rows written by one transaction share its xmin: far fewer transactions than appends.
+    const transactions = await pool.query<{ count: string }>(`SELECT count(DISTINCT xmin::text) AS count FROM "${schema}".audit_log`);
+    const count = Number(transactions.rows[0]?.count);
+    expect(count).toBeGreaterThanOrEqual(Math.ceil(199 / 64) + 1);
+    expect(count).toBeLessThan(50);
+  });
+
+  it('rejects every append of a batch that cannot commit, writes none of it, and appends again once the head is repaired', async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool: storePool, schema });
+    const tamper = postgresTamper(pool, schema);
+    for (let index = 0; index < 3; index += 1) {
+      await stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    const head = await stores.auditLog.head();
+    // An attacker rewinds the head: the next insert collides with entry 2.
+    await tamper.writeHead({ sequence: 1, entry_hash: 'f'.repeat(64) });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, index) =>
+        stores.auditLog.append({ kind: 'sealed_call', call_id: `late-${index}`, operation_id: null, idempotency_key: null, body: { index } }),
+      ),
+    );
+    expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
+    expect((await tamper.readRows()).map((row) => row.sequence)).toEqual([1, 2, 3]);
+    await tamper.writeHead(head);
+    const next = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'after', operation_id: null, idempotency_key: null, body: {} });
+    expect(next.sequence).toBe(4);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 4 });
+  });
 });
 
 describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
@@ -176,11 +230,11 @@ describe.skipIf(!available)('PostgreSQL stores: eight pools race duplicate claim
     }
   }, 120_000);
 
-  it('appends from eight pools form one linear chain', async () => {
+  it.each([false, true])('appends from eight pools form one linear chain (pipelined clients: %s)', async (pipeline) => {
     const schema = nextSchema();
     const digester = createDigester({ key: new Uint8Array(32).fill(9) });
     await openPostgresStores({ pool, schema, digester });
-    const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: DATABASE_URL, max: 2 }));
+    const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: DATABASE_URL, max: 2, pipeline }));
     try {
       const hosts = await Promise.all(pools.map((hostPool) => openPostgresStores({ pool: hostPool, schema, digester })));
       const appended = await Promise.all(

@@ -85,6 +85,12 @@ interface RecordRow {
   completed_at: string | null;
 }
 
+interface PendingAppend {
+  prepared: PreparedAuditEntry;
+  resolve(row: StoredAuditRow): void;
+  reject(error: unknown): void;
+}
+
 interface AuditRowText extends Omit<StoredAuditRow, 'sequence'> {
   sequence: string;
 }
@@ -93,6 +99,10 @@ const RECORD_COLUMNS =
   'key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at';
 const AUDIT_COLUMNS =
   'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
+/** Most entries one append transaction takes from the queue (group commit). */
+const MAX_BATCH_ENTRIES = 64;
+/** Most canonical text (UTF-16 code units) one append transaction takes, beyond its first entry. */
+const MAX_BATCH_UNITS = 4 * 1024 * 1024;
 /** Rows fetched per round trip while verifying the chain. */
 const VERIFY_PAGE = 1000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
@@ -109,7 +119,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     throw new TypeError('openPostgresStores needs exactly one of pool and connectionString');
   }
   const ownsPool = options.pool === undefined;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+  // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, pipeline: true });
   const schema = options.schema ?? 'toolseal';
   const s = quoteSchemaName(schema);
   const clock = options.clock ?? systemClock;
@@ -214,27 +225,75 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     `SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_log WHERE sequence >= $1 ORDER BY sequence LIMIT ${VERIFY_PAGE}`,
   );
 
-  async function append(prepared: PreparedAuditEntry): Promise<StoredAuditRow> {
+  // Group commit: appends that arrive while a transaction is in flight wait in `pending` and go
+  // into the next transaction together, chained in JS under one head lock. One caller pays the
+  // same two round trips as before; concurrent callers of one host share the lock, the commit and
+  // its WAL flush instead of queueing for the lock one by one. Entries were checked and
+  // canonicalized before they queue, so nothing about one entry can fail the others.
+  const pending: PendingAppend[] = [];
+  let flushing = false;
+
+  function append(prepared: PreparedAuditEntry): Promise<StoredAuditRow> {
+    return new Promise<StoredAuditRow>((resolve, reject) => {
+      pending.push({ prepared, resolve, reject });
+      if (!flushing) void flushPending();
+    });
+  }
+
+  async function flushPending(): Promise<void> {
+    flushing = true;
+    try {
+      while (pending.length > 0) {
+        const batch = takeBatch(pending);
+        try {
+          const rows = await appendBatch(batch.map((item) => item.prepared));
+          batch.forEach((item, index) => item.resolve(rows[index] as StoredAuditRow));
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  async function appendBatch(batch: readonly PreparedAuditEntry[]): Promise<StoredAuditRow[]> {
     const client = await pool.connect();
     try {
       const results = (await client.query(beginAndLockHead)) as unknown as Array<{ rows: { sequence: string; entry_hash: string }[] }>;
       const head = results[1]?.rows[0];
       if (head === undefined) throw new Error('audit_head row is missing');
-      const sequence = Number(head.sequence);
-      // Read the clock while holding the head lock, so `recorded_at` follows the chain order
-      // as far as the hosts' clocks agree.
-      const row = sealAuditEntry(
-        prepared,
-        {
-          sequence: sequence + 1,
-          recorded_at: formatRecordedAt(readClock(clock)),
-          previous_hash: sequence === 0 ? GENESIS_HASH : head.entry_hash,
-        },
-        digester,
-      );
-      await client.query(insertAudit(auditValues(row)));
-      await client.query('COMMIT');
-      return row;
+      let sequence = Number(head.sequence);
+      let previousHash = sequence === 0 ? GENESIS_HASH : head.entry_hash;
+      const rows: StoredAuditRow[] = [];
+      for (const prepared of batch) {
+        // Read the clock while holding the head lock, so `recorded_at` follows the chain order
+        // as far as the hosts' clocks agree.
+        const row = sealAuditEntry(
+          prepared,
+          { sequence: sequence + 1, recorded_at: formatRecordedAt(readClock(clock)), previous_hash: previousHash },
+          digester,
+        );
+        rows.push(row);
+        sequence = row.sequence;
+        previousHash = row.entry_hash;
+      }
+      if (client.pipeline) {
+        // One round trip for every insert and the commit. An insert that fails aborts the
+        // transaction: the statements behind it fail too, and COMMIT answers ROLLBACK.
+        const sent = [...rows.map((row) => client.query(insertAudit(auditValues(row)))), client.query('COMMIT')];
+        const settled = await Promise.allSettled(sent);
+        const failed = settled.find((outcome) => outcome.status === 'rejected');
+        if (failed !== undefined) throw failed.reason;
+        const commit = settled[settled.length - 1];
+        if (commit?.status !== 'fulfilled' || commit.value.command !== 'COMMIT') {
+          throw new Error('audit append transaction was rolled back');
+        }
+      } else {
+        for (const row of rows) await client.query(insertAudit(auditValues(row)));
+        await client.query('COMMIT');
+      }
+      return rows;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -393,6 +452,18 @@ function auditValues(row: StoredAuditRow): unknown[] {
     row.entry_hash,
     row.canonical,
   ];
+}
+
+/** Removes and returns the next batch: at least one entry, then up to the entry and size caps. */
+function takeBatch(pending: PendingAppend[]): PendingAppend[] {
+  let count = 0;
+  let units = 0;
+  while (count < pending.length && count < MAX_BATCH_ENTRIES) {
+    units += (pending[count] as PendingAppend).prepared.bodyCanonical.length;
+    if (count > 0 && units > MAX_BATCH_UNITS) break;
+    count += 1;
+  }
+  return pending.splice(0, count);
 }
 
 function auditRowFromText(row: AuditRowText): StoredAuditRow {
