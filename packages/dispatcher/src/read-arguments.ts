@@ -1,22 +1,19 @@
 import type { JsonValue, RawArguments } from '@toolseal/contracts';
-import { checkUntrustedValue, parseUntrustedJson, utf8LengthWithin, type GuardOutcome, type JsonLimits } from '@toolseal/guard';
+import { checkUntrustedValue, parseUntrustedJson, type GuardOutcome, type JsonLimits } from '@toolseal/guard';
 import { deepFreeze } from '@toolseal/proposal';
 
 const MALFORMED: GuardOutcome<JsonValue> = Object.freeze({
   ok: false,
   violation: Object.freeze({ rule: 'malformed_json', path: '' }),
 });
-const TOO_LARGE: GuardOutcome<JsonValue> = Object.freeze({
-  ok: false,
-  violation: Object.freeze({ rule: 'max_bytes', path: '' }),
-});
 
 /**
  * The guard gate: turns a call's raw arguments into a private, deeply frozen JSON value, with the
  * tool's limits checked before anything else happens (bytes and depth before any parse; duplicate
  * keys, `__proto__` and friends, lone surrogates refused). JSON text is parsed into fresh objects;
- * a value an SDK already parsed is checked (its JSON size too), then copied, so neither the provider SDK's object nor
- * anything holding it can change the arguments after they were judged.
+ * a value an SDK already parsed is checked (its JSON size too, in the same walk), then copied, so
+ * neither the provider SDK's object nor anything holding it can change the arguments after they
+ * were judged.
  *
  * Never throws: anything that is not one of the two `RawArguments` forms is `malformed_json`.
  */
@@ -29,10 +26,9 @@ export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): 
       return parsed.ok ? { ok: true, value: deepFreeze(parsed.value) } : parsed;
     }
     if (raw.format === 'json_value') {
+      // The walk also bounds the UTF-8 size of the value's JSON text by `maxBytes`, without building it.
       const checked = checkUntrustedValue(raw.value, limits);
       if (!checked.ok) return checked;
-      // The value walk counts nodes, not bytes: measure the serialized size against the tool's limit.
-      if (!utf8LengthWithin(JSON.stringify(checked.value), limits.maxBytes)) return TOO_LARGE;
       return { ok: true, value: deepFreeze(structuredClone(checked.value)) };
     }
     return MALFORMED;
