@@ -126,6 +126,22 @@ describe('checkHandlerOutput', () => {
     expect(checked).toMatchObject({ ok: false, violations: [{ rule: 'max_bytes', path: '/data' }] });
   });
 
+  it('accepts data of exactly maxBytes under the largest valid envelope (the guard bound never pre-empts it)', () => {
+    const exact = copy(specs.getOrder);
+    exact.contract.tool_name = 'get_order_exact';
+    exact.limits = { maxBytes: canonicalize(order.data).length };
+    const exactTool = createToolRegistry([exact]).get('get_order_exact') as RegisteredTool;
+    // Every receipt and status reference character escapes to six bytes (\u0001).
+    const reference = '\u0001'.repeat(256);
+    const output = { ...order, complete: true, truncated: false, receipt: reference, status_ref: reference };
+    expect(checkHandlerOutput(exactTool, output, orderArguments, NOW)).toMatchObject({ ok: true, value: { receipt: reference } });
+    const over = { ...output, data: { ...order.data, order_ref: 'ORDER-C77' } };
+    expect(checkHandlerOutput(exactTool, over, { order_id: 'ORDER-C77' }, NOW)).toMatchObject({
+      ok: false,
+      violations: [{ rule: 'max_bytes', path: '/data' }],
+    });
+  });
+
   it('checks link schemes and hosts, and refuses credentials or backslashes in links', () => {
     const withSource = (source: string) => violationsOf('kb_search', { ...search, data: { hits: [{ ...hit, source }] } }, { query: 'q' });
     expect(withSource('https://kb.example.com/a/1?x=1#y')).toEqual([]);

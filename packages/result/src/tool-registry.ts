@@ -32,10 +32,22 @@ const LIMIT_CEILINGS: Readonly<OutputLimits> = Object.freeze({
 });
 
 /**
- * Extra bytes for the fixed handler envelope in the guard limits of the raw output. The value walk
- * does not measure bytes; `maxBytes` is enforced on the canonical encoding of `data` instead.
+ * Extra bytes for the fixed handler envelope in the guard limits of the raw output: the guard's walk
+ * bounds the JSON size of the whole output by `maxBytes` plus this, a bound against floods only.
+ * The exact limit is on the RFC 8785 encoding of `data` (same length as its JSON text). It covers
+ * the largest valid envelope, so it never refuses what the exact checks would accept: member names
+ * (105 bytes), `resource_revision` (128 units), `receipt` and `status_ref` (256 units each) at six
+ * bytes per escaped unit plus quotes, `observed_at` (32 bytes): 3,983 bytes.
  */
-const ENVELOPE_BYTES = 1_024;
+const ENVELOPE_BYTES = 4_096;
+
+/**
+ * Extra bytes for everything of a sealed package but `data` in the guard limits verification uses:
+ * at most about 130 KB at six bytes per escaped UTF-16 unit, most of it the 64 redactions of up to
+ * 256 path units each (~104 KB); the error's reasons, provider ids, revisions and downstream ids
+ * the rest.
+ */
+const PACKAGE_MEMBER_BYTES = 262_144;
 
 /**
  * The reserved tool name under which a call to an unregistered tool is sealed (as UNKNOWN_TOOL).
@@ -412,9 +424,11 @@ export function createToolRegistry(specs: readonly ToolSpec[], options: ToolRegi
   const largest = (limit: keyof OutputLimits, floor: number): number =>
     Math.max(floor, ...all.map((tool) => tool.limits[limit]));
   // A sealed package nests `data` two levels down (package → model_result → data) and adds a
-  // bounded protected audit; an error package reaches depth 5 (…/error/reasons/n).
+  // bounded protected audit; an error package reaches depth 5 (…/error/reasons/n). The guard bounds
+  // the package's JSON size by `maxBytes`, a flood bound only: the members around `data` of a valid
+  // package stay below PACKAGE_MEMBER_BYTES even with every string at its longest and escaped.
   const packageLimits: JsonLimits = Object.freeze({
-    maxBytes: largest('maxBytes', 0) + 65_536,
+    maxBytes: largest('maxBytes', 0) + PACKAGE_MEMBER_BYTES,
     maxDepth: largest('maxDepth', 4) + 2,
     maxArrayItems: largest('maxArrayItems', 64),
     maxObjectKeys: largest('maxObjectKeys', 16),

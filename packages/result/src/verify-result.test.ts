@@ -362,3 +362,39 @@ describe('verifyResult with the text the adapter sends and memoized trusted dige
     );
   });
 });
+
+describe('verifyResult on the largest valid package', () => {
+  it('accepts every member at its longest, escaped, around data of exactly maxBytes', () => {
+    const tight = copy(specs.getOrder);
+    tight.limits = { maxBytes: canonicalize(order('ORDER-C7').data).length };
+    const tightRegistry = createToolRegistry([tight]);
+    const escaped = (units: number) => '\u0001'.repeat(units);
+    const call: CallContext = {
+      provider: 'anthropic',
+      api_family: 'messages',
+      response_id: escaped(256),
+      call_id: escaped(256),
+      adapter_revision: 'anthropic-messages-v1',
+      operation_id: escaped(128),
+      idempotency_key: escaped(256),
+    };
+    const { sealed } = sealResult({
+      registry: tightRegistry,
+      tool_name: 'get_order',
+      principal,
+      call,
+      arguments: { order_id: 'ORDER-C7' },
+      subject: { kind: 'data', output: { ...order('ORDER-C7'), receipt: escaped(256), status_ref: escaped(256) } },
+      execution: { delivery: 'fresh' },
+      now: () => '2026-07-19T00:00:01Z',
+      digester,
+      redactions: Array.from({ length: 63 }, () => ({ path: escaped(256), reason: `r${'x'.repeat(63)}` })),
+    });
+    expect(sealed.model_result.status).toBe('succeeded');
+    const trusted = { registry: tightRegistry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester };
+    expect(verifyResult(sealed, trusted)).toEqual({ ok: true });
+    // Far above a 64 KiB allowance, well below the package bound around data.
+    expect(Buffer.byteLength(JSON.stringify(sealed))).toBeGreaterThan(100_000);
+    expect(tightRegistry.packageLimits.maxBytes - Buffer.byteLength(JSON.stringify(sealed))).toBeGreaterThan(100_000);
+  });
+});
