@@ -7,7 +7,6 @@ import {
   MAX_PROVIDER_ID_LENGTH,
   MAX_TOOL_NAME_LENGTH,
 } from './is-well-formed-identifier.js';
-import { jsonByteLength } from './json-byte-length.js';
 import { rejectMalformedToolCall, type ParseRejection } from './reject-malformed-tool-call.js';
 import type { ToolCallLimits } from './resolve-tool-call-limits.js';
 
@@ -65,12 +64,10 @@ export function createToolCallCollector(
           return rejectArguments('max_bytes');
         }
       } else {
+        // The walk bounds the value's serialized size too (`argumentLimits.maxBytes` is
+        // `maxArgumentBytes`), without building its text.
         const checked = checkUntrustedValue(rawArguments.value, limits.argumentLimits);
-        if (!checked.ok) {
-          if (SIZE_RULES.has(checked.violation.rule)) return rejectArguments(checked.violation.rule);
-        } else if (jsonByteLength(checked.value, limits.maxArgumentBytes) > limits.maxArgumentBytes) {
-          return rejectArguments('max_bytes');
-        }
+        if (!checked.ok && SIZE_RULES.has(checked.violation.rule)) return rejectArguments(checked.violation.rule);
       }
       seen.add(callId);
       calls.push({

@@ -6,8 +6,8 @@ import { utf8ByteLength } from '@toolseal/guard';
  * soon as the total passes `stopAfter` and returns that partial total, so an oversized value costs
  * no more than the limit. Iterative: no input can overflow the call stack.
  *
- * The guard bounds depth, items, keys, string lengths and node count of a parsed value but not its
- * serialized size; `maxArgumentBytes` is enforced with this.
+ * The guard's `checkUntrustedValue` bounds this size itself (by `maxBytes`) while it walks; this is
+ * for measuring a value that has already passed it.
  */
 export function jsonByteLength(value: unknown, stopAfter = Number.POSITIVE_INFINITY): number {
   let bytes = 0;
