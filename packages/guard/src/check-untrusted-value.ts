@@ -58,10 +58,15 @@ const MAX_NUMBER_BYTES = 25;
 export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
   const { maxBytes, maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = resolveJsonLimits(limits);
   let nodes = 0;
-  // The exact size is counted only when these bounds cannot decide: `lower` past the limit
-  // rejects at once (an oversized value costs no more than the limit), `upper` within it accepts.
-  let lower = 0;
-  let upper = 0;
+  // Tallies for the size bounds: code units of strings and keys (1 to 6 bytes each), quotes,
+  // colons, brackets and commas (exact), literals (exact) and numbers (1 to 25 bytes each). The
+  // exact size is counted only when the bounds cannot decide: the lower bound past the limit
+  // rejects (checked before each container and, for its string units, after each string, so an
+  // oversized value costs about the limit), the upper bound within it accepts.
+  let units = 0;
+  let fixedBytes = 0;
+  let numbers = 0;
+  const lowerBound = (): number => units + fixedBytes + numbers;
   const stack: Frame[] = [];
 
   const fail = (rule: string, path: string): GuardOutcome<JsonValue> => {
@@ -76,23 +81,22 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
       case 'string':
         if (child.length > maxStringLength) return 'max_string_length';
         if (!isWellFormedText(child)) return 'lone_surrogate';
-        lower += child.length + 2;
-        upper += 6 * child.length + 2;
-        return lower > maxBytes ? 'max_bytes' : null;
+        units += child.length;
+        fixedBytes += 2;
+        // Strings carry the bulk of a large value: stop inside a container as soon as they alone
+        // pass the limit.
+        return units > maxBytes ? 'max_bytes' : null;
       case 'number':
         if (!Number.isFinite(child)) return 'non_json_value';
-        lower += 1;
-        upper += MAX_NUMBER_BYTES;
-        return lower > maxBytes ? 'max_bytes' : null;
+        numbers++;
+        return null;
       case 'boolean':
-        lower += 4;
-        upper += 5;
-        return lower > maxBytes ? 'max_bytes' : null;
+        fixedBytes += child ? 4 : 5;
+        return null;
       case 'object': {
         if (child === null) {
-          lower += 4;
-          upper += 4;
-          return lower > maxBytes ? 'max_bytes' : null;
+          fixedBytes += 4;
+          return null;
         }
         const depth = parent === null ? 1 : parent.depth + 1;
         if (depth > maxDepth) return 'max_depth';
@@ -110,53 +114,48 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
     }
   };
 
-  // The size limit is about the whole text: its violation names no member (as parseUntrustedJson).
-  const failAt = (rule: string, path: () => string): GuardOutcome<JsonValue> => fail(rule, rule === 'max_bytes' ? '' : path());
-
   const rootRule = visit(value, null, '');
   if (rootRule !== null) return fail(rootRule, '');
 
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    // The size limit is about the whole text: its violation names no member (as parseUntrustedJson).
+    if (lowerBound() > maxBytes) return fail('max_bytes', '');
     const { container } = frame;
     if (Array.isArray(container)) {
       const items: unknown[] = container;
       if (items.length > maxArrayItems) return fail('max_array_items', pathOf(frame));
       // Brackets and commas.
-      const punctuation = items.length === 0 ? 2 : items.length + 1;
-      lower += punctuation;
-      upper += punctuation;
-      if (lower > maxBytes) return fail('max_bytes', '');
+      fixedBytes += items.length === 0 ? 2 : items.length + 1;
       for (let index = 0; index < items.length; index++) {
         // A hole reads as undefined and is rejected with it.
         const rule = visit(items[index], frame, index);
-        if (rule !== null) return failAt(rule, () => pathOf(frame, index));
+        if (rule !== null) return fail(rule, rule === 'max_bytes' ? '' : pathOf(frame, index));
       }
       continue;
     }
     const keys = Reflect.ownKeys(container);
     if (keys.length > maxObjectKeys) return fail('max_object_keys', pathOf(frame));
-    // Braces and commas; each key adds its string and a colon below.
-    const punctuation = keys.length === 0 ? 2 : keys.length + 1;
-    lower += punctuation;
-    upper += punctuation;
+    // Braces and commas; each key adds its quotes and a colon below.
+    fixedBytes += keys.length === 0 ? 2 : keys.length + 1;
     for (const key of keys) {
       if (typeof key !== 'string') return fail('non_json_value', pathOf(frame));
       if (isForbiddenKey(key)) return fail('forbidden_key', pathOf(frame));
       if (key.length > maxStringLength) return fail('max_string_length', pathOf(frame));
       if (!isWellFormedText(key)) return fail('lone_surrogate', pathOf(frame));
-      lower += key.length + 3;
-      upper += 6 * key.length + 3;
-      if (lower > maxBytes) return fail('max_bytes', '');
+      units += key.length;
+      fixedBytes += 3;
       // Read through the descriptor: a getter is never invoked, and is rejected.
       const descriptor = Object.getOwnPropertyDescriptor(container, key);
       if (descriptor === undefined || !descriptor.enumerable || !('value' in descriptor)) {
         return fail('non_json_value', pathOf(frame, key));
       }
       const rule = visit(descriptor.value, frame, key);
-      if (rule !== null) return failAt(rule, () => pathOf(frame, key));
+      if (rule !== null) return fail(rule, rule === 'max_bytes' ? '' : pathOf(frame, key));
     }
   }
+  if (lowerBound() > maxBytes) return fail('max_bytes', '');
   // The bounds could not decide: count exactly, stopping past the limit.
-  if (upper > maxBytes && jsonByteLength(value, maxBytes) > maxBytes) return fail('max_bytes', '');
+  const upperBound = 6 * units + fixedBytes + MAX_NUMBER_BYTES * numbers;
+  if (upperBound > maxBytes && jsonByteLength(value, maxBytes) > maxBytes) return fail('max_bytes', '');
   return { ok: true, value: value as JsonValue };
 }
