@@ -127,7 +127,8 @@ const RESULT_PREFIX = `{"domain":${JSON.stringify(DIGEST_DOMAINS.result)},"model
 // written by `JSON.stringify`, which is exactly the RFC 8785 string form for well-formed text.
 // When a member is anything but a well-formed string (a caller bug the types forbid), the digest
 // is computed through `canonicalize` instead, which gives the same text or throws the precise
-// error. `digest-vectors.test.ts` and the property tests below prove the texts byte-identical.
+// error. `digest-vectors.test.ts` and the properties of `digest-templates.test.ts` check the texts
+// byte-identical.
 const PRINCIPAL_PREFIX = `{"domain":${JSON.stringify(DIGEST_DOMAINS.principalRef)},"subject_id":`;
 const REQUEST_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.request)},"effect_revision":`;
 const CALL_BINDING_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.callBinding)},"idempotency_key":`;
