@@ -640,9 +640,7 @@ describe('gate: deadline', () => {
       signal = input.signal;
       return new Promise<never>(() => undefined);
     };
-    const started = Date.now();
     const result = only(await host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], context));
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(result.gate).toBe('handler');
     expectCatalog(result.sealed.model_result, 'TOOL_ERROR');
     expect(signal?.aborted).toBe(true);
