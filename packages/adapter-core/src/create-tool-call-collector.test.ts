@@ -78,6 +78,13 @@ describe('createToolCallCollector', () => {
     ['a non-string name', 'c1', ['a']],
     ['a name over 256 characters', 'c1', 'n'.repeat(257)],
     ['a name with a lone surrogate', 'c1', 'get_\udc00'],
+    // The stores refuse NUL in an id: such a call must never run (it could not be audited).
+    ['a call id with NUL', 'call_\u0000x', 'a'],
+    ['a call id with a C0 control', 'call_\u001b[31m', 'a'],
+    ['a call id with DEL', 'call_\u007f', 'a'],
+    ['a call id with a C1 control', 'call_\u0085', 'a'],
+    ['a name with NUL', 'c1', 'get_order\u0000'],
+    ['a name with a line feed', 'c1', 'get_order\nsend_email'],
   ])('refuses %s as a malformed response', (_label, callId, toolName) => {
     expectRejected(collect([[callId, toolName, text('{}')]]), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
@@ -156,7 +163,7 @@ describe('createToolCallCollector', () => {
   });
 
   it('property: accepts any distinct well-formed calls within the limits, unchanged and in order', () => {
-    const name = fc.string({ minLength: 1, maxLength: 20 }).filter((each) => !/[\ud800-\udfff]/.test(each));
+    const name = fc.string({ minLength: 1, maxLength: 20 }).filter((each) => !/[\ud800-\udfff\u0000-\u001f\u007f-\u009f]/.test(each));
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/), name, fc.jsonValue({ maxDepth: 3 })), {

@@ -2,6 +2,7 @@ export { readOwnData } from './read-own-data.js';
 export { isPlainObject } from './is-plain-object.js';
 export {
   isWellFormedIdentifier,
+  MAX_STORABLE_IDENTIFIER_LENGTH,
   MAX_PROVIDER_ID_LENGTH,
   MAX_TOOL_NAME_LENGTH,
 } from './is-well-formed-identifier.js';

@@ -1,6 +1,31 @@
+import { checkIdentifier, MAX_IDENTIFIER_LENGTH } from '@toolseal/audit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from './is-well-formed-identifier.js';
+import {
+  isWellFormedIdentifier,
+  MAX_PROVIDER_ID_LENGTH,
+  MAX_STORABLE_IDENTIFIER_LENGTH,
+  MAX_TOOL_NAME_LENGTH,
+} from './is-well-formed-identifier.js';
+
+/** Whether the audit stores accept `value` as an identifier (call id, operation id, key). */
+function storable(value: unknown): boolean {
+  try {
+    checkIdentifier('call_id', value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+// Controls, half surrogates, NUL and a few ordinary characters, so that every kind of refusal and
+// acceptance comes up often.
+const unit = fc.oneof(
+  fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\u009f', '\ud800', '\udbff', '\udc00', '\udfff', 'a', '_', '😀'),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+);
 
 describe('isWellFormedIdentifier', () => {
   it('allows ids and names of up to 256 code units', () => {
@@ -11,6 +36,12 @@ describe('isWellFormedIdentifier', () => {
     expect(isWellFormedIdentifier('c'.repeat(257), 256)).toBe(false);
   });
 
+  it('never accepts more than the stores hold, whatever maxLength says', () => {
+    expect(MAX_STORABLE_IDENTIFIER_LENGTH).toBe(MAX_IDENTIFIER_LENGTH);
+    expect(isWellFormedIdentifier('c'.repeat(257), 10_000)).toBe(false);
+    expect(isWellFormedIdentifier('c'.repeat(256), 10_000)).toBe(true);
+  });
+
   it.each([
     ['an empty string', ''],
     ['a number', 7],
@@ -19,22 +50,54 @@ describe('isWellFormedIdentifier', () => {
     ['an array', ['call_1']],
     ['a lone high surrogate', 'call_\ud800'],
     ['a lone low surrogate', '\udc00call'],
+    ['NUL', 'call_\u0000x'],
+    ['only NUL', '\u0000'],
+    ['a C0 control (ESC)', 'call_\u001b[31m'],
+    ['a line feed', 'call\n1'],
+    ['a tab', 'call\t1'],
+    ['DEL', 'call_\u007f'],
+    ['a C1 control (NEL)', 'call_\u0085'],
+    ['the last C1 control', 'call_\u009f'],
   ])('refuses %s', (_label, value) => {
     expect(isWellFormedIdentifier(value, 256)).toBe(false);
   });
 
-  it('accepts astral characters as well-formed surrogate pairs', () => {
+  it('accepts astral characters as well-formed surrogate pairs, and printable text beyond Latin-1', () => {
     expect(isWellFormedIdentifier('call_😀', 256)).toBe(true);
+    expect(isWellFormedIdentifier('call_\u00a0é', 256)).toBe(true);
   });
 
-  it('property: true exactly for 1 to maxLength code units that encode to UTF-8 losslessly', () => {
-    // Half surrogates mixed with any code point: some pair up, most stay lone.
-    const unit = fc.oneof(fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+  it('property: true exactly for 1 to maxLength code units without controls that encode to UTF-8 losslessly', () => {
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 12 }), fc.integer({ min: 1, max: 10 }), (text, maxLength) => {
         const lossless = new TextDecoder().decode(new TextEncoder().encode(text)) === text;
-        expect(isWellFormedIdentifier(text, maxLength)).toBe(text.length >= 1 && text.length <= maxLength && lossless);
+        expect(isWellFormedIdentifier(text, maxLength)).toBe(
+          text.length >= 1 && text.length <= maxLength && lossless && !CONTROL.test(text),
+        );
       }),
     );
+  });
+
+  it('property: at least as strict as the stores, so every accepted id can be audited', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit, maxLength: 12 }),
+          fc.string({ unit, minLength: 250, maxLength: 300 }),
+          fc.anything(),
+        ),
+        (value) => {
+          if (isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH)) expect(storable(value)).toBe(true);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('refuses everything the stores refuse (cross-check on the known refusals)', () => {
+    for (const value of ['', '\u0000', 'a\u0000b', 'x\ud800', '\udfffx', 'c'.repeat(257), 7, null]) {
+      expect(storable(value)).toBe(false);
+      expect(isWellFormedIdentifier(value, 10_000)).toBe(false);
+    }
   });
 });

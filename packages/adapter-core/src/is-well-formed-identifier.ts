@@ -1,19 +1,35 @@
 import { isWellFormedText } from '@toolseal/guard';
 
+/**
+ * Longest identifier any store accepts (`MAX_IDENTIFIER_LENGTH` of `@toolseal/audit`): no
+ * identifier longer than this is ever accepted, whatever `maxLength` a caller passes.
+ */
+export const MAX_STORABLE_IDENTIFIER_LENGTH = 256;
 /** Longest provider id (response or call) accepted, as `ProviderContext` allows. */
 export const MAX_PROVIDER_ID_LENGTH = 256;
 /** Longest tool name accepted before the registry lookup; no provider allows more than 128. */
 export const MAX_TOOL_NAME_LENGTH = 256;
 
+/** C0 controls (NUL included), DEL and C1 controls: Unicode general category Cc. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 /**
- * True for a string of 1 to `maxLength` UTF-16 code units with no lone surrogate (which RFC 8785
- * cannot canonicalize, so such an id could never be bound into a digest).
+ * True for a string of 1 to `maxLength` (at most 256) UTF-16 code units with no control character
+ * (C0, DEL, C1) and no lone surrogate.
+ *
+ * It is at least as strict as the stores' `checkIdentifier` (`@toolseal/audit`), which refuses
+ * NUL (PostgreSQL `text` cannot hold it), lone surrogates (no UTF-8 form, and RFC 8785 cannot
+ * canonicalize them) and more than 256 characters: every id this accepts can be bound into a digest
+ * and written to the audit log, so a call is refused here, before any gate runs, rather than
+ * executed and then found unauditable. A test cross-checks the two predicates.
  */
 export function isWellFormedIdentifier(value: unknown, maxLength: number): value is string {
   return (
     typeof value === 'string' &&
     value.length > 0 &&
     value.length <= maxLength &&
+    value.length <= MAX_STORABLE_IDENTIFIER_LENGTH &&
+    !CONTROL.test(value) &&
     isWellFormedText(value)
   );
 }

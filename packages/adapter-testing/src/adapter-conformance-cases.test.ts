@@ -1,3 +1,4 @@
+import { isWellFormedIdentifier } from '@toolseal/adapter-core';
 import type {
   FormatFailure,
   FormatToolResultsInput,
@@ -30,6 +31,7 @@ interface Flaws {
   acceptDuplicateIds?: boolean;
   noErrorFlag?: boolean;
   unguardedParse?: boolean;
+  acceptControlCharacters?: boolean;
 }
 
 function malformed(rule: string): ParseToolCallsOutcome {
@@ -53,6 +55,9 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         for (const call of response.calls) {
           if (call.id === '') return malformed('missing_call_id');
           if (call.name === '') return malformed('empty_tool_name');
+          if (flaws.acceptControlCharacters !== true && !(isWellFormedIdentifier(call.id, 256) && isWellFormedIdentifier(call.name, 256))) {
+            return malformed('malformed_response');
+          }
           if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
           if (calls.length >= 64) return malformed('too_many_calls');
           if (call.args.length > 1_048_576) {
@@ -160,6 +165,11 @@ describe('adapterConformanceCases catches broken adapters', () => {
     ['dropping results silently', { ignoreMissing: true }, 'format: a missing result is refused, never silently skipped'],
     ['accepting repeated call ids', { acceptDuplicateIds: true }, 'parse: a repeated call id refuses the whole response'],
     ['never flagging errors', { noErrorFlag: true }, 'format: error results carry the provider error flag, successes do not'],
+    [
+      'accepting NUL in call ids',
+      { acceptControlCharacters: true },
+      'parse: a call id or tool name with NUL or another control character refuses the whole response',
+    ],
     [
       'letting a hostile proxy throw',
       { unguardedParse: true },

@@ -98,7 +98,8 @@ function permutations<T>(items: readonly T[]): T[][] {
  * ```
  *
  * They cover both directions against real sealed packages (`@toolseal/result`): parsing round trip
- * and refusals (duplicate, missing and empty ids and names, too many calls, oversized arguments,
+ * and refusals (duplicate, missing and empty ids and names, ids and names with control characters,
+ * too many calls, oversized arguments,
  * garbage, hostile proxies), formatting round trip with canonical `model_result` text, correlation by call id under
  * every order of results, refusal of unverified, swapped, forged, foreign-revision, missing,
  * duplicate and unknown packages with nothing serialized, a verifier run on every result, no
@@ -201,6 +202,16 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       name: 'parse: an empty call id refuses the whole response',
       run() {
         assertParseRefused(parse([{ ...TURN[0]!, call_id: '' }]), 'MALFORMED_TOOL_CALL', 'missing_call_id');
+      },
+    },
+    {
+      name: 'parse: a call id or tool name with NUL or another control character refuses the whole response',
+      run() {
+        // The audit stores refuse such ids: a call that ran under one could never be audited.
+        for (const callId of ['kitcall_\u0000x', 'kitcall_\u001b[0m', 'kitcall_\u0085']) {
+          assertParseRefused(parse([{ ...TURN[0]!, call_id: callId }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
+        }
+        assertParseRefused(parse([{ ...TURN[0]!, tool_name: 'kit_lookup\u0000' }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
       },
     },
     {
