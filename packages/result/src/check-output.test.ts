@@ -255,6 +255,53 @@ describe('checkHandlerOutput', () => {
     expect(violationsOf('get_order', noData)).toEqual([{ rule: 'required', path: '' }]);
   });
 
+  describe('keeps the violations of a hostile output bounded (audit bodies stay small)', () => {
+    // Security review: a compromised downstream answered with ~1,300 `token` keys under 64-character
+    // names nested twelve deep; the unbounded list made the audit body exceed the store's 1 MiB, so
+    // an executed write was left without an audit entry. The review's tool has default limits.
+    const ticket = createToolRegistry([
+      {
+        contract: { ...specs.getOrder.contract, tool_name: 'create_ticket', effect: 'write' },
+        source_label: 'tickets',
+        input_schema: { type: 'object', additionalProperties: false, properties: { title: { type: 'string', maxLength: 50 } } },
+        output_schema: { type: 'object', additionalProperties: false, required: ['ticket_ref'], properties: { ticket_ref: { type: 'string', maxLength: 20 } } },
+        resource_revision: { pattern: '^r[0-9]$' },
+      },
+    ]).get('create_ticket');
+    const violationsOfTicket = (extra: Record<string, unknown>) => {
+      if (ticket === undefined) throw new Error('not registered');
+      const output = { data: { ticket_ref: 'T-1', ...extra }, resource_revision: 'r1', observed_at: '2026-07-19T00:00:00Z' };
+      const checked = checkHandlerOutput(ticket, output, { title: 'x' }, NOW);
+      expect(checked.ok).toBe(false);
+      return checked.ok ? [] : checked.violations;
+    };
+
+    it('deeply nested keys: paths cut to 256 characters at a segment boundary', () => {
+      const key = (index: number): string => `k${index}`.padEnd(64, 'x');
+      const leafParent: Record<string, unknown> = {};
+      for (let index = 0; index < 256; index++) leafParent[key(index)] = { token: 1 };
+      let branch: Record<string, unknown> = {};
+      for (let index = 0; index < 5; index++) branch[key(index)] = leafParent;
+      for (let depth = 0; depth < 12; depth++) branch = { [key(depth)]: branch };
+      const violations = violationsOfTicket(branch);
+      expect(violations[0]).toEqual({ rule: 'additional_properties', path: '/data' });
+      expect(violations.length).toBeLessThanOrEqual(64);
+      expect(violations.every((violation) => violation.path.length <= 256)).toBe(true);
+      expect(violations).toContainEqual({ rule: 'sensitive_key', path: `/data/${key(11)}/${key(10)}/${key(9)}` });
+      expect(JSON.stringify(violations).length).toBeLessThan(64 * 300);
+    });
+
+    it('many distinct places: at most 64 entries, the last one too_many_violations', () => {
+      const wide: Record<string, unknown> = {};
+      for (let index = 0; index < 250; index++) wide[`f${index}`] = { token: 1 };
+      const violations = violationsOfTicket({ wide });
+      expect(violations).toHaveLength(64);
+      expect(violations[0]).toEqual({ rule: 'additional_properties', path: '/data' });
+      expect(violations[1]).toEqual({ rule: 'sensitive_key', path: '/data/wide/f0' });
+      expect(violations.at(-1)).toEqual({ rule: 'too_many_violations', path: '' });
+    });
+  });
+
   it('reports only catalogued rules', () => {
     const rules = new Set(OUTPUT_VIOLATION_RULES);
     const samples = [

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import { ajvErrorsToReasons, checkUntrustedValue, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
-import type { OutputViolation } from './output-violation.js';
+import { boundViolations, type OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
 import { parseUtcTimestamp } from './utc-timestamp.js';
 
@@ -169,7 +169,7 @@ export function checkHandlerOutput(
   if (!guarded.ok) {
     return {
       ok: false,
-      violations: [{ rule: guarded.violation.rule, path: guarded.violation.path }],
+      violations: boundViolations([{ rule: guarded.violation.rule, path: guarded.violation.path }]),
       receipt: null,
       status_ref: null,
     };
@@ -212,7 +212,7 @@ export function checkHandlerOutput(
 
   const refuse = (): HandlerOutputCheck => ({
     ok: false,
-    violations: dedupe(violations),
+    violations: boundViolations(violations),
     receipt: keptReceipt,
     status_ref: keptStatusRef,
   });
@@ -245,14 +245,4 @@ export function checkHandlerOutput(
       canonical_data: canonicalData,
     },
   };
-}
-
-function dedupe(violations: OutputViolation[]): OutputViolation[] {
-  const seen = new Set<string>();
-  return violations.filter((violation) => {
-    const key = `${violation.rule}\u0000${violation.path}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

@@ -10,7 +10,14 @@ export {
   type RegisteredTool,
   type CompiledValidator,
 } from './tool-registry.js';
-export { OUTPUT_VIOLATION_RULES, OUTPUT_ONLY_RULES, type OutputViolation } from './output-violation.js';
+export {
+  OUTPUT_VIOLATION_RULES,
+  OUTPUT_ONLY_RULES,
+  MAX_OUTPUT_VIOLATIONS,
+  MAX_VIOLATION_PATH_LENGTH,
+  boundViolations,
+  type OutputViolation,
+} from './output-violation.js';
 export { MAX_CLOCK_SKEW_MS } from './check-output.js';
 export {
   sealResult,

@@ -28,7 +28,22 @@ export const OUTPUT_ONLY_RULES = Object.freeze([
   'truncation_flags',
   /** `receipt` or `status_ref` is not a bounded string or `null`. */
   'downstream_reference',
+  /**
+   * A string in `data` contains a protected value of the call (tenant or subject id, operation id,
+   * idempotency key, receipt, status reference): the model projection must never carry them.
+   */
+  'protected_value',
+  /**
+   * The last entry of a list cut at `MAX_OUTPUT_VIOLATIONS`: more violations were found than are
+   * kept (the audit body stays bounded whatever a handler returns).
+   */
+  'too_many_violations',
 ] as const);
+
+/** Most violations reported for one output (the last one says `too_many_violations` when cut). */
+export const MAX_OUTPUT_VIOLATIONS = 64;
+/** Longest violation path kept; a longer one is cut at a segment boundary. */
+export const MAX_VIOLATION_PATH_LENGTH = 256;
 
 /** Every rule an `OutputViolation` can carry: a finite vocabulary. */
 export const OUTPUT_VIOLATION_RULES: readonly string[] = Object.freeze([...INPUT_RULES, ...OUTPUT_ONLY_RULES]);
@@ -46,4 +61,34 @@ export interface OutputViolation {
    * never echoed.
    */
   path: string;
+}
+
+function boundedPath(path: string): string {
+  if (path.length <= MAX_VIOLATION_PATH_LENGTH) return path;
+  const cut = path.lastIndexOf('/', MAX_VIOLATION_PATH_LENGTH);
+  return cut <= 0 ? '' : path.slice(0, cut);
+}
+
+/**
+ * The violations as they are reported and audited: duplicates removed, every path at most
+ * `MAX_VIOLATION_PATH_LENGTH` characters (cut at a segment boundary), at most
+ * `MAX_OUTPUT_VIOLATIONS` entries, the last of which is `{ rule: "too_many_violations", path: "" }`
+ * when more were found. A handler that returns thousands of offending keys, deeply nested, still
+ * gives an audit body of a few kilobytes.
+ */
+export function boundViolations(violations: readonly OutputViolation[]): OutputViolation[] {
+  const seen = new Set<string>();
+  const bounded: OutputViolation[] = [];
+  for (const { rule, path } of violations) {
+    const kept = boundedPath(path);
+    const key = `${rule}\u0000${kept}`;
+    if (seen.has(key)) continue;
+    if (bounded.length === MAX_OUTPUT_VIOLATIONS) {
+      bounded[MAX_OUTPUT_VIOLATIONS - 1] = { rule: 'too_many_violations', path: '' };
+      break;
+    }
+    seen.add(key);
+    bounded.push({ rule, path: kept });
+  }
+  return bounded;
 }

@@ -113,7 +113,8 @@ export interface SealResultOutput {
   canonical_model_result: string;
   /**
    * Why the handler output was refused (then `model_result` is OUTPUT_CONTRACT_VIOLATION); empty
-   * otherwise. For the protected audit and the host only: never show it to the model.
+   * otherwise. For the protected audit and the host only: never show it to the model. Bounded
+   * (`boundViolations`): at most 64 entries with paths of at most 256 characters.
    */
   violations: OutputViolation[];
 }
