@@ -43,7 +43,11 @@ describe('checkApprovals', () => {
     ['an uppercase digest', [approval({ request_sha256: 'A'.repeat(64) })]],
     ['an empty key', [approval({ idempotency_key: '' })]],
     ['a key over 256 characters', [approval({ idempotency_key: 'k'.repeat(257) })]],
+    ['a key with NUL (the stores refuse it)', [approval({ idempotency_key: 'key-\u0000' })]],
+    ['a key with a lone surrogate', [approval({ idempotency_key: 'key-\ud800' })]],
     ['no approver', [approval({ approved_by: '' })]],
+    ['an approver with a lone surrogate (the audit body could not be canonicalized)', [approval({ approved_by: 'lead\udc00' })]],
+    ['an approver over 256 characters', [approval({ approved_by: 'l'.repeat(257) })]],
     ['an expiry that is not a number', [approval({ expires_at: Number.NaN })]],
   ])('throws a TypeError for %s', (_name, value) => {
     expect(() => checkApprovals(value)).toThrow(TypeError);

@@ -1,3 +1,4 @@
+import { isWellFormedIdentifier } from '@toolseal/adapter-core';
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
 import { constantTimeEqual } from '@toolseal/digests';
 
@@ -13,7 +14,7 @@ export interface Approval {
   /** The tool the approval is for. */
   tool_name: string;
   /**
-   * The idempotency key the write runs under (1 to 256 characters). Reusing an approval reuses
+   * The idempotency key the write runs under (1 to 256 characters, no control characters). Reusing an approval reuses
    * its key, so a repeated call replays the first result instead of writing twice.
    */
   idempotency_key: string;
@@ -88,15 +89,13 @@ export function checkApprovals(value: unknown): readonly Approval[] {
     if (typeof candidate.tool_name !== 'string' || candidate.tool_name.length === 0) {
       throw new TypeError(`${where}.tool_name must be a tool name`);
     }
-    if (
-      typeof candidate.idempotency_key !== 'string' ||
-      candidate.idempotency_key.length === 0 ||
-      candidate.idempotency_key.length > 256
-    ) {
-      throw new TypeError(`${where}.idempotency_key must be 1 to 256 characters`);
+    // Both are written to the stores and the audit log: an id they would refuse must never let a
+    // write start.
+    if (!isWellFormedIdentifier(candidate.idempotency_key, 256)) {
+      throw new TypeError(`${where}.idempotency_key must be 1 to 256 characters without control characters`);
     }
-    if (typeof candidate.approved_by !== 'string' || candidate.approved_by.length === 0) {
-      throw new TypeError(`${where}.approved_by must be a non-empty string`);
+    if (!isWellFormedIdentifier(candidate.approved_by, 256)) {
+      throw new TypeError(`${where}.approved_by must be 1 to 256 characters without control characters`);
     }
     if (typeof candidate.expires_at !== 'number' || !Number.isFinite(candidate.expires_at)) {
       throw new TypeError(`${where}.expires_at must be epoch milliseconds`);

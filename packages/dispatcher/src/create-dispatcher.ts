@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapter-core';
 import { readClock, systemClock, type Clock, type IdempotencyStore } from '@toolseal/audit';
 import type {
   CallContext,
@@ -28,6 +29,7 @@ import { approvalAuditRecord, checkApprovals, matchApproval, type Approval, type
 import { CallAbort } from './call-abort.js';
 import { checkDuration, compileDispatcherTools, type CompiledTool } from './compile-dispatcher-tools.js';
 import type {
+  AuditPosition,
   DispatchContext,
   DispatchedCall,
   DispatchedTurn,
@@ -84,6 +86,11 @@ interface CallState {
    * `verify` reuses it instead of hashing them again.
    */
   requestSha256: Sha256Hex | null;
+  /**
+   * Whether the tool's handler (or status query) ran for this call: from then on, an audit entry
+   * is worth a second, minimal append when the full one fails.
+   */
+  executed: boolean;
 }
 
 function errorSubject(
@@ -148,6 +155,13 @@ function checkPrincipal(value: unknown): PrincipalContext {
 
 const CALL_FIELDS = ['provider', 'api_family', 'adapter_revision', 'response_id', 'call_id', 'tool_name'] as const;
 
+/**
+ * Checks the calls of a turn before any gate runs. Every id must be one the adapters accept
+ * (`isWellFormedIdentifier` of `@toolseal/adapter-core`: no control character, no lone surrogate,
+ * at most 256 characters), which is at least as strict as what the audit stores accept: a call
+ * whose id could not be audited never runs. Calls come from `adapter.parseToolCalls`, so a bad one
+ * is a host bug and throws, for the whole turn, before anything executes.
+ */
 function checkCalls(calls: unknown): readonly ToolCall[] {
   if (!Array.isArray(calls)) throw new TypeError('dispatch: calls must be an array of ToolCall');
   const seen = new Set<string>();
@@ -155,9 +169,12 @@ function checkCalls(calls: unknown): readonly ToolCall[] {
     if (typeof call !== 'object' || call === null) throw new TypeError('dispatch: every call must be a ToolCall');
     const record = call as Record<string, unknown>;
     for (const field of CALL_FIELDS) {
-      // tool_name may be anything the model chose (an empty name is the adapter's to refuse).
-      if (typeof record[field] !== 'string' || (field !== 'tool_name' && record[field] === '')) {
-        throw new TypeError(`dispatch: call.${field} must be a string (calls come from adapter.parseToolCalls)`);
+      const value = record[field];
+      // tool_name may be any name the model chose (an empty one is sealed as UNKNOWN_TOOL).
+      if (!(field === 'tool_name' && value === '') && !isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH)) {
+        throw new TypeError(
+          `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters or lone surrogates (calls come from adapter.parseToolCalls)`,
+        );
       }
     }
     const callId = record['call_id'] as string;
@@ -240,8 +257,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   function nextOperationId(): string {
     const id: unknown = makeOperationId();
-    if (typeof id !== 'string' || id.length === 0 || id.length > MAX_IDENTIFIER) {
-      throw new TypeError(`operationId() must return 1 to ${MAX_IDENTIFIER} characters`);
+    if (!isWellFormedIdentifier(id, MAX_IDENTIFIER)) {
+      throw new TypeError(`operationId() must return 1 to ${MAX_IDENTIFIER} characters without control characters`);
     }
     return id;
   }
@@ -297,26 +314,38 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (state.approval !== null) body['approval'] = state.approval;
     if (state.replayOf !== null) body['replay_of'] = state.replayOf;
     if (state.notes.length > 0) body['notes'] = state.notes;
-    try {
-      const entry = await auditLog.append({
+    const answer = (entry: { sequence: number; entry_hash: string }, detail: AuditPosition['body']): DispatchedCall => ({
+      call_id: state.call.call_id,
+      tool_name: state.call.tool_name,
+      gate,
+      sealed,
+      canonical_model_result: output.canonical_model_result,
+      approval_request: state.approvalRequest,
+      decision_record: state.decisionRecord,
+      violations,
+      audit_entry: { sequence: entry.sequence, entry_hash: entry.entry_hash, body: detail },
+    });
+    const append = (entryBody: JsonObject) =>
+      auditLog.append({
         kind: 'sealed_call',
         call_id: state.call.call_id,
         operation_id: state.context.operation_id,
         idempotency_key: state.context.idempotency_key,
-        body,
+        body: entryBody,
       });
-      return {
-        call_id: state.call.call_id,
-        tool_name: state.call.tool_name,
-        gate,
-        sealed,
-        canonical_model_result: output.canonical_model_result,
-        approval_request: state.approvalRequest,
-        decision_record: state.decisionRecord,
-        violations,
-        audit_entry: { sequence: entry.sequence, entry_hash: entry.entry_hash },
-      };
+    try {
+      return answer(await append(body), 'full');
     } catch {
+      if (state.executed) {
+        // The handler ran: its effect must not go unaudited. Once more, with only what
+        // reconciliation needs (small and bounded whatever the handler returned); the result it
+        // binds by digest is the one the model gets.
+        try {
+          return answer(await append(minimalAuditBody(sealed, gate)), 'minimal');
+        } catch {
+          // Falls through to withholding.
+        }
+      }
       // The audit log refused or is down: the result is withheld from the model (TOOL_ERROR,
       // human review). A write's idempotency record still holds the real result for a replay.
       const withheld = seal(turn, state, errorSubject('TOOL_ERROR'), sealed.model_result.execution.delivery);
@@ -379,6 +408,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       replayOf: null,
       notes: [],
       requestSha256: null,
+      executed: false,
     };
 
     // Registry.
@@ -598,6 +628,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
 
     const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key);
+    state.executed = true;
     const run = await runWithDeadline(tool.handler, handlerInput, abort, invocation.deadline - now());
     const markUnknown = async (): Promise<void> => {
       try {
@@ -665,6 +696,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       idempotency_key: key,
       request_sha256,
     };
+    // The write ran on an earlier call; what the query finds must be audited just the same.
+    state.executed = true;
     const run = await runWithDeadline(queryStatus, input, abort, invocation.deadline - now());
     const status = run.kind === 'returned' ? readStatusOutcome(run.value) : null;
     if (status === null || status.kind !== 'data') {
@@ -709,6 +742,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     }
     const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, null);
+    state.executed = true;
     const pending = runWithDeadline(tool.handler, handlerInput, abort, invocation.deadline - now());
     // A synchronous handler's answer is read at once, without a turn of the microtask queue.
     const run = pending instanceof Promise ? await pending : pending;
@@ -802,6 +836,29 @@ function handlerInputOf(invocation: ToolInvocation, abort: CallAbort, operationI
     deadline: invocation.deadline,
     operation_id: operationId,
     idempotency_key: idempotencyKey,
+  };
+}
+
+/**
+ * The audit body kept when the full one was refused for a call whose handler ran: gate, status,
+ * error code, delivery, and from the protected audit the principal reference, provider context,
+ * tool contract, downstream ids (operation, idempotency key, receipt, status reference) and the
+ * three binding digests. Every member is bounded (ids and references at most 256 characters), so
+ * it stays far below any store's limit.
+ */
+function minimalAuditBody(sealed: SealResultOutput['sealed'], gate: DispatchGate): JsonObject {
+  const audit = sealed.protected_audit;
+  return {
+    audit_body: 'minimal',
+    gate,
+    status: sealed.model_result.status,
+    error_code: sealed.model_result.error?.code ?? null,
+    delivery: sealed.model_result.execution.delivery,
+    principal_ref: audit.principal_ref,
+    provider_context: { ...audit.provider_context },
+    tool_contract: { ...audit.tool_contract },
+    downstream: { ...audit.downstream },
+    binding: { ...audit.binding },
   };
 }
 

@@ -87,6 +87,13 @@ export interface AuditPosition {
   sequence: number;
   /** The entry's hash. */
   entry_hash: string;
+  /**
+   * `full`: the entry holds the whole protected audit, violations, decision record and approval.
+   * `minimal`: the full entry was refused (too large, or the store failed once) for a call whose
+   * handler ran, and a second append kept what reconciliation needs: gate, status, error code,
+   * the three binding digests, principal reference, provider context, contract and downstream ids.
+   */
+  body: 'full' | 'minimal';
 }
 
 /** One call of a turn, sealed. Everything except `sealed.model_result` is for the host only. */
@@ -107,7 +114,10 @@ export interface DispatchedCall {
   decision_record: ProposalDecisionRecord | null;
   /** Why a handler output (or a status query's account) was refused: protected, never shown to the model. */
   violations: readonly OutputViolation[];
-  /** The call's audit entry; `null` only when the append failed (then the call answers TOOL_ERROR). */
+  /**
+   * The call's audit entry; `null` only when the append failed (then the call answers TOOL_ERROR).
+   * For a call whose handler ran, a failed append is retried once with a minimal body first.
+   */
   audit_entry: AuditPosition | null;
 }
 

@@ -1,0 +1,240 @@
+// Every executed call leaves an audit entry (security review, finding F1): ids the stores would
+// refuse never reach a gate, a handler cannot inflate the audit body past the store's limit, and a
+// refused full entry of an executed call is retried once with a minimal one.
+import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
+import { createMemoryStores, ManualClock, type AuditEntryInput } from '@toolseal/audit';
+import type { JsonObject, ToolCall } from '@toolseal/contracts';
+import { createDigester } from '@toolseal/digests';
+import { createToolRegistry } from '@toolseal/result';
+import { describe, expect, it } from 'vitest';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, START, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import { createDispatcher } from './create-dispatcher.js';
+import type { DispatchedCall, DispatchedTurn } from './dispatch-types.js';
+
+const context = { principal: CEDAR_DRAFTER };
+
+function only(turn: DispatchedTurn): DispatchedCall {
+  expect(turn.results).toHaveLength(1);
+  const [result] = turn.results;
+  if (result === undefined) throw new Error('no result');
+  return result;
+}
+
+async function auditBodies(host: Pick<TestHost, 'stores'>): Promise<JsonObject[]> {
+  const rows = await host.stores.tamper.readRows();
+  return rows.map((row) => (JSON.parse(row.canonical) as { body: JsonObject }).body);
+}
+
+/** A write without approval, so one dispatch runs the handler. */
+function writeHost(): TestHost {
+  return createTestHost({
+    tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+  });
+}
+
+describe('ids the stores would refuse never reach a gate', () => {
+  const adapter = createOpenAIResponsesAdapter();
+
+  it('the adapter refuses a call id with NUL (the review: the write ran, then its audit entry was refused)', () => {
+    const parsed = adapter.parseToolCalls({
+      id: 'resp_1',
+      output: [
+        { type: 'function_call', call_id: 'call_\u0000x', name: 'create_refund_draft', arguments: JSON.stringify(BASELINE_REFUND), status: 'completed' },
+      ],
+    } as never);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.error.code).toBe('MALFORMED_TOOL_CALL');
+    expect(parsed.error.reasons).toEqual([{ field: '', rule: 'malformed_response' }]);
+  });
+
+  it.each([
+    ['call_id', 'call_\u0000x'],
+    ['call_id', 'call_\u001b'],
+    ['call_id', 'call_\u0085'],
+    ['call_id', 'call_\ud800'],
+    ['call_id', 'c'.repeat(257)],
+    ['response_id', 'resp_\u0000'],
+    ['provider', 'openai\u0000'],
+    ['adapter_revision', 'openai-responses-v1\n'],
+    ['tool_name', 'create_refund_draft\u0000'],
+  ])('the dispatcher refuses a hand-made call whose %s is %j, before any gate (nothing runs, nothing audited)', async (field, value) => {
+    const host = writeHost();
+    const call = { ...toolCall('create_refund_draft', BASELINE_REFUND), [field]: value } as ToolCall;
+    await expect(host.dispatcher.dispatch([call, toolCall('get_order', { order_id: 'ORDER-C7' })], context)).rejects.toThrow(TypeError);
+    expect(host.calls['create_refund_draft']).toBe(0);
+    expect(host.calls['get_order']).toBe(0);
+    expect(await host.stores.auditLog.head()).toBeNull();
+  });
+
+  it('still seals an empty tool name as UNKNOWN_TOOL (the model chose it) and audits it', async () => {
+    const host = writeHost();
+    const result = only(await host.dispatcher.dispatch([toolCall('', {})], context));
+    expect(result.sealed.model_result.error?.code).toBe('UNKNOWN_TOOL');
+    expect(result.audit_entry).toMatchObject({ sequence: 1, body: 'full' });
+  });
+
+  it('refuses an operation id with a control character from the host', async () => {
+    const host = createTestHost({ options: { operationId: () => 'op-\u0000' } });
+    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context)).rejects.toThrow(TypeError);
+    expect(host.calls['get_order']).toBe(0);
+  });
+});
+
+describe('a hostile output cannot push an executed write out of the audit log', () => {
+  it('the review: a flood of nested sensitive keys is refused with bounded violations, and the write is audited', async () => {
+    const contract = {
+      tool_name: 'create_ticket',
+      effect: 'write' as const,
+      input_revision: 'i1',
+      output_revision: 'o1',
+      effect_revision: 'e1',
+      handler_revision: 'h1',
+      producer_revision: 'p1',
+      policy_revision: 'x1',
+    };
+    const registry = createToolRegistry([
+      {
+        contract,
+        source_label: 'tickets',
+        input_schema: { type: 'object', additionalProperties: false, properties: { title: { type: 'string', maxLength: 50 } } },
+        output_schema: { type: 'object', additionalProperties: false, required: ['ticket_ref'], properties: { ticket_ref: { type: 'string', maxLength: 20 } } },
+        resource_revision: { pattern: '^r[0-9]$' },
+      },
+    ]);
+    const clock = new ManualClock(START);
+    const digester = createDigester({ key: new Uint8Array(32).fill(3) });
+    const stores = createMemoryStores({ clock, digester });
+    let executed = 0;
+    // What a compromised downstream returns: 1,280 `token` keys below 64-character names, twelve deep.
+    const key = (index: number): string => `k${index}`.padEnd(64, 'x');
+    const leafParent: JsonObject = {};
+    for (let index = 0; index < 256; index++) leafParent[key(index)] = { token: 1 };
+    let branch: JsonObject = {};
+    for (let index = 0; index < 5; index++) branch[key(index)] = leafParent;
+    for (let depth = 0; depth < 12; depth++) branch = { [key(depth)]: branch };
+    const wide: JsonObject = {};
+    for (let index = 0; index < 250; index++) wide[`f${index}`] = { token: 1 };
+    const dispatcher = createDispatcher({
+      registry,
+      digester,
+      clock,
+      stores,
+      tools: [
+        {
+          name: 'create_ticket',
+          approval: 'none',
+          handler: () => {
+            executed++;
+            return { kind: 'data', data: { ticket_ref: 'T-1', ...branch, wide }, resource_revision: 'r1', observed_at: '2026-07-19T00:00:00Z' };
+          },
+        },
+      ],
+    });
+    const call = toolCall('create_ticket', { title: 'x' });
+    const result = only(await dispatcher.dispatch([call], { principal: { tenant_id: 't', subject_id: 's', roles: [] } }));
+    expect(executed).toBe(1);
+    expect(result.gate).toBe('output_contract');
+    expect(result.sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+    expect(result.violations).toHaveLength(64);
+    expect(result.violations.at(-1)).toEqual({ rule: 'too_many_violations', path: '' });
+    expect(result.audit_entry).toMatchObject({ sequence: 1, body: 'full' });
+    const rows = await stores.tamper.readRows();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.canonical.length).toBeLessThan(64 * 1024);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
+    // Refused output of a started write: its outcome is unknown, never replayed as done.
+    const record = await stores.idempotencyStore.get(`request-${result.sealed.protected_audit.binding.request_sha256}`);
+    expect(record?.state).toBe('unknown');
+  });
+});
+
+describe('a refused full audit entry of an executed call is retried once with a minimal body', () => {
+  /** Makes the log refuse every full body (as a store does over its size limit); minimal ones pass. */
+  function refuseFullBodies(host: TestHost): AuditEntryInput[] {
+    const attempts: AuditEntryInput[] = [];
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    host.stores.auditLog.append = (input) => {
+      attempts.push(input);
+      if (input.body['audit_body'] !== 'minimal') return Promise.reject(new Error('body exceeds the store limit'));
+      return append(input);
+    };
+    return attempts;
+  }
+
+  it('an executed write: the model gets the real result, bound by the minimal entry', async () => {
+    const host = writeHost();
+    const attempts = refuseFullBodies(host);
+    const call = toolCall('create_refund_draft', BASELINE_REFUND);
+    const turn = await host.dispatcher.dispatch([call], context);
+    const result = only(turn);
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect(attempts).toHaveLength(2);
+    expect(result.gate).toBe('sealed');
+    expect(result.sealed.model_result.status).toBe('succeeded');
+    expect(result.audit_entry).toMatchObject({ sequence: 1, body: 'minimal' });
+    expect(turn.verify(result.sealed, call)).toEqual({ ok: true });
+
+    const [body] = await auditBodies(host);
+    const audit = result.sealed.protected_audit;
+    expect(body).toEqual({
+      audit_body: 'minimal',
+      gate: 'sealed',
+      status: 'succeeded',
+      error_code: null,
+      delivery: 'fresh',
+      principal_ref: audit.principal_ref,
+      provider_context: audit.provider_context,
+      tool_contract: audit.tool_contract,
+      downstream: audit.downstream,
+      binding: audit.binding,
+    });
+    expect(audit.downstream.receipt).toMatch(/^receipt-request-/);
+    const rows = await host.stores.tamper.readRows();
+    expect(rows[0]).toMatchObject({ call_id: call.call_id, operation_id: audit.downstream.operation_id, idempotency_key: audit.downstream.idempotency_key });
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
+  });
+
+  it('an executed read is retried the same way', async () => {
+    const host = createTestHost();
+    const attempts = refuseFullBodies(host);
+    const result = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context));
+    expect(attempts).toHaveLength(2);
+    expect(result.sealed.model_result.status).toBe('succeeded');
+    expect(result.audit_entry?.body).toBe('minimal');
+  });
+
+  it('a call refused before any handler ran is not retried: it is withheld (TOOL_ERROR)', async () => {
+    const host = createTestHost();
+    const attempts = refuseFullBodies(host);
+    const result = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-M9' })], context));
+    expect(host.calls['get_order']).toBe(0);
+    expect(attempts).toHaveLength(1);
+    expect(result.gate).toBe('audit');
+    expect(result.audit_entry).toBeNull();
+    expect(result.sealed.model_result.error?.code).toBe('TOOL_ERROR');
+  });
+
+  it('when the minimal append fails too, the executed write is withheld (TOOL_ERROR) and its record still replays', async () => {
+    const host = writeHost();
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    let attempts = 0;
+    host.stores.auditLog.append = () => {
+      attempts++;
+      return Promise.reject(new Error('log down'));
+    };
+    const first = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(attempts).toBe(2);
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect(first.gate).toBe('audit');
+    expect(first.audit_entry).toBeNull();
+    expect(first.sealed.model_result.error?.code).toBe('TOOL_ERROR');
+
+    // The log is back: the same intent replays the stored real result, and is audited.
+    host.stores.auditLog.append = append;
+    const again = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect(again.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { delivery: 'local_replay' } });
+    expect(again.audit_entry).toMatchObject({ sequence: 1, body: 'full' });
+  });
+});
