@@ -32,6 +32,28 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'session_key',
   'credential',
   'credentials',
+  'secrets',
+  'secret_key',
+  'secret_access_key',
+  'aws_secret_access_key',
+  'access_key',
+  'signing_key',
+  'encryption_key',
+  'master_key',
+  'client_key',
+  'ssh_key',
+  // `tokens` alone is a credential list; `tokens_used`, `max_tokens`, `token_count` are usage
+  // counts and stay allowed (no `tokens` suffix or prefix rule).
+  'tokens',
+  'auth_header',
+  'cookie_value',
+  'passcode',
+  'otp',
+  'mfa_code',
+  'connection_string',
+  'conn_string',
+  'database_url',
+  'dsn',
   // the boundary's own control fields (spec 000: principal, operation id, digests never reach the model)
   'call_id',
   'tool_call_id',
@@ -47,12 +69,21 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'tenant_id',
   'subject',
   'subject_id',
+  // downstream receipts and status handles stay in the protected audit; approval and role fields
+  // would let a tool output pose as an authorization decision
+  'receipt',
+  'status_ref',
+  'approval',
+  'approved',
+  'role',
+  'roles',
 ]);
 
 /**
  * Normalized endings that mark a credential whatever precedes them (`github_token`,
  * `webhookSecret`, `db-password`, `stripe_api_key`). `tokens_used` or `max_tokens` do not end in
- * `token` and are not flagged; `is_secret` is (a false positive the host can lift with `allowKeys`).
+ * `token` and are not flagged (there is deliberately no `tokens` suffix: `prompt_tokens` is a
+ * count); `is_secret` is (a false positive the host can lift with `allowKeys`).
  */
 export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
   'token',
@@ -66,6 +97,18 @@ export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
   'authorization',
   'credential',
   'credentials',
+  'secrets',
+  'secretkey',
+  'accesskey',
+  'signingkey',
+  'encryptionkey',
+  'masterkey',
+  'sshkey',
+  'passcode',
+  'authheader',
+  'connectionstring',
+  'connstring',
+  'databaseurl',
 ]);
 
 /**
@@ -83,6 +126,15 @@ export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([
   'clientsecret',
   'authorization',
   'bearer',
+  'secretkey',
+  'secretaccesskey',
+  'accesskey',
+  'signingkey',
+  'encryptionkey',
+  'masterkey',
+  'sshkey',
+  'connectionstring',
+  'databaseurl',
 ]);
 
 // Format characters (zero-width space, joiners, word joiner, BOM, soft hyphen, bidi controls...)
