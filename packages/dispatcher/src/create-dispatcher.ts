@@ -20,6 +20,7 @@ import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal'
 import {
   createResultVerifier,
   sealResult,
+  type InputFieldTemplates,
   type OutputViolation,
   type SealResultOutput,
   type SealSubject,
@@ -37,11 +38,12 @@ import type {
   DispatcherOptions,
   DispatchGate,
 } from './dispatch-types.js';
+import { declaresEveryField, projectInputReasons } from './declared-reasons.js';
 import { DispatcherConfigError } from './dispatcher-config-error.js';
 import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcome } from './dispatcher-tool.js';
 import { RateLimiter, checkRateLimit } from './rate-limiter.js';
 import { readArguments } from './read-arguments.js';
-import { readHandlerOutcome, readStatusOutcome } from './read-handler-outcome.js';
+import { readHandlerOutcome, readStatusOutcome, type ReadOutcome } from './read-handler-outcome.js';
 import { readStoredResult } from './read-stored-result.js';
 import { runWithDeadline, type DeadlineRun } from './run-with-deadline.js';
 import { TurnDigester } from './turn-digester.js';
@@ -377,12 +379,37 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** The check's answer, read without trusting it; synchronous when the check is. */
   function runCheck(
+    tool: CompiledTool,
     check: NonNullable<CompiledTool['check']>,
     invocation: ToolInvocation,
     abort: CallAbort,
   ): TrustedCheckOutcome | Promise<TrustedCheckOutcome> {
     const run = runWithDeadline(check, invocation, abort, invocation.deadline - now());
-    return run instanceof Promise ? run.then(readCheckOutcome) : readCheckOutcome(run);
+    const read = (done: DeadlineRun): TrustedCheckOutcome => readCheckOutcome(done, tool.registered.inputFields);
+    return run instanceof Promise ? run.then(read) : read(run);
+  }
+
+  /**
+   * A refusal of the proposal gate. Shape reasons (INVALID_ARGUMENTS, about the model's arguments)
+   * are cut to declared fields; a rule set's reasons must name declared fields exactly, or the rule
+   * set is broken and the call holds (FACTS_UNAVAILABLE), as for a trusted check.
+   */
+  function refuseProposal(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    gate: DispatchGate,
+    error: { code: ErrorCode; reasons: readonly ErrorReason[] },
+  ): Promise<DispatchedCall> {
+    const fields = tool.registered.inputFields;
+    if (error.code === 'INVALID_ARGUMENTS') {
+      return refuse(turn, state, gate, error.code, { reasons: projectInputReasons(fields, error.reasons) });
+    }
+    if (!declaresEveryField(fields, error.reasons)) {
+      state.notes.push('proposal_reason_field_undeclared');
+      return refuse(turn, state, gate, 'FACTS_UNAVAILABLE');
+    }
+    return refuse(turn, state, gate, error.code, { reasons: error.reasons });
   }
 
   // ------------------------------------------------------------------------------ one call
@@ -424,12 +451,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // Guard, then the input contract.
     const read = readArguments(call.arguments as RawArguments, tool.argumentLimits);
     if (!read.ok) {
-      return refuse(turn, state, 'guard', 'INVALID_ARGUMENTS', { reasons: [{ field: read.violation.path, rule: read.violation.rule }] });
+      const reasons = projectInputReasons(tool.registered.inputFields, [{ field: read.violation.path, rule: read.violation.rule }]);
+      return refuse(turn, state, 'guard', 'INVALID_ARGUMENTS', { reasons });
     }
     state.arguments = read.value;
     const validateInput = tool.registered.validateInput;
     if (!validateInput(read.value)) {
-      const reasons = ajvErrorsToReasons(validateInput.errors);
+      const reasons = projectInputReasons(tool.registered.inputFields, ajvErrorsToReasons(validateInput.errors));
       return refuse(turn, state, 'input_schema', 'INVALID_ARGUMENTS', { reasons: reasons.length > 0 ? reasons : [{ field: '', rule: 'type' }] });
     }
     if (!isPlainObject(read.value)) {
@@ -470,7 +498,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     // Trusted checks: the host's check, then the proposal gate (access → state → rules).
     if (tool.check !== null) {
-      const pending = runCheck(tool.check, invocation, abort);
+      const pending = runCheck(tool, tool.check, invocation, abort);
       const checked = pending instanceof Promise ? await pending : pending;
       if (!checked.ok) {
         return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: checked.reasons });
@@ -489,7 +517,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const decision = run.kind === 'returned' ? (run.value as Awaited<ReturnType<typeof validator.validate>>) : null;
       if (decision === null || typeof decision !== 'object') return refuse(turn, state, 'trusted_checks', 'FACTS_UNAVAILABLE');
       state.decisionRecord = decision.record;
-      if (!decision.ok) return refuse(turn, state, 'trusted_checks', decision.error.code, { reasons: decision.error.reasons });
+      if (!decision.ok) return refuseProposal(turn, state, tool, 'trusted_checks', decision.error);
       ready = decision;
     }
 
@@ -597,7 +625,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         await release();
         if (recheck === null || typeof recheck !== 'object') return refuse(turn, state, 'recheck', 'FACTS_UNAVAILABLE');
         state.decisionRecord = recheck.record;
-        return refuse(turn, state, 'recheck', recheck.error.code, { reasons: recheck.error.reasons });
+        return refuseProposal(turn, state, tool, 'recheck', recheck.error);
       }
       state.decisionRecord = recheck.record;
     }
@@ -642,7 +670,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return refuse(turn, state, 'handler', 'OUTCOME_UNKNOWN');
     }
     const outcome = run.kind === 'returned' ? readHandlerOutcome(run.value, 'data') : null;
-    if (outcome === null || outcome.kind === 'garbage') {
+    if (outcome === null || outcome.kind === 'garbage' || !declaresHandlerReasons(tool, outcome)) {
       // It started, so it may have written before failing: only a status query can tell.
       await markUnknown();
       return refuse(turn, state, 'handler', 'TOOL_ERROR');
@@ -748,7 +776,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const run = pending instanceof Promise ? await pending : pending;
     if (run.kind !== 'returned') return refuse(turn, state, 'handler', 'TOOL_ERROR');
     const outcome = readHandlerOutcome(run.value, 'data');
-    if (outcome.kind === 'garbage') return refuse(turn, state, 'handler', 'TOOL_ERROR');
+    if (outcome.kind === 'garbage' || !declaresHandlerReasons(tool, outcome)) return refuse(turn, state, 'handler', 'TOOL_ERROR');
     if (outcome.kind === 'error') return refuse(turn, state, 'handler', outcome.code, outcome);
     const output = seal(turn, state, { kind: 'data', output: outcome.envelope }, 'fresh');
     return record(turn, state, output, output.violations.length > 0 ? 'output_contract' : 'sealed');
@@ -800,10 +828,12 @@ const HOLD: TrustedCheckOutcome = Object.freeze({ ok: false, code: 'FACTS_UNAVAI
 
 /**
  * A trusted check's answer, read without trusting it: `{ ok: true }`, or a refusal whose code and
- * reasons the catalog accepts. Anything else (a throw, a timeout, garbage, a reason outside the
- * catalog) holds the call.
+ * reasons the catalog accepts and whose reason fields the tool's input schema declares. Anything
+ * else (a throw, a timeout, garbage, a reason outside the catalog or naming an undeclared field)
+ * holds the call (FACTS_UNAVAILABLE): the check is the host's source of trusted facts, and a broken
+ * one means the facts are not available. Nothing has started, so `not_started` stays true.
  */
-function readCheckOutcome(run: DeadlineRun): TrustedCheckOutcome {
+function readCheckOutcome(run: DeadlineRun, fields: InputFieldTemplates): TrustedCheckOutcome {
   if (run.kind !== 'returned') return HOLD;
   try {
     const answer = run.value as { ok?: unknown; code?: unknown; reasons?: unknown } | null;
@@ -818,10 +848,19 @@ function readCheckOutcome(run: DeadlineRun): TrustedCheckOutcome {
     );
     // The catalog decides whether these reasons are allowed for the code; a check that breaks it holds.
     makeError(code, { reasons: copied });
+    if (!declaresEveryField(fields, copied)) return HOLD;
     return { ok: false, code, reasons: copied };
   } catch {
     return HOLD;
   }
+}
+
+/**
+ * Whether a handler's catalogued refusal names only declared argument fields. One that names
+ * anything else is a broken handler (TOOL_ERROR), like any other answer outside the contract.
+ */
+function declaresHandlerReasons(tool: CompiledTool, outcome: ReadOutcome): boolean {
+  return outcome.kind !== 'error' || declaresEveryField(tool.registered.inputFields, outcome.reasons);
 }
 
 /** What a handler is given: the invocation (its signal still made on first read) and the execution identity. */

@@ -11,6 +11,11 @@ export {
   type CompiledValidator,
 } from './tool-registry.js';
 export {
+  createInputFieldTemplates,
+  MAX_INPUT_FIELD_TEMPLATES,
+  type InputFieldTemplates,
+} from './input-field-templates.js';
+export {
   OUTPUT_VIOLATION_RULES,
   OUTPUT_ONLY_RULES,
   MAX_OUTPUT_VIOLATIONS,

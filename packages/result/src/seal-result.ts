@@ -58,7 +58,10 @@ export type SealSubject =
       code: ErrorCode;
       /** Retry delay, where the catalog allows one for `code`. */
       retryAfterMs?: number;
-      /** Field-level reasons, where the catalog allows them for `code`. */
+      /**
+       * Field-level reasons, where the catalog allows them for `code`. Every field must be `""` or
+       * an argument field the tool's input schema declares (`RegisteredTool.inputFields`).
+       */
       reasons?: readonly ErrorReason[];
       /** Downstream receipt known to the dispatcher, for `protected_audit` only. */
       receipt?: string | null;
@@ -162,8 +165,9 @@ interface Downstream {
  * `trust: "trusted_control"` and the registry's control provenance. `model_result` is canonicalized
  * once; the three digests are computed once from the trusted principal, call and registry.
  *
- * Throws only for caller bugs (malformed trusted input, an error the catalog forbids, a broken
- * clock), never because of what a handler returned.
+ * Throws only for caller bugs (malformed trusted input, an error the catalog forbids or whose
+ * reason fields the tool's input schema does not declare, a broken clock), never because of what a
+ * handler returned.
  */
 export function sealResult(input: SealResultInput): SealResultOutput {
   checkTrustedInput(input);
@@ -183,7 +187,16 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   } else if (subject.kind === 'error') {
     const options: { retryAfterMs?: number; reasons?: ErrorReason[] } = {};
     if (subject.retryAfterMs !== undefined) options.retryAfterMs = subject.retryAfterMs;
-    if (subject.reasons !== undefined) options.reasons = [...subject.reasons];
+    if (subject.reasons !== undefined) {
+      // A reason names an argument field of this tool's contract, or nothing: `verifyResult`
+      // refuses any other field, so sealing one is a caller bug (see `InputFieldTemplates`).
+      for (const reason of subject.reasons) {
+        if (!tool.inputFields.declares(reason.field)) {
+          throw new TypeError('sealResult: an error reason field is not an argument field the input schema declares');
+        }
+      }
+      options.reasons = [...subject.reasons];
+    }
     modelResult = errorResult(registry, subject.code, options, execution.delivery, clockReadingText(reading));
     downstream = { receipt: subject.receipt ?? null, status_ref: subject.status_ref ?? null };
   } else {

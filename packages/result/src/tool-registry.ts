@@ -1,5 +1,6 @@
 import type { ToolContract } from '@toolseal/contracts';
 import { compileSchema, createSensitiveKeyScanner, type JsonLimits, type SensitiveKeyScanner } from '@toolseal/guard';
+import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
 import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
 import { pointerSegments } from './json-pointer.js';
 import { RegistryError } from './registry-error.js';
@@ -74,6 +75,11 @@ export interface RegisteredTool {
   readonly handlerOutputLimits: Readonly<JsonLimits>;
   /** Validates arguments against `input_schema` (compiled once). */
   readonly validateInput: CompiledValidator;
+  /**
+   * The argument fields `input_schema` declares: every `ErrorReason.field` of this tool's errors
+   * must be one of them (checked when sealing dispatcher errors' sources and at verification).
+   */
+  readonly inputFields: InputFieldTemplates;
   /** Validates `data` against the exact `output_schema` (compiled once). */
   readonly validateOutput: CompiledValidator;
   /**
@@ -281,6 +287,12 @@ function compileTool(spec: unknown): RegisteredTool {
   }
 
   const validateInput = compileOrThrow(name, 'input_schema', own.input_schema);
+  let inputFields: InputFieldTemplates;
+  try {
+    inputFields = createInputFieldTemplates(own.input_schema);
+  } catch (error) {
+    throw new RegistryError(name, `input_schema ${error instanceof Error ? error.message : String(error)}`);
+  }
   const validateOutput = compileOrThrow(name, 'output_schema', own.output_schema);
   const echo = checkEcho(name, own.echo, output.scalarPaths, input.scalarPaths);
   const limits = Object.freeze(resolveLimits(name, own.limits));
@@ -303,6 +315,7 @@ function compileTool(spec: unknown): RegisteredTool {
       maxTotalNodes: limits.maxTotalNodes + 8,
     }),
     validateInput,
+    inputFields,
     validateOutput,
     echo,
     resourceRevision,

@@ -291,6 +291,11 @@ function checkModelResult(
       const entry = ERROR_CATALOG[checked.error.code];
       if (result.status !== entry.status || execution.outcome !== entry.outcome) reasons.add('error_catalog');
       if (tool === undefined && checked.error.code !== 'UNKNOWN_TOOL') reasons.add('error_catalog');
+      // A reason may only point at an argument field the tool's input contract declares: the text
+      // of a `trusted_control` error comes from the contract, never from a handler or a store.
+      for (const reason of checked.error.reasons) {
+        if (tool === undefined ? reason.field !== '' : !tool.inputFields.declares(reason.field)) reasons.add('error_catalog');
+      }
     }
   }
   const { control } = trusted.registry;
