@@ -41,7 +41,7 @@ describe('AuditChainVerifier', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 30 }), (length) => {
         const rows = chain(length);
-        expect(verify(rows, headOf(rows))).toEqual({ ok: true, checked: length, head: headOf(rows) });
+        expect(verify(rows, headOf(rows))).toEqual({ ok: true, checked: length, head: headOf(rows), anchored: false });
       }),
       { numRuns: 40 },
     );
@@ -124,6 +124,7 @@ describe('AuditChainVerifier', () => {
       ok: true,
       checked: 3,
       head: headOf(rows),
+      anchored: false,
     });
     expect(verify(from3, headOf(rows), { from: 3, previousHash: 'f'.repeat(64) })).toMatchObject({ ok: false, position: 3, problem: 'broken_link' });
     expect(verify(from3, headOf(rows), { from: 3, previousHash: null })).toEqual({ ok: false, position: 2, problem: 'deleted', detail: 'missing' });

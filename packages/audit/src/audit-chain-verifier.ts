@@ -140,7 +140,9 @@ export class AuditChainVerifier {
     if (this.#storedHead !== null && this.#last !== null && this.#storedHead.entry_hash !== this.#last.entry_hash) {
       return fail(lastSequence, 'edited', 'head_mismatch');
     }
-    return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last ?? this.#storedHead };
+    // Only an anchor that was compared with a row counts (one before `from` never was).
+    const anchored = this.#anchor !== undefined && this.#anchor.sequence >= this.#from;
+    return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last ?? this.#storedHead, anchored };
   }
 
   #checkRow(row: StoredAuditRow, record: CanonicalRecord | null, position: number): Failure | null {

@@ -73,6 +73,13 @@ export type ChainVerification =
       checked: number;
       /** The last entry checked, or `null` when the log is empty. Save it to detect rewrites later. */
       head: AuditHead | null;
+      /**
+       * `true` when an `anchor` kept outside the store was checked: the chain still holds it.
+       * `false` without one: the rows were only compared with the head row stored beside them,
+       * which anyone able to delete rows can rewind too, so deleting the newest entries goes
+       * undetected (even with a key). Only entries up to the anchor are protected from truncation.
+       */
+      anchored: boolean;
     }
   | {
       ok: false;
@@ -92,7 +99,9 @@ export interface VerifyChainOptions {
   /**
    * A head saved earlier (from an append or a verification) and kept outside the store: the
    * chain must still contain exactly this entry hash at this sequence. Without a key or an
-   * anchor, someone who can rewrite the whole table can rewrite the whole chain.
+   * anchor, someone who can rewrite the whole table can rewrite the whole chain; without an
+   * anchor, even with a key, someone who can delete rows can drop the newest entries and rewind
+   * the stored head (the result then says `anchored: false`).
    */
   anchor?: AuditHead;
 }

@@ -10,8 +10,11 @@ import type { Sha256Hex } from '@toolseal/contracts';
  * - `completed`: the sealed result and downstream receipt are stored; claims replay it.
  * - `unknown`: the handler started and never reported back. Recovery is `query_status`; only
  *   `reconcile` (a status query that found the downstream receipt) moves it to `completed`.
- * - `released`: the owner gave the claim back before the handler started; the next claim with
- *   the same request digest claims it afresh (new fencing token).
+ * - `released`: the owner gave the claim back before the handler started, or after `markStarted`
+ *   when the handler itself positively declared that it executed nothing (a catalogued
+ *   not-started refusal: RATE_LIMIT, TIMEOUT_BEFORE_EXECUTE, FACTS_UNAVAILABLE, STATE_CHANGED);
+ *   the next claim with the same request digest claims it afresh (new fencing token). Never
+ *   reached from `unknown` or `completed`.
  */
 export type IdempotencyState = 'claimed' | 'started' | 'completed' | 'unknown' | 'released';
 
@@ -110,6 +113,16 @@ export interface FencedInput {
   fencing_token: number;
 }
 
+export interface ReleaseInput extends FencedInput {
+  /**
+   * `true` also allows started → released: ONLY when the handler itself returned a catalogued
+   * refusal stating that nothing was executed (RATE_LIMIT, TIMEOUT_BEFORE_EXECUTE,
+   * FACTS_UNAVAILABLE, STATE_CHANGED with outcome `not_started`). Never for a deadline, a thrown
+   * error or any other result: those are `markUnknown`. Absent or `false`: claimed → released only.
+   */
+  handler_declared_not_started?: boolean;
+}
+
 export interface MarkStartedInput extends FencedInput {
   /**
    * How long the handler may run before other claims treat the record as outcome unknown
@@ -147,8 +160,13 @@ export interface IdempotencyStore {
   markStarted(input: MarkStartedInput): Promise<FencedOutcome>;
   /** started → completed with the sealed result and receipt (`delivery: fresh`). */
   complete(input: CompleteInput): Promise<FencedOutcome>;
-  /** claimed → released: the handler definitely did not start (e.g. timeout before execute). */
-  release(input: FencedInput): Promise<FencedOutcome>;
+  /**
+   * claimed → released: the handler definitely did not start (e.g. timeout before execute).
+   * With `handler_declared_not_started: true`, also started → released: the handler ran and
+   * positively declared that it executed nothing (see `ReleaseInput`). Fenced like every write;
+   * never from `unknown` or `completed` (`wrong_state`).
+   */
+  release(input: ReleaseInput): Promise<FencedOutcome>;
   /** started → unknown: the handler started and did not report back (deadline). */
   markUnknown(input: FencedInput): Promise<FencedOutcome>;
   /** unknown → completed (`delivery: receipt_reconciled`): a status query found the receipt. */

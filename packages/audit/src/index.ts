@@ -20,6 +20,7 @@ export type {
   FenceFailure,
   FencedOutcome,
   FencedInput,
+  ReleaseInput,
   MarkStartedInput,
   CompleteInput,
   ReconcileInput,

@@ -26,6 +26,7 @@ import type {
   MarkStartedInput,
   PurgeInput,
   ReconcileInput,
+  ReleaseInput,
 } from './idempotency-store.js';
 import { matchesAuditQuery, normalizeAuditQuery } from './normalize-audit-query.js';
 import {
@@ -158,7 +159,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
     async complete(input: CompleteInput) {
       return run({ type: 'complete', input }) as FencedOutcome;
     },
-    async release(input: FencedInput) {
+    async release(input: ReleaseInput) {
       return run({ type: 'release', input }) as FencedOutcome;
     },
     async markUnknown(input: FencedInput) {

@@ -14,14 +14,14 @@ const operation = fc.oneof(
   fc.record({ type: fc.constant('claim' as const), key: fc.constantFrom('k1', 'k2'), request: fc.constantFrom(A, A, A, B), lease: fc.integer({ min: 1, max: 100 }) }),
   fc.record({ type: fc.constant('markStarted' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), lease: fc.integer({ min: 1, max: 100 }) }),
   fc.record({ type: fc.constant('complete' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), note: fc.nat(9) }),
-  fc.record({ type: fc.constant('release' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({ type: fc.constant('release' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), declared: fc.boolean() }),
   fc.record({ type: fc.constant('markUnknown' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }) }),
   fc.record({ type: fc.constant('reconcile' as const), key: fc.constantFrom('k1', 'k2'), request: fc.constantFrom(A, B), note: fc.nat(9) }),
   fc.record({ type: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 120 }) }),
 );
 
 describe('the idempotency state machine (property, in-memory store)', () => {
-  it('never lets a handler start twice, never changes a completed result, never revives an unknown record', async () => {
+  it('never lets a handler start twice (unless it declared nothing executed), never changes a completed result, never revives an unknown record', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 60 }), async (operations) => {
         const clock = new ManualClock(1_000_000);
@@ -72,9 +72,18 @@ describe('the idempotency state machine (property, in-memory store)', () => {
               }
               break;
             }
-            case 'release':
-              outcome = await store.release({ key: step.key, fencing_token: step.token });
+            case 'release': {
+              const before = await store.get(step.key);
+              outcome = await store.release({ key: step.key, fencing_token: step.token, handler_declared_not_started: step.declared });
+              if (outcome.ok) {
+                expect(before?.fencing_token, 'fenced').toBe(step.token);
+                expect(before?.state === 'claimed' || (step.declared && before?.state === 'started')).toBe(true);
+                expect(unknownSeen.has(step.key), 'an unknown record is never released').toBe(false);
+                // The handler declared that it executed nothing: the key may run once more.
+                if (before?.state === 'started') starts.set(step.key, 0);
+              }
               break;
+            }
             case 'markUnknown':
               outcome = await store.markUnknown({ key: step.key, fencing_token: step.token });
               if (outcome.ok) unknownSeen.add(step.key);
@@ -106,12 +115,41 @@ describe('planIdempotencyTransition', () => {
     expect(takeover.write).toMatchObject({ kind: 'update', expected: { fencing_token: 1, state: 'claimed' } });
     expect(record).toEqual(frozen);
   });
+
+  it('plans started → released as a fenced conditional write only on the handler\'s declaration', () => {
+    const claimed = planIdempotencyTransition(undefined, { type: 'claim', input: { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 } }, 100).write?.record;
+    if (claimed === undefined) throw new Error('record');
+    const started = { ...claimed, state: 'started' as const };
+    expect(planIdempotencyTransition(started, { type: 'release', input: { key: 'k', fencing_token: 1 } }, 105)).toEqual({
+      outcome: { ok: false, reason: 'wrong_state', state: 'started' },
+      write: null,
+    });
+    const declared = { key: 'k', fencing_token: 1, handler_declared_not_started: true };
+    const plan = planIdempotencyTransition(started, { type: 'release', input: declared }, 105);
+    expect(plan.write).toEqual({
+      kind: 'update',
+      expected: { fencing_token: 1, state: 'started' },
+      record: { ...started, state: 'released', updated_at: 105 },
+    });
+    for (const state of ['unknown', 'completed', 'released'] as const) {
+      expect(planIdempotencyTransition({ ...started, state }, { type: 'release', input: declared }, 105).outcome).toEqual({ ok: false, reason: 'wrong_state', state });
+    }
+  });
 });
 
 describe('checkIdempotencyOperation', () => {
   it('copies only the known fields', () => {
     const input = { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10, extra: 'ignored' };
     expect(checkIdempotencyOperation({ type: 'claim', input }).input).toEqual({ key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 });
+    expect(checkIdempotencyOperation({ type: 'release', input: { key: 'k', fencing_token: 1, handler_declared_not_started: true } }).input).toEqual({
+      key: 'k',
+      fencing_token: 1,
+      handler_declared_not_started: true,
+    });
+    expect(checkIdempotencyOperation({ type: 'release', input: { key: 'k', fencing_token: 1, handler_declared_not_started: false } }).input).toEqual({
+      key: 'k',
+      fencing_token: 1,
+    });
   });
 
   it('rejects a missing result and an unstorable receipt', () => {
@@ -129,5 +167,6 @@ describe('checkIdempotencyOperation', () => {
       checkIdempotencyOperation({ type: 'reconcile', input: { key: 'k', request_sha256: A, result: { sealed_json: '{}', receipt: '' } } }),
     );
     expectInputError(() => checkIdempotencyOperation({ type: 'release', input: null as never }));
+    expectInputError(() => checkIdempotencyOperation({ type: 'release', input: { key: 'k', fencing_token: 1, handler_declared_not_started: 1 as never } }));
   });
 });

@@ -14,6 +14,7 @@ import type {
   IdempotencyState,
   MarkStartedInput,
   ReconcileInput,
+  ReleaseInput,
   ResultInput,
 } from './idempotency-store.js';
 import { StoreInputError } from './store-input-error.js';
@@ -30,7 +31,7 @@ export type IdempotencyOperation =
   | { type: 'claim'; input: ClaimInput }
   | { type: 'markStarted'; input: MarkStartedInput }
   | { type: 'complete'; input: CompleteInput }
-  | { type: 'release'; input: FencedInput }
+  | { type: 'release'; input: ReleaseInput }
   | { type: 'markUnknown'; input: FencedInput }
   | { type: 'reconcile'; input: ReconcileInput };
 
@@ -70,26 +71,28 @@ export function planIdempotencyTransition(
     case 'claim':
       return planClaim(record, operation.input, now);
     case 'markStarted':
-      return planFenced(record, operation.input, 'claimed', (current) => {
+      return planFenced(record, operation.input, ['claimed'], (current) => {
         // A claim whose lease ran out may already be someone else's to take over: never start.
         if (now >= current.lease_expires_at) return 'lease_expired';
         return { ...current, state: 'started', lease_expires_at: now + operation.input.lease_ms, updated_at: now };
       });
     case 'complete':
-      return planFenced(record, operation.input, 'started', (current) => ({
+      return planFenced(record, operation.input, ['started'], (current) => ({
         ...current,
         state: 'completed',
         updated_at: now,
         result: { ...operation.input.result, delivery: 'fresh', completed_at: now },
       }));
     case 'release':
-      return planFenced(record, operation.input, 'claimed', (current) => ({
+      // From `started` only on the handler's own positive declaration that nothing executed; the
+      // lease does not matter (the fencing token proves no one else has taken the key over).
+      return planFenced(record, operation.input, operation.input.handler_declared_not_started === true ? ['claimed', 'started'] : ['claimed'], (current) => ({
         ...current,
         state: 'released',
         updated_at: now,
       }));
     case 'markUnknown':
-      return planFenced(record, operation.input, 'started', (current) => ({
+      return planFenced(record, operation.input, ['started'], (current) => ({
         ...current,
         state: 'unknown',
         updated_at: now,
@@ -168,12 +171,12 @@ function inProgress(record: IdempotencyRecord, now: number): ClaimOutcome {
 function planFenced(
   record: IdempotencyRecord | undefined,
   input: FencedInput,
-  from: IdempotencyState,
+  from: readonly IdempotencyState[],
   next: (current: IdempotencyRecord) => IdempotencyRecord | 'lease_expired',
 ): IdempotencyPlan<FencedOutcome> {
   if (record === undefined) return refuse('not_found', null);
   if (record.fencing_token !== input.fencing_token) return refuse('fenced', record.state);
-  if (record.state !== from) return refuse('wrong_state', record.state);
+  if (!from.includes(record.state)) return refuse('wrong_state', record.state);
   const updated = next(record);
   if (updated === 'lease_expired') return refuse('lease_expired', record.state);
   return {
@@ -211,7 +214,7 @@ function refuse(reason: Exclude<FencedOutcome, { ok: true }>['reason'], state: I
  * it before touching storage, so a bad input never causes a partial write.
  */
 export function checkIdempotencyOperation<T extends IdempotencyOperation>(operation: T): T {
-  const input = operation.input as Partial<ClaimInput & MarkStartedInput & CompleteInput & ReconcileInput>;
+  const input = operation.input as Partial<ClaimInput & MarkStartedInput & CompleteInput & ReconcileInput & ReleaseInput>;
   if (typeof input !== 'object' || input === null) throw new StoreInputError('input', 'must be an object');
   const key = checkIdentifier('key', input.key);
   switch (operation.type) {
@@ -243,7 +246,20 @@ export function checkIdempotencyOperation<T extends IdempotencyOperation>(operat
           result: checkResultInput(input.result),
         },
       } as T;
-    case 'release':
+    case 'release': {
+      const declared = input.handler_declared_not_started;
+      if (declared !== undefined && typeof declared !== 'boolean') {
+        throw new StoreInputError('handler_declared_not_started', 'must be a boolean');
+      }
+      return {
+        type: 'release',
+        input: {
+          key,
+          fencing_token: checkPositiveInteger('fencing_token', input.fencing_token),
+          ...(declared === true ? { handler_declared_not_started: true } : {}),
+        },
+      } as T;
+    }
     case 'markUnknown':
       return {
         type: operation.type,

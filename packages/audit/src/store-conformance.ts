@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
 import type { AuditEntry, AuditEntryInput, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
 import { ManualClock, type Clock } from './clock.js';
-import type { ClaimOutcome, FencedOutcome, IdempotencyStore } from './idempotency-store.js';
+import type { ClaimOutcome, FencedOutcome, IdempotencyStore, ReleaseInput } from './idempotency-store.js';
 import {
   AUDIT_CHAIN_DOMAIN,
   AUDIT_ENTRY_SCHEMA_VERSION,
@@ -372,6 +372,89 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       });
     }),
 
+    define('release after a declared not-started refusal: started → released, fenced; the digest still binds the key', async ({ store, clock }) => {
+      const declared = { handler_declared_not_started: true } as const;
+      await store.claim(claimInput('key-ns'));
+      await store.markStarted({ key: 'key-ns', fencing_token: 1, lease_ms: LEASE });
+      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: 2, ...declared }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'started',
+      });
+      assert.deepEqual(await store.release({ key: 'missing', fencing_token: 1, ...declared }), {
+        ok: false,
+        reason: 'not_found',
+        state: null,
+      });
+      const released = await store.release({ key: 'key-ns', fencing_token: 1, ...declared });
+      assert.equal(released.ok && released.record.state, 'released');
+      assert.equal(released.ok && released.record.fencing_token, 1);
+      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: 1, ...declared }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'released',
+      });
+      assert.deepEqual(await store.claim(claimInput('key-ns', { request: REQUEST_B })), { kind: 'conflict' });
+      clock.advance(10);
+      assert.deepEqual(await store.claim(claimInput('key-ns', { owner: OWNER_2 })), {
+        kind: 'claimed',
+        fencing_token: 2,
+        lease_expires_at: T0 + 10 + LEASE,
+        took_over: false,
+      });
+      // The first owner's token is fenced for every write, the declared release included.
+      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: 1, ...declared }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'claimed',
+      });
+      assert.deepEqual(await store.markStarted({ key: 'key-ns', fencing_token: 1, lease_ms: LEASE }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'claimed',
+      });
+      // A declared release from `claimed` is an ordinary release.
+      const again = await store.release({ key: 'key-ns', fencing_token: 2, ...declared });
+      assert.equal(again.ok && again.record.state, 'released');
+      assert.equal((await store.claim(claimInput('key-ns'))).kind, 'claimed');
+      assert.equal((await store.get('key-ns'))?.fencing_token, 3);
+    }),
+
+    define('release after a declared not-started refusal: never from unknown or completed', async ({ store, clock }) => {
+      const declared = { handler_declared_not_started: true } as const;
+      await store.claim(claimInput('key-nu'));
+      await store.markStarted({ key: 'key-nu', fencing_token: 1, lease_ms: LEASE });
+      await store.markUnknown({ key: 'key-nu', fencing_token: 1 });
+      assert.deepEqual(await store.release({ key: 'key-nu', fencing_token: 1, ...declared }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'unknown',
+      });
+      assert.deepEqual(await store.claim(claimInput('key-nu')), { kind: 'outcome_unknown', recovery: 'query_status' });
+
+      await store.claim(claimInput('key-nc'));
+      await store.markStarted({ key: 'key-nc', fencing_token: 1, lease_ms: LEASE });
+      await store.complete({ key: 'key-nc', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: null } });
+      assert.deepEqual(await store.release({ key: 'key-nc', fencing_token: 1, ...declared }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'completed',
+      });
+      assert.equal((await store.claim(claimInput('key-nc'))).kind, 'completed');
+
+      // A started record whose lease ran out turns unknown on the next claim; after that the
+      // late declaration is refused, and the key stays outcome unknown.
+      await store.claim(claimInput('key-nl'));
+      await store.markStarted({ key: 'key-nl', fencing_token: 1, lease_ms: 10_000 });
+      clock.advance(10_000);
+      assert.equal((await store.claim(claimInput('key-nl', { owner: OWNER_2 }))).kind, 'outcome_unknown');
+      assert.deepEqual(await store.release({ key: 'key-nl', fencing_token: 1, ...declared }), {
+        ok: false,
+        reason: 'wrong_state',
+        state: 'unknown',
+      });
+    }),
+
     define('retention: purgeExpired deletes only finished records past retention', async ({ store, clock }) => {
       const keys = await recordsInEveryState(store, clock);
       // recordsInEveryState leaves the clock at T0 + 2 * LEASE; the claimed record's lease is live.
@@ -405,6 +488,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         () => store.markStarted({ key: 'key-x', fencing_token: 0, lease_ms: LEASE }),
         () => store.complete({ key: 'key-x', fencing_token: 1, result: { sealed_json: 'x\uDC00', receipt: null } }),
         () => store.complete({ key: 'key-x', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: 'r'.repeat(257) } }),
+        () => store.release({ key: 'key-x', fencing_token: 1, handler_declared_not_started: 'yes' } as unknown as ReleaseInput),
         () => store.purgeExpired({ older_than_ms: -1 }),
         () => store.get(''),
       ];
@@ -466,7 +550,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         assert.deepEqual(entry.body, input.body);
       }
       assert.deepEqual(await log.head(), { sequence: 2, entry_hash: second.entry_hash });
-      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: second.entry_hash } });
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: second.entry_hash }, anchored: false });
     }),
 
     define('append: a keyed digester makes an HMAC chain', async ({ log, digester }) => {
@@ -503,7 +587,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal((await log.head())?.sequence, 1);
       const next = await log.append(entryInput(2));
       assert.equal(next.sequence, 2, 'no sequence was consumed by a rejected entry');
-      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: next.entry_hash } });
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: next.entry_hash }, anchored: false });
     }),
 
     define('append: bodies round-trip exactly through the stored canonical text', async ({ log }) => {
@@ -578,13 +662,16 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
     }),
 
     define('verifyChain: empty and intact logs verify; from and anchor', async ({ log }) => {
-      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 0, head: null });
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 0, head: null, anchored: false });
       const entries = await appendMany(log, 6);
       const head = { sequence: 6, entry_hash: entries[5]?.entry_hash ?? '' };
-      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 6, head });
-      assert.deepEqual(await log.verifyChain({ from: 4 }), { ok: true, checked: 3, head });
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 6, head, anchored: false });
+      assert.deepEqual(await log.verifyChain({ from: 4 }), { ok: true, checked: 3, head, anchored: false });
       const anchor = { sequence: 3, entry_hash: entries[2]?.entry_hash ?? '' };
-      assert.deepEqual(await log.verifyChain({ anchor }), { ok: true, checked: 6, head });
+      assert.deepEqual(await log.verifyChain({ anchor }), { ok: true, checked: 6, head, anchored: true });
+      assert.deepEqual(await log.verifyChain({ anchor: head }), { ok: true, checked: 6, head, anchored: true });
+      // An anchor before `from` is never compared with a row, so it does not count.
+      assert.deepEqual(await log.verifyChain({ from: 4, anchor }), { ok: true, checked: 3, head, anchored: false });
       assert.deepEqual(await log.verifyChain({ anchor: { sequence: 3, entry_hash: 'f'.repeat(64) } }), {
         ok: false,
         position: 3,
@@ -700,7 +787,11 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       // An attacker who also rewinds the stored head is caught by a head saved elsewhere.
       const previous = rowAt(rows, N - 2);
       await stores.tamper.writeHead({ sequence: N - 2, entry_hash: previous.entry_hash });
-      assert.equal((await log.verifyChain()).ok, true, 'without an anchor the shorter chain is self-consistent');
+      assert.deepEqual(
+        await log.verifyChain(),
+        { ok: true, checked: N - 2, head: { sequence: N - 2, entry_hash: previous.entry_hash }, anchored: false },
+        'without an anchor the shorter chain is self-consistent, and the result says it was not anchored',
+      );
       const anchor = { sequence: N, entry_hash: entries[N - 1]?.entry_hash ?? '' };
       assert.deepEqual(await log.verifyChain({ anchor }), {
         ok: false,
@@ -772,6 +863,22 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       await stores.tamper.writeRows(rows);
       await expectProblem(log, { position: K, problem: 'broken_link' });
     }),
+
+    define(
+      'tamper: with a key but no anchor, dropping the newest entries and rewinding the head is only reported as unanchored',
+      async ({ log, stores }) => {
+        const entries = await appendMany(log, 3);
+        const rows = await stores.tamper.readRows();
+        await stores.tamper.writeRows(rows.slice(0, 2));
+        await stores.tamper.writeHead({ sequence: 2, entry_hash: rowAt(rows, 2).entry_hash });
+        const head = { sequence: 2, entry_hash: entries[1]?.entry_hash ?? '' };
+        // The HMAC cannot help: nothing was forged, only removed. The result must not claim more.
+        assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head, anchored: false });
+        const anchor = { sequence: 3, entry_hash: entries[2]?.entry_hash ?? '' };
+        assert.deepEqual(await log.verifyChain({ anchor }), { ok: false, position: 3, problem: 'deleted', detail: 'anchor_beyond_end' });
+      },
+      chainKey,
+    ),
 
     define('tamper: a full unkeyed rewrite is caught only by an anchor kept outside the store', async ({ log, stores, digester }) => {
       const entries = await appendMany(log, N);

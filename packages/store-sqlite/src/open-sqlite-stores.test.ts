@@ -57,7 +57,7 @@ describe('SQLite stores: connection settings', () => {
     const second = openSqliteStores({ path, clock, digester });
     try {
       expect((await second.idempotencyStore.get('k'))?.state).toBe('claimed');
-      expect(await second.auditLog.verifyChain()).toEqual({ ok: true, checked: 1, head: { sequence: 1, entry_hash: entry.entry_hash } });
+      expect(await second.auditLog.verifyChain()).toEqual({ ok: true, checked: 1, head: { sequence: 1, entry_hash: entry.entry_hash }, anchored: false });
       // A different key cannot verify the stored chain.
       const other = openSqliteStores({ path, clock, digester: createDigester({ key: new Uint8Array(32).fill(8) }) });
       expect(await other.auditLog.verifyChain()).toMatchObject({ ok: false, position: 1, problem: 'edited' });
