@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import { ajvErrorsToReasons, checkUntrustedValue, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
+import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
 import { boundViolations, type OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
@@ -151,13 +152,15 @@ function checkLink(tool: RegisteredTool, value: string): string | null {
  * cycles) against the tool's contract. Depth, counts, string lengths and JSON-ness are checked by
  * the guard first, then the fixed envelope, `resource_revision`, `observed_at` and completion
  * flags, then the encoded size of `data` (its RFC 8785 text, computed once and returned for the
- * seal), and only then the business data (`checkOutputData`).
+ * seal), then the business data (`checkOutputData`), and last whether a string of `data` contains
+ * one of `protectedValues` or the output's own `receipt` / `status_ref` (`findProtectedValues`).
  */
 export function checkHandlerOutput(
   tool: RegisteredTool,
   output: unknown,
   argumentsValue: JsonValue | null,
   nowMs: number,
+  protectedValues: readonly (string | null)[] = [],
 ): HandlerOutputCheck {
   let guarded: ReturnType<typeof checkUntrustedValue>;
   try {
@@ -231,6 +234,9 @@ export function checkHandlerOutput(
   // exactly what is sealed and hashed, even if the handler's object could change between reads.
   const dataCopy = JSON.parse(canonicalData) as JsonObject;
   violations.push(...checkOutputData(tool, dataCopy, argumentsValue));
+  if (violations.length > 0) return refuse();
+  const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);
+  violations.push(...findProtectedValues(dataCopy, canonicalData, needles));
   if (violations.length > 0) return refuse();
   return {
     ok: true,

@@ -190,6 +190,53 @@ describe('sealResult', () => {
     expect(JSON.stringify(sealed.model_result)).not.toContain('idem-refund-c7-1');
   });
 
+  describe('refuses data that carries a protected value of the call (protected_value)', () => {
+    // Spec 000: "Tenant, subject, operation ID, downstream receipt, and request digest are
+    // deliberately absent" from the model projection. The security review's handler copied the
+    // principal's tenant and its own receipt into free text.
+    const hit = { title: 'Refund help', snippet: 'How refunds work.', source: 'https://kb.example.com/a/1', revision: 'a1.r1' };
+    const searchInput = (snippet: string, extra: object = {}, overrides: Partial<SealResultInput> = {}) =>
+      orderInput({
+        tool_name: 'kb_search',
+        arguments: { query: 'refund' },
+        subject: {
+          kind: 'data',
+          output: { data: { hits: [hit, { ...hit, snippet }] }, resource_revision: 'kb-index-r42', observed_at: '2026-07-19T00:00:00Z', ...extra },
+        },
+        ...overrides,
+      });
+
+    it.each([
+      ['the tenant id', 'Ask about {"tenant_id":"tenant-cedar"}'],
+      ['the subject id, in another case', 'Written by DRAFTER-1.'],
+      ['the operation id', 'trace op-001-long'],
+      ['the receipt of the same output', 'receipt rcpt-internal-5', { receipt: 'rcpt-internal-5' }],
+      ['the status reference of the same output', 'ref status-ref-99', { status_ref: 'status-ref-99' }],
+      ['the idempotency key', 'key idem-refund-c7-1', {}, { call: draftCall }],
+    ] as const)('%s', (_label, snippet, extra: object = {}, overrides: Partial<SealResultInput> = {}) => {
+      const input = searchInput(snippet, extra, { call: { ...call, operation_id: 'op-001-long' }, ...overrides });
+      const { sealed, violations } = sealResult(input);
+      expect(violations).toEqual([{ rule: 'protected_value', path: '/data/hits/1/snippet' }]);
+      expect(sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+      expect(sealed.model_result.data).toBeNull();
+      expect(canonicalize(sealed.model_result)).not.toContain(snippet.split(' ').at(-1)?.slice(0, 8));
+    });
+
+    it(`leaves values shorter than six characters alone (a tenant "cedar" is an ordinary word)`, () => {
+      const short = { tenant_id: 'cedar', subject_id: 'u1', roles: [] };
+      const { violations } = sealResult(searchInput('Cedar wood, user u1.', {}, { principal: short }));
+      expect(violations).toEqual([]);
+    });
+
+    it('checks string values only: key names are fixed by the exact schema and never searched', () => {
+      const { violations } = sealResult(orderInput({ principal: { tenant_id: 'order_ref', subject_id: 'line_id', roles: [] } }));
+      expect(violations).toEqual([]);
+      // An echoed value is a string like any other.
+      const echoed = sealResult(orderInput({ principal: { tenant_id: 'ORDER-C7', subject_id: 'drafter-1', roles: [] } }));
+      expect(echoed.violations).toEqual([{ rule: 'protected_value', path: '/data/order_ref' }]);
+    });
+  });
+
   it('builds every catalogued error from the catalog, with trusted_control provenance', () => {
     for (const code of ERROR_CODES) {
       const entry = ERROR_CATALOG[code];

@@ -203,7 +203,15 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     if (execution.outcome !== undefined && execution.outcome !== 'committed') {
       throw new TypeError('sealResult: a data result has outcome "committed"; seal an error otherwise');
     }
-    const checked = checkHandlerOutput(tool, subject.output, input.arguments, nowMs);
+    // Values the model projection must never carry (spec 000: no principal identifiers, internal
+    // ids or receipts); the output's own receipt and status reference are added by the check.
+    const { principal, call } = input;
+    const checked = checkHandlerOutput(tool, subject.output, input.arguments, nowMs, [
+      principal.tenant_id,
+      principal.subject_id,
+      call.operation_id,
+      call.idempotency_key,
+    ]);
     if (checked.ok) {
       const value = checked.value;
       modelResult = {

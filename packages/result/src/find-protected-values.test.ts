@@ -1,0 +1,86 @@
+import type { JsonValue } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { findProtectedValues, MIN_PROTECTED_VALUE_LENGTH, protectedNeedles } from './find-protected-values.js';
+
+function find(data: JsonValue, values: readonly (string | null)[]) {
+  return findProtectedValues(data, canonicalize(data), protectedNeedles(values));
+}
+
+/** The same search without the text shortcut: every string, lowercased, each needle. */
+function bruteForce(data: JsonValue, values: readonly (string | null)[], pointer = '/data'): string[] {
+  const needles = protectedNeedles(values);
+  if (typeof data === 'string') return needles.some((needle) => data.toLowerCase().includes(needle)) ? [pointer] : [];
+  if (typeof data !== 'object' || data === null) return [];
+  return Object.entries(data).flatMap(([key, child]) =>
+    bruteForce(child, values, /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/.test(key) ? `${pointer}/${key}` : pointer),
+  );
+}
+
+describe('protectedNeedles', () => {
+  it(`keeps values of at least ${MIN_PROTECTED_VALUE_LENGTH} characters, lowercased, once each`, () => {
+    expect(MIN_PROTECTED_VALUE_LENGTH).toBe(6);
+    expect(protectedNeedles(['cedar', 'Tenant-Cedar', 'tenant-cedar', null, 'op-12345', 'abcde'])).toEqual(['tenant-cedar', 'op-12345']);
+  });
+});
+
+describe('findProtectedValues', () => {
+  it('finds a protected value inside business text, case-insensitively, at the string it is in', () => {
+    const data = { note: '{"access_token":"x","tenant_id":"TENANT-CEDAR-SECRET"}', lines: [{ memo: 'ok' }, { memo: 'see rcpt-internal-5' }] };
+    expect(find(data, ['tenant-cedar-secret', 'rcpt-internal-5'])).toEqual([
+      { rule: 'protected_value', path: '/data/note' },
+      { rule: 'protected_value', path: '/data/lines/1/memo' },
+    ]);
+  });
+
+  it('ignores values shorter than the threshold (a tenant named "cedar" is an ordinary word)', () => {
+    expect(find({ note: 'Cedar wood' }, ['cedar', 'a'])).toEqual([]);
+  });
+
+  it('searches string values only: keys, numbers and booleans never match', () => {
+    expect(find({ amount_total: 1234567, order_ref: 'x', flag: true }, ['amount_total', '123456', 'order_ref'])).toEqual([]);
+  });
+
+  it('finds values that the canonical text escapes, and values beyond ASCII', () => {
+    expect(find({ note: 'key "k\\\\1" here' }, ['"k\\\\1"'])).toEqual([{ rule: 'protected_value', path: '/data/note' }]);
+    expect(find({ note: 'line\nbreak-key' }, ['\nbreak-key'])).toEqual([{ rule: 'protected_value', path: '/data/note' }]);
+    expect(find({ note: 'Sujet ÉLODIE-42 ici' }, ['élodie-42'])).toEqual([{ rule: 'protected_value', path: '/data/note' }]);
+  });
+
+  it('never echoes an unsafe key in the path', () => {
+    expect(find({ 'bad key': { inner: 'op-0001-abcdef' } }, ['op-0001-abcdef'])).toEqual([{ rule: 'protected_value', path: '/data' }]);
+  });
+
+  it('property: the text shortcut finds exactly what a full walk finds', () => {
+    const unit = fc.constantFrom('a', 'B', 'x', '-', '1', '"', '\\', '\n', 'é', 'É', 'Σ', 'σ', 'ς', ' ', 'K', '\u212a', 'k');
+    const text = fc.string({ unit, maxLength: 10 });
+    const data = fc.letrec<{ value: JsonValue }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ unit, maxLength: 6 }), tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(data, fc.array(fc.string({ unit, minLength: 6, maxLength: 8 }), { maxLength: 3 }), (value, values) => {
+        const found = find(value, values).map((violation) => violation.path);
+        expect(found).toEqual(bruteForce(value, values));
+      }),
+      { numRuns: 2_000 },
+    );
+    // Values planted in the data (in another case), so that hits are common.
+    fc.assert(
+      fc.property(text, fc.string({ unit, minLength: 6, maxLength: 8 }), text, fc.boolean(), (before, value, after, upper) => {
+        const planted = `${before}${upper ? value.toUpperCase() : value}${after}`;
+        const found = find({ list: [planted, before], note: planted }, [value]).map((violation) => violation.path);
+        expect(found).toEqual(bruteForce({ list: [planted, before], note: planted }, [value]));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});

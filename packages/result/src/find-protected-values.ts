@@ -1,0 +1,84 @@
+import type { JsonValue } from '@toolseal/contracts';
+import type { OutputViolation } from './output-violation.js';
+
+/**
+ * Shortest protected value searched for. Shorter ones (a tenant named `a` or `acme`) occur in
+ * ordinary words and would refuse harmless data; identifiers worth protecting (subject ids, UUID
+ * operation ids, idempotency keys, receipts) are longer.
+ */
+export const MIN_PROTECTED_VALUE_LENGTH = 6;
+
+const SAFE_SEGMENT = /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/;
+const MAX_POINTER_SEGMENTS = 16;
+
+/**
+ * The protected values worth searching for, lowercased: strings of at least
+ * `MIN_PROTECTED_VALUE_LENGTH` characters, without repeats. `null`s are skipped.
+ */
+export function protectedNeedles(values: readonly (string | null | undefined)[]): string[] {
+  const needles: string[] = [];
+  for (const value of values) {
+    if (typeof value !== 'string' || value.length < MIN_PROTECTED_VALUE_LENGTH) continue;
+    const needle = value.toLowerCase();
+    if (!needles.includes(needle)) needles.push(needle);
+  }
+  return needles;
+}
+
+/**
+ * Where string values of `data` contain a protected value of the call (spec 000: the model
+ * projection carries no principal identifiers, internal ids or receipts), compared exactly but
+ * case-insensitively (`toLowerCase`, no Unicode normalization). `canonicalData` is the RFC 8785
+ * text of `data`: one pass over it decides the common case (no value anywhere in the text, not even
+ * in a key or a number); only a hit walks the values to find and report the strings, as
+ * `protected_value` at a contract-safe pointer under `prefix`. Keys are never searched: the exact
+ * output schema already fixes every key.
+ */
+export function findProtectedValues(
+  data: JsonValue,
+  canonicalData: string,
+  needles: readonly string[],
+  prefix = '/data',
+): OutputViolation[] {
+  if (needles.length === 0) return [];
+  const text = canonicalData.toLowerCase();
+  // A plain ASCII value appears in the lowercased text exactly where it appears in a lowercased
+  // string. One with `"`, `\` or a control (escaped in the text) or beyond ASCII (the final sigma
+  // lowercases by context) is decided by the walk alone.
+  if (!needles.some((needle) => !isPlainAscii(needle) || text.includes(needle))) return [];
+  const violations: OutputViolation[] = [];
+  walk(data, prefix, 0, true, needles, violations);
+  return violations;
+}
+
+function isPlainAscii(value: string): boolean {
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    if (unit < 0x20 || unit > 0x7e || unit === 0x22 || unit === 0x5c) return false;
+  }
+  return true;
+}
+
+function walk(
+  value: JsonValue,
+  pointer: string,
+  depth: number,
+  safe: boolean,
+  needles: readonly string[],
+  violations: OutputViolation[],
+): void {
+  if (typeof value === 'string') {
+    const lower = value.toLowerCase();
+    if (needles.some((needle) => lower.includes(needle))) violations.push({ rule: 'protected_value', path: pointer });
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const entries: [string, JsonValue][] = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item])
+    : Object.entries(value);
+  for (const [key, child] of entries) {
+    // The pointer stops growing at the first segment that is not contract-safe (or past 16).
+    const extend = safe && depth < MAX_POINTER_SEGMENTS && SAFE_SEGMENT.test(key);
+    walk(child, extend ? `${pointer}/${key}` : pointer, depth + 1, extend, needles, violations);
+  }
+}
