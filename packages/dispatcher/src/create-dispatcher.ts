@@ -688,9 +688,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
     };
     if (outcome.kind === 'error') {
-      // The downstream system refused and nothing happened: final for this key (see README).
+      // The downstream system refused and nothing happened (every handler code is `not_started`).
       const output = seal(turn, state, errorSubject(outcome.code, outcome), 'fresh');
-      await complete(output);
+      if (RETRYABLE_HANDLER_CODES.has(outcome.code)) {
+        // A temporary refusal (wait, refresh, hold): give the key back, so that the same intent
+        // runs once the condition passes instead of replaying the refusal forever. Fenced: only
+        // this claim's holder can release it, and only from `started`, never from `unknown`.
+        if (!(await releaseDeclaredNotStarted(fence, state))) await complete(output);
+      } else {
+        // NOT_FOUND, RULE_REJECTED: final for this key; it replays as such (see README).
+        await complete(output);
+      }
       return record(turn, state, output, 'handler');
     }
     const output = seal(turn, state, { kind: 'data', output: outcome.envelope }, 'fresh');
@@ -700,6 +708,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     await complete(output);
     return record(turn, state, output, 'sealed');
+  }
+
+  /**
+   * Releases a started record on the handler's own declaration that it executed nothing. `false`
+   * when the store refused or failed; the caller then completes the record with the refusal as
+   * before (a final answer for the key), never leaves it to turn `unknown`.
+   */
+  async function releaseDeclaredNotStarted(fence: { key: string; fencing_token: number }, state: CallState): Promise<boolean> {
+    try {
+      const released = await idempotencyStore.release({ ...fence, handler_declared_not_started: true });
+      if (released.ok) return true;
+      state.notes.push(`release_${released.reason}`);
+    } catch {
+      state.notes.push('release_failed');
+    }
+    return false;
   }
 
   async function reconcile(
@@ -825,6 +849,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 }
 
 const HOLD: TrustedCheckOutcome = Object.freeze({ ok: false, code: 'FACTS_UNAVAILABLE' });
+
+/**
+ * Handler refusals that are temporary: the catalog's recovery is to wait (RATE_LIMIT), refresh
+ * (STATE_CHANGED) or hold (FACTS_UNAVAILABLE), so a write's key is released rather than completed.
+ */
+const RETRYABLE_HANDLER_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RATE_LIMIT', 'STATE_CHANGED', 'FACTS_UNAVAILABLE']);
 
 /**
  * A trusted check's answer, read without trusting it: `{ ok: true }`, or a refusal whose code and

@@ -15,11 +15,11 @@ const directory = mkdtempSync(join(tmpdir(), 'toolseal-dispatcher-'));
 const path = join(directory, 'stores.sqlite');
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-function hostOnFile(): { host: TestHost; close: () => void } {
+function hostOnFile(): { host: TestHost; stores: ReturnType<typeof openSqliteStores>; close: () => void } {
   const clock = new ManualClock(START);
   const stores = openSqliteStores({ path, digester: createDigester({ key: TEST_KEY }), clock, synchronous: 'normal' });
   const host = createTestHost({ clock, options: { stores } });
-  return { host, close: () => stores.close() };
+  return { host, stores, close: () => stores.close() };
 }
 
 function approval(host: TestHost, key: string): Approval {
@@ -78,6 +78,24 @@ describe('on the SQLite store', () => {
     expect(result?.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
     expect(result?.sealed.model_result.data?.['draft_ref']).toBe('DRAFT-CRASHED');
     expect(host.calls['create_refund_draft']).toBe(0);
+    close();
+  });
+
+  it("releases a started write on the handler's temporary refusal (RATE_LIMIT), so the approved retry runs it", async () => {
+    const { host, stores, close } = hostOnFile();
+    const given = approval(host, 'rate-limited-key');
+    const original = host.impl.create_refund_draft;
+    host.impl.create_refund_draft = () => ({ kind: 'error', code: 'RATE_LIMIT', retryAfterMs: 1_000 });
+    const context = { principal: CEDAR_DRAFTER, approvals: [given] };
+    const refused = (await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).results[0];
+    expect(refused?.sealed.model_result.error?.code).toBe('RATE_LIMIT');
+    expect((await stores.idempotencyStore.get('rate-limited-key'))?.state).toBe('released');
+
+    host.impl.create_refund_draft = original;
+    host.clock.advance(1_000);
+    const retried = (await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).results[0];
+    expect(retried?.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { delivery: 'fresh' } });
+    expect((await stores.idempotencyStore.get('rate-limited-key'))?.state).toBe('completed');
     close();
   });
 });
