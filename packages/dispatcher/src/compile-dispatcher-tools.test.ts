@@ -53,6 +53,7 @@ describe('start-up checks', () => {
     ['proposal fields that are not names', { tools: [{ name: 'get_order', handler, proposal: { validator: { validate: handler, recheckCurrent: handler } as never, fields: ['a/b'] } }, goodTools[1] as DispatcherTool] }, /proposal.fields/],
     ['a bad rate limit', { rateLimit: { capacity: 0, refillPerSecond: 1 } }, /rateLimit.capacity/],
     ['a bad lease', { leaseMs: 1.5 }, /leaseMs/],
+    ['an owner the stores would refuse (NUL)', { owner: 'host-\u0000' }, /owner must be 1 to 128 characters without control characters/],
     ['a clock without epoch time', { clock: { now: () => Number.NaN } }, /clock/],
     ['no stores', { stores: {} as never }, /stores.auditLog/],
     ['no digester', { digester: {} as never }, /digester must be a Digester/],

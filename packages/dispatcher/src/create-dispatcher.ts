@@ -219,8 +219,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const makeOperationId = options.operationId ?? randomUUID;
   if (typeof makeOperationId !== 'function') throw new DispatcherConfigError(null, 'operationId must be a function');
   const owner = options.owner ?? `toolseal-${randomUUID()}`;
-  if (typeof owner !== 'string' || owner.length === 0 || owner.length > MAX_IDENTIFIER) {
-    throw new DispatcherConfigError(null, `owner must be 1 to ${MAX_IDENTIFIER} characters`);
+  if (!isWellFormedIdentifier(owner, MAX_IDENTIFIER)) {
+    throw new DispatcherConfigError(null, `owner must be 1 to ${MAX_IDENTIFIER} characters without control characters`);
   }
   const leaseMs = checkDuration(null, 'leaseMs', options.leaseMs, DEFAULT_LEASE_MS);
   const leaseMarginMs = checkDuration(null, 'leaseMarginMs', options.leaseMarginMs, DEFAULT_LEASE_MARGIN_MS);
