@@ -39,8 +39,28 @@ export interface CatalogEntry {
 }
 
 /**
+ * The rules `@toolseal/guard` reports for untrusted JSON: limits checked before parsing and parse
+ * failures. Part of the `INVALID_ARGUMENTS` vocabulary.
+ */
+export const GUARD_RULES = Object.freeze([
+  'max_bytes',
+  'max_depth',
+  'max_array_items',
+  'max_object_keys',
+  'max_string_length',
+  'max_total_nodes',
+  'duplicate_key',
+  'forbidden_key',
+  'malformed_json',
+  'invalid_utf8',
+  'lone_surrogate',
+  'byte_order_mark',
+  'non_json_value',
+] as const);
+
+/**
  * Reason rules for `INVALID_ARGUMENTS`: JSON Schema keywords in snake_case, then the guard's limits
- * and parse failures.
+ * and parse failures (`GUARD_RULES`).
  */
 export const INPUT_RULES = Object.freeze([
   'type',
@@ -73,19 +93,7 @@ export const INPUT_RULES = Object.freeze([
   'if',
   'contains',
   'false_schema',
-  'max_bytes',
-  'max_depth',
-  'max_array_items',
-  'max_object_keys',
-  'max_string_length',
-  'max_total_nodes',
-  'duplicate_key',
-  'forbidden_key',
-  'malformed_json',
-  'invalid_utf8',
-  'lone_surrogate',
-  'byte_order_mark',
-  'non_json_value',
+  ...GUARD_RULES,
 ] as const);
 
 /** Reason rules for `RULE_REJECTED`: the business rules a trusted check can fail. */

@@ -1,22 +1,8 @@
 import type { ModelError } from '@toolseal/contracts';
-import { makeError } from '@toolseal/errors';
+import { GUARD_RULES, makeError } from '@toolseal/errors';
 
 /** The rules the guard itself reports; each is an `INVALID_ARGUMENTS` reason rule in the catalog. */
-export const GUARD_RULES = Object.freeze([
-  'max_bytes',
-  'max_depth',
-  'max_array_items',
-  'max_object_keys',
-  'max_string_length',
-  'max_total_nodes',
-  'duplicate_key',
-  'forbidden_key',
-  'malformed_json',
-  'invalid_utf8',
-  'lone_surrogate',
-  'byte_order_mark',
-  'non_json_value',
-] as const);
+export { GUARD_RULES };
 
 /** One of `GUARD_RULES`. */
 export type GuardRule = (typeof GUARD_RULES)[number];
