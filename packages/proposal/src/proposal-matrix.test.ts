@@ -132,7 +132,9 @@ describe('the specification 002 matrix (fixtures/proposal-matrix.json)', () => {
   }
 
   it('answers another tenant\'s order and a missing order with the same bytes', async () => {
-    for (const row of matrix.rows.filter((entry) => entry.same_error_bytes_as !== undefined)) {
+    const paired = matrix.rows.filter((entry) => entry.same_error_bytes_as !== undefined);
+    expect(paired.length).toBeGreaterThan(0);
+    for (const row of paired) {
       const other = matrix.rows.find((entry) => entry.id === row.same_error_bytes_as);
       expect(other).toBeDefined();
       if (other === undefined) continue;
