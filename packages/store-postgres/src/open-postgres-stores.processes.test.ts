@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClaimOutcome } from '@toolseal/audit';
+import { exited, forkTypeScript, nextMessage } from '@toolseal/audit/child-process';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exited, forkTypeScript, nextMessage } from './__fixtures__/fork-typescript.js';
 import { DATABASE_URL, dropSchemas, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
 import { openPostgresStores } from './open-postgres-stores.js';
 
@@ -33,7 +33,7 @@ function sideEffects(path: string): string[] {
 }
 
 async function attempt(mode: string, schema: string, sideEffectPath: string, key: string, offsetMs: number) {
-  const child = forkTypeScript('./crash-child.ts', [mode, schema, sideEffectPath, key, REQUEST, String(offsetMs)]);
+  const child = forkTypeScript(new URL('./__fixtures__/crash-child.ts', import.meta.url), [mode, schema, sideEffectPath, key, REQUEST, String(offsetMs)]);
   const message = await nextMessage<ChildMessage>(child);
   return { child, message };
 }

@@ -5,8 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClaimOutcome } from '@toolseal/audit';
+import { exited, forkTypeScript, nextMessage } from '@toolseal/audit/child-process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exited, forkTypeScript, nextMessage } from './__fixtures__/fork-typescript.js';
 import { openSqliteStores } from './open-sqlite-stores.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-sqlite-processes-'));
@@ -23,7 +23,7 @@ function sideEffects(path: string): string[] {
 }
 
 async function attempt(mode: string, databasePath: string, sideEffectPath: string, key: string, offsetMs: number) {
-  const child = forkTypeScript('./crash-child.ts', [mode, databasePath, sideEffectPath, key, REQUEST, String(offsetMs)]);
+  const child = forkTypeScript(new URL('./__fixtures__/crash-child.ts', import.meta.url), [mode, databasePath, sideEffectPath, key, REQUEST, String(offsetMs)]);
   const message = await nextMessage<ChildMessage>(child);
   return { child, message };
 }
@@ -88,7 +88,7 @@ describe('SQLite stores: eight processes race duplicate claims', () => {
     const processes = 8;
     const claimsPerKey = 200 / processes; // 200 duplicate claims per key in total
     const spawn = () =>
-      forkTypeScript('./claim-race-child.ts', [databasePath, sideEffectPath, JSON.stringify(keys), String(claimsPerKey), REQUEST]);
+      forkTypeScript(new URL('./__fixtures__/claim-race-child.ts', import.meta.url), [databasePath, sideEffectPath, JSON.stringify(keys), String(claimsPerKey), REQUEST]);
     // The first child warms the transpile cache; the others then start quickly. All wait for "go".
     const children = [spawn()];
     await nextMessage(children[0] as ChildProcess);

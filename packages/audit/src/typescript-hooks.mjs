@@ -1,4 +1,4 @@
-// Test-only module hooks: let a plain `node` child process run this repository's TypeScript
+// Test-support module hooks: let a plain `node` child process run this repository's TypeScript
 // sources directly, the way vitest does (workspace `@toolseal/*` imports resolve to `src/`), so
 // crash and race tests exercise the current code without a build step.
 import { createHash } from 'node:crypto';

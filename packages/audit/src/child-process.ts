@@ -1,11 +1,14 @@
-// Test-only: runs a TypeScript fixture in a real child process (plain `node` plus module hooks).
+// Test support for stores: runs a TypeScript fixture in a real child process (plain `node` plus
+// module hooks), so crash-injection and race tests exercise the current sources without a build.
+// The hooks load the `typescript` compiler, which the caller's workspace must provide.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const register = fileURLToPath(new URL('./register-typescript.mjs', import.meta.url));
 
-export function forkTypeScript(script: string, args: string[]): ChildProcess {
-  return fork(fileURLToPath(new URL(script, import.meta.url)), args, {
+/** Forks `script` (a `file:` URL to a `.ts` file, e.g. `new URL('./child.ts', import.meta.url)`) with an IPC channel. */
+export function forkTypeScript(script: URL, args: readonly string[]): ChildProcess {
+  return fork(fileURLToPath(script), [...args], {
     execArgv: ['--import', register],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
