@@ -62,18 +62,16 @@ function outputTypeOf(node: Record<string, unknown>): { type: string; nullable: 
   return null;
 }
 
+function emptyInspection(): SchemaInspection {
+  return { problems: [], uriPointers: [], mediaPointers: [], scalarPaths: new Set(), propertyNames: new Set() };
+}
+
 /**
  * Checks that `schema` is an exact output schema (see `ToolSpec.output_schema`) and collects the
  * fields the seal path checks beyond the schema.
  */
 export function inspectOutputSchema(schema: unknown): SchemaInspection {
-  const inspection: SchemaInspection = {
-    problems: [],
-    uriPointers: [],
-    mediaPointers: [],
-    scalarPaths: new Set(),
-    propertyNames: new Set(),
-  };
+  const inspection = emptyInspection();
   if (!isRecord(schema)) {
     inspection.problems.push('output_schema must be an object');
     return inspection;
@@ -173,13 +171,7 @@ const SUBSCHEMA_SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 
  * `unevaluatedProperties` false), and collects the pointers an echo may name.
  */
 export function inspectInputSchema(schema: unknown): SchemaInspection {
-  const inspection: SchemaInspection = {
-    problems: [],
-    uriPointers: [],
-    mediaPointers: [],
-    scalarPaths: new Set(),
-    propertyNames: new Set(),
-  };
+  const inspection = emptyInspection();
   if (!isRecord(schema)) {
     inspection.problems.push('input_schema must be an object');
     return inspection;
