@@ -46,6 +46,40 @@ describe('correlateToolResults', () => {
     }
   });
 
+  it('sends the text a verifier vouches for, and verifies that very object', () => {
+    const results = calls.map((each) => fakeSealedResult(each));
+    const vouched = new Map<unknown, string>([[results[1]!.model_result, '{"vouched":"text of c2"}']]);
+    const recorder = createRecordingVerifier();
+    const verify = Object.assign(recorder.verify, { canonicalTextOf: (modelResult: unknown) => vouched.get(modelResult) });
+    const outcome = correlateToolResults(identity, { calls, results, verify });
+    expect(outcome.ok && outcome.results.map((result) => result.modelResultText)).toEqual([
+      canonicalize(results[0]!.model_result),
+      '{"vouched":"text of c2"}',
+      canonicalize(results[2]!.model_result),
+    ]);
+    // Vouched: the object itself and its text. Not vouched: a private copy parsed from the text.
+    expect(recorder.seen[1]!.sealed.model_result).toBe(results[1]!.model_result);
+    expect(recorder.seen[1]!.canonical_model_result).toBe('{"vouched":"text of c2"}');
+    expect(recorder.seen[0]!.sealed.model_result).not.toBe(results[0]!.model_result);
+    expect(recorder.seen[0]!.sealed.model_result).toEqual(results[0]!.model_result);
+  });
+
+  it('refuses the call when canonicalTextOf throws, as when the verifier throws', () => {
+    const results = calls.map((each) => fakeSealedResult(each));
+    const verify = Object.assign(createRecordingVerifier().verify, {
+      canonicalTextOf: (): string => {
+        throw new Error('broken verifier');
+      },
+    });
+    const outcome = correlateToolResults(identity, { calls, results, verify });
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.failures.map((failure) => failure.verify_reasons)).toEqual([
+      ['malformed_package'],
+      ['malformed_package'],
+      ['malformed_package'],
+    ]);
+  });
+
   it('marks non-succeeded results as errors', () => {
     const results = [
       fakeSealedResult(calls[0]!),

@@ -156,6 +156,8 @@ type SnapshotOutcome =
  *
  * Validating the original object and sending its canonical text, without the copy, would not be
  * safe: a getter or proxy can answer the validator's reads and the canonicalizer's read differently.
+ * The one exception is a projection the verifier itself vouches for (`verify.canonicalTextOf`):
+ * one its sealer froze, whose text it recorded when sealing.
  */
 function verifySnapshot(
   verify: ResultVerifier,
@@ -166,11 +168,22 @@ function verifySnapshot(
   let text: string;
   let snapshot: SealedResult;
   try {
-    text = canonicalize(readOwnData(sealed, 'model_result'));
-    snapshot = {
-      model_result: JSON.parse(text) as SealedResult['model_result'],
-      protected_audit: protectedAudit as SealedResult['protected_audit'],
-    };
+    const modelResult = readOwnData(sealed, 'model_result');
+    const known = verify.canonicalTextOf?.(modelResult);
+    if (typeof known === 'string') {
+      // An immutable projection the verifier's own sealer produced: its text is already known.
+      text = known;
+      snapshot = {
+        model_result: modelResult as SealedResult['model_result'],
+        protected_audit: protectedAudit as SealedResult['protected_audit'],
+      };
+    } else {
+      text = canonicalize(modelResult);
+      snapshot = {
+        model_result: JSON.parse(text) as SealedResult['model_result'],
+        protected_audit: protectedAudit as SealedResult['protected_audit'],
+      };
+    }
   } catch {
     return { ok: false, reasons: ['malformed_package'] };
   }

@@ -8,17 +8,28 @@ import type { ToolCall } from './tool-call.js';
  * serializing anything.
  *
  * `options.canonical_model_result`, when an adapter passes it, is the RFC 8785 text of
- * `model_result` that the adapter will send, and `sealed.model_result` is then a private copy the
- * adapter parsed from exactly that text (`JSON.parse`), so the two correspond by construction. A
- * verifier may compute `result_sha256` over these bytes instead of canonicalizing the copy again,
- * and must still validate the copy (never the text's origin). A verifier that ignores the option
- * gives the same verdict; existing two-argument verifiers stay valid.
+ * `model_result` that the adapter will send, and `sealed.model_result` is then either a private
+ * copy the adapter parsed from exactly that text (`JSON.parse`) or the immutable object the text
+ * came from (`canonicalTextOf`), so the two correspond by construction. A verifier may compute
+ * `result_sha256` over these bytes instead of canonicalizing the object again, and must still
+ * validate the object (never the text's origin). A verifier that ignores the option gives the same
+ * verdict; existing two-argument verifiers stay valid.
  */
-export type ResultVerifier = (
-  sealed: SealedResult,
-  call: ToolCall,
-  options?: {
-    /** The exact text the adapter sends as `model_result`: `canonicalize(sealed.model_result)`. */
-    readonly canonical_model_result?: string;
-  },
-) => VerifyOutcome;
+export interface ResultVerifier {
+  (
+    sealed: SealedResult,
+    call: ToolCall,
+    options?: {
+      /** The exact text the adapter sends as `model_result`: `canonicalize(sealed.model_result)`. */
+      readonly canonical_model_result?: string;
+    },
+  ): VerifyOutcome;
+  /**
+   * Optional: the RFC 8785 text of a `model_result` the verifier's own sealer produced and made
+   * immutable (deeply frozen plain data), or `undefined` for any other value. An adapter that gets
+   * a text sends it and verifies that same object, instead of canonicalizing a value it cannot
+   * trust to stay unchanged and parsing a private copy back. It must never return a text for a
+   * value that could still change or that it did not canonicalize itself.
+   */
+  readonly canonicalTextOf?: (modelResult: unknown) => string | undefined;
+}

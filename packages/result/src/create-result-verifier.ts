@@ -1,4 +1,5 @@
 import type { ResultVerifier, ToolCall, VerifyFailureReason } from '@toolseal/contracts';
+import { sealedTextOf } from './sealed-registry.js';
 import { failWith, verifyResult, type TrustedContext } from './verify-result.js';
 
 const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'] as const;
@@ -9,10 +10,11 @@ const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adap
  * a call the host does not know, which fails with `provider_context`. The adapter's `ToolCall` must
  * agree with that record (ids: `provider_context`; tool name: `tool_contract`), and the package is
  * then verified with `verifyResult` against the record, with the verifier's options (the canonical
- * text the adapter sends) passed on.
+ * text the adapter sends) passed on. Its `canonicalTextOf` gives the text `sealResult` recorded
+ * for a `model_result` it produced and froze.
  */
 export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext | undefined): ResultVerifier {
-  return (sealed, call, options) => {
+  const verify: ResultVerifier = (sealed, call, options) => {
     const trusted = lookup(call);
     if (trusted === undefined) return failWith(['provider_context']);
     const reasons: VerifyFailureReason[] = [];
@@ -25,4 +27,6 @@ export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext 
     if (!outcome.ok) reasons.push(...outcome.reasons);
     return failWith(reasons);
   };
+  // The text of a model projection `sealResult` produced and froze: adapters send it as it is.
+  return Object.assign(verify, { canonicalTextOf: sealedTextOf });
 }

@@ -20,6 +20,7 @@ import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
+import { registerSealed } from './sealed-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { clockReadingMs, clockReadingText } from './utc-timestamp.js';
 
@@ -107,7 +108,10 @@ export interface SealResultInput {
 
 /** The sealed package, its canonical model projection, and why a handler output was refused. */
 export interface SealResultOutput {
-  /** `model_result` and `protected_audit`, bound by three digests. */
+  /**
+   * `model_result` and `protected_audit`, bound by three digests. Both are deeply frozen: a sealed
+   * projection never changes (tamper with a copy, as an attacker would have to).
+   */
   sealed: SealedResult;
   /**
    * RFC 8785 text of `sealed.model_result`: exactly the bytes `result_sha256` covers, ready for an
@@ -291,6 +295,8 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     binding: { request_sha256, result_sha256, call_binding_sha256 },
     redactions,
   };
+  // Both projections are immutable from here on: what was validated and hashed stays what it is.
+  registerSealed(modelResult, canonical, protectedAudit);
   return {
     sealed: { model_result: modelResult, protected_audit: protectedAudit },
     canonical_model_result: canonical,

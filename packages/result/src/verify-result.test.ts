@@ -236,8 +236,7 @@ describe('verifyResult', () => {
     const unknown = seal(callA, 'ORDER-C7', { tool_name: 'send_email', arguments: null });
     const trusted = { ...trustedA, tool_name: 'send_email', arguments: null };
     expect(verifyResult(unknown, trusted)).toEqual({ ok: true });
-    const relabelled = seal(callA, 'ORDER-C7', { tool_name: 'send_email', arguments: null });
-    relabelled.model_result.error = copy(rateLimited.model_result.error);
+    const relabelled = mutated(unknown, (p) => (p.model_result.error = copy(rateLimited.model_result.error)));
     expect(verifyResult(relabelled, trusted)).toEqual({ ok: false, reasons: ['error_catalog', 'result_digest', 'call_binding'] });
   });
 

@@ -16,6 +16,7 @@ import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision } from './check-output.js';
 import { MODEL_RESULT_SCHEMA, PROTECTED_AUDIT_SCHEMA } from './package-schema.js';
+import { isSealedAudit, sealedTextOf } from './sealed-registry.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
 import { isUtcTimestamp } from './utc-timestamp.js';
 
@@ -137,15 +138,41 @@ function getPackageValidators(): { audit: CompiledPackageValidator; modelResult:
   return packageValidators;
 }
 
+/**
+ * The package as a plain `{ model_result, protected_audit }` when both projections are ones this
+ * package's `sealResult` produced (deeply frozen, built from values it owned, checked against the
+ * package limits when sealed) and `canonicalText`, if given, is the text recorded for that
+ * `model_result`: the guard walk over them cannot find anything. `undefined` otherwise.
+ */
+function ownSealedPackage(sealed: unknown, canonicalText: string | undefined): JsonObject | undefined {
+  if (typeof sealed !== 'object' || sealed === null || Object.getPrototypeOf(sealed) !== Object.prototype) return undefined;
+  const modelResult = Object.getOwnPropertyDescriptor(sealed, 'model_result');
+  const protectedAudit = Object.getOwnPropertyDescriptor(sealed, 'protected_audit');
+  if (modelResult === undefined || protectedAudit === undefined || !('value' in modelResult) || !('value' in protectedAudit)) {
+    return undefined;
+  }
+  const text = sealedTextOf(modelResult.value);
+  if (text === undefined || (canonicalText !== undefined && text !== canonicalText) || !isSealedAudit(protectedAudit.value)) {
+    return undefined;
+  }
+  if (Reflect.ownKeys(sealed).length !== PACKAGE_KEYS.length) return undefined;
+  return { model_result: modelResult.value as JsonValue, protected_audit: protectedAudit.value as JsonValue };
+}
+
 function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: string | undefined): VerifyOutcome {
   const { registry } = trusted;
-  const guarded = checkUntrustedValue(sealed, registry.packageLimits);
-  if (!guarded.ok) return failWith(['malformed_package']);
-  const value = guarded.value;
-  if (!isObject(value)) return failWith(['malformed_package']);
-  const keys = Object.keys(value);
-  if (keys.length !== PACKAGE_KEYS.length || !PACKAGE_KEYS.every((key) => Object.hasOwn(value, key))) {
-    return failWith(['malformed_package']);
+  let value = ownSealedPackage(sealed, canonicalText);
+  if (value !== undefined) {
+    canonicalText ??= sealedTextOf(value.model_result);
+  } else {
+    const guarded = checkUntrustedValue(sealed, registry.packageLimits);
+    if (!guarded.ok || !isObject(guarded.value)) return failWith(['malformed_package']);
+    const keys = Object.keys(guarded.value);
+    const guardedValue = guarded.value;
+    if (keys.length !== PACKAGE_KEYS.length || !PACKAGE_KEYS.every((key) => Object.hasOwn(guardedValue, key))) {
+      return failWith(['malformed_package']);
+    }
+    value = guardedValue;
   }
   const validators = getPackageValidators();
   if (!validators.audit(value.protected_audit)) return failWith(['malformed_package']);
