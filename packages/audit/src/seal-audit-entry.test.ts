@@ -178,3 +178,24 @@ describe('formatRecordedAt', () => {
     expect(() => formatRecordedAt(-1)).toThrow(RangeError);
   });
 });
+
+describe('formatRecordedAt within one second and across seconds (the cached prefix)', () => {
+  it('equals toISOString for runs of consecutive milliseconds and random times', () => {
+    for (const start of [0, 999, 1_784_419_199_995, 253_402_300_799_990]) {
+      for (let epochMs = start; epochMs < start + 10; epochMs++) {
+        expect(formatRecordedAt(epochMs)).toBe(new Date(epochMs).toISOString());
+      }
+    }
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 253_402_300_799_999 }), { minLength: 1, maxLength: 8 }), (times) => {
+        for (const epochMs of times) expect(formatRecordedAt(epochMs)).toBe(new Date(epochMs).toISOString());
+      }),
+    );
+  });
+
+  it('does not leave the cache behind on a refused time', () => {
+    expect(formatRecordedAt(1_784_419_200_123)).toBe('2026-07-19T00:00:00.123Z');
+    expect(() => formatRecordedAt(1_784_419_200_123.5)).toThrow(RangeError);
+    expect(formatRecordedAt(1_784_419_200_124)).toBe('2026-07-19T00:00:00.124Z');
+  });
+});

@@ -135,12 +135,23 @@ export function computeAuditEntryHash(digester: Digester, previous_hash: string,
   return digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash });
 }
 
+// The text up to the seconds' dot of the latest second formatted: appends come many per second,
+// and building a Date for each measured about 0.5 µs of a 8 µs memory append.
+let cachedSecond = -1;
+let cachedPrefix = '';
+
 /** `recorded_at` for an epoch time: RFC 3339 UTC with milliseconds, fixed width, sortable as text. */
 export function formatRecordedAt(epochMs: number): string {
   if (!Number.isSafeInteger(epochMs) || epochMs < 0 || epochMs >= MAX_RECORDED_AT_MS) {
     throw new RangeError('audit clock time must fall between 1970 and 9999');
   }
-  return new Date(epochMs).toISOString();
+  const millisecond = epochMs % 1000;
+  const second = epochMs - millisecond;
+  if (second !== cachedSecond) {
+    cachedPrefix = new Date(second).toISOString().slice(0, 20); // "YYYY-MM-DDTHH:MM:SS."
+    cachedSecond = second;
+  }
+  return `${cachedPrefix}${millisecond < 10 ? '00' : millisecond < 100 ? '0' : ''}${millisecond}Z`;
 }
 
 /** The API view of a stored row; the body is parsed from the stored canonical text. */

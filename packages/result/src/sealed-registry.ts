@@ -14,11 +14,17 @@ const sealedAudits = new WeakSet<object>();
 /** Freezes a plain JSON value built by this package, every level (iteratively). */
 function deepFreeze(root: object): void {
   const pending: object[] = [root];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+  while (pending.length > 0) {
+    const next = pending.pop() as object;
     Object.freeze(next);
-    const children: unknown[] = Array.isArray(next) ? next : Object.values(next);
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) pending.push(child);
+    if (Array.isArray(next)) {
+      for (const child of next as unknown[]) if (typeof child === 'object' && child !== null) pending.push(child);
+    } else {
+      const record = next as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const child = record[key];
+        if (typeof child === 'object' && child !== null) pending.push(child);
+      }
     }
   }
 }
