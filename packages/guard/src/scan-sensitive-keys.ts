@@ -39,6 +39,7 @@ export type SensitiveKeyScanner = (value: unknown) => SensitiveKeyHit[];
 interface Frame {
   readonly value: object;
   readonly parent: Frame | null;
+  /** The raw key or index: escaped only when a hit needs its pointer. */
   readonly segment: string;
 }
 
@@ -52,7 +53,7 @@ function escapePointerSegment(segment: string): string {
 function pointerOf(frame: Frame, key: string): string {
   const segments = [escapePointerSegment(key)];
   for (let current: Frame | null = frame; current !== null && current.parent !== null; current = current.parent) {
-    segments.push(current.segment);
+    segments.push(escapePointerSegment(current.segment));
   }
   return `/${segments.reverse().join('/')}`;
 }
@@ -129,7 +130,7 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
         const key = keys[index] as string;
         const child: unknown = (container as Record<string, unknown>)[key];
         if (typeof child === 'object' && child !== null) {
-          stack.push({ value: child, parent: frame, segment: escapePointerSegment(key) });
+          stack.push({ value: child, parent: frame, segment: key });
         }
       }
     }
