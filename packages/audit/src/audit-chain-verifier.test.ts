@@ -3,7 +3,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuditChainVerifier } from './audit-chain-verifier.js';
 import type { AuditHead, ChainVerification, StoredAuditRow } from './audit-log.js';
-import { formatRecordedAt, GENESIS_HASH, prepareAuditEntry, sealAuditEntry } from './seal-audit-entry.js';
+import {
+  AUDIT_ENTRY_SCHEMA_VERSION_V1,
+  computeAuditEntryHash,
+  formatRecordedAt,
+  GENESIS_HASH,
+  prepareAuditEntry,
+  sealAuditEntry,
+} from './seal-audit-entry.js';
 
 const key = new Uint8Array(32).fill(3);
 const digester = createDigester({ key });
@@ -144,13 +151,32 @@ describe('AuditChainVerifier', () => {
     expect(verify(rows, headOf(rows), { anchor: { sequence: 2, entry_hash: (rows[1] as StoredAuditRow).entry_hash } })).toMatchObject({ ok: true });
   });
 
+  it('verifies entries written before version 2 with their own link, and a log continued in version 2', () => {
+    // What version 1 wrote: the record says toolseal-audit-entry-v1; the link embeds it as a string.
+    const asVersion1 = (row: StoredAuditRow, previous_hash: string): StoredAuditRow => {
+      const canonical = row.canonical.replace('"schema_version":"toolseal-audit-entry-v2"', `"schema_version":"${AUDIT_ENTRY_SCHEMA_VERSION_V1}"`);
+      return { ...row, canonical, previous_hash, entry_hash: computeAuditEntryHash(digester, previous_hash, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1) };
+    };
+    const old1 = asVersion1(entry(1, GENESIS_HASH, digester, 'entry 1'), GENESIS_HASH);
+    const old2 = asVersion1(entry(2, old1.entry_hash, digester, 'entry 2'), old1.entry_hash);
+    const new3 = entry(3, old2.entry_hash, digester, 'entry 3');
+    const rows = [old1, old2, new3];
+    expect(verify(rows, headOf(rows))).toEqual({ ok: true, checked: 3, head: headOf(rows), anchored: false });
+
+    // Relabelling a version 2 record as version 1 (or back) without the key breaks its link.
+    const relabelled = { ...new3, canonical: new3.canonical.replace('toolseal-audit-entry-v2', AUDIT_ENTRY_SCHEMA_VERSION_V1) };
+    expect(verify([old1, old2, relabelled], headOf(rows))).toEqual({ ok: false, position: 3, problem: 'edited', detail: 'entry_hash_mismatch' });
+    const forged = { ...relabelled, entry_hash: computeAuditEntryHash(attacker, relabelled.previous_hash, relabelled.canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1) };
+    expect(verify([old1, old2, forged], { sequence: 3, entry_hash: forged.entry_hash })).toMatchObject({ ok: false, position: 3, problem: 'edited' });
+  });
+
   it('treats rows that are not canonical JSON records as edited', () => {
     const rows = chain(3);
     const variants = [
       'not json',
       '[]',
       (rows[1] as StoredAuditRow).canonical.replace('{"body"', '{ "body"'),
-      (rows[1] as StoredAuditRow).canonical.replace('"schema_version":"toolseal-audit-entry-v1"', '"schema_version":"v0"'),
+      (rows[1] as StoredAuditRow).canonical.replace('"schema_version":"toolseal-audit-entry-v2"', '"schema_version":"v0"'),
       (rows[1] as StoredAuditRow).canonical.replace('{"body":', '{"extra":1,"body":'),
     ];
     for (const canonical of variants) {

@@ -1,6 +1,6 @@
 import { canonicalize, type Digester } from '@toolseal/digests';
 import type { AuditHead, ChainProblem, ChainVerification, StoredAuditRow } from './audit-log.js';
-import { AUDIT_ENTRY_SCHEMA_VERSION, computeAuditEntryHash, GENESIS_HASH } from './seal-audit-entry.js';
+import { AUDIT_ENTRY_SCHEMA_VERSION, AUDIT_ENTRY_SCHEMA_VERSION_V1, computeAuditEntryHash, GENESIS_HASH } from './seal-audit-entry.js';
 
 export interface AuditChainVerifierOptions {
   digester: Digester;
@@ -158,7 +158,7 @@ export class AuditChainVerifier {
       return fail(position, 'edited', 'column_mismatch');
     }
     if (row.previous_hash !== this.#previousHash) return fail(position, 'broken_link', 'previous_hash_mismatch');
-    if (computeAuditEntryHash(this.#digester, row.previous_hash, row.canonical) !== row.entry_hash) {
+    if (computeAuditEntryHash(this.#digester, row.previous_hash, row.canonical, record.schema_version) !== row.entry_hash) {
       return fail(position, 'edited', 'entry_hash_mismatch');
     }
     return null;
@@ -166,6 +166,8 @@ export class AuditChainVerifier {
 }
 
 interface CanonicalRecord {
+  /** `AUDIT_ENTRY_SCHEMA_VERSION`, or version 1 for entries written before it (own link formula). */
+  schema_version: string;
   sequence: number;
   recorded_at: string;
   kind: string;
@@ -187,7 +189,7 @@ function parseCanonicalRecord(text: string): CanonicalRecord | null {
   if (Object.keys(record).sort().join(',') !== RECORD_KEYS) return null;
   const { body, sequence, recorded_at, kind, call_id, operation_id, idempotency_key, schema_version } = record;
   if (
-    schema_version !== AUDIT_ENTRY_SCHEMA_VERSION ||
+    (schema_version !== AUDIT_ENTRY_SCHEMA_VERSION && schema_version !== AUDIT_ENTRY_SCHEMA_VERSION_V1) ||
     typeof body !== 'object' ||
     body === null ||
     Array.isArray(body) ||
@@ -207,7 +209,7 @@ function parseCanonicalRecord(text: string): CanonicalRecord | null {
   } catch {
     return null;
   }
-  return { sequence, recorded_at, kind, call_id, operation_id, idempotency_key };
+  return { schema_version, sequence, recorded_at, kind, call_id, operation_id, idempotency_key };
 }
 
 function recordSequence(text: string): number | null {

@@ -28,7 +28,7 @@ export interface AuditEntry extends AuditEntryInput {
   recorded_at: string;
   /** The previous entry's `entry_hash` (64 zeros for the first entry). */
   previous_hash: Sha256Hex;
-  /** `digestTagged('toolseal.audit_chain.v1', { previous_hash, entry: canonical })`. */
+  /** `digestTagged('toolseal.audit_chain.v2', { previous_hash, entry: <the record: JSON.parse(canonical)> })`. */
   entry_hash: Sha256Hex;
   /** The canonical JSON text of the entry record, exactly as stored and hashed. */
   canonical: string;

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   AUDIT_CHAIN_DOMAIN,
+  AUDIT_CHAIN_DOMAIN_V1,
   AUDIT_ENTRY_SCHEMA_VERSION,
+  AUDIT_ENTRY_SCHEMA_VERSION_V1,
   auditEntryFromRow,
   auditEntryWithBody,
   canonicalAuditRecord,
@@ -68,7 +70,9 @@ describe('sealAuditEntry', () => {
     const digester = createDigester();
     const row = sealAuditEntry(prepared, position, digester);
     expect(row.entry_hash).toBe(
-      digester.digestText(canonicalize({ domain: AUDIT_CHAIN_DOMAIN, entry: row.canonical, previous_hash: position.previous_hash })),
+      digester.digestText(
+        canonicalize({ domain: AUDIT_CHAIN_DOMAIN, entry: JSON.parse(row.canonical) as unknown, previous_hash: position.previous_hash }),
+      ),
     );
     expect(row).toMatchObject({ sequence: 7, kind: 'approval', call_id: 'call-1', operation_id: 'op-1', idempotency_key: null });
   });
@@ -110,18 +114,54 @@ describe('computeAuditEntryHash', () => {
     }
   };
 
-  it('equals digestTagged over { entry, previous_hash }, plain and keyed, and throws where it throws (property)', () => {
-    const digesters = [createDigester(), createDigester({ key: new Uint8Array(32).fill(9) })];
+  const digesters = [createDigester(), createDigester({ key: new Uint8Array(32).fill(9) })];
+  const hex64 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 });
+
+  it('version 2: equals digestTagged over { entry: the record object, previous_hash }, plain and keyed (property)', () => {
+    fc.assert(
+      fc.property(body, fc.oneof(hex64, anyText), (record, previousHash) => {
+        const canonical = canonicalize(record);
+        for (const digester of digesters) {
+          expect(outcome(() => computeAuditEntryHash(digester, previousHash, canonical))).toBe(
+            outcome(() => digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: record, previous_hash: previousHash })),
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('version 2 embeds the record as an object: no second, escaped copy of it', () => {
+    const digester = createDigester();
+    const canonical = canonicalize({ body: { quote: '"' }, sequence: 1 });
+    expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical)).toBe(
+      digester.digestText(`{"domain":"toolseal.audit_chain.v2","entry":${canonical},"previous_hash":"${GENESIS_HASH}"}`),
+    );
+    expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1)).toBe(
+      digester.digestText(`{"domain":"toolseal.audit_chain.v1","entry":${JSON.stringify(canonical)},"previous_hash":"${GENESIS_HASH}"}`),
+    );
+  });
+
+  it('version 1 (entries written before version 2): equals digestTagged over { entry: the text, previous_hash }, and throws where it throws (property)', () => {
     fc.assert(
       fc.property(anyText, anyText, (canonical, previousHash) => {
         for (const digester of digesters) {
-          expect(outcome(() => computeAuditEntryHash(digester, previousHash, canonical))).toBe(
-            outcome(() => digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash: previousHash })),
+          expect(outcome(() => computeAuditEntryHash(digester, previousHash, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1))).toBe(
+            outcome(() => digester.digestTagged(AUDIT_CHAIN_DOMAIN_V1, { entry: canonical, previous_hash: previousHash })),
           );
         }
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('the two versions never give the same link, and an unknown version throws', () => {
+    const digester = createDigester();
+    const canonical = canonicalize({ body: {}, sequence: 1 });
+    expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical)).not.toBe(
+      computeAuditEntryHash(digester, GENESIS_HASH, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1),
+    );
+    expect(() => computeAuditEntryHash(digester, GENESIS_HASH, canonical, 'toolseal-audit-entry-v3')).toThrow(RangeError);
   });
 });
 

@@ -5,10 +5,16 @@ import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js
 import { checkOptionalIdentifier } from './check-store-input.js';
 import { StoreInputError } from './store-input-error.js';
 
-/** The digest domain of the audit hash chain. */
-export const AUDIT_CHAIN_DOMAIN = 'toolseal.audit_chain.v1';
-/** The `schema_version` inside every canonical entry record. */
-export const AUDIT_ENTRY_SCHEMA_VERSION = 'toolseal-audit-entry-v1';
+/** The digest domain of the audit hash chain (links of `AUDIT_ENTRY_SCHEMA_VERSION` records). */
+export const AUDIT_CHAIN_DOMAIN = 'toolseal.audit_chain.v2';
+/** The `schema_version` inside every canonical entry record written now. */
+export const AUDIT_ENTRY_SCHEMA_VERSION = 'toolseal-audit-entry-v2';
+/**
+ * Records written before version 2 (`toolseal-audit-entry-v1`) and the domain of their links
+ * (`toolseal.audit_chain.v1`, the record embedded as a JSON string). Still verified.
+ */
+export const AUDIT_ENTRY_SCHEMA_VERSION_V1 = 'toolseal-audit-entry-v1';
+export const AUDIT_CHAIN_DOMAIN_V1 = 'toolseal.audit_chain.v1';
 /** The `previous_hash` of the first entry. */
 export const GENESIS_HASH: Sha256Hex = '0'.repeat(64);
 /** Default limit on an entry body's canonical UTF-8 size. */
@@ -121,18 +127,41 @@ function canonicalScalar(value: string | null): string {
 }
 
 const CHAIN_PREFIX = `{"domain":${JSON.stringify(AUDIT_CHAIN_DOMAIN)},"entry":`;
+const CHAIN_PREFIX_V1 = `{"domain":${JSON.stringify(AUDIT_CHAIN_DOMAIN_V1)},"entry":`;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
- * The chain link: H or HMAC (keyed digester) of the canonical
- * `{ domain: 'toolseal.audit_chain.v1', entry: <canonical record text>, previous_hash }`.
- * The text is written directly ("domain" < "entry" < "previous_hash"); `digestTagged` computes the
- * same value and remains the path for texts with lone surrogates, which it rejects.
+ * The chain link of the canonical record text `canonical` after `previous_hash`: H, or HMAC with
+ * a keyed digester, of the canonical
+ * `{ domain: 'toolseal.audit_chain.v2', entry: <the record, as a JSON object>, previous_hash }`,
+ * i.e. `digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical), previous_hash })`.
+ *
+ * The text is written directly ("domain" < "entry" < "previous_hash"): the record is already
+ * canonical, and embedding it as an object rather than as a JSON string (version 1) saves escaping
+ * and hashing a second copy of it (about 1.1 µs of an 8 µs memory append for a 1.5 KB record).
+ * Callers pass only canonical text: records they built, or stored ones `verifyChain` has checked
+ * to be canonical first. A record of `schemaVersion` `toolseal-audit-entry-v1` gets its version 1
+ * link: `digestTagged('toolseal.audit_chain.v1', { entry: canonical, previous_hash })`.
  */
-export function computeAuditEntryHash(digester: Digester, previous_hash: string, canonical: string): Sha256Hex {
-  if (typeof previous_hash === 'string' && typeof canonical === 'string' && isWellFormedText(canonical) && isWellFormedText(previous_hash)) {
-    return digester.digestText(`${CHAIN_PREFIX}${JSON.stringify(canonical)},"previous_hash":${JSON.stringify(previous_hash)}}`);
+export function computeAuditEntryHash(
+  digester: Digester,
+  previous_hash: string,
+  canonical: string,
+  schemaVersion: string = AUDIT_ENTRY_SCHEMA_VERSION,
+): Sha256Hex {
+  const wellFormed = typeof canonical === 'string' && isWellFormedText(canonical);
+  if (schemaVersion === AUDIT_ENTRY_SCHEMA_VERSION_V1) {
+    if (wellFormed && typeof previous_hash === 'string' && isWellFormedText(previous_hash)) {
+      return digester.digestText(`${CHAIN_PREFIX_V1}${JSON.stringify(canonical)},"previous_hash":${JSON.stringify(previous_hash)}}`);
+    }
+    return digester.digestTagged(AUDIT_CHAIN_DOMAIN_V1, { entry: canonical, previous_hash });
   }
-  return digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash });
+  if (schemaVersion !== AUDIT_ENTRY_SCHEMA_VERSION) throw new RangeError(`unknown audit entry schema_version ${JSON.stringify(schemaVersion)}`);
+  // A 64-hex previous hash needs no escaping, and its fixed length keeps the text unambiguous.
+  if (wellFormed && typeof previous_hash === 'string' && SHA256_HEX.test(previous_hash)) {
+    return digester.digestText(`${CHAIN_PREFIX}${canonical},"previous_hash":"${previous_hash}"}`);
+  }
+  return digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash });
 }
 
 // The text up to the seconds' dot of the latest second formatted: appends come many per second,

@@ -545,7 +545,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         assert.equal(entry.canonical, canonicalize(record));
         assert.equal(
           entry.entry_hash,
-          digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: entry.canonical, previous_hash: entry.previous_hash }),
+          digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(entry.canonical) as unknown, previous_hash: entry.previous_hash }),
         );
         assert.deepEqual(entry.body, input.body);
       }
@@ -559,11 +559,11 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       const unkeyed = createDigester();
       assert.notEqual(
         entry.entry_hash,
-        unkeyed.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: entry.canonical, previous_hash: GENESIS_HASH }),
+        unkeyed.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(entry.canonical) as unknown, previous_hash: GENESIS_HASH }),
       );
       assert.equal(
         entry.entry_hash,
-        digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: entry.canonical, previous_hash: GENESIS_HASH }),
+        digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(entry.canonical) as unknown, previous_hash: GENESIS_HASH }),
       );
       assert.equal((await log.verifyChain()).ok, true);
     }, chainKey),
@@ -759,7 +759,7 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       const rows = await stores.tamper.readRows();
       const target = rowAt(rows, K);
       target.canonical = target.canonical.replace('"amount":4', '"amount":9');
-      target.entry_hash = attackerDigester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: target.canonical, previous_hash: target.previous_hash });
+      target.entry_hash = attackerDigester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(target.canonical) as unknown, previous_hash: target.previous_hash });
       await stores.tamper.writeRows(rows);
       await expectProblem(log, { position: K, problem: 'edited', detail: 'entry_hash_mismatch' });
     }, chainKey),
@@ -888,7 +888,7 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       const rewritten = rows.map((row) => {
         if (row.sequence < K) return row;
         const canonical = row.sequence === K ? row.canonical.replace('"amount":4', '"amount":9') : row.canonical;
-        const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: canonical, previous_hash: previous });
+        const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash: previous });
         const next = { ...row, canonical, previous_hash: previous, entry_hash };
         previous = entry_hash;
         return next;
