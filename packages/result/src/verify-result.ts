@@ -15,7 +15,8 @@ import { ERROR_CATALOG, checkError } from '@toolseal/errors';
 import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/guard';
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision } from './check-output.js';
-import { MODEL_RESULT_SCHEMA, PROTECTED_AUDIT_SCHEMA } from './package-schema.js';
+import { isProtectedAudit } from './is-protected-audit.js';
+import { MODEL_RESULT_SCHEMA } from './package-schema.js';
 import { isSealedAudit, sealedTextOf } from './sealed-registry.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
 import { isUtcTimestamp } from './utc-timestamp.js';
@@ -129,13 +130,12 @@ export function verifyResult(sealed: unknown, trusted: TrustedContext, options?:
   }
 }
 
-/** The package schemas, compiled on the first verification (the pinned Ajv caches them). */
-let packageValidators: { audit: CompiledPackageValidator; modelResult: CompiledPackageValidator } | undefined;
-type CompiledPackageValidator = ReturnType<typeof compileSchema>;
+/** The model projection's schema, compiled on the first verification (the pinned Ajv caches it). */
+let modelResultValidator: ReturnType<typeof compileSchema> | undefined;
 
-function getPackageValidators(): { audit: CompiledPackageValidator; modelResult: CompiledPackageValidator } {
-  packageValidators ??= { audit: compileSchema(PROTECTED_AUDIT_SCHEMA), modelResult: compileSchema(MODEL_RESULT_SCHEMA) };
-  return packageValidators;
+function getModelResultValidator(): ReturnType<typeof compileSchema> {
+  modelResultValidator ??= compileSchema(MODEL_RESULT_SCHEMA);
+  return modelResultValidator;
 }
 
 /**
@@ -174,8 +174,8 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
     }
     value = guardedValue;
   }
-  const validators = getPackageValidators();
-  if (!validators.audit(value.protected_audit)) return failWith(['malformed_package']);
+  // PROTECTED_AUDIT_SCHEMA, as `isProtectedAudit` checks it (same verdicts, a fifth of the time).
+  if (!isProtectedAudit(value.protected_audit)) return failWith(['malformed_package']);
   const audit = value.protected_audit as unknown as ProtectedAudit;
   const modelResultValue = value.model_result as JsonValue;
 
@@ -184,7 +184,7 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
   const contract = tool?.contract ?? registry.unregisteredContract;
 
   let canonicalModelResult: string | null;
-  if (!validators.modelResult(modelResultValue)) {
+  if (!getModelResultValidator()(modelResultValue)) {
     reasons.add('model_result_schema');
     canonicalModelResult = canonicalText ?? tryCanonicalize(modelResultValue);
   } else {
