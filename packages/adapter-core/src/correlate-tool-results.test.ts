@@ -48,9 +48,15 @@ describe('correlateToolResults', () => {
 
   it('sends the text a verifier vouches for, and verifies that very object', () => {
     const results = calls.map((each) => fakeSealedResult(each));
-    const vouched = new Map<unknown, string>([[results[1]!.model_result, '{"vouched":"text of c2"}']]);
+    const asked: string[] = [];
     const recorder = createRecordingVerifier();
-    const verify = Object.assign(recorder.verify, { canonicalTextOf: (modelResult: unknown) => vouched.get(modelResult) });
+    const verify = Object.assign(recorder.verify, {
+      canonicalTextOf: (sealed: SealedResult, forCall: ToolCall) => {
+        asked.push(forCall.call_id);
+        const own = results[1]!;
+        return sealed.model_result === own.model_result && sealed.protected_audit === own.protected_audit ? '{"vouched":"text of c2"}' : undefined;
+      },
+    });
     const outcome = correlateToolResults(identity, { calls, results, verify });
     expect(outcome.ok && outcome.results.map((result) => result.modelResultText)).toEqual([
       canonicalize(results[0]!.model_result),
@@ -62,6 +68,7 @@ describe('correlateToolResults', () => {
     expect(recorder.seen[1]!.canonical_model_result).toBe('{"vouched":"text of c2"}');
     expect(recorder.seen[0]!.sealed.model_result).not.toBe(results[0]!.model_result);
     expect(recorder.seen[0]!.sealed.model_result).toEqual(results[0]!.model_result);
+    expect(asked).toEqual(['c1', 'c2', 'c3']);
   });
 
   it('refuses the call when canonicalTextOf throws, as when the verifier throws', () => {

@@ -156,8 +156,8 @@ type SnapshotOutcome =
  *
  * Validating the original object and sending its canonical text, without the copy, would not be
  * safe: a getter or proxy can answer the validator's reads and the canonicalizer's read differently.
- * The one exception is a projection the verifier itself vouches for (`verify.canonicalTextOf`):
- * one its sealer froze, whose text it recorded when sealing.
+ * The one exception is a package the verifier itself vouches for (`verify.canonicalTextOf`): the
+ * frozen projections the host sealed for this call, whose text it kept when sealing.
  */
 function verifySnapshot(
   verify: ResultVerifier,
@@ -169,14 +169,15 @@ function verifySnapshot(
   let snapshot: SealedResult;
   try {
     const modelResult = readOwnData(sealed, 'model_result');
-    const known = verify.canonicalTextOf?.(modelResult);
+    const presented = {
+      model_result: modelResult as SealedResult['model_result'],
+      protected_audit: protectedAudit as SealedResult['protected_audit'],
+    };
+    const known = verify.canonicalTextOf?.(presented, call);
     if (typeof known === 'string') {
-      // An immutable projection the verifier's own sealer produced: its text is already known.
+      // The immutable projections the host sealed for this call: their text is already known.
       text = known;
-      snapshot = {
-        model_result: modelResult as SealedResult['model_result'],
-        protected_audit: protectedAudit as SealedResult['protected_audit'],
-      };
+      snapshot = presented;
     } else {
       text = canonicalize(modelResult);
       snapshot = {

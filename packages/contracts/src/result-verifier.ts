@@ -10,7 +10,7 @@ import type { ToolCall } from './tool-call.js';
  * `options.canonical_model_result`, when an adapter passes it, is the RFC 8785 text of
  * `model_result` that the adapter will send, and `sealed.model_result` is then either a private
  * copy the adapter parsed from exactly that text (`JSON.parse`) or the immutable object the text
- * came from (`canonicalTextOf`), so the two correspond by construction. A verifier may compute
+ * was made from (`canonicalTextOf`), so the two correspond by construction. A verifier may compute
  * `result_sha256` over these bytes instead of canonicalizing the object again, and must still
  * validate the object (never the text's origin). A verifier that ignores the option gives the same
  * verdict; existing two-argument verifiers stay valid.
@@ -25,11 +25,11 @@ export interface ResultVerifier {
     },
   ): VerifyOutcome;
   /**
-   * Optional: the RFC 8785 text of a `model_result` the verifier's own sealer produced and made
-   * immutable (deeply frozen plain data), or `undefined` for any other value. An adapter that gets
-   * a text sends it and verifies that same object, instead of canonicalizing a value it cannot
-   * trust to stay unchanged and parsing a private copy back. It must never return a text for a
-   * value that could still change or that it did not canonicalize itself.
+   * Optional: the RFC 8785 text of `sealed.model_result` when `sealed` holds the very projections
+   * the host sealed for `call` (made immutable when sealed: `@toolseal/result` freezes them), else
+   * `undefined`. An adapter that gets a text sends it and verifies those objects themselves,
+   * instead of canonicalizing a value it cannot trust to stay unchanged and parsing a copy back.
+   * It must never return a text for a value that could still change or that it did not seal.
    */
-  readonly canonicalTextOf?: (modelResult: unknown) => string | undefined;
+  readonly canonicalTextOf?: (sealed: SealedResult, call: ToolCall) => string | undefined;
 }

@@ -95,6 +95,31 @@ describe('a turn through each real adapter', () => {
     checkPayload(JSON.stringify(payload), turn);
   });
 
+  it('the turn vouches for its own frozen packages only; copies format the same through the full path', async () => {
+    const host = createTestHost();
+    const adapter = createOpenAIResponsesAdapter();
+    const response = {
+      id: 'resp_own',
+      output: TURN.map(({ id, name, input }) => ({ type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name, arguments: JSON.stringify(input) })),
+    };
+    const parsed = adapter.parseToolCalls(response);
+    if (!parsed.ok) throw new Error('parse failed');
+    const turn = await host.dispatcher.dispatch(parsed.calls, { principal: CEDAR_DRAFTER, approvals: [await approvalFor(host, 'e2e-own')] });
+    for (const [index, call] of parsed.calls.entries()) {
+      const sealed = turn.sealed[index];
+      if (sealed === undefined) throw new Error('no package');
+      expect(Object.isFrozen(sealed.model_result) && Object.isFrozen(sealed.protected_audit)).toBe(true);
+      expect(turn.verify.canonicalTextOf?.(sealed, call)).toBe(turn.results[index]?.canonical_model_result);
+      expect(turn.verify.canonicalTextOf?.(structuredClone(sealed), call)).toBeUndefined();
+    }
+    const format = (results: typeof turn.sealed) =>
+      adapter.formatToolResults({ calls: parsed.calls, results, verify: turn.verify, options: { continuation: 'previous_response_id' } });
+    const own = format(turn.sealed);
+    const copies = format(turn.sealed.map((sealed) => structuredClone(sealed)));
+    expect(own.ok).toBe(true);
+    expect(copies).toEqual(own);
+  });
+
   it('Anthropic Messages: tool_use blocks → one user message of tool_result blocks', async () => {
     const host = createTestHost();
     const adapter = createAnthropicMessagesAdapter();

@@ -297,6 +297,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       principal_ref: turn.digester.principalRefValue,
     };
     if (state.requestSha256 !== null) trusted.request_sha256 = state.requestSha256;
+    // The frozen projections and their text: the adapter sends that text and verifies these objects.
+    trusted.sealed = output;
     turn.trusted.set(state.call.call_id, trusted);
     const violations = output.violations.length > 0 ? output.violations : state.violations;
     // Optional members only when present: the body is canonicalized and hashed on every call.
@@ -351,6 +353,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // The audit log refused or is down: the result is withheld from the model (TOOL_ERROR,
       // human review). A write's idempotency record still holds the real result for a replay.
       const withheld = seal(turn, state, errorSubject('TOOL_ERROR'), sealed.model_result.execution.delivery);
+      trusted.sealed = withheld;
       return {
         call_id: state.call.call_id,
         tool_name: state.call.tool_name,

@@ -1,6 +1,5 @@
-import type { ResultVerifier, ToolCall, VerifyFailureReason } from '@toolseal/contracts';
-import { sealedTextOf } from './sealed-registry.js';
-import { failWith, verifyResult, type TrustedContext } from './verify-result.js';
+import type { ResultVerifier, SealedResult, ToolCall, VerifyFailureReason } from '@toolseal/contracts';
+import { failWith, sealedTextFor, verifyResult, type TrustedContext } from './verify-result.js';
 
 const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'] as const;
 
@@ -10,8 +9,8 @@ const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adap
  * a call the host does not know, which fails with `provider_context`. The adapter's `ToolCall` must
  * agree with that record (ids: `provider_context`; tool name: `tool_contract`), and the package is
  * then verified with `verifyResult` against the record, with the verifier's options (the canonical
- * text the adapter sends) passed on. Its `canonicalTextOf` gives the text `sealResult` recorded
- * for a `model_result` it produced and froze.
+ * text the adapter sends) passed on. Its `canonicalTextOf` gives the text `sealResult` returned for
+ * the call when it is presented with the very projections kept in the record (`sealed`).
  */
 export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext | undefined): ResultVerifier {
   const verify: ResultVerifier = (sealed, call, options) => {
@@ -27,6 +26,11 @@ export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext 
     if (!outcome.ok) reasons.push(...outcome.reasons);
     return failWith(reasons);
   };
-  // The text of a model projection `sealResult` produced and froze: adapters send it as it is.
-  return Object.assign(verify, { canonicalTextOf: sealedTextOf });
+  // The text `sealResult` returned with the very projections presented (`TrustedContext.sealed`).
+  const canonicalTextOf = (sealed: SealedResult, call: ToolCall): string | undefined => {
+    const trusted = lookup(call);
+    if (trusted === undefined || typeof sealed !== 'object' || sealed === null) return undefined;
+    return sealedTextFor(sealed.model_result, sealed.protected_audit, trusted);
+  };
+  return Object.assign(verify, { canonicalTextOf });
 }

@@ -18,9 +18,9 @@ import {
 import { canonicalize, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
+import { deepFreeze } from './deep-freeze.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
-import { registerSealed } from './sealed-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { clockReadingMs, clockReadingText } from './utc-timestamp.js';
 
@@ -296,7 +296,8 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     redactions,
   };
   // Both projections are immutable from here on: what was validated and hashed stays what it is.
-  registerSealed(modelResult, canonical, protectedAudit);
+  deepFreeze(modelResult);
+  deepFreeze(protectedAudit);
   return {
     sealed: { model_result: modelResult, protected_audit: protectedAudit },
     canonical_model_result: canonical,

@@ -17,7 +17,7 @@ import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from '.
 import { checkCompletion, checkOutputData, isResourceRevision } from './check-output.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
-import { isSealedAudit, sealedTextOf } from './sealed-registry.js';
+import type { SealResultOutput } from './seal-result.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
 import { isUtcTimestamp } from './utc-timestamp.js';
 
@@ -51,6 +51,25 @@ export interface TrustedContext {
    * package: `result_sha256` and `call_binding_sha256` are recomputed on every verification.
    */
   request_sha256?: Sha256Hex;
+  /**
+   * What `sealResult` returned for this call, when the trusted side keeps it (the dispatcher does).
+   * A package presented with these very projections (compared by identity; `sealResult` froze them)
+   * is known to be unchanged since it was sealed: its canonical text is taken from here instead of
+   * canonicalizing it again, and the guard walk over it is skipped. Every content check and every
+   * digest still runs. Only ever the output `sealResult` returned, never a package read elsewhere.
+   */
+  sealed?: Pick<SealResultOutput, 'sealed' | 'canonical_model_result'>;
+}
+
+/**
+ * The canonical text `sealResult` returned for the call of `trusted`, when `modelResult` and
+ * `protectedAudit` are the very (frozen) projections it returned with it; `undefined` otherwise.
+ */
+export function sealedTextFor(modelResult: unknown, protectedAudit: unknown, trusted: TrustedContext): string | undefined {
+  const own = trusted.sealed;
+  if (own === undefined || modelResult !== own.sealed.model_result || protectedAudit !== own.sealed.protected_audit) return undefined;
+  // Cheap evidence that they came from sealResult, which freezes every level.
+  return Object.isFrozen(modelResult) && Object.isFrozen(protectedAudit) ? own.canonical_model_result : undefined;
 }
 
 /** Options of `verifyResult` (the third argument of a `ResultVerifier`). */
@@ -139,31 +158,30 @@ function getModelResultValidator(): ReturnType<typeof compileSchema> {
 }
 
 /**
- * The package as a plain `{ model_result, protected_audit }` when both projections are ones this
- * package's `sealResult` produced (deeply frozen, built from values it owned, checked against the
- * package limits when sealed) and `canonicalText`, if given, is the text recorded for that
- * `model_result`: the guard walk over them cannot find anything. `undefined` otherwise.
+ * The package as a plain `{ model_result, protected_audit }` when both projections are the ones
+ * `sealResult` returned for this call (`trusted.sealed`) and `canonicalText`, if given, is the text
+ * it returned with them: nothing in them can have changed, so the guard walk cannot find anything.
+ * `undefined` otherwise.
  */
-function ownSealedPackage(sealed: unknown, canonicalText: string | undefined): JsonObject | undefined {
+function ownSealedPackage(sealed: unknown, trusted: TrustedContext, canonicalText: string | undefined): JsonObject | undefined {
+  if (trusted.sealed === undefined) return undefined;
   if (typeof sealed !== 'object' || sealed === null || Object.getPrototypeOf(sealed) !== Object.prototype) return undefined;
   const modelResult = Object.getOwnPropertyDescriptor(sealed, 'model_result');
   const protectedAudit = Object.getOwnPropertyDescriptor(sealed, 'protected_audit');
   if (modelResult === undefined || protectedAudit === undefined || !('value' in modelResult) || !('value' in protectedAudit)) {
     return undefined;
   }
-  const text = sealedTextOf(modelResult.value);
-  if (text === undefined || (canonicalText !== undefined && text !== canonicalText) || !isSealedAudit(protectedAudit.value)) {
-    return undefined;
-  }
+  const text = sealedTextFor(modelResult.value, protectedAudit.value, trusted);
+  if (text === undefined || (canonicalText !== undefined && text !== canonicalText)) return undefined;
   if (Reflect.ownKeys(sealed).length !== PACKAGE_KEYS.length) return undefined;
   return { model_result: modelResult.value as JsonValue, protected_audit: protectedAudit.value as JsonValue };
 }
 
 function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: string | undefined): VerifyOutcome {
   const { registry } = trusted;
-  let value = ownSealedPackage(sealed, canonicalText);
+  let value = ownSealedPackage(sealed, trusted, canonicalText);
   if (value !== undefined) {
-    canonicalText ??= sealedTextOf(value.model_result);
+    canonicalText ??= trusted.sealed?.canonical_model_result;
   } else {
     const guarded = checkUntrustedValue(sealed, registry.packageLimits);
     if (!guarded.ok || !isObject(guarded.value)) return failWith(['malformed_package']);

@@ -7,9 +7,10 @@ import { sealResult, type SealResultInput } from './seal-result.js';
 import { createToolRegistry } from './tool-registry.js';
 import { verifyResult, type TrustedContext } from './verify-result.js';
 
-// `sealResult` freezes both projections and records the model text, so a verifier can hash that
-// text and validate the frozen object instead of canonicalizing and parsing a copy. These tests
-// show the shortcut is taken only for those exact objects, and gives the verdicts of the full path.
+// `sealResult` freezes both projections. A verifier whose trusted record keeps what `sealResult`
+// returned (`TrustedContext.sealed`) hashes the text returned with them and validates the frozen
+// objects, instead of canonicalizing and parsing a copy. These tests show the shortcut is taken
+// only for those very objects, and gives the verdicts of the full path.
 
 const specs = loadToolSpecs();
 const registry = createToolRegistry([specs.getOrder]);
@@ -33,7 +34,7 @@ const toolCall: ToolCall = {
   tool_name: 'get_order',
   arguments: { format: 'json_text', text: '{"order_id":"ORDER-C7"}' },
 };
-const trusted: TrustedContext = { registry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester };
+const plainTrusted: TrustedContext = { registry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester };
 const output = {
   data: { order_ref: 'ORDER-C7', status: 'paid', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }] },
   resource_revision: 'order-c7-r3',
@@ -61,7 +62,13 @@ function containers(value: unknown): object[] {
   return [value, ...Object.values(value).flatMap(containers)];
 }
 
-const verify = createResultVerifier((candidate) => (candidate.call_id === 'call_1' ? trusted : undefined));
+/** A sealed package with the trusted record that keeps it, and a verifier over that record. */
+function sealWithRecord(overrides: Partial<SealResultInput> = {}) {
+  const output = seal(overrides);
+  const trusted: TrustedContext = { ...plainTrusted, sealed: output };
+  const verify = createResultVerifier((candidate) => (candidate.call_id === 'call_1' ? trusted : undefined));
+  return { ...output, trusted, verify };
+}
 
 describe('sealed projections', () => {
   it('are frozen at every level, and the handler output is not', () => {
@@ -85,27 +92,38 @@ describe('sealed projections', () => {
 });
 
 describe('canonicalTextOf', () => {
-  it('gives the recorded text only for the object sealResult produced', () => {
-    const { sealed, canonical_model_result } = seal();
-    expect(verify.canonicalTextOf?.(sealed.model_result)).toBe(canonical_model_result);
+  it('gives the text sealResult returned only for the very projections of the record', () => {
+    const { sealed, canonical_model_result, verify } = sealWithRecord();
     expect(canonical_model_result).toBe(canonicalize(sealed.model_result));
-    expect(verify.canonicalTextOf?.(copy(sealed.model_result))).toBeUndefined();
-    expect(verify.canonicalTextOf?.(sealed.protected_audit)).toBeUndefined();
-    expect(verify.canonicalTextOf?.(canonical_model_result)).toBeUndefined();
-    expect(verify.canonicalTextOf?.(null)).toBeUndefined();
+    expect(verify.canonicalTextOf?.(sealed, toolCall)).toBe(canonical_model_result);
+    expect(verify.canonicalTextOf?.({ ...sealed }, toolCall)).toBe(canonical_model_result);
+    expect(verify.canonicalTextOf?.(copy(sealed), toolCall)).toBeUndefined();
+    expect(verify.canonicalTextOf?.({ ...sealed, model_result: copy(sealed.model_result) }, toolCall)).toBeUndefined();
+    expect(verify.canonicalTextOf?.({ ...sealed, protected_audit: copy(sealed.protected_audit) }, toolCall)).toBeUndefined();
+    expect(verify.canonicalTextOf?.(sealed, { ...toolCall, call_id: 'call_2' })).toBeUndefined();
+    expect(verify.canonicalTextOf?.(null as unknown as SealedResult, toolCall)).toBeUndefined();
+  });
+
+  it('gives nothing without a kept output, or for projections that are not frozen', () => {
+    const { sealed } = seal();
+    const bare = createResultVerifier(() => plainTrusted);
+    expect(bare.canonicalTextOf?.(sealed, toolCall)).toBeUndefined();
+    const unfrozen = copy(sealed);
+    const claimed = createResultVerifier(() => ({ ...plainTrusted, sealed: { sealed: unfrozen, canonical_model_result: canonicalize(unfrozen.model_result) } }));
+    expect(claimed.canonicalTextOf?.(unfrozen, toolCall)).toBeUndefined();
   });
 });
 
-describe('verifying a package sealResult produced', () => {
-  it('passes with and without the recorded text', () => {
-    const { sealed, canonical_model_result } = seal();
+describe('verifying the package the record keeps', () => {
+  it('passes with and without the text', () => {
+    const { sealed, canonical_model_result, trusted, verify } = sealWithRecord();
     expect(verifyResult(sealed, trusted)).toEqual({ ok: true });
     expect(verifyResult(sealed, trusted, { canonical_model_result })).toEqual({ ok: true });
     expect(verify(sealed, toolCall, { canonical_model_result })).toEqual({ ok: true });
   });
 
   it('hashes the text it is given: another text fails the result digest', () => {
-    const { sealed, canonical_model_result } = seal();
+    const { sealed, canonical_model_result, trusted } = sealWithRecord();
     const other = canonical_model_result.replace('"paid"', '"refunded"');
     expect(other).not.toBe(canonical_model_result);
     expect(verifyResult(sealed, trusted, { canonical_model_result: other })).toEqual({
@@ -114,8 +132,8 @@ describe('verifying a package sealResult produced', () => {
     });
   });
 
-  it('still validates the frozen projections against trusted context', () => {
-    const { sealed } = seal();
+  it('still checks the frozen projections against the rest of the trusted record', () => {
+    const { sealed, trusted } = sealWithRecord();
     expect(verifyResult(sealed, { ...trusted, call: { ...call, call_id: 'call_2' } })).toEqual({
       ok: false,
       reasons: ['provider_context', 'call_binding'],
@@ -124,7 +142,7 @@ describe('verifying a package sealResult produced', () => {
   });
 
   it('takes the full path for a swapped pair, an extra member or an accessor', () => {
-    const first = seal().sealed;
+    const { sealed: first, trusted } = sealWithRecord();
     const second = seal({ call: { ...call, call_id: 'call_2', operation_id: 'op-2' } }).sealed;
     const swapped: SealedResult = { model_result: first.model_result, protected_audit: second.protected_audit };
     expect(verifyResult(swapped, trusted)).toEqual({ ok: false, reasons: ['provider_context', 'downstream', 'call_binding'] });
@@ -139,8 +157,14 @@ describe('verifying a package sealResult produced', () => {
     expect(verifyResult(withGetter, trusted)).toEqual({ ok: false, reasons: ['malformed_package'] });
   });
 
-  it('gives the verdict of the full path for a copy of the same package', () => {
-    const { sealed } = seal();
+  it('gives the verdict of the full path for a copy, and for the package without the record', () => {
+    const { sealed, trusted } = sealWithRecord();
     expect(verifyResult(copy(sealed), trusted)).toEqual(verifyResult(sealed, trusted));
+    expect(verifyResult(sealed, plainTrusted)).toEqual(verifyResult(sealed, trusted));
+    const refusal = seal({ subject: { kind: 'data', output: { ...output, data: { ...output.data, token: 'x' } } } });
+    const refusalTrusted = { ...plainTrusted, sealed: refusal };
+    expect(refusal.sealed.model_result.status).toBe('failed');
+    expect(verifyResult(refusal.sealed, refusalTrusted)).toEqual({ ok: true });
+    expect(verifyResult(copy(refusal.sealed), refusalTrusted)).toEqual({ ok: true });
   });
 });
