@@ -142,6 +142,15 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     digester,
   };
   const sealed = sealResult(sealInput).sealed;
+  // A copy, as a store hands a package back: verified on the full path (guard walk, every digest).
+  const storedCopy = structuredClone(sealed);
+  const [ownCall] = host.callsOf(turn);
+  const ownPackage = turn.sealed[0];
+  if (ownCall === undefined || ownPackage === undefined) throw new Error('bench: the breakdown turn has no call');
+  const verifyOwnOptions = { canonical_model_result: dispatched.canonical_model_result };
+  if (turn.verify.canonicalTextOf?.(ownPackage, ownCall) !== dispatched.canonical_model_result || !turn.verify(ownPackage, ownCall, verifyOwnOptions).ok) {
+    throw new Error('bench: the turn does not verify its own package');
+  }
   let sequence = 0;
   const steps = {
     full: 'whole sealed call (parse → dispatch → format)',
@@ -149,7 +158,8 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     dispatch: 'parse + dispatch (no format)',
     format: 'adapter formatToolResults incl. verifyResult',
     seal: 'sealResult alone',
-    verify: 'verifyResult alone',
+    verify: "verify as the adapter calls it (turn.verify on the dispatcher's frozen package)",
+    verifyCopy: 'verifyResult on a stored copy (full path, request digest and principal ref recomputed too)',
     append: "memory audit append of the dispatcher's entry",
     floor: 'floor',
   };
@@ -159,7 +169,8 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     { name: steps.dispatch, operation: () => host.dispatchOnly() },
     { name: steps.format, operation: () => host.formatOnly(turn) },
     { name: steps.seal, operation: () => sealResult(sealInput) },
-    { name: steps.verify, operation: () => verifyResult(sealed, sealInput) },
+    { name: steps.verify, operation: () => turn.verify(ownPackage, ownCall, verifyOwnOptions) },
+    { name: steps.verifyCopy, operation: () => verifyResult(storedCopy, sealInput) },
     {
       name: steps.append,
       operation: () => {
@@ -186,6 +197,6 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     name: 'derived: adapter format without verification',
     value: time(steps.format) - time(steps.verify),
     unit: 'µs',
-    note: 'format − verifyResult: correlation, identity checks, payload',
+    note: 'format − verify as the adapter calls it: correlation, identity checks, payload',
   });
 }

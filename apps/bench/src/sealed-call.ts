@@ -26,6 +26,8 @@ export interface SealedCallHost {
   dispatchOnly(): Promise<DispatchedTurn>;
   /** The last step only: formats an already dispatched turn again (verifying every binding). */
   formatOnly(turn: DispatchedTurn): string;
+  /** The calls `dispatchOnly` parsed for `turn` (from this host). */
+  callsOf(turn: DispatchedTurn): readonly ToolCall[];
   /** Calls made so far. */
   readonly count: number;
 }
@@ -85,6 +87,7 @@ export function createSealedCallHost(stores: DispatcherStores, digester: Digeste
     },
     dispatchOnly,
     formatOnly,
+    callsOf: (turn) => callsOf.get(turn) ?? [],
     call: async () => formatOnly(await dispatchOnly()),
   };
 }
