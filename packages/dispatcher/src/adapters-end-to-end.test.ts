@@ -6,6 +6,7 @@ import { createGeminiInteractionsAdapter, type GeminiInteractionsResponse } from
 import { createOpenAIResponsesAdapter, type OpenAIResponsesResponse } from '@toolseal/adapter-openai';
 import { findProtectedValues } from '@toolseal/adapter-testing';
 import type { ModelResult, ToolCall } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, type TestHost } from './__fixtures__/test-host.js';
 import type { Approval } from './approval.js';
@@ -118,6 +119,18 @@ describe('a turn through each real adapter', () => {
     const copies = format(turn.sealed.map((sealed) => structuredClone(sealed)));
     expect(own.ok).toBe(true);
     expect(copies).toEqual(own);
+
+    // The audit bodies were appended as text assembled from the seal's canonical texts: the stored
+    // text is exactly the canonical form of the body object each answer reports.
+    for (const result of turn.results) {
+      const stored = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 5 })).entries;
+      expect(stored).toHaveLength(1);
+      const entry = stored[0]!;
+      expect(entry.sequence).toBe(result.audit_entry?.sequence);
+      expect(entry.body['protected_audit']).toEqual(result.sealed.protected_audit);
+      expect(entry.canonical).toContain(`{"body":${canonicalize(entry.body)},`);
+    }
+    expect((await host.stores.auditLog.verifyChain()).ok).toBe(true);
   });
 
   it('Anthropic Messages: tool_use blocks → one user message of tool_result blocks', async () => {

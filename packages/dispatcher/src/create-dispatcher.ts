@@ -329,16 +329,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       violations,
       audit_entry: { sequence: entry.sequence, entry_hash: entry.entry_hash, body: detail },
     });
-    const append = (entryBody: JsonObject) =>
+    const append = (entryBody: JsonObject, bodyCanonical?: string) =>
       auditLog.append({
         kind: 'sealed_call',
         call_id: state.call.call_id,
         operation_id: state.context.operation_id,
         idempotency_key: state.context.idempotency_key,
         body: entryBody,
+        ...(bodyCanonical === undefined ? {} : { body_canonical: bodyCanonical }),
       });
     try {
-      return answer(await append(body), 'full');
+      return answer(await append(body, canonicalAuditBody(body, output.canonical_protected_audit)), 'full');
     } catch {
       if (state.executed) {
         // The handler ran: its effect must not go unaudited. Once more, with only what
@@ -936,7 +937,22 @@ function minimalAuditBody(sealed: SealResultOutput['sealed'], gate: DispatchGate
 
 /** RFC 8785 text of a whole sealed package, reusing the canonical model result ("model_result" sorts first). */
 function sealedJson(output: SealResultOutput): string {
-  return `{"model_result":${output.canonical_model_result},"protected_audit":${canonicalize(output.sealed.protected_audit)}}`;
+  return `{"model_result":${output.canonical_model_result},"protected_audit":${output.canonical_protected_audit}}`;
+}
+
+/**
+ * `canonicalize(body)` for an audit body whose `protected_audit` is the projection the seal
+ * returned with `protectedAuditText`: RFC 8785 sorts the members by their UTF-16 code units (the
+ * engine's default sort) and writes each in its own canonical form, so the projection's text is
+ * used as it is and only the few other members are canonicalized.
+ */
+function canonicalAuditBody(body: JsonObject, protectedAuditText: string): string {
+  let text = '{';
+  for (const key of Object.keys(body).sort()) {
+    if (text.length > 1) text += ',';
+    text += `${JSON.stringify(key)}:${key === 'protected_audit' ? protectedAuditText : canonicalize(body[key])}`;
+  }
+  return `${text}}`;
 }
 
 /** Keeps only the proposal's own fields of the arguments (the input contract may add more around it). */

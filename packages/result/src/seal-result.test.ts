@@ -44,6 +44,25 @@ function orderInput(overrides: Partial<SealResultInput> = {}): SealResultInput {
   };
 }
 
+describe('sealResult canonical texts', () => {
+  it('returns the RFC 8785 text of both projections, on every path', () => {
+    const inputs: SealResultInput[] = [
+      orderInput(),
+      orderInput({ subject: { kind: 'error', code: 'NOT_FOUND' } }),
+      orderInput({ subject: { kind: 'error', code: 'RATE_LIMIT', retryAfterMs: 1000 } }),
+      orderInput({ subject: { kind: 'data', output: { ...copy(orderOutput), data: { ...orderOutput.data, api_key: 'x' } } } }),
+      orderInput({ tool_name: 'send_email' }),
+      orderInput({ call: { ...call, call_id: 'call "quoted" \\ \u2028 😀', idempotency_key: 'key\n1' } }),
+      orderInput({ redactions: [{ path: '/data/note', reason: 'pii' }] }),
+    ];
+    for (const input of inputs) {
+      const { sealed, canonical_model_result, canonical_protected_audit } = sealResult(input);
+      expect(canonical_model_result).toBe(canonicalize(sealed.model_result));
+      expect(canonical_protected_audit).toBe(canonicalize(sealed.protected_audit));
+    }
+  });
+});
+
 describe('sealResult', () => {
   it('seals the spec example: a get_order success with business data.status inside data only', () => {
     const { sealed, canonical_model_result, violations } = sealResult(orderInput());

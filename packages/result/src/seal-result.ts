@@ -18,6 +18,7 @@ import {
 import { canonicalize, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
+import { composeCanonicalProtectedAudit } from './canonical-protected-audit.js';
 import { deepFreeze } from './deep-freeze.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
@@ -118,6 +119,11 @@ export interface SealResultOutput {
    * adapter to put in a provider payload without canonicalizing again.
    */
   canonical_model_result: string;
+  /**
+   * RFC 8785 text of `sealed.protected_audit`, for the audit record and the idempotency store
+   * without canonicalizing the projection again.
+   */
+  canonical_protected_audit: string;
   /**
    * Why the handler output was refused (then `model_result` is OUTPUT_CONTRACT_VIOLATION); empty
    * otherwise. For the protected audit and the host only: never show it to the model. Bounded
@@ -301,6 +307,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   return {
     sealed: { model_result: modelResult, protected_audit: protectedAudit },
     canonical_model_result: canonical,
+    canonical_protected_audit: composeCanonicalProtectedAudit(protectedAudit, contract),
     violations,
   };
 }

@@ -1,0 +1,80 @@
+import type { ProtectedAudit, ToolContract } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
+import { canonicalString } from './canonical-string.js';
+
+// The RFC 8785 text of a tool contract, per frozen registry contract: it is the same in every
+// package of the tool (a handful of long-lived keys, so the weak map costs the collector nothing).
+const contractTexts = new WeakMap<object, string>();
+
+function canonicalContract(contract: Readonly<ToolContract>): string {
+  let text = contractTexts.get(contract);
+  if (text === undefined) {
+    text = canonicalize(contract);
+    if (Object.isFrozen(contract)) contractTexts.set(contract, text);
+  }
+  return text;
+}
+
+const CONTRACT_KEYS = [
+  'tool_name',
+  'effect',
+  'input_revision',
+  'output_revision',
+  'effect_revision',
+  'handler_revision',
+  'producer_revision',
+  'policy_revision',
+] as const;
+
+/** The copy holds exactly the registry contract's members, with the same values. */
+function sameContract(copy: ToolContract, contract: Readonly<ToolContract>): boolean {
+  if (copy === contract) return true;
+  if (Object.keys(copy).length !== CONTRACT_KEYS.length) return false;
+  for (const key of CONTRACT_KEYS) if (copy[key] !== contract[key]) return false;
+  return true;
+}
+
+const nullableString = (value: string | null): string | null => (value === null ? 'null' : canonicalString(value));
+
+/**
+ * `canonicalize(audit)` for a protected audit projection `sealResult` built, written directly: RFC
+ * 8785 orders members by their UTF-16 code units (`binding` < `downstream` < `principal_ref` <
+ * `provider_context` < `redactions` < `schema_version` < `tool_contract`, and likewise inside each
+ * member), the strings are ids, revisions and hex digests that mostly need no escaping, and the
+ * contract's text is the same in every package of the tool: `registryContract` is the registry's
+ * (frozen) contract the projection's `tool_contract` copies, whose text is kept. Any member without
+ * the type `ProtectedAudit` gives it, or a string `canonicalize` would refuse, takes the generic
+ * path (which throws as it would).
+ */
+export function composeCanonicalProtectedAudit(audit: ProtectedAudit, registryContract: Readonly<ToolContract>): string {
+  const { binding, downstream, provider_context: context } = audit;
+  const members = [
+    canonicalString(binding.call_binding_sha256),
+    canonicalString(binding.request_sha256),
+    canonicalString(binding.result_sha256),
+    nullableString(downstream.idempotency_key),
+    canonicalString(downstream.operation_id),
+    nullableString(downstream.receipt),
+    nullableString(downstream.status_ref),
+    canonicalString(audit.principal_ref),
+    canonicalString(context.adapter_revision),
+    canonicalString(context.api_family),
+    canonicalString(context.call_id),
+    canonicalString(context.provider),
+    canonicalString(context.response_id),
+    canonicalString(audit.schema_version),
+  ];
+  if (members.includes(null) || !Array.isArray(audit.redactions) || !sameContract(audit.tool_contract, registryContract)) {
+    return canonicalize(audit);
+  }
+  const [callBinding, request, result, idempotencyKey, operationId, receipt, statusRef, principalRef, adapterRevision, apiFamily, callId, provider, responseId, schemaVersion] =
+    members as string[];
+  const redactions = audit.redactions.length === 0 ? '[]' : canonicalize(audit.redactions);
+  return (
+    `{"binding":{"call_binding_sha256":${callBinding},"request_sha256":${request},"result_sha256":${result}},` +
+    `"downstream":{"idempotency_key":${idempotencyKey},"operation_id":${operationId},"receipt":${receipt},"status_ref":${statusRef}},` +
+    `"principal_ref":${principalRef},` +
+    `"provider_context":{"adapter_revision":${adapterRevision},"api_family":${apiFamily},"call_id":${callId},"provider":${provider},"response_id":${responseId}},` +
+    `"redactions":${redactions},"schema_version":${schemaVersion},"tool_contract":${canonicalContract(audit.tool_contract)}}`
+  );
+}
