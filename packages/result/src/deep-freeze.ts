@@ -1,14 +1,18 @@
 // Internal to @toolseal/result.
 
 /**
- * Freezes a plain JSON value this package built, at every level (iteratively): `sealResult` makes
- * both projections immutable, so a verifier that is handed those very objects back knows they are
- * exactly what was validated and hashed.
+ * Freezes a plain value this package built or copied, at every level (iteratively), and returns
+ * it. An object that is already frozen is taken as frozen all the way down, as everything this
+ * package freezes is. `sealResult` makes both projections immutable with it, so a verifier handed
+ * those very objects back knows they are exactly what was validated and hashed; the registry
+ * freezes its specs.
  */
-export function deepFreeze(root: object): void {
-  const pending: object[] = [root];
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  const pending: object[] = [value];
   while (pending.length > 0) {
     const next = pending.pop() as object;
+    if (Object.isFrozen(next)) continue;
     Object.freeze(next);
     if (Array.isArray(next)) {
       for (const child of next as unknown[]) if (typeof child === 'object' && child !== null) pending.push(child);
@@ -20,4 +24,5 @@ export function deepFreeze(root: object): void {
       }
     }
   }
+  return value;
 }

@@ -1,5 +1,6 @@
 import type { ToolContract } from '@toolseal/contracts';
 import { compileSchema, createSensitiveKeyScanner, type JsonLimits, type SensitiveKeyScanner } from '@toolseal/guard';
+import { deepFreeze } from './deep-freeze.js';
 import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
 import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
 import { pointerSegments } from './json-pointer.js';
@@ -170,14 +171,6 @@ function isBoundedText(value: unknown, max: number): value is string {
 
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 function checkControl(control: unknown): ControlProvenance {
