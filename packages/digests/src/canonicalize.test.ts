@@ -380,3 +380,160 @@ describe('canonicalize: properties', () => {
     );
   });
 });
+
+// Object key lists are escaped as they are written the first time they are seen, encoded ahead
+// the second time, and taken from a cache after that (key-shapes.ts): every test below writes the
+// same key lists several times, so that each object goes through all three paths.
+describe('canonicalize: repeated key lists', () => {
+  function thrice(value: unknown): string {
+    const first = canonicalize(value);
+    expect(canonicalize(value)).toBe(first);
+    expect(canonicalize(value)).toBe(first);
+    return first;
+  }
+
+  it('writes the same text for a key list seen for the first, second and third time', () => {
+    fc.assert(
+      fc.property(jsonData, (value) => {
+        expect(thrice(value)).toBe(reference(value));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('sorts the same keys inserted in different orders, interleaved', () => {
+    const orders = [
+      ['b', 'a', 'c'],
+      ['c', 'b', 'a'],
+      ['a', 'c', 'b'],
+      ['a', 'b', 'c'],
+    ];
+    const objects = orders.map((order) => Object.fromEntries(order.map((key) => [key, key.toUpperCase()])));
+    for (let round = 0; round < 3; round++) {
+      for (const object of objects) expect(canonicalize(object)).toBe('{"a":"A","b":"B","c":"C"}');
+    }
+    expect(thrice(objects)).toBe(`[${'{"a":"A","b":"B","c":"C"}'.repeat(4).replace(/\}\{/g, '},{')}]`);
+  });
+
+  it('never writes a cached key list for a same-length object with other keys', () => {
+    const cached = { id: 1, kind: 'x', name: 'n' };
+    thrice(cached);
+    const others = [{ id: 1, kind: 'x', note: 'n' }, { id: 1, kine: 'x', name: 'n' }, { ib: 1, kind: 'x', name: 'n' }, { id: 1, name: 'n' }];
+    for (const other of others) expect(thrice([cached, other, cached])).toBe(reference([cached, other, cached]));
+  });
+
+  it('keeps "__proto__", "constructor" and "toJSON" as ordinary keys in cached key lists', () => {
+    const text = '[{"__proto__":{"y":1,"x":2},"toJSON":"t","constructor":[]},{"constructor":[1],"toJSON":"u","__proto__":{"x":3,"y":4}}]';
+    const parsed: unknown = JSON.parse(text);
+    expect(thrice(parsed)).toBe(
+      '[{"__proto__":{"x":2,"y":1},"constructor":[],"toJSON":"t"},{"__proto__":{"x":3,"y":4},"constructor":[1],"toJSON":"u"}]',
+    );
+  });
+
+  it('escapes keys that need it, and keys outside the BMP, in every path', () => {
+    const keys = ['"', '\\', '\n', '\u0001', '\u001f', '😀', 'é', '', '\u2028', '/', 'a"b', 'odd', 'even'];
+    const object = Object.fromEntries(keys.map((key, index) => [key, index]));
+    expect(thrice([object, object])).toBe(reference([object, object]));
+  });
+
+  it('fails on a key with a lone surrogate exactly where writing it fails, in every path', () => {
+    for (let round = 0; round < 3; round++) {
+      // The members sorted before the bad key are written (and fail) first.
+      expect(failure(() => canonicalize({ o: { a: NaN, '\ud800': 1 } }))).toEqual({ reason: 'non_finite_number', path: '/o/a' });
+      expect(failure(() => canonicalize({ x: { a: 1, 'b\udfff': 2 } }))).toEqual({ reason: 'lone_surrogate', path: '/x' });
+      expect(failure(() => canonicalize([{ '\udc00': 1, z: 2 }]))).toEqual({ reason: 'lone_surrogate', path: '/0' });
+      expect(failure(() => canonicalize({ '\ud83d\ude00': [{ k: 'x\ud800' }] }))).toEqual({ reason: 'lone_surrogate', path: '/😀/0/k' });
+    }
+  });
+
+  it('reads every property once and in key order, whichever path writes the keys', () => {
+    const reads: string[] = [];
+    const make = (): Record<string, unknown> => {
+      const object: Record<string, unknown> = {};
+      for (const key of ['c', 'a', 'b']) {
+        Object.defineProperty(object, key, {
+          enumerable: true,
+          get: () => {
+            reads.push(key);
+            return key;
+          },
+        });
+      }
+      return object;
+    };
+    for (let round = 0; round < 3; round++) {
+      reads.length = 0;
+      expect(canonicalize([make(), make()])).toBe('[{"a":"a","b":"b","c":"c"},{"a":"a","b":"b","c":"c"}]');
+      expect(reads).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
+    }
+    // A key with a lone surrogate stops the walk before the later getters run.
+    reads.length = 0;
+    const bad = make();
+    Object.defineProperty(bad, 'b\ud800', { enumerable: true, value: 1 });
+    for (let round = 0; round < 3; round++) {
+      expect(failure(() => canonicalize(bad))).toEqual({ reason: 'lone_surrogate', path: '' });
+    }
+    expect(reads).toEqual(['a', 'b', 'a', 'b', 'a', 'b']);
+  });
+
+  it('handles objects of more than 64 keys, long keys and many distinct key lists', () => {
+    const wide = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${(index * 37) % 100}`, index]));
+    const longKeys = { ['x'.repeat(3000)]: 1, ['"'.repeat(500)]: 2, y: 3 };
+    const distinct = Array.from({ length: 2000 }, (_, index) => ({ [`d${index}`]: index, [`e${index % 7}`]: [index] }));
+    expect(thrice([wide, longKeys, wide, longKeys])).toBe(reference([wide, longKeys, wide, longKeys]));
+    expect(thrice(distinct)).toBe(reference(distinct));
+  });
+
+  it('grows the buffer while writing cached keys', () => {
+    const key = (index: number): string => `${'k'.repeat(60)}${index}`;
+    const row = Object.fromEntries(Array.from({ length: 9 }, (_, index) => [key(8 - index), index]));
+    for (const count of [1, 10, 100, 1000]) {
+      const rows = Array.from({ length: count }, () => row);
+      expect(thrice(rows)).toBe(reference(rows));
+    }
+  });
+
+  it('stays correct when a getter canonicalizes objects of the same key lists during a walk', () => {
+    const inner = { y: 'inner', x: [1, { b: 2, a: 1 }] };
+    const outer = {
+      x: [{ a: 0, b: 0 }],
+      get y(): string {
+        return canonicalize(inner);
+      },
+    };
+    const expected = `{"x":[{"a":0,"b":0}],"y":${JSON.stringify('{"x":[1,{"a":1,"b":2}],"y":"inner"}')}}`;
+    expect(thrice(outer)).toBe(expected);
+  });
+});
+
+describe('canonicalize: numbers without a temporary string', () => {
+  it('writes decimals of up to three places and beyond, signed, like Number.prototype.toString', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 45), max: 2 ** 45 }), fc.integer({ min: 0, max: 6 }), (mantissa, places) => {
+        const number = mantissa / 10 ** places;
+        expect(canonicalize(number)).toBe(String(number));
+        expect(canonicalize([-number])).toBe(`[${String(-number)}]`);
+      }),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (number) => {
+        expect(canonicalize(number)).toBe(Object.is(number, -0) ? '0' : String(number));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('agrees at the edges of the short decimal range', () => {
+    const numbers = [
+      0.001, 0.0005, 0.0015, 0.999, 0.9995, 1.005, 2.675, 1e-7, 0.1 + 0.2, 12.5, 12.75, 19.99, 999_999_999.999, 999_999_999.9995,
+      1e9 - 0.5, 1e9 + 0.5, 1e9 - 0.001, 2 ** 31 - 0.5, -0.5, -999_999_999.999, Number.MIN_VALUE, -Number.MIN_VALUE,
+    ];
+    for (const number of numbers) {
+      expect(canonicalize(number)).toBe(String(number));
+      expect(canonicalize({ n: number })).toBe(`{"n":${String(number)}}`);
+    }
+    expect(canonicalize(-0)).toBe('0');
+    expect(canonicalize([-0, -1, -10, -999_999_999, -1e9])).toBe('[0,-1,-10,-999999999,-1000000000]');
+  });
+});
