@@ -15,7 +15,7 @@ import type {
 } from '@toolseal/contracts';
 import { canonicalize, type Digester } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
-import { ajvErrorsToReasons } from '@toolseal/guard';
+import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
 import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
 import {
   createResultVerifier,
@@ -949,8 +949,17 @@ function sealedJson(output: SealResultOutput): string {
 function canonicalAuditBody(body: JsonObject, protectedAuditText: string): string {
   let text = '{';
   for (const key of Object.keys(body).sort()) {
-    if (text.length > 1) text += ',';
-    text += `${JSON.stringify(key)}:${key === 'protected_audit' ? protectedAuditText : canonicalize(body[key])}`;
+    const value = body[key];
+    // Strings (gate, status, codes) as `JSON.stringify` writes them, which RFC 8785 adopts.
+    const member =
+      key === 'protected_audit'
+        ? protectedAuditText
+        : value === null
+          ? 'null'
+          : typeof value === 'string' && isWellFormedText(value)
+            ? JSON.stringify(value)
+            : canonicalize(value);
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${member}`;
   }
   return `${text}}`;
 }

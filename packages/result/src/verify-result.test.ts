@@ -377,6 +377,10 @@ describe('verifyResult with the text the adapter sends and memoized trusted dige
     expect(verifyResult(snapshotA(), trusted, { canonical_model_result: textA }).ok).toBe(false);
     expect(verifyResult(snapshotA(), trusted, { canonical_model_result: textA })).toEqual(verifyResult(packageA, trusted));
     expect(verifyResult(snapshotA(), trusted, { canonical_model_result: textA })).toMatchObject({ reasons: expect.arrayContaining(['output_contract']) });
+    // Data of exactly maxBytes inside a text over it: measured alone, and within.
+    const exact = createToolRegistry([{ ...specs.getOrder, limits: { maxBytes: dataText.length } }]);
+    expect(textA.length).toBeGreaterThan(dataText.length);
+    expect(verifyResult(snapshotA(), { ...trustedA, registry: exact }, { canonical_model_result: textA })).toEqual({ ok: true });
   });
 
   it('compares with the memoized values, never with the package: a wrong memo fails', () => {

@@ -207,24 +207,24 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
     canonicalModelResult = canonicalText ?? tryCanonicalize(modelResultValue);
   } else {
     const modelResult = modelResultValue as unknown as ModelResult;
-    let canonicalData: string | null;
+    const maxBytes = modelResult.data === null || tool === undefined ? null : tool.limits.maxBytes;
+    let dataWithinLimit = true;
     if (canonicalText !== undefined) {
-      // The bytes the caller sends are hashed as they are; `data` is measured inside them.
+      // The bytes the caller sends are hashed as they are. `data` is a member of them: only a text
+      // over the limit needs `data` measured alone.
       canonicalModelResult = canonicalText;
-      canonicalData = modelResult.data === null ? 'null' : (canonicalDataOf(canonicalText) ?? tryCanonicalize(modelResult.data));
+      if (maxBytes !== null && !utf8LengthWithin(canonicalText, maxBytes)) {
+        const canonicalData = canonicalDataOf(canonicalText) ?? tryCanonicalize(modelResult.data);
+        dataWithinLimit = canonicalData !== null && utf8LengthWithin(canonicalData, maxBytes);
+      }
     } else {
       // Canonicalize data once: its size is part of the contract, and the whole text is hashed.
-      canonicalData = modelResult.data === null ? 'null' : tryCanonicalize(modelResult.data);
+      const canonicalData = modelResult.data === null ? 'null' : tryCanonicalize(modelResult.data);
       canonicalModelResult = canonicalData === null ? null : composeCanonicalModelResult(canonicalData, modelResult);
+      if (maxBytes !== null) dataWithinLimit = canonicalData !== null && utf8LengthWithin(canonicalData, maxBytes);
     }
     checkModelResult(modelResult, tool, contract, trusted, reasons);
-    if (
-      modelResult.data !== null &&
-      tool !== undefined &&
-      (canonicalData === null || !utf8LengthWithin(canonicalData, tool.limits.maxBytes))
-    ) {
-      reasons.add('output_contract');
-    }
+    if (!dataWithinLimit) reasons.add('output_contract');
   }
 
   const { digester, principal, call } = trusted;
