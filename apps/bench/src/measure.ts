@@ -25,7 +25,7 @@ export interface MeasureOptions {
 const QUICK = process.env.BENCH_QUICK === '1';
 export const DEFAULT_PACING: Required<MeasureOptions> = QUICK
   ? { warmupMs: 40, roundMs: 40, rounds: 3 }
-  : { warmupMs: 250, roundMs: 250, rounds: 5 };
+  : { warmupMs: 250, roundMs: 250, rounds: 7 };
 /** Pacing for slow items (databases, 1 MB values): fewer, longer rounds. */
 export const SLOW_PACING: Required<MeasureOptions> = QUICK
   ? { warmupMs: 40, roundMs: 80, rounds: 3 }
@@ -37,7 +37,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
+// `pnpm bench` runs node with --expose-gc: a full collection before every timed round, so no round
+// pays for the garbage the previous one (often another contender's) left behind.
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 async function runFor(milliseconds: number, operation: () => unknown): Promise<number> {
+  collectGarbage?.();
   const start = process.hrtime.bigint();
   const budget = BigInt(Math.round(milliseconds * 1e6));
   let count = 0;
@@ -56,6 +61,7 @@ async function runFor(milliseconds: number, operation: () => unknown): Promise<n
 
 /** Runs `clients` independent loops at once for `milliseconds`; returns total operations per second. */
 async function runConcurrentFor(milliseconds: number, clients: readonly (() => Promise<unknown>)[]): Promise<number> {
+  collectGarbage?.();
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(Math.round(milliseconds * 1e6));
   let count = 0;

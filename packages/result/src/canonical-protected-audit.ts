@@ -75,6 +75,6 @@ export function composeCanonicalProtectedAudit(audit: ProtectedAudit, registryCo
     `"downstream":{"idempotency_key":${idempotencyKey},"operation_id":${operationId},"receipt":${receipt},"status_ref":${statusRef}},` +
     `"principal_ref":${principalRef},` +
     `"provider_context":{"adapter_revision":${adapterRevision},"api_family":${apiFamily},"call_id":${callId},"provider":${provider},"response_id":${responseId}},` +
-    `"redactions":${redactions},"schema_version":${schemaVersion},"tool_contract":${canonicalContract(audit.tool_contract)}}`
+    `"redactions":${redactions},"schema_version":${schemaVersion},"tool_contract":${canonicalContract(registryContract)}}`
   );
 }
