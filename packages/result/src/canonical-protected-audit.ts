@@ -1,6 +1,7 @@
 import type { ProtectedAudit, ToolContract } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import { canonicalString } from './canonical-string.js';
+import { CONTRACT_KEYS } from './contract-keys.js';
 
 // The RFC 8785 text of a tool contract, per frozen registry contract: it is the same in every
 // package of the tool (a handful of long-lived keys, so the weak map costs the collector nothing).
@@ -14,17 +15,6 @@ function canonicalContract(contract: Readonly<ToolContract>): string {
   }
   return text;
 }
-
-const CONTRACT_KEYS = [
-  'tool_name',
-  'effect',
-  'input_revision',
-  'output_revision',
-  'effect_revision',
-  'handler_revision',
-  'producer_revision',
-  'policy_revision',
-] as const;
 
 /** The copy holds exactly the registry contract's members, with the same values. */
 function sameContract(copy: ToolContract, contract: Readonly<ToolContract>): boolean {

@@ -1,7 +1,6 @@
 import type { ResultVerifier, SealedResult, ToolCall, VerifyFailureReason } from '@toolseal/contracts';
+import { PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
 import { failWith, sealedTextFor, verifyResult, type TrustedContext } from './verify-result.js';
-
-const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'] as const;
 
 /**
  * Builds the `ResultVerifier` an adapter calls before serializing anything. `lookup` returns the
@@ -17,7 +16,7 @@ export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext 
     const trusted = lookup(call);
     if (trusted === undefined) return failWith(['provider_context']);
     const reasons: VerifyFailureReason[] = [];
-    for (const key of PROVIDER_KEYS) {
+    for (const key of PROVIDER_CONTEXT_KEYS) {
       if (call[key] !== trusted.call[key]) reasons.push('provider_context');
     }
     if (call.tool_name !== trusted.tool_name) reasons.push('tool_contract');

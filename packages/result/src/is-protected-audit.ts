@@ -1,4 +1,5 @@
 import { PROTECTED_AUDIT_SCHEMA_VERSION, type ProtectedAudit } from '@toolseal/contracts';
+import { CONTRACT_KEYS, CONTRACT_REVISIONS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
 
 // `PROTECTED_AUDIT_SCHEMA` written out by hand: the same verdict on every JSON value (a test runs
 // both on every single-leaf change of the sealed fixtures, at every length bound and on random
@@ -16,17 +17,6 @@ const REASON = /^[a-z][a-z0-9_]{0,63}$/;
 const MAX_REDACTIONS = 64;
 
 const TOP_KEYS = ['schema_version', 'principal_ref', 'provider_context', 'tool_contract', 'downstream', 'binding', 'redactions'];
-const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'];
-const CONTRACT_KEYS = [
-  'tool_name',
-  'effect',
-  'input_revision',
-  'output_revision',
-  'effect_revision',
-  'handler_revision',
-  'producer_revision',
-  'policy_revision',
-];
 const DOWNSTREAM_KEYS = ['operation_id', 'idempotency_key', 'receipt', 'status_ref'];
 const BINDING_KEYS = ['request_sha256', 'result_sha256', 'call_binding_sha256'];
 const REDACTION_KEYS = ['path', 'reason'];
@@ -76,7 +66,7 @@ export function isProtectedAudit(value: unknown): value is ProtectedAudit {
 
   const context = value['provider_context'];
   if (
-    !hasExactly(context, PROVIDER_KEYS) ||
+    !hasExactly(context, PROVIDER_CONTEXT_KEYS) ||
     !matches(context['provider'], PROVIDER) ||
     !matches(context['api_family'], API_FAMILY) ||
     !isStringOfLength(context['response_id'], 1, 256) ||
@@ -89,9 +79,7 @@ export function isProtectedAudit(value: unknown): value is ProtectedAudit {
   const contract = value['tool_contract'];
   if (!hasExactly(contract, CONTRACT_KEYS) || !matches(contract['tool_name'], TOOL_NAME)) return false;
   if (contract['effect'] !== 'read' && contract['effect'] !== 'write') return false;
-  for (let index = 2; index < CONTRACT_KEYS.length; index++) {
-    if (!isRevision(contract[CONTRACT_KEYS[index] as string])) return false;
-  }
+  for (const revision of CONTRACT_REVISIONS) if (!isRevision(contract[revision])) return false;
 
   const downstream = value['downstream'];
   if (

@@ -8,6 +8,7 @@
  */
 
 import { ERROR_CODES } from '@toolseal/errors';
+import { CONTRACT_KEYS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
 
 const SHA256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 const REVISION = { type: 'string', minLength: 1, maxLength: 64 } as const;
@@ -96,7 +97,7 @@ export const PROTECTED_AUDIT_SCHEMA = {
     provider_context: {
       type: 'object',
       additionalProperties: false,
-      required: ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'],
+      required: [...PROVIDER_CONTEXT_KEYS],
       properties: {
         provider: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,31}$' },
         api_family: { type: 'string', pattern: '^[a-z][a-z0-9_.-]{0,63}$' },
@@ -108,16 +109,7 @@ export const PROTECTED_AUDIT_SCHEMA = {
     tool_contract: {
       type: 'object',
       additionalProperties: false,
-      required: [
-        'tool_name',
-        'effect',
-        'input_revision',
-        'output_revision',
-        'effect_revision',
-        'handler_revision',
-        'producer_revision',
-        'policy_revision',
-      ],
+      required: [...CONTRACT_KEYS],
       properties: {
         tool_name: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' },
         effect: { type: 'string', enum: ['read', 'write'] },

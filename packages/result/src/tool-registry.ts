@@ -1,5 +1,6 @@
 import type { ToolContract } from '@toolseal/contracts';
 import { compileSchema, createSensitiveKeyScanner, type JsonLimits, type SensitiveKeyScanner } from '@toolseal/guard';
+import { CONTRACT_KEYS, CONTRACT_REVISIONS } from './contract-keys.js';
 import { deepFreeze } from './deep-freeze.js';
 import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
 import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
@@ -132,15 +133,7 @@ export interface ToolRegistryOptions {
 }
 
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-const REVISIONS = [
-  'input_revision',
-  'output_revision',
-  'effect_revision',
-  'handler_revision',
-  'producer_revision',
-  'policy_revision',
-] as const;
-const CONTRACT_KEYS = new Set<string>(['tool_name', 'effect', ...REVISIONS]);
+const CONTRACT_KEY_SET = new Set<string>(CONTRACT_KEYS);
 const SPEC_KEYS = new Set([
   'contract',
   'source_label',
@@ -187,7 +180,7 @@ function checkControl(control: unknown): ControlProvenance {
 function checkContract(name: string | null, contract: unknown): ToolContract {
   if (!isRecord(contract)) throw new RegistryError(name, 'contract must be an object');
   for (const key of Object.keys(contract)) {
-    if (!CONTRACT_KEYS.has(key)) throw new RegistryError(name, `contract has unknown field ${JSON.stringify(key)}`);
+    if (!CONTRACT_KEY_SET.has(key)) throw new RegistryError(name, `contract has unknown field ${JSON.stringify(key)}`);
   }
   if (typeof contract.tool_name !== 'string' || !TOOL_NAME.test(contract.tool_name)) {
     throw new RegistryError(name, 'contract.tool_name must match ^[A-Za-z][A-Za-z0-9_-]{0,63}$');
@@ -195,7 +188,7 @@ function checkContract(name: string | null, contract: unknown): ToolContract {
   if (contract.effect !== 'read' && contract.effect !== 'write') {
     throw new RegistryError(name, 'contract.effect must be "read" or "write"');
   }
-  for (const revision of REVISIONS) {
+  for (const revision of CONTRACT_REVISIONS) {
     if (!isBoundedText(contract[revision], 64)) {
       throw new RegistryError(name, `contract.${revision} is missing or not 1 to 64 characters`);
     }

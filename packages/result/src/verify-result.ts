@@ -15,6 +15,7 @@ import { ERROR_CATALOG, checkError } from '@toolseal/errors';
 import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/guard';
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision } from './check-output.js';
+import { CONTRACT_KEYS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
 import type { SealResultOutput } from './seal-result.js';
@@ -102,17 +103,6 @@ const REASON_ORDER: readonly VerifyFailureReason[] = [
 ];
 
 const PACKAGE_KEYS = ['model_result', 'protected_audit'];
-const PROVIDER_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'] as const;
-const CONTRACT_KEYS = [
-  'tool_name',
-  'effect',
-  'input_revision',
-  'output_revision',
-  'effect_revision',
-  'handler_revision',
-  'producer_revision',
-  'policy_revision',
-] as const;
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -231,7 +221,7 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
   const principalRef =
     trusted.principal_ref ?? digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id });
   if (!constantTimeEqual(principalRef, audit.principal_ref)) reasons.add('principal_ref');
-  for (const key of PROVIDER_KEYS) {
+  for (const key of PROVIDER_CONTEXT_KEYS) {
     if (audit.provider_context[key] !== call[key]) reasons.add('provider_context');
   }
   for (const key of CONTRACT_KEYS) {

@@ -1,0 +1,17 @@
+// Internal to @toolseal/result: member lists of the contract types, in their declared order.
+
+/** The revisions of a `ToolContract`. */
+export const CONTRACT_REVISIONS = [
+  'input_revision',
+  'output_revision',
+  'effect_revision',
+  'handler_revision',
+  'producer_revision',
+  'policy_revision',
+] as const;
+
+/** Every member of a `ToolContract`. */
+export const CONTRACT_KEYS = ['tool_name', 'effect', ...CONTRACT_REVISIONS] as const;
+
+/** Every member of `ProtectedAudit.provider_context`. */
+export const PROVIDER_CONTEXT_KEYS = ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision'] as const;
