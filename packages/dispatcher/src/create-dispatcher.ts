@@ -837,7 +837,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     signal?.addEventListener('abort', abortAll, { once: true });
     let results: DispatchedCall[];
     try {
-      results = await Promise.all(checkedCalls.map((call) => runCall(turn, call)));
+      // One call (most turns): awaited directly, without the array and promises of Promise.all.
+      const [only] = checkedCalls;
+      results =
+        checkedCalls.length === 1 && only !== undefined
+          ? [await runCall(turn, only)]
+          : await Promise.all(checkedCalls.map((call) => runCall(turn, call)));
     } finally {
       signal?.removeEventListener('abort', abortAll);
     }
