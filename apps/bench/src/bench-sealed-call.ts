@@ -117,7 +117,8 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
   const digester = createDigester({ backend: nodeCryptoBackend });
   const stores = createMemoryStores({ clock: systemClock, digester });
   const host = createSealedCallHost(stores, digester);
-  const turn = await host.dispatchOnly();
+  const hostTurn = await host.dispatchOnly();
+  const { turn } = hostTurn;
   const dispatched = turn.results[0];
   if (dispatched === undefined || dispatched.gate !== 'sealed') throw new Error('bench: the breakdown turn was not sealed');
   const page = await stores.auditLog.query({ kind: 'sealed_call' }, { limit: 1 });
@@ -146,7 +147,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
   const sealed = sealResult(sealInput).sealed;
   // A copy, as a store hands a package back: verified on the full path (guard walk, every digest).
   const storedCopy = structuredClone(sealed);
-  const [ownCall] = host.callsOf(turn);
+  const [ownCall] = hostTurn.calls;
   const ownPackage = turn.sealed[0];
   if (ownCall === undefined || ownPackage === undefined) throw new Error('bench: the breakdown turn has no call');
   const verifyOwnOptions = { canonical_model_result: dispatched.canonical_model_result };
@@ -169,7 +170,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     { name: steps.full, operation: () => host.call() },
     { name: steps.parse, operation: () => adapter.parseToolCalls(response) },
     { name: steps.dispatch, operation: () => host.dispatchOnly() },
-    { name: steps.format, operation: () => host.formatOnly(turn) },
+    { name: steps.format, operation: () => host.formatOnly(hostTurn) },
     { name: steps.seal, operation: () => sealResult(sealInput) },
     { name: steps.verify, operation: () => turn.verify(ownPackage, ownCall, verifyOwnOptions) },
     { name: steps.verifyCopy, operation: () => verifyResult(storedCopy, sealInput) },

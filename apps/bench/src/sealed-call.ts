@@ -19,15 +19,19 @@ export function getOrderSpec(): ToolSpec {
   return spec;
 }
 
+/** One dispatched provider turn with the calls the adapter parsed for it. */
+export interface HostTurn {
+  readonly turn: DispatchedTurn;
+  readonly calls: readonly ToolCall[];
+}
+
 export interface SealedCallHost {
   /** One sealed call: parse → dispatch → format. Resolves to the provider payload's output text. */
   call(): Promise<string>;
   /** The first two steps only (parse → dispatch), for the cost breakdown. */
-  dispatchOnly(): Promise<DispatchedTurn>;
+  dispatchOnly(): Promise<HostTurn>;
   /** The last step only: formats an already dispatched turn again (verifying every binding). */
-  formatOnly(turn: DispatchedTurn): string;
-  /** The calls `dispatchOnly` parsed for `turn` (from this host). */
-  callsOf(turn: DispatchedTurn): readonly ToolCall[];
+  formatOnly(dispatched: HostTurn): string;
   /** Calls made so far. */
   readonly count: number;
 }
@@ -51,9 +55,8 @@ export function createSealedCallHost(stores: DispatcherStores, digester: Digeste
   });
   const adapter = createOpenAIResponsesAdapter();
   let count = 0;
-  const callsOf = new WeakMap<DispatchedTurn, readonly ToolCall[]>();
 
-  const dispatchOnly = async (): Promise<DispatchedTurn> => {
+  const dispatchOnly = async (): Promise<HostTurn> => {
     count += 1;
     const response = {
       id: `resp_${count}`,
@@ -61,14 +64,10 @@ export function createSealedCallHost(stores: DispatcherStores, digester: Digeste
     };
     const parsed = adapter.parseToolCalls(response);
     if (!parsed.ok) throw new Error(`bench: parse refused: ${parsed.error.code}`);
-    const turn = await dispatcher.dispatch(parsed.calls, { principal });
-    callsOf.set(turn, parsed.calls);
-    return turn;
+    return { turn: await dispatcher.dispatch(parsed.calls, { principal }), calls: parsed.calls };
   };
 
-  const formatOnly = (turn: DispatchedTurn): string => {
-    const calls = callsOf.get(turn);
-    if (calls === undefined) throw new Error('bench: turn of another host');
+  const formatOnly = ({ turn, calls }: HostTurn): string => {
     const formatted = adapter.formatToolResults({
       calls,
       results: turn.sealed,
@@ -87,7 +86,6 @@ export function createSealedCallHost(stores: DispatcherStores, digester: Digeste
     },
     dispatchOnly,
     formatOnly,
-    callsOf: (turn) => callsOf.get(turn) ?? [],
     call: async () => formatOnly(await dispatchOnly()),
   };
 }
