@@ -3,7 +3,8 @@
 // so its growth per call is compared with the heap cost of the same entries appended to a store
 // alone; the SQLite store keeps them on disk, so its heap must stay flat.
 import { createMemoryStores, systemClock } from '@toolseal/audit';
-import { createDigester } from '@toolseal/digests';
+import { createDigester, type Digester } from '@toolseal/digests';
+import type { DispatcherStores } from '@toolseal/dispatcher';
 import { nodeCryptoBackend } from '@toolseal/digests/node';
 import type { Report } from './report.js';
 import { createSealedCallHost } from './sealed-call.js';
@@ -33,6 +34,28 @@ function slope(samples: readonly Sample[]): number {
   const last = samples[samples.length - 1];
   if (first === undefined || last === undefined || last.calls === first.calls) return Number.NaN;
   return (last.heap - first.heap) / (last.calls - first.calls);
+}
+
+const STORE_ALONE_ENTRIES = CALLS / 4;
+
+/**
+ * What the memory store alone keeps per entry: the dispatcher's entry appended to a fresh memory
+ * store. A function of its own, so that store is unreachable once it returns (a variable of the
+ * caller's suspended async frame kept it alive into the next store's run).
+ */
+async function storedEntryBytesOf(client: DispatcherStores, digester: Digester, gc: () => void): Promise<number> {
+  const page = await client.auditLog.query({ kind: 'sealed_call' }, { limit: 1 });
+  const body = page.entries[0]?.body;
+  if (body === undefined) throw new Error('bench: no audit entry to copy');
+  const alone = createMemoryStores({ clock: systemClock, digester });
+  const before = settle(gc);
+  for (let index = 0; index < STORE_ALONE_ENTRIES; index++) {
+    await alone.auditLog.append({ kind: 'sealed_call', call_id: `call_${index}`, operation_id: crypto.randomUUID(), idempotency_key: null, body });
+  }
+  const bytes = (settle(gc).heap - before.heap) / STORE_ALONE_ENTRIES;
+  // Keeps the store reachable until after the measurement.
+  if ((await alone.auditLog.head())?.sequence !== STORE_ALONE_ENTRIES) throw new Error('bench: the store alone lost entries');
+  return bytes;
 }
 
 export async function benchMemoryGrowth(report: Report): Promise<void> {
@@ -87,20 +110,14 @@ export async function benchMemoryGrowth(report: Report): Promise<void> {
       report.add({ section, name: `${kind}: heap growth per call`, value: perCall, unit: 'bytes', note: 'slope from the first checkpoint to the last' });
 
       if (kind === 'memory') {
-        // What the store alone keeps per entry: the same entry appended to a fresh memory store.
-        const page = await client.auditLog.query({ kind: 'sealed_call' }, { limit: 1 });
-        const body = page.entries[0]?.body;
-        if (body === undefined) throw new Error('bench: no audit entry to copy');
-        const alone = createMemoryStores({ clock: systemClock, digester });
-        const count = CALLS / 4;
-        const before = settle(gc);
-        for (let index = 0; index < count; index++) {
-          await alone.auditLog.append({ kind: 'sealed_call', call_id: `call_${index}`, operation_id: crypto.randomUUID(), idempotency_key: null, body });
-        }
-        storedEntryBytes = (settle(gc).heap - before.heap) / count;
-        // Keeps the store reachable until after the measurement.
-        if ((await alone.auditLog.head())?.sequence !== count) throw new Error('bench: the store alone lost entries');
-        report.add({ section, name: 'memory store alone: heap per stored audit entry', value: storedEntryBytes, unit: 'bytes', note: `${count.toLocaleString('en-US')} copies of the dispatcher's entry appended to a fresh memory store` });
+        storedEntryBytes = await storedEntryBytesOf(client, digester, gc);
+        report.add({
+          section,
+          name: 'memory store alone: heap per stored audit entry',
+          value: storedEntryBytes,
+          unit: 'bytes',
+          note: `${STORE_ALONE_ENTRIES.toLocaleString('en-US')} copies of the dispatcher's entry appended to a fresh memory store`,
+        });
       }
     } finally {
       await opened.close();
