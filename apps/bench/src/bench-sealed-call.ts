@@ -3,7 +3,7 @@
 // 100,000 calls.
 import { createMemoryStores, systemClock } from '@toolseal/audit';
 import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
-import { canonicalize, createDigester, type HashBackend } from '@toolseal/digests';
+import { createDigester, type HashBackend } from '@toolseal/digests';
 import { nodeCryptoBackend } from '@toolseal/digests/node';
 import { createToolRegistry, sealResult, verifyResult } from '@toolseal/result';
 import { BACKENDS } from './bench-seal-verify.js';
@@ -124,8 +124,6 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
   const page = await stores.auditLog.query({ kind: 'sealed_call' }, { limit: 1 });
   const body = page.entries[0]?.body;
   if (body === undefined) throw new Error('bench: the dispatcher wrote no audit entry');
-  // The dispatcher hands the log the body's text it assembled from the seal's texts.
-  const bodyCanonical = canonicalize(body);
   const sideStores = createMemoryStores({ clock: systemClock, digester });
   const adapter = createOpenAIResponsesAdapter();
   const response = {
@@ -163,7 +161,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     seal: 'sealResult alone',
     verify: "verify as the adapter calls it (turn.verify on the dispatcher's frozen package)",
     verifyCopy: 'verifyResult on a stored copy (full path, request digest and principal ref recomputed too)',
-    append: "memory audit append of the dispatcher's entry (with its canonical body text, as the dispatcher appends)",
+    append: "memory audit append of the dispatcher's entry",
     floor: 'floor',
   };
   const measured = await measureGroup([
@@ -178,14 +176,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
       name: steps.append,
       operation: () => {
         sequence += 1;
-        return sideStores.auditLog.append({
-          kind: 'sealed_call',
-          call_id: `call-${sequence}`,
-          operation_id: `op-${sequence}`,
-          idempotency_key: null,
-          body,
-          body_canonical: bodyCanonical,
-        });
+        return sideStores.auditLog.append({ kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: `op-${sequence}`, idempotency_key: null, body });
       },
     },
     { name: steps.floor, operation: createFloor(getOrderSpec(), nodeCryptoBackend) },

@@ -18,13 +18,6 @@ export interface AuditEntryInput {
    * Must be JSON that RFC 8785 can canonicalize. Stored as canonical JSON text.
    */
   body: JsonObject;
-  /**
-   * Optional: `canonicalize(body)`, when the caller already has it (the dispatcher assembles it
-   * from the canonical texts the seal returned). It is stored and hashed as the body's text, so it
-   * must be exactly that text: the log checks that it is well-formed text of a JSON object within
-   * `maxBodyBytes`, not that it equals `body` (that would cost the canonicalization it saves).
-   */
-  body_canonical?: string;
 }
 
 /** One stored entry of the chain. */

@@ -165,37 +165,6 @@ describe('computeAuditEntryHash', () => {
   });
 });
 
-describe('prepareAuditEntry with body_canonical', () => {
-  const entry = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null };
-
-  it('stores the given text as the body text (property: what canonicalize gives)', () => {
-    fc.assert(
-      fc.property(body, (value) => {
-        const text = canonicalize(value);
-        const prepared = prepareAuditEntry({ ...entry, body: value, body_canonical: text });
-        expect(prepared.bodyCanonical).toBe(text);
-        expect(prepared).toEqual(prepareAuditEntry({ ...entry, body: value }));
-      }),
-      { numRuns: 200 },
-    );
-  });
-
-  it('refuses a text that cannot be the text of a JSON object, and one over the size limit', () => {
-    for (const bad of [5, null, '', '[]', '"x"', '{"a":1', `{"a":"${String.fromCharCode(0xd800)}"}`]) {
-      const attempt = () => prepareAuditEntry({ ...entry, body: {}, body_canonical: bad as string });
-      expect(attempt).toThrow(StoreInputError);
-      try {
-        attempt();
-      } catch (error) {
-        expect((error as StoreInputError).field).toBe('body_canonical');
-      }
-    }
-    expect(() => prepareAuditEntry({ ...entry, body: { a: 'x'.repeat(20) }, body_canonical: `{"a":"${'x'.repeat(20)}"}` }, { maxBodyBytes: 10 })).toThrow(
-      /canonical form exceeds 10 bytes/,
-    );
-  });
-});
-
 describe('prepareAuditEntry', () => {
   const valid = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: {} };
 

@@ -52,21 +52,13 @@ export function prepareAuditEntry(
     throw new StoreInputError('body', 'must be a JSON object');
   }
   let bodyCanonical: string;
-  const given: unknown = input.body_canonical;
-  if (given !== undefined) {
-    if (typeof given !== 'string' || !given.startsWith('{') || !given.endsWith('}') || !isWellFormedText(given)) {
-      throw new StoreInputError('body_canonical', 'must be the RFC 8785 text of body (a JSON object)');
+  try {
+    bodyCanonical = canonicalize(body);
+  } catch (error) {
+    if (CanonicalizationError.isInstance(error)) {
+      throw new StoreInputError('body', `cannot be canonicalized (${error.reason} at ${error.path})`);
     }
-    bodyCanonical = given;
-  } else {
-    try {
-      bodyCanonical = canonicalize(body);
-    } catch (error) {
-      if (CanonicalizationError.isInstance(error)) {
-        throw new StoreInputError('body', `cannot be canonicalized (${error.reason} at ${error.path})`);
-      }
-      throw error;
-    }
+    throw error;
   }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_AUDIT_BODY_BYTES;
   // Decided from the length alone unless the text is within 3x of the limit.

@@ -13,9 +13,9 @@ import type {
   Sha256Hex,
   ToolCall,
 } from '@toolseal/contracts';
-import { canonicalize, type Digester } from '@toolseal/digests';
+import type { Digester } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
-import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
+import { ajvErrorsToReasons } from '@toolseal/guard';
 import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
 import {
   createResultVerifier,
@@ -329,17 +329,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       violations,
       audit_entry: { sequence: entry.sequence, entry_hash: entry.entry_hash, body: detail },
     });
-    const append = (entryBody: JsonObject, bodyCanonical?: string) =>
+    const append = (entryBody: JsonObject) =>
       auditLog.append({
         kind: 'sealed_call',
         call_id: state.call.call_id,
         operation_id: state.context.operation_id,
         idempotency_key: state.context.idempotency_key,
         body: entryBody,
-        ...(bodyCanonical === undefined ? {} : { body_canonical: bodyCanonical }),
       });
     try {
-      return answer(await append(body, canonicalAuditBody(body, output.canonical_protected_audit)), 'full');
+      return answer(await append(body), 'full');
     } catch {
       if (state.executed) {
         // The handler ran: its effect must not go unaudited. Once more, with only what
@@ -943,38 +942,6 @@ function minimalAuditBody(sealed: SealResultOutput['sealed'], gate: DispatchGate
 /** RFC 8785 text of a whole sealed package, reusing the canonical model result ("model_result" sorts first). */
 function sealedJson(output: SealResultOutput): string {
   return `{"model_result":${output.canonical_model_result},"protected_audit":${output.canonical_protected_audit}}`;
-}
-
-/**
- * `canonicalize(body)` for an audit body whose `protected_audit` is the projection the seal
- * returned with `protectedAuditText`: RFC 8785 sorts the members by their UTF-16 code units (the
- * engine's default sort) and writes each in its own canonical form, so the projection's text is
- * used as it is and only the few other members are canonicalized.
- */
-function canonicalAuditBody(body: JsonObject, protectedAuditText: string): string {
-  const keys = Object.keys(body);
-  // The body of nearly every call: five members, written in their RFC 8785 order directly.
-  if (keys.length === 5) {
-    const delivery = canonicalMember(body['delivery']);
-    const errorCode = canonicalMember(body['error_code']);
-    const gate = canonicalMember(body['gate']);
-    const status = canonicalMember(body['status']);
-    if (delivery !== undefined && errorCode !== undefined && gate !== undefined && status !== undefined && Object.hasOwn(body, 'protected_audit')) {
-      return `{"delivery":${delivery},"error_code":${errorCode},"gate":${gate},"protected_audit":${protectedAuditText},"status":${status}}`;
-    }
-  }
-  let text = '{';
-  for (const key of keys.sort()) {
-    const member = key === 'protected_audit' ? protectedAuditText : (canonicalMember(body[key]) ?? canonicalize(body[key]));
-    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${member}`;
-  }
-  return `${text}}`;
-}
-
-/** A string or `null` member as RFC 8785 writes it (strings as `JSON.stringify` does); else `undefined`. */
-function canonicalMember(value: JsonValue | undefined): string | undefined {
-  if (value === null) return 'null';
-  return typeof value === 'string' && isWellFormedText(value) ? JSON.stringify(value) : undefined;
 }
 
 /** Keeps only the proposal's own fields of the arguments (the input contract may add more around it). */
