@@ -170,6 +170,18 @@ describe('AuditChainVerifier', () => {
     expect(verify([old1, old2, forged], { sequence: 3, entry_hash: forged.entry_hash })).toMatchObject({ ok: false, position: 3, problem: 'edited' });
   });
 
+  it('refuses a version 1 entry after a version 2 one (an older writer appending to an upgraded log)', () => {
+    const asVersion1 = (row: StoredAuditRow): StoredAuditRow => {
+      const canonical = row.canonical.replace('"schema_version":"toolseal-audit-entry-v2"', `"schema_version":"${AUDIT_ENTRY_SCHEMA_VERSION_V1}"`);
+      return { ...row, canonical, entry_hash: computeAuditEntryHash(digester, row.previous_hash, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1) };
+    };
+    const first = entry(1, GENESIS_HASH, digester, 'entry 1');
+    // Linked correctly, with the key: only its version is out of order.
+    const second = asVersion1(entry(2, first.entry_hash, digester, 'entry 2'));
+    const rows = [first, second];
+    expect(verify(rows, headOf(rows))).toEqual({ ok: false, position: 2, problem: 'edited', detail: 'version_downgrade' });
+  });
+
   it('treats rows that are not canonical JSON records as edited', () => {
     const rows = chain(3);
     const variants = [

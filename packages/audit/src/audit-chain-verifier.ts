@@ -57,6 +57,8 @@ export class AuditChainVerifier {
   #pending: Failure | null = null;
   #scanningFor: number | null = null;
   #verdict: Failure | null = null;
+  /** A version 2 record was verified: an older writer may not append after it. */
+  #sawCurrentVersion = false;
 
   constructor(options: AuditChainVerifierOptions) {
     this.#digester = options.digester;
@@ -120,6 +122,7 @@ export class AuditChainVerifier {
       this.#verdict = fail(position, 'edited', 'anchor_mismatch');
       return false;
     }
+    if (record?.schema_version === AUDIT_ENTRY_SCHEMA_VERSION) this.#sawCurrentVersion = true;
     this.#lastPreviousHash = row.previous_hash;
     this.#previousHash = row.entry_hash;
     this.#last = { sequence: position, entry_hash: row.entry_hash };
@@ -158,6 +161,10 @@ export class AuditChainVerifier {
       return fail(position, 'edited', 'column_mismatch');
     }
     if (row.previous_hash !== this.#previousHash) return fail(position, 'broken_link', 'previous_hash_mismatch');
+    // Version 1 records may only precede version 2 ones: a log continues in the newer version.
+    if (record.schema_version === AUDIT_ENTRY_SCHEMA_VERSION_V1 && this.#sawCurrentVersion) {
+      return fail(position, 'edited', 'version_downgrade');
+    }
     if (computeAuditEntryHash(this.#digester, row.previous_hash, row.canonical, record.schema_version) !== row.entry_hash) {
       return fail(position, 'edited', 'entry_hash_mismatch');
     }

@@ -122,7 +122,7 @@ describe('computeAuditEntryHash', () => {
       fc.property(body, fc.oneof(hex64, anyText), (record, previousHash) => {
         const canonical = canonicalize(record);
         for (const digester of digesters) {
-          expect(outcome(() => computeAuditEntryHash(digester, previousHash, canonical))).toBe(
+          expect(outcome(() => computeAuditEntryHash(digester, previousHash, canonical, AUDIT_ENTRY_SCHEMA_VERSION))).toBe(
             outcome(() => digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: record, previous_hash: previousHash })),
           );
         }
@@ -134,7 +134,7 @@ describe('computeAuditEntryHash', () => {
   it('version 2 embeds the record as an object: no second, escaped copy of it', () => {
     const digester = createDigester();
     const canonical = canonicalize({ body: { quote: '"' }, sequence: 1 });
-    expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical)).toBe(
+    expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical, AUDIT_ENTRY_SCHEMA_VERSION)).toBe(
       digester.digestText(`{"domain":"toolseal.audit_chain.v2","entry":${canonical},"previous_hash":"${GENESIS_HASH}"}`),
     );
     expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1)).toBe(
@@ -158,7 +158,7 @@ describe('computeAuditEntryHash', () => {
   it('the two versions never give the same link, and an unknown version throws', () => {
     const digester = createDigester();
     const canonical = canonicalize({ body: {}, sequence: 1 });
-    expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical)).not.toBe(
+    expect(computeAuditEntryHash(digester, GENESIS_HASH, canonical, AUDIT_ENTRY_SCHEMA_VERSION)).not.toBe(
       computeAuditEntryHash(digester, GENESIS_HASH, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1),
     );
     expect(() => computeAuditEntryHash(digester, GENESIS_HASH, canonical, 'toolseal-audit-entry-v3')).toThrow(RangeError);

@@ -93,7 +93,7 @@ export function sealAuditEntry(prepared: PreparedAuditEntry, position: ChainPosi
     operation_id: prepared.operation_id,
     idempotency_key: prepared.idempotency_key,
     previous_hash: position.previous_hash,
-    entry_hash: computeAuditEntryHash(digester, position.previous_hash, canonical),
+    entry_hash: computeAuditEntryHash(digester, position.previous_hash, canonical, AUDIT_ENTRY_SCHEMA_VERSION),
     canonical,
   };
 }
@@ -140,14 +140,16 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * canonical, and embedding it as an object rather than as a JSON string (version 1) saves escaping
  * and hashing a second copy of it (about 1.1 µs of an 8 µs memory append for a 1.5 KB record).
  * Callers pass only canonical text: records they built, or stored ones `verifyChain` has checked
- * to be canonical first. A record of `schemaVersion` `toolseal-audit-entry-v1` gets its version 1
- * link: `digestTagged('toolseal.audit_chain.v1', { entry: canonical, previous_hash })`.
+ * to be canonical first. `schemaVersion` is the record's own (`AUDIT_ENTRY_SCHEMA_VERSION` for
+ * records written now): required, so a caller recomputing old rows cannot get the wrong formula by
+ * default. A `toolseal-audit-entry-v1` record gets its version 1 link:
+ * `digestTagged('toolseal.audit_chain.v1', { entry: canonical, previous_hash })`.
  */
 export function computeAuditEntryHash(
   digester: Digester,
   previous_hash: string,
   canonical: string,
-  schemaVersion: string = AUDIT_ENTRY_SCHEMA_VERSION,
+  schemaVersion: string,
 ): Sha256Hex {
   const wellFormed = typeof canonical === 'string' && isWellFormedText(canonical);
   if (schemaVersion === AUDIT_ENTRY_SCHEMA_VERSION_V1) {

@@ -13,7 +13,7 @@ import type {
   Sha256Hex,
   ToolCall,
 } from '@toolseal/contracts';
-import type { Digester } from '@toolseal/digests';
+import { canonicalize, type Digester } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
 import { ajvErrorsToReasons } from '@toolseal/guard';
 import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
@@ -941,7 +941,9 @@ function minimalAuditBody(sealed: SealResultOutput['sealed'], gate: DispatchGate
 
 /** RFC 8785 text of a whole sealed package, reusing the canonical model result ("model_result" sorts first). */
 function sealedJson(output: SealResultOutput): string {
-  return `{"model_result":${output.canonical_model_result},"protected_audit":${output.canonical_protected_audit}}`;
+  // A projection that cannot be canonicalized throws here, and the completion records the failure.
+  const protectedAudit = output.canonical_protected_audit ?? canonicalize(output.sealed.protected_audit);
+  return `{"model_result":${output.canonical_model_result},"protected_audit":${protectedAudit}}`;
 }
 
 /** Keeps only the proposal's own fields of the arguments (the input contract may add more around it). */

@@ -68,3 +68,12 @@ export function composeCanonicalProtectedAudit(audit: ProtectedAudit, registryCo
     `"redactions":${redactions},"schema_version":${schemaVersion},"tool_contract":${canonicalContract(registryContract)}}`
   );
 }
+
+/** `composeCanonicalProtectedAudit`, or `null` where it would throw (a lone surrogate). */
+export function tryComposeCanonicalProtectedAudit(audit: ProtectedAudit, registryContract: Readonly<ToolContract>): string | null {
+  try {
+    return composeCanonicalProtectedAudit(audit, registryContract);
+  } catch {
+    return null;
+  }
+}

@@ -61,6 +61,14 @@ describe('sealResult canonical texts', () => {
       expect(canonical_protected_audit).toBe(canonicalize(sealed.protected_audit));
     }
   });
+
+  it('gives no protected text, and does not throw, for a receipt with a lone surrogate (a replay from a foreign store)', () => {
+    const receipt = `R-${String.fromCharCode(0xd800)}`;
+    const { sealed, canonical_protected_audit } = sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', receipt } }));
+    expect(sealed.protected_audit.downstream.receipt).toBe(receipt);
+    expect(canonical_protected_audit).toBeNull();
+    expect(() => canonicalize(sealed.protected_audit)).toThrow();
+  });
 });
 
 describe('sealResult', () => {

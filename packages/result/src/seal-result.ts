@@ -18,7 +18,7 @@ import {
 import { canonicalize, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
-import { composeCanonicalProtectedAudit } from './canonical-protected-audit.js';
+import { tryComposeCanonicalProtectedAudit } from './canonical-protected-audit.js';
 import { deepFreeze } from './deep-freeze.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
@@ -120,10 +120,11 @@ export interface SealResultOutput {
    */
   canonical_model_result: string;
   /**
-   * RFC 8785 text of `sealed.protected_audit`, for the audit record and the idempotency store
-   * without canonicalizing the projection again.
+   * RFC 8785 text of `sealed.protected_audit`, for the idempotency store without canonicalizing the
+   * projection again; `null` when a downstream reference of an error subject holds a lone surrogate
+   * (such a package cannot be stored or audited: the audit append refuses it).
    */
-  canonical_protected_audit: string;
+  canonical_protected_audit: string | null;
   /**
    * Why the handler output was refused (then `model_result` is OUTPUT_CONTRACT_VIOLATION); empty
    * otherwise. For the protected audit and the host only: never show it to the model. Bounded
@@ -307,7 +308,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   return {
     sealed: { model_result: modelResult, protected_audit: protectedAudit },
     canonical_model_result: canonical,
-    canonical_protected_audit: composeCanonicalProtectedAudit(protectedAudit, contract),
+    canonical_protected_audit: tryComposeCanonicalProtectedAudit(protectedAudit, contract),
     violations,
   };
 }
