@@ -32,6 +32,12 @@ function entry(sequence: number, previous_hash: string, by: Digester, note: stri
   return sealAuditEntry(prepared, { sequence, recorded_at: formatRecordedAt(1_784_419_200_000 + sequence), previous_hash }, by);
 }
 
+/** `row` as version 1 wrote it: the record says toolseal-audit-entry-v1, the link embeds it as a string. */
+function asVersion1(row: StoredAuditRow): StoredAuditRow {
+  const canonical = row.canonical.replace('"schema_version":"toolseal-audit-entry-v2"', `"schema_version":"${AUDIT_ENTRY_SCHEMA_VERSION_V1}"`);
+  return { ...row, canonical, entry_hash: computeAuditEntryHash(digester, row.previous_hash, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1) };
+}
+
 function verify(rows: StoredAuditRow[], storedHead: AuditHead | null, options: { from?: number; previousHash?: string | null; anchor?: AuditHead } = {}): ChainVerification {
   const verifier = new AuditChainVerifier({ digester, storedHead, ...options });
   for (const row of rows) if (!verifier.push(row)) break;
@@ -152,13 +158,8 @@ describe('AuditChainVerifier', () => {
   });
 
   it('verifies entries written before version 2 with their own link, and a log continued in version 2', () => {
-    // What version 1 wrote: the record says toolseal-audit-entry-v1; the link embeds it as a string.
-    const asVersion1 = (row: StoredAuditRow, previous_hash: string): StoredAuditRow => {
-      const canonical = row.canonical.replace('"schema_version":"toolseal-audit-entry-v2"', `"schema_version":"${AUDIT_ENTRY_SCHEMA_VERSION_V1}"`);
-      return { ...row, canonical, previous_hash, entry_hash: computeAuditEntryHash(digester, previous_hash, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1) };
-    };
-    const old1 = asVersion1(entry(1, GENESIS_HASH, digester, 'entry 1'), GENESIS_HASH);
-    const old2 = asVersion1(entry(2, old1.entry_hash, digester, 'entry 2'), old1.entry_hash);
+    const old1 = asVersion1(entry(1, GENESIS_HASH, digester, 'entry 1'));
+    const old2 = asVersion1(entry(2, old1.entry_hash, digester, 'entry 2'));
     const new3 = entry(3, old2.entry_hash, digester, 'entry 3');
     const rows = [old1, old2, new3];
     expect(verify(rows, headOf(rows))).toEqual({ ok: true, checked: 3, head: headOf(rows), anchored: false });
@@ -171,10 +172,6 @@ describe('AuditChainVerifier', () => {
   });
 
   it('refuses a version 1 entry after a version 2 one (an older writer appending to an upgraded log)', () => {
-    const asVersion1 = (row: StoredAuditRow): StoredAuditRow => {
-      const canonical = row.canonical.replace('"schema_version":"toolseal-audit-entry-v2"', `"schema_version":"${AUDIT_ENTRY_SCHEMA_VERSION_V1}"`);
-      return { ...row, canonical, entry_hash: computeAuditEntryHash(digester, row.previous_hash, canonical, AUDIT_ENTRY_SCHEMA_VERSION_V1) };
-    };
     const first = entry(1, GENESIS_HASH, digester, 'entry 1');
     // Linked correctly, with the key: only its version is out of order.
     const second = asVersion1(entry(2, first.entry_hash, digester, 'entry 2'));
