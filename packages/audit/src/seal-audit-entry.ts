@@ -84,7 +84,20 @@ export interface ChainPosition {
 
 /** Builds the stored row of a prepared entry at `position`: its canonical record and hash. */
 export function sealAuditEntry(prepared: PreparedAuditEntry, position: ChainPosition, digester: Digester): StoredAuditRow {
-  const canonical = canonicalAuditRecord(prepared, position);
+  const record = canonicalAuditRecord(prepared, position);
+  let canonical = record;
+  let entryHash: Sha256Hex;
+  if (SHA256_HEX.test(position.previous_hash)) {
+    // The chain link text, then the record as a slice of it. Slicing flattens the link into one
+    // string, and the stored record is a view of that string: a row keeps two heap objects
+    // instead of the tree of pieces the record was assembled from (about 16 more objects, 0.5 KB,
+    // each copied by every young-generation collection a retained row goes through).
+    const link = chainLinkText(record, position.previous_hash);
+    canonical = link.slice(CHAIN_PREFIX.length, CHAIN_PREFIX.length + record.length);
+    entryHash = digester.digestText(link);
+  } else {
+    entryHash = computeAuditEntryHash(digester, position.previous_hash, record, AUDIT_ENTRY_SCHEMA_VERSION);
+  }
   return {
     sequence: position.sequence,
     recorded_at: position.recorded_at,
@@ -93,7 +106,7 @@ export function sealAuditEntry(prepared: PreparedAuditEntry, position: ChainPosi
     operation_id: prepared.operation_id,
     idempotency_key: prepared.idempotency_key,
     previous_hash: position.previous_hash,
-    entry_hash: computeAuditEntryHash(digester, position.previous_hash, canonical, AUDIT_ENTRY_SCHEMA_VERSION),
+    entry_hash: entryHash,
     canonical,
   };
 }
@@ -161,9 +174,18 @@ export function computeAuditEntryHash(
   if (schemaVersion !== AUDIT_ENTRY_SCHEMA_VERSION) throw new RangeError(`unknown audit entry schema_version ${JSON.stringify(schemaVersion)}`);
   // A 64-hex previous hash needs no escaping, and its fixed length keeps the text unambiguous.
   if (wellFormed && typeof previous_hash === 'string' && SHA256_HEX.test(previous_hash)) {
-    return digester.digestText(`${CHAIN_PREFIX}${canonical},"previous_hash":"${previous_hash}"}`);
+    return digester.digestText(chainLinkText(canonical, previous_hash));
   }
   return digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash });
+}
+
+/**
+ * The version 2 chain link text of a canonical record after a 64-hex `previous_hash`: the record
+ * is already canonical and the hash needs no escaping, so the text is written directly
+ * ("domain" < "entry" < "previous_hash").
+ */
+function chainLinkText(canonical: string, previous_hash: string): string {
+  return `${CHAIN_PREFIX}${canonical},"previous_hash":"${previous_hash}"}`;
 }
 
 // The text up to the seconds' dot of the latest second formatted: appends come many per second,

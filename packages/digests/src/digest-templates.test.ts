@@ -146,6 +146,79 @@ describe.each(digesters)('fixed-shape digests (%s) equal the general canonical p
     );
   });
 
+  it('requestDigest and callBindingDigest reuse the text of repeated members only while every one is equal', () => {
+    // Few distinct values, so that consecutive calls often repeat the principal, the contract or
+    // the adapter exactly, or differ from the last call in one member only (also in a member that
+    // stops being a string). Strings equal in value but built separately must hit the same text.
+    const pooled = fc.constantFrom<unknown>('a', 'b', '"', 'é', ['a'].join(''), 'read', undefined);
+    const first = fc.record({
+      request: fc.array(pooled, { minLength: 6, maxLength: 6 }),
+      contract: fc.array(pooled, { minLength: 8, maxLength: 8 }),
+      context: fc.array(pooled, { minLength: 8, maxLength: 8 }),
+    });
+    // Each later call is the one before with one member changed (or none).
+    const edit = fc.record({
+      part: fc.constantFrom('request', 'contract', 'context', 'none'),
+      index: fc.nat({ max: 7 }),
+      value: pooled,
+    });
+    fc.assert(
+      fc.property(first, fc.array(edit, { minLength: 1, maxLength: 12 }), (start, edits) => {
+        const calls = [start];
+        for (const { part, index, value } of edits) {
+          const previous = calls[calls.length - 1] ?? start;
+          const next = { request: [...previous.request], contract: [...previous.contract], context: [...previous.context] };
+          if (part !== 'none') next[part][index % next[part].length] = value;
+          calls.push(next);
+        }
+        const args: JsonValue = { order_id: 'O-1' };
+        for (const { request, contract: contractValues, context } of calls) {
+          const [tenant, subject, tool, inputRevision, outputRevision, effectRevision] = request;
+          const input = {
+            tenant_id: tenant,
+            subject_id: subject,
+            tool_name: tool,
+            arguments: args,
+            input_revision: inputRevision,
+            output_revision: outputRevision,
+            effect_revision: effectRevision,
+          };
+          expect(outcomeOf(() => digester.requestDigest(input as never))).toEqual(
+            expected(hash, { domain: DIGEST_DOMAINS.request, ...input }),
+          );
+          const [toolName, effect, inputRev, outputRev, effectRev, handlerRevision, producerRevision, policyRevision] = contractValues;
+          const contract = {
+            tool_name: toolName,
+            effect,
+            input_revision: inputRev,
+            output_revision: outputRev,
+            effect_revision: effectRev,
+            handler_revision: handlerRevision,
+            producer_revision: producerRevision,
+            policy_revision: policyRevision,
+          };
+          const [provider, apiFamily, responseId, callId, operationId, adapterRevision, requestSha256, resultSha256] = context;
+          const binding = {
+            provider,
+            api_family: apiFamily,
+            response_id: responseId,
+            call_id: callId,
+            operation_id: operationId,
+            idempotency_key: null,
+            adapter_revision: adapterRevision,
+            tool_contract: contract as unknown as ToolContract,
+            request_sha256: requestSha256,
+            result_sha256: resultSha256,
+          };
+          expect(outcomeOf(() => digester.callBindingDigest(binding as never))).toEqual(
+            expected(hash, { domain: DIGEST_DOMAINS.callBinding, ...binding }),
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('digestTagged, string members and any others', () => {
     const key = fc.oneof(anyText, fc.constantFrom('__proto__', 'domaim', 'domain ', 'Domain', 'entry', 'previous_hash', ''));
     fc.assert(

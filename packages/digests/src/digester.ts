@@ -192,23 +192,96 @@ function canonicalRequestGeneral(input: RequestDigestInput): string {
   });
 }
 
-function canonicalRequest(input: RequestDigestInput): string {
-  const tenant = canonicalStringOrUndefined(input.tenant_id);
-  const subject = canonicalStringOrUndefined(input.subject_id);
-  const tool = canonicalStringOrUndefined(input.tool_name);
-  const inputRevision = canonicalStringOrUndefined(input.input_revision);
-  const outputRevision = canonicalStringOrUndefined(input.output_revision);
-  const effectRevision = canonicalStringOrUndefined(input.effect_revision);
+/**
+ * The members of a request text after its arguments (domain, revisions, principal, tool) for the
+ * latest request written: the same for every call of one principal to one tool, so reused while
+ * all six strings are equal to the last ones (compared with `===`, by value).
+ */
+interface RequestTail {
+  readonly tenant: string;
+  readonly subject: string;
+  readonly tool: string;
+  readonly inputRevision: string;
+  readonly outputRevision: string;
+  readonly effectRevision: string;
+  readonly text: string;
+}
+let lastRequestTail: RequestTail | null = null;
+
+function requestTail(
+  tenant: unknown,
+  subject: unknown,
+  tool: unknown,
+  inputRevision: unknown,
+  outputRevision: unknown,
+  effectRevision: unknown,
+): string | undefined {
+  const last = lastRequestTail;
   if (
-    tenant === undefined ||
-    subject === undefined ||
-    tool === undefined ||
-    inputRevision === undefined ||
-    outputRevision === undefined ||
-    effectRevision === undefined
+    last !== null &&
+    last.tenant === tenant &&
+    last.subject === subject &&
+    last.tool === tool &&
+    last.inputRevision === inputRevision &&
+    last.outputRevision === outputRevision &&
+    last.effectRevision === effectRevision
   ) {
-    return canonicalRequestGeneral(input);
+    return last.text;
   }
+  const tenantText = canonicalStringOrUndefined(tenant);
+  const subjectText = canonicalStringOrUndefined(subject);
+  const toolText = canonicalStringOrUndefined(tool);
+  const inputText = canonicalStringOrUndefined(inputRevision);
+  const outputText = canonicalStringOrUndefined(outputRevision);
+  const effectText = canonicalStringOrUndefined(effectRevision);
+  if (
+    tenantText === undefined ||
+    subjectText === undefined ||
+    toolText === undefined ||
+    inputText === undefined ||
+    outputText === undefined ||
+    effectText === undefined
+  ) {
+    return undefined;
+  }
+  const text =
+    REQUEST_DOMAIN +
+    effectText +
+    ',"input_revision":' +
+    inputText +
+    ',"output_revision":' +
+    outputText +
+    ',"subject_id":' +
+    subjectText +
+    ',"tenant_id":' +
+    tenantText +
+    ',"tool_name":' +
+    toolText +
+    '}';
+  // Every member was a string (canonicalStringOrUndefined said so).
+  lastRequestTail = {
+    tenant: tenant as string,
+    subject: subject as string,
+    tool: tool as string,
+    inputRevision: inputRevision as string,
+    outputRevision: outputRevision as string,
+    effectRevision: effectRevision as string,
+    text,
+  };
+  return text;
+}
+
+function canonicalRequest(input: RequestDigestInput): string {
+  // Each member is read once: the text is written from exactly the values compared.
+  const tail = requestTail(
+    input.tenant_id,
+    input.subject_id,
+    input.tool_name,
+    input.input_revision,
+    input.output_revision,
+    input.effect_revision,
+  );
+  if (tail === undefined) return canonicalRequestGeneral(input);
   let argumentsText: string;
   try {
     argumentsText = canonicalize(input.arguments, { maxDepth: ARGUMENTS_MAX_DEPTH });
@@ -217,23 +290,7 @@ function canonicalRequest(input: RequestDigestInput): string {
     if (CanonicalizationError.isInstance(error)) return canonicalRequestGeneral(input);
     throw error;
   }
-  return (
-    '{"arguments":' +
-    argumentsText +
-    REQUEST_DOMAIN +
-    effectRevision +
-    ',"input_revision":' +
-    inputRevision +
-    ',"output_revision":' +
-    outputRevision +
-    ',"subject_id":' +
-    subject +
-    ',"tenant_id":' +
-    tenant +
-    ',"tool_name":' +
-    tool +
-    '}'
-  );
+  return '{"arguments":' + argumentsText + tail;
 }
 
 function canonicalCallBindingGeneral(input: CallBindingDigestInput): string {
@@ -264,54 +321,124 @@ function canonicalCallBindingGeneral(input: CallBindingDigestInput): string {
   });
 }
 
+/**
+ * The `tool_contract` member of a call binding text and the closing braces, for the latest contract
+ * written: the same for every call of one tool, so reused while all eight members are equal to the
+ * last ones (compared with `===`, by value). Likewise the adapter's members that open the text.
+ */
+interface ContractTail {
+  readonly effect: string;
+  readonly effectRevision: string;
+  readonly handlerRevision: string;
+  readonly inputRevision: string;
+  readonly outputRevision: string;
+  readonly policyRevision: string;
+  readonly producerRevision: string;
+  readonly toolName: string;
+  readonly text: string;
+}
+let lastContractTail: ContractTail | null = null;
+let lastAdapterHead: { readonly adapterRevision: string; readonly apiFamily: string; readonly text: string } | null = null;
+
+function contractTail(contract: ToolContract): string | undefined {
+  // Each member is read once: the text is written from exactly the values compared.
+  const effect: unknown = contract.effect;
+  const effectRevision: unknown = contract.effect_revision;
+  const handlerRevision: unknown = contract.handler_revision;
+  const inputRevision: unknown = contract.input_revision;
+  const outputRevision: unknown = contract.output_revision;
+  const policyRevision: unknown = contract.policy_revision;
+  const producerRevision: unknown = contract.producer_revision;
+  const toolName: unknown = contract.tool_name;
+  const last = lastContractTail;
+  if (
+    last !== null &&
+    last.effect === effect &&
+    last.effectRevision === effectRevision &&
+    last.handlerRevision === handlerRevision &&
+    last.inputRevision === inputRevision &&
+    last.outputRevision === outputRevision &&
+    last.policyRevision === policyRevision &&
+    last.producerRevision === producerRevision &&
+    last.toolName === toolName
+  ) {
+    return last.text;
+  }
+  const texts = [effect, effectRevision, handlerRevision, inputRevision, outputRevision, policyRevision, producerRevision, toolName].map(
+    canonicalStringOrUndefined,
+  );
+  if (texts.includes(undefined)) return undefined;
+  const [effectText, effectRevisionText, handlerText, inputText, outputText, policyText, producerText, toolText] = texts as string[];
+  const text =
+    `,"tool_contract":{"effect":${effectText},"effect_revision":${effectRevisionText},"handler_revision":${handlerText}` +
+    `,"input_revision":${inputText},"output_revision":${outputText},"policy_revision":${policyText}` +
+    `,"producer_revision":${producerText},"tool_name":${toolText}}}`;
+  // Every member was a string (canonicalStringOrUndefined said so).
+  lastContractTail = {
+    effect: effect as string,
+    effectRevision: effectRevision as string,
+    handlerRevision: handlerRevision as string,
+    inputRevision: inputRevision as string,
+    outputRevision: outputRevision as string,
+    policyRevision: policyRevision as string,
+    producerRevision: producerRevision as string,
+    toolName: toolName as string,
+    text,
+  };
+  return text;
+}
+
+function adapterHead(adapterRevision: unknown, apiFamily: unknown): string | undefined {
+  const last = lastAdapterHead;
+  if (last !== null && last.adapterRevision === adapterRevision && last.apiFamily === apiFamily) return last.text;
+  const adapterText = canonicalStringOrUndefined(adapterRevision);
+  const apiFamilyText = canonicalStringOrUndefined(apiFamily);
+  if (adapterText === undefined || apiFamilyText === undefined) return undefined;
+  const text = `{"adapter_revision":${adapterText},"api_family":${apiFamilyText},"call_id":`;
+  lastAdapterHead = { adapterRevision: adapterRevision as string, apiFamily: apiFamily as string, text };
+  return text;
+}
+
 function canonicalCallBinding(input: CallBindingDigestInput): string {
-  const contract = input.tool_contract;
-  const members = [
-    canonicalStringOrUndefined(input.adapter_revision),
-    canonicalStringOrUndefined(input.api_family),
-    canonicalStringOrUndefined(input.call_id),
-    input.idempotency_key === null ? 'null' : canonicalStringOrUndefined(input.idempotency_key),
-    canonicalStringOrUndefined(input.operation_id),
-    canonicalStringOrUndefined(input.provider),
-    canonicalStringOrUndefined(input.request_sha256),
-    canonicalStringOrUndefined(input.response_id),
-    canonicalStringOrUndefined(input.result_sha256),
-    canonicalStringOrUndefined(contract.effect),
-    canonicalStringOrUndefined(contract.effect_revision),
-    canonicalStringOrUndefined(contract.handler_revision),
-    canonicalStringOrUndefined(contract.input_revision),
-    canonicalStringOrUndefined(contract.output_revision),
-    canonicalStringOrUndefined(contract.policy_revision),
-    canonicalStringOrUndefined(contract.producer_revision),
-    canonicalStringOrUndefined(contract.tool_name),
-  ];
-  if (members.includes(undefined)) return canonicalCallBindingGeneral(input);
-  const [
-    adapterRevision,
-    apiFamily,
-    callId,
-    idempotencyKey,
-    operationId,
-    provider,
-    requestSha256,
-    responseId,
-    resultSha256,
-    effect,
-    effectRevision,
-    handlerRevision,
-    inputRevision,
-    outputRevision,
-    policyRevision,
-    producerRevision,
-    toolName,
-  ] = members as string[];
+  const head = adapterHead(input.adapter_revision, input.api_family);
+  const callId = canonicalStringOrUndefined(input.call_id);
+  const idempotencyKey: unknown = input.idempotency_key;
+  const idempotencyKeyText = idempotencyKey === null ? 'null' : canonicalStringOrUndefined(idempotencyKey);
+  const operationId = canonicalStringOrUndefined(input.operation_id);
+  const provider = canonicalStringOrUndefined(input.provider);
+  const requestSha256 = canonicalStringOrUndefined(input.request_sha256);
+  const responseId = canonicalStringOrUndefined(input.response_id);
+  const resultSha256 = canonicalStringOrUndefined(input.result_sha256);
+  const tail = contractTail(input.tool_contract);
+  if (
+    head === undefined ||
+    callId === undefined ||
+    idempotencyKeyText === undefined ||
+    operationId === undefined ||
+    provider === undefined ||
+    requestSha256 === undefined ||
+    responseId === undefined ||
+    resultSha256 === undefined ||
+    tail === undefined
+  ) {
+    return canonicalCallBindingGeneral(input);
+  }
   return (
-    `{"adapter_revision":${adapterRevision},"api_family":${apiFamily},"call_id":${callId}` +
-    `${CALL_BINDING_DOMAIN}${idempotencyKey},"operation_id":${operationId},"provider":${provider}` +
-    `,"request_sha256":${requestSha256},"response_id":${responseId},"result_sha256":${resultSha256}` +
-    `,"tool_contract":{"effect":${effect},"effect_revision":${effectRevision},"handler_revision":${handlerRevision}` +
-    `,"input_revision":${inputRevision},"output_revision":${outputRevision},"policy_revision":${policyRevision}` +
-    `,"producer_revision":${producerRevision},"tool_name":${toolName}}}`
+    head +
+    callId +
+    CALL_BINDING_DOMAIN +
+    idempotencyKeyText +
+    ',"operation_id":' +
+    operationId +
+    ',"provider":' +
+    provider +
+    ',"request_sha256":' +
+    requestSha256 +
+    ',"response_id":' +
+    responseId +
+    ',"result_sha256":' +
+    resultSha256 +
+    tail
   );
 }
 
