@@ -192,6 +192,15 @@ function canonicalRequestGeneral(input: RequestDigestInput): string {
   });
 }
 
+// A text assembled from pieces is a tree of them until the engine copies it into one string, which
+// it does before hashing (about 30 ns per piece). A text kept to be reused is copied once, so
+// every text built around it later holds it as a single piece (measured 1.68 against 0.90 µs to
+// hash a 750-character call binding around a 32-piece tail). Any UTF-16 text survives the trip.
+const NodeBuffer: typeof Buffer | undefined = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : undefined;
+function oneString(text: string): string {
+  return NodeBuffer === undefined ? text : NodeBuffer.from(text, 'utf16le').toString('utf16le');
+}
+
 /**
  * The members of a request text after its arguments (domain, revisions, principal, tool) for the
  * latest request written: the same for every call of one principal to one tool, so reused while
@@ -244,7 +253,7 @@ function requestTail(
   ) {
     return undefined;
   }
-  const text =
+  let text =
     REQUEST_DOMAIN +
     effectText +
     ',"input_revision":' +
@@ -258,6 +267,7 @@ function requestTail(
     ',"tool_name":' +
     toolText +
     '}';
+  text = oneString(text);
   // Every member was a string (canonicalStringOrUndefined said so).
   lastRequestTail = {
     tenant: tenant as string,
@@ -369,10 +379,11 @@ function contractTail(contract: ToolContract): string | undefined {
   );
   if (texts.includes(undefined)) return undefined;
   const [effectText, effectRevisionText, handlerText, inputText, outputText, policyText, producerText, toolText] = texts as string[];
-  const text =
+  const text = oneString(
     `,"tool_contract":{"effect":${effectText},"effect_revision":${effectRevisionText},"handler_revision":${handlerText}` +
-    `,"input_revision":${inputText},"output_revision":${outputText},"policy_revision":${policyText}` +
-    `,"producer_revision":${producerText},"tool_name":${toolText}}}`;
+      `,"input_revision":${inputText},"output_revision":${outputText},"policy_revision":${policyText}` +
+      `,"producer_revision":${producerText},"tool_name":${toolText}}}`,
+  );
   // Every member was a string (canonicalStringOrUndefined said so).
   lastContractTail = {
     effect: effect as string,
@@ -394,7 +405,7 @@ function adapterHead(adapterRevision: unknown, apiFamily: unknown): string | und
   const adapterText = canonicalStringOrUndefined(adapterRevision);
   const apiFamilyText = canonicalStringOrUndefined(apiFamily);
   if (adapterText === undefined || apiFamilyText === undefined) return undefined;
-  const text = `{"adapter_revision":${adapterText},"api_family":${apiFamilyText},"call_id":`;
+  const text = oneString(`{"adapter_revision":${adapterText},"api_family":${apiFamilyText},"call_id":`);
   lastAdapterHead = { adapterRevision: adapterRevision as string, apiFamily: apiFamily as string, text };
   return text;
 }

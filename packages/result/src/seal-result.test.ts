@@ -62,6 +62,16 @@ describe('sealResult canonical texts', () => {
     }
   });
 
+  it('composes the protected text when it is first read, then gives the same string', () => {
+    const output = sealResult(orderInput());
+    // Not an own member: nothing was composed while sealing (a read call never stores it).
+    expect(Object.hasOwn(output, 'canonical_protected_audit')).toBe(false);
+    const first = output.canonical_protected_audit;
+    expect(first).toBe(canonicalize(output.sealed.protected_audit));
+    expect(output.canonical_protected_audit).toBe(first);
+    expect(Object.keys(output).sort()).toEqual(['canonical_model_result', 'sealed', 'violations']);
+  });
+
   it('gives no protected text, and does not throw, for a receipt with a lone surrogate (a replay from a foreign store)', () => {
     const receipt = `R-${String.fromCharCode(0xd800)}`;
     const { sealed, canonical_protected_audit } = sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', receipt } }));

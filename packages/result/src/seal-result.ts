@@ -121,8 +121,10 @@ export interface SealResultOutput {
   canonical_model_result: string;
   /**
    * RFC 8785 text of `sealed.protected_audit`, for the idempotency store without canonicalizing the
-   * projection again; `null` when a downstream reference of an error subject holds a lone surrogate
-   * (such a package cannot be stored or audited: the audit append refuses it).
+   * projection again. A getter: composed when first read, then kept (a read call never needs it),
+   * so a spread copy of the output (`{ ...output }`) does not have it. `null` when a downstream
+   * reference of an error subject holds a lone surrogate (such a package cannot be stored or
+   * audited: the audit append refuses it).
    */
   canonical_protected_audit: string | null;
   /**
@@ -305,12 +307,32 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   // Both projections are immutable from here on: what was validated and hashed stays what it is.
   deepFreeze(modelResult);
   deepFreeze(protectedAudit);
-  return {
-    sealed: { model_result: modelResult, protected_audit: protectedAudit },
-    canonical_model_result: canonical,
-    canonical_protected_audit: tryComposeCanonicalProtectedAudit(protectedAudit, contract),
-    violations,
-  };
+  return new SealedOutput({ model_result: modelResult, protected_audit: protectedAudit }, canonical, violations, contract);
+}
+
+/**
+ * The output of `sealResult`. The protected projection's text is composed when first read and then
+ * kept: only writes store it (idempotency records), and a read call never asks for it.
+ */
+class SealedOutput implements SealResultOutput {
+  #canonicalProtectedAudit: string | null | undefined;
+  readonly #contract: Readonly<ToolContract>;
+
+  constructor(
+    readonly sealed: SealedResult,
+    readonly canonical_model_result: string,
+    readonly violations: OutputViolation[],
+    contract: Readonly<ToolContract>,
+  ) {
+    this.#contract = contract;
+  }
+
+  get canonical_protected_audit(): string | null {
+    if (this.#canonicalProtectedAudit === undefined) {
+      this.#canonicalProtectedAudit = tryComposeCanonicalProtectedAudit(this.sealed.protected_audit, this.#contract);
+    }
+    return this.#canonicalProtectedAudit;
+  }
 }
 
 /** A catalogued error result: status and outcome from the catalog, control provenance. */
