@@ -227,27 +227,27 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     ]);
     if (checked.ok) {
       const value = checked.value;
-      modelResult = {
+      modelResult = Object.freeze({
         schema_version: MODEL_RESULT_SCHEMA_VERSION,
         status: 'succeeded',
         // A private copy parsed from the canonical text: the handler keeps no reference into the
         // sealed projection, and the projection is exactly the validated, hashed text.
-        data: value.data,
+        data: deepFreeze(value.data),
         error: null,
-        execution: {
+        execution: Object.freeze({
           outcome: 'committed',
           delivery: execution.delivery,
           complete: value.complete,
           truncated: value.truncated,
-        },
-        provenance: {
+        }),
+        provenance: Object.freeze({
           source_label: tool.sourceLabel,
           producer_revision: contract.producer_revision,
           resource_revision: value.resource_revision,
           observed_at: value.observed_at,
           trust: 'untrusted_data',
-        },
-      };
+        }),
+      });
       downstream = { receipt: value.receipt, status_ref: value.status_ref };
       canonical = composeCanonicalModelResult(value.canonical_data, modelResult);
     } else {
@@ -270,7 +270,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     effect_revision: contract.effect_revision,
   });
   const result_sha256 = digester.resultDigestFromCanonical(canonical);
-  const tool_contract = { ...contract };
+  const tool_contract = Object.freeze({ ...contract });
   const call_binding_sha256 = digester.callBindingDigest({
     provider: call.provider,
     api_family: call.api_family,
@@ -284,29 +284,29 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     result_sha256,
   });
 
-  const protectedAudit: ProtectedAudit = {
+  // Both projections are immutable from here on: what was validated and hashed stays what it is.
+  // Each level is frozen as it is built (the model projection above; `deepFreeze` for what this
+  // function did not build member by member: `data`, an error and the redactions).
+  const protectedAudit: ProtectedAudit = Object.freeze({
     schema_version: PROTECTED_AUDIT_SCHEMA_VERSION,
     principal_ref: digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id }),
-    provider_context: {
+    provider_context: Object.freeze({
       provider: call.provider,
       api_family: call.api_family,
       response_id: call.response_id,
       call_id: call.call_id,
       adapter_revision: call.adapter_revision,
-    },
+    }),
     tool_contract,
-    downstream: {
+    downstream: Object.freeze({
       operation_id: call.operation_id,
       idempotency_key: call.idempotency_key,
       receipt: downstream.receipt,
       status_ref: downstream.status_ref,
-    },
-    binding: { request_sha256, result_sha256, call_binding_sha256 },
-    redactions,
-  };
-  // Both projections are immutable from here on: what was validated and hashed stays what it is.
-  deepFreeze(modelResult);
-  deepFreeze(protectedAudit);
+    }),
+    binding: Object.freeze({ request_sha256, result_sha256, call_binding_sha256 }),
+    redactions: deepFreeze(redactions),
+  });
   return new SealedOutput({ model_result: modelResult, protected_audit: protectedAudit }, canonical, violations, contract);
 }
 
@@ -344,20 +344,20 @@ function errorResult(
   observedAt: string,
 ): ModelResult {
   const entry = ERROR_CATALOG[code];
-  return {
+  return Object.freeze({
     schema_version: MODEL_RESULT_SCHEMA_VERSION,
     status: entry.status,
     data: null,
-    error: makeError(code, options),
+    error: deepFreeze(makeError(code, options)),
     // An error result is whole: nothing was cut and no further page exists.
-    execution: { outcome: entry.outcome, delivery, complete: true, truncated: false },
-    provenance: {
+    execution: Object.freeze({ outcome: entry.outcome, delivery, complete: true, truncated: false }),
+    provenance: Object.freeze({
       source_label: registry.control.source_label,
       producer_revision: registry.control.producer_revision,
       resource_revision: null,
       observed_at: observedAt,
       trust: 'trusted_control',
-    },
-  };
+    }),
+  });
 }
 

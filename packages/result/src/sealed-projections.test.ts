@@ -78,6 +78,13 @@ describe('sealed projections', () => {
     expect(all.every((container) => Object.isFrozen(container))).toBe(true);
     expect(Object.isFrozen(output.data)).toBe(false);
     expect(Object.isFrozen(output.data.lines[0])).toBe(false);
+    // The host's redactions and the seal's own, and a refused output's error.
+    const redactions = [{ path: '/data/note', reason: 'pii' }];
+    const refused = seal({ redactions, subject: { kind: 'data', output: { ...output, extra: true } } }).sealed;
+    expect(refused.protected_audit.redactions).toHaveLength(2);
+    const refusedAll = [...containers(refused.model_result), ...containers(refused.protected_audit)];
+    expect(refusedAll.every((container) => Object.isFrozen(container))).toBe(true);
+    expect(Object.isFrozen(redactions[0])).toBe(false);
     expect(() => {
       (sealed.model_result.data as { status: string }).status = 'refunded';
     }).toThrow(TypeError);
