@@ -1,7 +1,7 @@
+import { isSha256Hex } from '@toolseal/digests';
 import { isWellFormedText } from '@toolseal/guard';
 import { StoreInputError } from './store-input-error.js';
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** Longest idempotency key, call id or operation id a store accepts (characters). */
 export const MAX_IDENTIFIER_LENGTH = 256;
@@ -31,7 +31,7 @@ export function checkOptionalIdentifier(field: string, value: unknown): string |
 
 /** Throws unless `value` is a 64-character lowercase hexadecimal SHA-256. */
 export function checkSha256Hex(field: string, value: unknown): string {
-  if (typeof value !== 'string' || !SHA256_HEX.test(value)) {
+  if (!isSha256Hex(value)) {
     throw new StoreInputError(field, 'must be 64 lowercase hexadecimal characters');
   }
   return value;

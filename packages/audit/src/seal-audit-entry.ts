@@ -1,5 +1,5 @@
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
-import { CanonicalizationError, canonicalize, type Digester } from '@toolseal/digests';
+import { CanonicalizationError, canonicalize, isSha256Hex, type Digester } from '@toolseal/digests';
 import { isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js';
 import { checkOptionalIdentifier } from './check-store-input.js';
@@ -87,7 +87,7 @@ export function sealAuditEntry(prepared: PreparedAuditEntry, position: ChainPosi
   const record = canonicalAuditRecord(prepared, position);
   let canonical = record;
   let entryHash: Sha256Hex;
-  if (SHA256_HEX.test(position.previous_hash)) {
+  if (isSha256Hex(position.previous_hash)) {
     // The chain link text, then the record as a slice of it. Slicing flattens the link into one
     // string, and the stored record is a view of that string: a row keeps two heap objects
     // instead of the tree of pieces the record was assembled from (about 16 more objects, 0.5 KB,
@@ -141,7 +141,6 @@ function canonicalScalar(value: string | null): string {
 
 const CHAIN_PREFIX = `{"domain":${JSON.stringify(AUDIT_CHAIN_DOMAIN)},"entry":`;
 const CHAIN_PREFIX_V1 = `{"domain":${JSON.stringify(AUDIT_CHAIN_DOMAIN_V1)},"entry":`;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
  * The chain link of the canonical record text `canonical` after `previous_hash`: H, or HMAC with
@@ -173,7 +172,7 @@ export function computeAuditEntryHash(
   }
   if (schemaVersion !== AUDIT_ENTRY_SCHEMA_VERSION) throw new RangeError(`unknown audit entry schema_version ${JSON.stringify(schemaVersion)}`);
   // A 64-hex previous hash needs no escaping, and its fixed length keeps the text unambiguous.
-  if (wellFormed && typeof previous_hash === 'string' && SHA256_HEX.test(previous_hash)) {
+  if (wellFormed && isSha256Hex(previous_hash)) {
     return digester.digestText(chainLinkText(canonical, previous_hash));
   }
   return digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash });

@@ -1,6 +1,6 @@
 import { isWellFormedIdentifier } from '@toolseal/adapter-core';
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
-import { constantTimeEqual } from '@toolseal/digests';
+import { constantTimeEqual, isSha256Hex } from '@toolseal/digests';
 
 /**
  * A person's approval of one exact request, issued by the host (trusted) after showing the
@@ -70,7 +70,6 @@ export function matchApproval(
   return sameTool ? { kind: 'invalid' } : { kind: 'required' };
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
  * Checks the host's approvals once per turn. They are trusted host input, so a malformed one is a
@@ -83,7 +82,7 @@ export function checkApprovals(value: unknown): readonly Approval[] {
     const where = `dispatch: context.approvals[${index}]`;
     if (typeof approval !== 'object' || approval === null) throw new TypeError(`${where} must be an object`);
     const candidate = approval as Partial<Approval>;
-    if (typeof candidate.request_sha256 !== 'string' || !SHA256_HEX.test(candidate.request_sha256)) {
+    if (!isSha256Hex(candidate.request_sha256)) {
       throw new TypeError(`${where}.request_sha256 must be 64 lowercase hex characters`);
     }
     if (typeof candidate.tool_name !== 'string' || candidate.tool_name.length === 0) {

@@ -1,4 +1,5 @@
 import { PROTECTED_AUDIT_SCHEMA_VERSION, type ProtectedAudit } from '@toolseal/contracts';
+import { isSha256Hex } from '@toolseal/digests';
 import { CONTRACT_KEYS, CONTRACT_REVISIONS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
 
 // `PROTECTED_AUDIT_SCHEMA` written out by hand: the same verdict on every JSON value (a test runs
@@ -9,7 +10,6 @@ import { CONTRACT_KEYS, CONTRACT_REVISIONS, PROVIDER_CONTEXT_KEYS } from './cont
 // The patterns are the schema's, without the `u` flag Ajv adds: their classes are ASCII only, so
 // no string matches differently (an astral character or a surrogate matches neither way).
 
-const SHA256 = /^[0-9a-f]{64}$/;
 const PROVIDER = /^[a-z][a-z0-9_-]{0,31}$/;
 const API_FAMILY = /^[a-z][a-z0-9_.-]{0,63}$/;
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -62,7 +62,7 @@ const matches = (value: unknown, pattern: RegExp): boolean => typeof value === '
 /** True when `value` satisfies `PROTECTED_AUDIT_SCHEMA`. */
 export function isProtectedAudit(value: unknown): value is ProtectedAudit {
   if (!hasExactly(value, TOP_KEYS)) return false;
-  if (value['schema_version'] !== PROTECTED_AUDIT_SCHEMA_VERSION || !matches(value['principal_ref'], SHA256)) return false;
+  if (value['schema_version'] !== PROTECTED_AUDIT_SCHEMA_VERSION || !isSha256Hex(value['principal_ref'])) return false;
 
   const context = value['provider_context'];
   if (
@@ -94,7 +94,7 @@ export function isProtectedAudit(value: unknown): value is ProtectedAudit {
 
   const binding = value['binding'];
   if (!hasExactly(binding, BINDING_KEYS)) return false;
-  for (const key of BINDING_KEYS) if (!matches(binding[key], SHA256)) return false;
+  for (const key of BINDING_KEYS) if (!isSha256Hex(binding[key])) return false;
 
   const redactions = value['redactions'];
   if (!Array.isArray(redactions) || redactions.length > MAX_REDACTIONS) return false;
