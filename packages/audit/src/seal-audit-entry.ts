@@ -1,5 +1,5 @@
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
-import { CanonicalizationError, canonicalize, isSha256Hex, type Digester } from '@toolseal/digests';
+import { CanonicalizationError, canonicalize, canonicalString, isSha256Hex, type Digester } from '@toolseal/digests';
 import { isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js';
 import { checkOptionalIdentifier } from './check-store-input.js';
@@ -136,7 +136,7 @@ export function canonicalAuditRecord(prepared: PreparedAuditEntry, position: Cha
  */
 function canonicalScalar(value: string | null): string {
   if (value === null) return 'null';
-  return typeof value === 'string' && isWellFormedText(value) ? JSON.stringify(value) : canonicalize(value);
+  return canonicalString(value) ?? canonicalize(value);
 }
 
 const CHAIN_PREFIX = `{"domain":${JSON.stringify(AUDIT_CHAIN_DOMAIN)},"entry":`;

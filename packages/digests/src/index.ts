@@ -13,3 +13,4 @@ export {
 } from './digester.js';
 export { constantTimeEqual } from './constant-time-equal.js';
 export { isSha256Hex } from './sha256-hex.js';
+export { canonicalStringOrUndefined as canonicalString } from './is-well-formed-text.js';

@@ -1,4 +1,4 @@
-// Internal to @toolseal/digests (not exported by the package).
+// `canonicalStringOrUndefined` is exported by the package as `canonicalString`; the rest is internal.
 
 const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 // In unicode mode a valid surrogate pair is one astral code point, so only lone surrogates match.
@@ -19,7 +19,8 @@ export function isWellFormedText(text: string): boolean {
 /**
  * The RFC 8785 text of a string value (`JSON.stringify` escaping, which RFC 8785 §3.2.2.2 adopts),
  * or `undefined` when `value` is not a string or holds a lone surrogate: the caller then takes
- * the general `canonicalize` path, which throws the precise error.
+ * the general `canonicalize` path, which throws the precise error. Exported as `canonicalString`,
+ * for code that writes canonical texts of a known shape member by member.
  */
 export function canonicalStringOrUndefined(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;

@@ -1,6 +1,5 @@
 import type { JsonValue, ModelResult } from '@toolseal/contracts';
-import { canonicalize } from '@toolseal/digests';
-import { canonicalString } from './canonical-string.js';
+import { canonicalize, canonicalString } from '@toolseal/digests';
 
 /**
  * The members after `data` of a model result whose `error` is `null`, written directly: RFC 8785
@@ -22,15 +21,15 @@ function composeSucceededTail(result: Omit<ModelResult, 'data'>): string | null 
   const schemaVersion = canonicalString(result.schema_version);
   const status = canonicalString(result.status);
   if (
-    delivery === null ||
-    outcome === null ||
-    observedAt === null ||
-    producerRevision === null ||
-    resourceRevision === null ||
-    sourceLabel === null ||
-    trust === null ||
-    schemaVersion === null ||
-    status === null
+    delivery === undefined ||
+    outcome === undefined ||
+    observedAt === undefined ||
+    producerRevision === undefined ||
+    resourceRevision === undefined ||
+    sourceLabel === undefined ||
+    trust === undefined ||
+    schemaVersion === undefined ||
+    status === undefined
   ) {
     return null;
   }

@@ -1,6 +1,5 @@
 import type { ProtectedAudit, ToolContract } from '@toolseal/contracts';
-import { canonicalize } from '@toolseal/digests';
-import { canonicalString } from './canonical-string.js';
+import { canonicalize, canonicalString } from '@toolseal/digests';
 import { CONTRACT_KEYS } from './contract-keys.js';
 
 // The RFC 8785 text of a tool contract, per frozen registry contract: it is the same in every
@@ -24,7 +23,7 @@ function sameContract(copy: ToolContract, contract: Readonly<ToolContract>): boo
   return true;
 }
 
-const nullableString = (value: string | null): string | null => (value === null ? 'null' : canonicalString(value));
+const nullableString = (value: string | null): string | undefined => (value === null ? 'null' : canonicalString(value));
 
 /**
  * `canonicalize(audit)` for a protected audit projection `sealResult` built, written directly: RFC
@@ -54,7 +53,7 @@ export function composeCanonicalProtectedAudit(audit: ProtectedAudit, registryCo
     canonicalString(context.response_id),
     canonicalString(audit.schema_version),
   ];
-  if (members.includes(null) || !Array.isArray(audit.redactions) || !sameContract(audit.tool_contract, registryContract)) {
+  if (members.includes(undefined) || !Array.isArray(audit.redactions) || !sameContract(audit.tool_contract, registryContract)) {
     return canonicalize(audit);
   }
   const [callBinding, request, result, idempotencyKey, operationId, receipt, statusRef, principalRef, adapterRevision, apiFamily, callId, provider, responseId, schemaVersion] =
