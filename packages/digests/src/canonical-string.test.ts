@@ -14,9 +14,9 @@ describe('canonicalString', () => {
 
   it('agrees with canonicalize on every string', () => {
     const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit));
-    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: codeUnit }));
+    const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: codeUnit }));
     fc.assert(
-      fc.property(text, (text) => {
+      fc.property(anyText, (text) => {
         let expected: string | undefined;
         try {
           expected = canonicalize(text);
