@@ -50,6 +50,52 @@ function expected(hash: (text: string) => string, tagged: Record<string, unknown
   return outcomeOf(() => hash(canonicalize(tagged)));
 }
 
+/** A request digest input from its six string members, in the order of `RequestDigestInput`. */
+function requestInputOf(members: readonly unknown[], args: unknown) {
+  const [tenant, subject, tool, inputRevision, outputRevision, effectRevision] = members;
+  return {
+    tenant_id: tenant,
+    subject_id: subject,
+    tool_name: tool,
+    arguments: args,
+    input_revision: inputRevision,
+    output_revision: outputRevision,
+    effect_revision: effectRevision,
+  };
+}
+
+/** A tool contract from its eight members. */
+function contractOf(values: readonly unknown[]) {
+  const [toolName, effect, inputRevision, outputRevision, effectRevision, handlerRevision, producerRevision, policyRevision] = values;
+  return {
+    tool_name: toolName,
+    effect,
+    input_revision: inputRevision,
+    output_revision: outputRevision,
+    effect_revision: effectRevision,
+    handler_revision: handlerRevision,
+    producer_revision: producerRevision,
+    policy_revision: policyRevision,
+  };
+}
+
+/** A call binding input from its eight other members, the idempotency key and the tool contract. */
+function bindingOf(members: readonly unknown[], idempotencyKey: unknown, toolContract: unknown) {
+  const [provider, apiFamily, responseId, callId, operationId, adapterRevision, requestSha256, resultSha256] = members;
+  return {
+    provider,
+    api_family: apiFamily,
+    response_id: responseId,
+    call_id: callId,
+    operation_id: operationId,
+    idempotency_key: idempotencyKey,
+    adapter_revision: adapterRevision,
+    tool_contract: toolContract as ToolContract,
+    request_sha256: requestSha256,
+    result_sha256: resultSha256,
+  };
+}
+
 describe.each(digesters)('fixed-shape digests (%s) equal the general canonical path', (_name, digester, hash) => {
   it('principalRef', () => {
     fc.assert(
@@ -66,16 +112,7 @@ describe.each(digesters)('fixed-shape digests (%s) equal the general canonical p
   it('requestDigest', () => {
     fc.assert(
       fc.property(fc.array(member, { minLength: 6, maxLength: 6 }), argumentsValue, (members, args) => {
-        const [tenant, subject, tool, inputRevision, outputRevision, effectRevision] = members;
-        const input = {
-          tenant_id: tenant,
-          subject_id: subject,
-          tool_name: tool,
-          arguments: args,
-          input_revision: inputRevision,
-          output_revision: outputRevision,
-          effect_revision: effectRevision,
-        };
+        const input = requestInputOf(members, args);
         expect(outcomeOf(() => digester.requestDigest(input as never))).toEqual(
           expected(hash, { domain: DIGEST_DOMAINS.request, ...input }),
         );
@@ -111,32 +148,9 @@ describe.each(digesters)('fixed-shape digests (%s) equal the general canonical p
         fc.oneof(fc.constant(null), member),
         contractMembers,
         (members, idempotencyKey, contractValues) => {
-          const [provider, apiFamily, responseId, callId, operationId, adapterRevision, requestSha256, resultSha256] = members;
-          const [toolName, effect, inputRevision, outputRevision, effectRevision, handlerRevision, producerRevision, policyRevision] =
-            contractValues;
-          const contract = {
-            tool_name: toolName,
-            effect,
-            input_revision: inputRevision,
-            output_revision: outputRevision,
-            effect_revision: effectRevision,
-            handler_revision: handlerRevision,
-            producer_revision: producerRevision,
-            policy_revision: policyRevision,
-          };
-          const input = {
-            provider,
-            api_family: apiFamily,
-            response_id: responseId,
-            call_id: callId,
-            operation_id: operationId,
-            idempotency_key: idempotencyKey,
-            adapter_revision: adapterRevision,
-            // An extra member is never bound.
-            tool_contract: { ...contract, note: 'ignored' } as unknown as ToolContract,
-            request_sha256: requestSha256,
-            result_sha256: resultSha256,
-          };
+          const contract = contractOf(contractValues);
+          // An extra member is never bound.
+          const input = bindingOf(members, idempotencyKey, { ...contract, note: 'ignored' });
           expect(outcomeOf(() => digester.callBindingDigest(input as never))).toEqual(
             expected(hash, { domain: DIGEST_DOMAINS.callBinding, ...input, tool_contract: contract }),
           );
@@ -173,43 +187,11 @@ describe.each(digesters)('fixed-shape digests (%s) equal the general canonical p
         }
         const args: JsonValue = { order_id: 'O-1' };
         for (const { request, contract: contractValues, context } of calls) {
-          const [tenant, subject, tool, inputRevision, outputRevision, effectRevision] = request;
-          const input = {
-            tenant_id: tenant,
-            subject_id: subject,
-            tool_name: tool,
-            arguments: args,
-            input_revision: inputRevision,
-            output_revision: outputRevision,
-            effect_revision: effectRevision,
-          };
+          const input = requestInputOf(request, args);
           expect(outcomeOf(() => digester.requestDigest(input as never))).toEqual(
             expected(hash, { domain: DIGEST_DOMAINS.request, ...input }),
           );
-          const [toolName, effect, inputRev, outputRev, effectRev, handlerRevision, producerRevision, policyRevision] = contractValues;
-          const contract = {
-            tool_name: toolName,
-            effect,
-            input_revision: inputRev,
-            output_revision: outputRev,
-            effect_revision: effectRev,
-            handler_revision: handlerRevision,
-            producer_revision: producerRevision,
-            policy_revision: policyRevision,
-          };
-          const [provider, apiFamily, responseId, callId, operationId, adapterRevision, requestSha256, resultSha256] = context;
-          const binding = {
-            provider,
-            api_family: apiFamily,
-            response_id: responseId,
-            call_id: callId,
-            operation_id: operationId,
-            idempotency_key: null,
-            adapter_revision: adapterRevision,
-            tool_contract: contract as unknown as ToolContract,
-            request_sha256: requestSha256,
-            result_sha256: resultSha256,
-          };
+          const binding = bindingOf(context, null, contractOf(contractValues));
           expect(outcomeOf(() => digester.callBindingDigest(binding as never))).toEqual(
             expected(hash, { domain: DIGEST_DOMAINS.callBinding, ...binding }),
           );
