@@ -96,7 +96,8 @@ function bindingOf(members: readonly unknown[], idempotencyKey: unknown, toolCon
   };
 }
 
-describe.each(digesters)('fixed-shape digests (%s) equal the general canonical path', (_name, digester, hash) => {
+describe.each(digesters)('fixed-shape digests (%s) equal the general canonical path', (name, digester, hash) => {
+  const otherMode = digesters.find(([other]) => other.endsWith('keyed') !== name.endsWith('keyed')) ?? digesters[0];
   it('principalRef', () => {
     fc.assert(
       fc.property(member, member, (tenant, subject) => {
@@ -164,7 +165,13 @@ describe.each(digesters)('fixed-shape digests (%s) equal the general canonical p
     // Few distinct values, so that consecutive calls often repeat the principal, the contract or
     // the adapter exactly, or differ from the last call in one member only (also in a member that
     // stops being a string). Strings equal in value but built separately must hit the same text.
-    const pooled = fc.constantFrom<unknown>('a', 'b', '"', 'é', ['a'].join(''), 'read', undefined);
+    // `read` twice: a literal and the same text made at run time (another string object).
+    const madeRead = ['re', 'ad'].join('');
+    // Mostly strings, so that whole contracts are often texts that can be reused.
+    const pooled = fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom<unknown>('a', 'b', '"', 'é', 'read', madeRead) },
+      { weight: 1, arbitrary: fc.constantFrom<unknown>('\ud800', new String('a'), undefined) },
+    );
     const first = fc.record({
       request: fc.array(pooled, { minLength: 6, maxLength: 6 }),
       contract: fc.array(pooled, { minLength: 8, maxLength: 8 }),
@@ -188,13 +195,17 @@ describe.each(digesters)('fixed-shape digests (%s) equal the general canonical p
         const args: JsonValue = { order_id: 'O-1' };
         for (const { request, contract: contractValues, context } of calls) {
           const input = requestInputOf(request, args);
-          expect(outcomeOf(() => digester.requestDigest(input as never))).toEqual(
-            expected(hash, { domain: DIGEST_DOMAINS.request, ...input }),
-          );
           const binding = bindingOf(context, null, contractOf(contractValues));
-          expect(outcomeOf(() => digester.callBindingDigest(binding as never))).toEqual(
-            expected(hash, { domain: DIGEST_DOMAINS.callBinding, ...binding }),
-          );
+          // Each call also through a digester of the other mode (keyed or plain): the reused
+          // texts are shared by every digester of the process.
+          for (const [, each, eachHash] of [[undefined, digester, hash], otherMode] as const) {
+            expect(outcomeOf(() => each.requestDigest(input as never))).toEqual(
+              expected(eachHash, { domain: DIGEST_DOMAINS.request, ...input }),
+            );
+            expect(outcomeOf(() => each.callBindingDigest(binding as never))).toEqual(
+              expected(eachHash, { domain: DIGEST_DOMAINS.callBinding, ...binding }),
+            );
+          }
         }
       }),
       { numRuns: 300 },

@@ -1,4 +1,5 @@
 import type { ErrorReason, ModelResult } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
 import { ERROR_CATALOG } from '@toolseal/errors';
 import { describe, expect, it } from 'vitest';
 import {
@@ -367,6 +368,9 @@ describe('gate: approval', () => {
       expires_at: approval.expires_at,
       request_sha256: approval.request_sha256,
     });
+    // The idempotency record keeps the whole package as its canonical text, as sealed.
+    const record = await host.stores.idempotencyStore.get('approval-key-1');
+    expect(record?.result?.sealed_json).toBe(canonicalize(result.sealed));
   });
 
   it('never lets an approval for one request authorize another: other arguments, another principal, expired', async () => {

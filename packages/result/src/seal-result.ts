@@ -126,7 +126,7 @@ export interface SealResultOutput {
    * reference of an error subject holds a lone surrogate (such a package cannot be stored or
    * audited: the audit append refuses it).
    */
-  canonical_protected_audit: string | null;
+  readonly canonical_protected_audit: string | null;
   /**
    * Why the handler output was refused (then `model_result` is OUTPUT_CONTRACT_VIOLATION); empty
    * otherwise. For the protected audit and the host only: never show it to the model. Bounded
@@ -286,7 +286,8 @@ export function sealResult(input: SealResultInput): SealResultOutput {
 
   // Both projections are immutable from here on: what was validated and hashed stays what it is.
   // Each level is frozen as it is built (the model projection above; `deepFreeze` for what this
-  // function did not build member by member: `data`, an error and the redactions).
+  // function did not build member by member: `data`, an error, the downstream references and the
+  // redactions).
   const protectedAudit: ProtectedAudit = Object.freeze({
     schema_version: PROTECTED_AUDIT_SCHEMA_VERSION,
     principal_ref: digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id }),
@@ -298,7 +299,9 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       adapter_revision: call.adapter_revision,
     }),
     tool_contract,
-    downstream: Object.freeze({
+    // Walked: an error subject's receipt and status reference come from the caller unchecked (a
+    // replay hands over what its store returned), so they could be anything.
+    downstream: deepFreeze({
       operation_id: call.operation_id,
       idempotency_key: call.idempotency_key,
       receipt: downstream.receipt,

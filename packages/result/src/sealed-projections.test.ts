@@ -85,6 +85,10 @@ describe('sealed projections', () => {
     const refusedAll = [...containers(refused.model_result), ...containers(refused.protected_audit)];
     expect(refusedAll.every((container) => Object.isFrozen(container))).toBe(true);
     expect(Object.isFrozen(redactions[0])).toBe(false);
+    // An error subject's references are not checked (a replay passes what its store returned):
+    // whatever they are, they end up frozen with the rest.
+    const odd = seal({ subject: { kind: 'error', code: 'NOT_FOUND', receipt: { nested: ['x'] } as unknown as string } }).sealed;
+    expect([...containers(odd.model_result), ...containers(odd.protected_audit)].every((container) => Object.isFrozen(container))).toBe(true);
     expect(() => {
       (sealed.model_result.data as { status: string }).status = 'refunded';
     }).toThrow(TypeError);
