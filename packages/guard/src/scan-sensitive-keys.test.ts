@@ -255,6 +255,14 @@ describe('scanSensitiveKeys', () => {
     expect(scanSensitiveKeys({ a: node, b: node })).toEqual([{ path: '/a/token', key: 'token', matched: 'token' }]);
   });
 
+  it('visits shared objects once and ends on cycles in a value of many containers too', () => {
+    const shared: Record<string, unknown> = { secret: 1 };
+    const items: Record<string, unknown>[] = Array.from({ length: 100 }, (_, index) => ({ index, shared }));
+    shared['back'] = items;
+    const hits = scanSensitiveKeys({ items });
+    expect(hits).toEqual([{ path: '/items/0/shared/secret', key: 'secret', matched: 'secret' }]);
+  });
+
   it('returns nothing for scalars and empty containers', () => {
     for (const value of [null, 1, 'token', true, [], {}]) expect(scanSensitiveKeys(value)).toEqual([]);
   });

@@ -45,6 +45,7 @@ interface Frame {
 
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 const CACHE_LIMIT = 4_096;
+const VISITED_LIST_LIMIT = 32;
 
 function escapePointerSegment(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -106,12 +107,22 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
   return (value: unknown): SensitiveKeyHit[] => {
     const hits: SensitiveKeyHit[] = [];
     if (typeof value !== 'object' || value === null) return hits;
-    const visited = new WeakSet<object>();
+    // Cycles and shared subtrees: each object once. The few containers of a typical value are
+    // kept in a list (a set of its own costs more than the whole scan of a small result); past
+    // `VISITED_LIST_LIMIT` of them, in a Set.
+    const visitedList: object[] = [];
+    let visitedSet: Set<object> | null = null;
     const stack: Frame[] = [{ value, parent: null, segment: '' }];
     for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
       const container = frame.value;
-      if (visited.has(container)) continue; // cycles and shared subtrees: each object once
-      visited.add(container);
+      if (visitedSet === null) {
+        if (visitedList.includes(container)) continue;
+        visitedList.push(container);
+        if (visitedList.length > VISITED_LIST_LIMIT) visitedSet = new Set(visitedList);
+      } else {
+        if (visitedSet.has(container)) continue;
+        visitedSet.add(container);
+      }
       if (Array.isArray(container)) {
         const items: unknown[] = container;
         for (let index = items.length - 1; index >= 0; index--) {
