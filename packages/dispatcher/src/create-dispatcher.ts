@@ -216,8 +216,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   } catch {
     throw new DispatcherConfigError(null, 'clock.now() must return epoch milliseconds (a non-negative safe integer)');
   }
-  const makeOperationId = options.operationId ?? randomUUID;
-  if (typeof makeOperationId !== 'function') throw new DispatcherConfigError(null, 'operationId must be a function');
+  const customOperationId = options.operationId ?? undefined;
+  if (customOperationId !== undefined && typeof customOperationId !== 'function') {
+    throw new DispatcherConfigError(null, 'operationId must be a function');
+  }
   const owner = options.owner ?? `toolseal-${randomUUID()}`;
   if (!isWellFormedIdentifier(owner, MAX_IDENTIFIER)) {
     throw new DispatcherConfigError(null, `owner must be 1 to ${MAX_IDENTIFIER} characters without control characters`);
@@ -258,7 +260,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const nowDate = (): Date => new Date(readClock(clock));
 
   function nextOperationId(): string {
-    const id: unknown = makeOperationId();
+    // The default needs no check: a UUID is always 36 plain characters.
+    if (customOperationId === undefined) return randomUUID();
+    const id: unknown = customOperationId();
     if (!isWellFormedIdentifier(id, MAX_IDENTIFIER)) {
       throw new TypeError(`operationId() must return 1 to ${MAX_IDENTIFIER} characters without control characters`);
     }
