@@ -7,18 +7,10 @@ import type { JsonObject, ToolCall } from '@toolseal/contracts';
 import { createDigester } from '@toolseal/digests';
 import { createToolRegistry } from '@toolseal/result';
 import { describe, expect, it } from 'vitest';
-import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, START, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, START, toolCall, type TestHost } from './__fixtures__/test-host.js';
 import { createDispatcher } from './create-dispatcher.js';
-import type { DispatchedCall, DispatchedTurn } from './dispatch-types.js';
 
 const context = { principal: CEDAR_DRAFTER };
-
-function only(turn: DispatchedTurn): DispatchedCall {
-  expect(turn.results).toHaveLength(1);
-  const [result] = turn.results;
-  if (result === undefined) throw new Error('no result');
-  return result;
-}
 
 async function auditBodies(host: Pick<TestHost, 'stores'>): Promise<JsonObject[]> {
   const rows = await host.stores.tamper.readRows();

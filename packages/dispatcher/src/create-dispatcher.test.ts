@@ -7,6 +7,7 @@ import {
   CEDAR_DRAFTER,
   CEDAR_OTHER,
   createTestHost,
+  only,
   START,
   toolCall,
   type TestHost,
@@ -15,13 +16,6 @@ import type { Approval } from './approval.js';
 import type { DispatchedCall, DispatchedTurn } from './dispatch-types.js';
 
 const context = { principal: CEDAR_DRAFTER };
-
-function only(turn: DispatchedTurn): DispatchedCall {
-  expect(turn.results).toHaveLength(1);
-  const [result] = turn.results;
-  if (result === undefined) throw new Error('no result');
-  return result;
-}
 
 function errorOf(result: DispatchedCall): { code: string | undefined; reasons: ErrorReason[] | undefined } {
   const { error } = result.sealed.model_result;

@@ -5,8 +5,8 @@ import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
 import type { ErrorReason, ToolCall } from '@toolseal/contracts';
 import type { ProposalValidator } from '@toolseal/proposal';
 import { describe, expect, it } from 'vitest';
-import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, toolCall, type TestHost } from './__fixtures__/test-host.js';
-import type { DispatchedCall, DispatchedTurn } from './dispatch-types.js';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import type { DispatchedCall } from './dispatch-types.js';
 
 const context = { principal: CEDAR_DRAFTER };
 const adapter = createOpenAIResponsesAdapter();
@@ -20,13 +20,6 @@ const INJECTED: ErrorReason = {
   ].join('/')}`,
   rule: 'rule_violation',
 };
-
-function only(turn: DispatchedTurn): DispatchedCall {
-  expect(turn.results).toHaveLength(1);
-  const [result] = turn.results;
-  if (result === undefined) throw new Error('no result');
-  return result;
-}
 
 /** Dispatches one get_order call the OpenAI adapter parsed, and formats the turn back. */
 async function orderTurn(host: TestHost): Promise<{ result: DispatchedCall; payload: string }> {

@@ -7,8 +7,9 @@ import type { JsonObject, PrincipalContext, RawArguments, ToolCall } from '@tool
 import { createDigester, type Digester } from '@toolseal/digests';
 import { createRefundProposalValidator, type RefundOrderFacts } from '@toolseal/proposal';
 import { createToolRegistry, type ToolRegistry, type ToolSpec } from '@toolseal/result';
+import { expect } from 'vitest';
 import { createDispatcher } from '../create-dispatcher.js';
-import type { Dispatcher, DispatcherOptions } from '../dispatch-types.js';
+import type { DispatchedCall, DispatchedTurn, Dispatcher, DispatcherOptions } from '../dispatch-types.js';
 import type {
   DispatcherTool,
   HandlerInput,
@@ -244,4 +245,12 @@ export function toolCall(
     tool_name: toolName,
     arguments: raw,
   };
+}
+
+/** The one call of a one-call turn (the turn must have exactly one result). */
+export function only(turn: DispatchedTurn): DispatchedCall {
+  expect(turn.results).toHaveLength(1);
+  const [result] = turn.results;
+  if (result === undefined) throw new Error('no result');
+  return result;
 }
