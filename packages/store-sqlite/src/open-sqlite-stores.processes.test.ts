@@ -28,7 +28,9 @@ async function attempt(mode: string, databasePath: string, sideEffectPath: strin
   return { child, message };
 }
 
-describe('SQLite stores: crash injection with real processes', () => {
+// Each child loads the TypeScript compiler to run its fixture: four of them in one test measured
+// over 30 s on a slow machine of the CI kind, so these tests get two minutes each.
+describe('SQLite stores: crash injection with real processes', { timeout: 120_000 }, () => {
   it('a host killed between the handler and completion leaves outcome unknown; the handler never runs twice', async () => {
     const databasePath = join(directory, 'crash.db');
     const sideEffectPath = join(directory, 'crash.side-effects');
