@@ -235,6 +235,8 @@ function readMaxDepth(options: CanonicalizeOptions | undefined): number {
  * arrays without holes, strings without lone surrogates, finite numbers, booleans and `null`.
  * Anything else throws `CanonicalizationError` with a finite `reason` and a JSON Pointer `path`:
  * digests must never be computed over a value that `JSON.parse` could not have produced.
+ * A canonical text longer than 2^30 UTF-16 code units (twice the longest string V8 can hold) throws a
+ * `RangeError` before the output buffer grows that far.
  * `toJSON` methods are not called. Accessor properties are read once, like data properties
  * (detecting them would cost a descriptor lookup per key); array properties that are not
  * indexes are ignored, as `JSON.stringify` ignores them.
