@@ -40,6 +40,7 @@ export {
 export { isPurgeable } from './is-purgeable.js';
 export type {
   AuditEntryInput,
+  AuditAppendOptions,
   AuditEntry,
   StoredAuditRow,
   AuditHead,
@@ -67,6 +68,7 @@ export {
   auditEntryFromRow,
   auditEntryWithBody,
   type PreparedAuditEntry,
+  type PrepareAuditEntryOptions,
   type ChainPosition,
 } from './seal-audit-entry.js';
 export { AuditChainVerifier, type AuditChainVerifierOptions } from './audit-chain-verifier.js';

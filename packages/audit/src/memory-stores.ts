@@ -3,6 +3,7 @@ import { AuditChainVerifier } from './audit-chain-verifier.js';
 import type {
   AuditEntry,
   AuditEntryInput,
+  AuditAppendOptions,
   AuditHead,
   AuditLog,
   AuditPage,
@@ -73,8 +74,8 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   const records = new Map<string, IdempotencyRecord>();
 
   const auditLog: AuditLog = {
-    async append(input: AuditEntryInput): Promise<AuditEntry> {
-      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
+    async append(input: AuditEntryInput, appendOptions?: AuditAppendOptions): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, { maxBodyBytes, knownCanonical: appendOptions?.knownCanonical });
       const row = sealAuditEntry(
         prepared,
         {

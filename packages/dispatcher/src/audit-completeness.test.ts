@@ -4,7 +4,7 @@
 import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
 import { createMemoryStores, ManualClock, type AuditEntryInput } from '@toolseal/audit';
 import type { JsonObject, ToolCall } from '@toolseal/contracts';
-import { createDigester } from '@toolseal/digests';
+import { canonicalize, createDigester } from '@toolseal/digests';
 import { createToolRegistry } from '@toolseal/result';
 import { describe, expect, it } from 'vitest';
 import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, START, toolCall, type TestHost } from './__fixtures__/test-host.js';
@@ -228,5 +228,40 @@ describe('a refused full audit entry of an executed call is retried once with a 
     expect(host.calls['create_refund_draft']).toBe(1);
     expect(again.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { delivery: 'local_replay' } });
     expect(again.audit_entry).toMatchObject({ sequence: 1, body: 'full' });
+  });
+});
+
+describe('the audit entry embeds protected_audit as sealed', () => {
+  it('passes the text sealResult composed and stores exactly what canonicalizing the body gives', async () => {
+    const host = writeHost();
+    const given: (ReadonlyMap<object, string> | undefined)[] = [];
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    host.stores.auditLog.append = (entry, options) => {
+      given.push(options?.knownCanonical);
+      return append(entry, options);
+    };
+    const turn = await host.dispatcher.dispatch(
+      [toolCall('get_order', { order_id: 'ORDER-C7' }), toolCall('create_refund_draft', BASELINE_REFUND), toolCall('no_such_tool', {})],
+      context,
+    );
+    const rows = await host.stores.tamper.readRows();
+    expect(rows).toHaveLength(3);
+    expect(given).toHaveLength(3);
+    for (const result of turn.results) {
+      // Calls run concurrently: rows are matched by call id, not by position.
+      const index = rows.findIndex((row) => row.call_id === result.call_id);
+      const row = rows[index];
+      const known = given[index];
+      if (row === undefined || known === undefined) throw new Error(`no audit row for ${result.call_id}`);
+      const projection = canonicalize(result.sealed.protected_audit);
+      expect([...known]).toEqual([[result.sealed.protected_audit, projection]]);
+      expect([...known][0]?.[0]).toBe(result.sealed.protected_audit);
+      const record = JSON.parse(row.canonical) as { body: JsonObject };
+      expect(row.canonical).toBe(canonicalize(record));
+      expect(row.canonical).toContain(`"protected_audit":${projection}`);
+      expect(record.body['protected_audit']).toEqual(result.sealed.protected_audit);
+    }
+    expect(turn.results.map((call) => call.sealed.model_result.status)).toEqual(['succeeded', 'succeeded', 'failed']);
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
   });
 });

@@ -15,6 +15,7 @@ import {
   systemClock,
   type AuditEntry,
   type AuditEntryInput,
+  type AuditAppendOptions,
   type AuditHead,
   type AuditLog,
   type AuditPage,
@@ -260,8 +261,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   }
 
   const auditLog: AuditLog = {
-    async append(input: AuditEntryInput): Promise<AuditEntry> {
-      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
+    async append(input: AuditEntryInput, appendOptions?: AuditAppendOptions): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, { maxBodyBytes, knownCanonical: appendOptions?.knownCanonical });
       const row = appendTransaction.immediate(prepared);
       return auditEntryWithBody(row, prepared.body);
     },
