@@ -562,7 +562,7 @@ describe('canonicalizeWithKnown', () => {
       fc.property(fc.dictionary(key, jsonData, { maxKeys: 6 }), fc.array(fc.boolean(), { maxLength: 6 }), (record, picks) => {
         const known = new Map<object, string>();
         Object.values(record).forEach((member, index) => {
-          if (picks[index] === true && typeof member === 'object' && member !== null) known.set(member, canonicalize(member));
+          if (picks[index] === true && typeof member === 'object' && member !== null) known.set(deepFrozen(member), canonicalize(member));
         });
         expect(canonicalizeWithKnown(record, known)).toBe(canonicalize(record));
       }),
@@ -578,6 +578,13 @@ describe('canonicalizeWithKnown', () => {
       '{"error_code":null,"gate":"executed","n":1.5,"ok":false,"protected_audit":{"given":1}}',
     );
     expect(canonicalizeWithKnown(body, new Map())).toBe(canonicalize(body));
+  });
+
+  it('ignores the text of a value that is not frozen (it may have changed since)', () => {
+    const mutable = { a: 1 };
+    const text = canonicalize(mutable);
+    mutable.a = 2;
+    expect(canonicalizeWithKnown({ m: mutable }, new Map([[mutable, text]]))).toBe('{"m":{"a":2}}');
   });
 
   it('looks up only direct members, and only objects and arrays', () => {

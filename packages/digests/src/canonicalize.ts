@@ -393,23 +393,25 @@ function memberText(member: unknown, known: ReadonlyMap<object, string>, maxDept
   } else if (typeof member === 'boolean') {
     return member ? 'true' : 'false';
   } else if (typeof member === 'object') {
+    // Only for a frozen value: one that can still change may no longer match its text.
     const text = known.get(member);
-    if (typeof text === 'string') return text;
+    if (typeof text === 'string' && Object.isFrozen(member)) return text;
   }
   return canonicalize(member, { maxDepth });
 }
 
 /**
  * `canonicalize(value, options)` for a plain object some of whose member values already have
- * their canonical text at hand: a member value that is a key of `known` is written as the text
- * `known` maps it to, without being walked again. Everything else is written exactly as
- * `canonicalize` writes it, and a value `canonicalize` refuses is refused with the same error
+ * their canonical text at hand: a member value that is a key of `known` and is frozen is written
+ * as the text `known` maps it to, without being walked again. Everything else is written exactly
+ * as `canonicalize` writes it, and a value `canonicalize` refuses is refused with the same error
  * (the whole value is then walked again by `canonicalize`, which throws it).
  *
  * For texts computed once and kept beside a value that cannot have changed since: the projections
  * `sealResult` returns (deeply frozen) with their canonical texts, embedded in an audit entry.
- * The caller vouches that each text is `canonicalize` of its value; it is not checked. Only the
- * direct members of `value` are looked up, and their depth is not counted against `maxDepth`.
+ * The caller vouches that each text is `canonicalize` of its value; it is not checked (only
+ * whether the value is frozen, at its top level). Only the direct members of `value` are looked
+ * up, and their depth is not counted against `maxDepth`.
  */
 export function canonicalizeWithKnown(value: unknown, known: ReadonlyMap<object, string>, options?: CanonicalizeOptions): string {
   const maxDepth = readMaxDepth(options);
