@@ -3,8 +3,7 @@
 // 100,000 calls.
 import { createMemoryStores, systemClock } from '@toolseal/audit';
 import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
-import { canonicalize, createDigester, type HashBackend } from '@toolseal/digests';
-import type { JsonObject } from '@toolseal/contracts';
+import { createDigester, type HashBackend } from '@toolseal/digests';
 import { nodeCryptoBackend } from '@toolseal/digests/node';
 import { createToolRegistry, sealResult, verifyResult } from '@toolseal/result';
 import { BACKENDS } from './bench-seal-verify.js';
@@ -123,11 +122,8 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
   const dispatched = turn.results[0];
   if (dispatched === undefined || dispatched.gate !== 'sealed') throw new Error('bench: the breakdown turn was not sealed');
   const page = await stores.auditLog.query({ kind: 'sealed_call' }, { limit: 1 });
-  const storedBody = page.entries[0]?.body;
-  if (storedBody === undefined) throw new Error('bench: the dispatcher wrote no audit entry');
-  // Appended as the dispatcher appends it: the frozen projection with its canonical text.
-  const body = { ...storedBody, protected_audit: dispatched.sealed.protected_audit as unknown as JsonObject };
-  const appendOptions = { knownCanonical: new Map([[dispatched.sealed.protected_audit, canonicalize(dispatched.sealed.protected_audit)]]) };
+  const body = page.entries[0]?.body;
+  if (body === undefined) throw new Error('bench: the dispatcher wrote no audit entry');
   const sideStores = createMemoryStores({ clock: systemClock, digester });
   const adapter = createOpenAIResponsesAdapter();
   const response = {
@@ -165,7 +161,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     seal: 'sealResult alone',
     verify: "verify as the adapter calls it (turn.verify on the dispatcher's frozen package)",
     verifyCopy: 'verifyResult on a stored copy (full path, request digest and principal ref recomputed too)',
-    append: "memory audit append of the dispatcher's entry (with the protected projection's text, as the dispatcher passes it)",
+    append: "memory audit append of the dispatcher's entry",
     floor: 'floor',
   };
   const measured = await measureGroup([
@@ -180,10 +176,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
       name: steps.append,
       operation: () => {
         sequence += 1;
-        return sideStores.auditLog.append(
-          { kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: `op-${sequence}`, idempotency_key: null, body },
-          appendOptions,
-        );
+        return sideStores.auditLog.append({ kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: `op-${sequence}`, idempotency_key: null, body });
       },
     },
     { name: steps.floor, operation: createFloor(getOrderSpec(), nodeCryptoBackend) },
@@ -198,7 +191,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
     name: 'derived: dispatcher gates and orchestration',
     value: time(steps.dispatch) - time(steps.parse) - time(steps.seal) - time(steps.append),
     unit: 'µs',
-    note: 'parse + dispatch − parse − sealResult − audit append: guard, input schema, trusted check, handler run, abort signal, records, composing the protected projection\'s text',
+    note: 'parse + dispatch − parse − sealResult − audit append: guard, input schema, trusted check, handler run, abort signal, records',
   });
   report.add({
     section,

@@ -20,18 +20,6 @@ export interface AuditEntryInput {
   body: JsonObject;
 }
 
-/** How one append may save work; what is stored is the same with or without it. */
-export interface AuditAppendOptions {
-  /**
-   * Canonical texts the caller already holds for values that are direct members of `body` (for
-   * example `SealResultOutput.canonical_protected_audit` for the deeply frozen `protected_audit`
-   * it embeds): those members are written as the given text instead of being canonicalized again
-   * (`canonicalizeWithKnown`). Each text must be exactly the RFC 8785 text of its value; it is
-   * not checked. A store may ignore the option and canonicalize everything.
-   */
-  knownCanonical?: ReadonlyMap<object, string>;
-}
-
 /** One stored entry of the chain. */
 export interface AuditEntry extends AuditEntryInput {
   /** Position in the chain, from 1, without gaps. */
@@ -151,7 +139,7 @@ export interface AuditPage {
  */
 export interface AuditLog {
   /** Appends one entry at the head of the chain (serialized across every connection and host). */
-  append(entry: AuditEntryInput, options?: AuditAppendOptions): Promise<AuditEntry>;
+  append(entry: AuditEntryInput): Promise<AuditEntry>;
   /** Re-derives the chain from the stored text and names the first bad position. */
   verifyChain(options?: VerifyChainOptions): Promise<ChainVerification>;
   /** Entries matching `filter`, in sequence order, one page at a time. */

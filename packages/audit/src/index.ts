@@ -40,7 +40,6 @@ export {
 export { isPurgeable } from './is-purgeable.js';
 export type {
   AuditEntryInput,
-  AuditAppendOptions,
   AuditEntry,
   StoredAuditRow,
   AuditHead,
@@ -68,7 +67,6 @@ export {
   auditEntryFromRow,
   auditEntryWithBody,
   type PreparedAuditEntry,
-  type PrepareAuditEntryOptions,
   type ChainPosition,
 } from './seal-audit-entry.js';
 export { AuditChainVerifier, type AuditChainVerifierOptions } from './audit-chain-verifier.js';

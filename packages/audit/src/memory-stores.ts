@@ -3,7 +3,6 @@ import { AuditChainVerifier } from './audit-chain-verifier.js';
 import type {
   AuditEntry,
   AuditEntryInput,
-  AuditAppendOptions,
   AuditHead,
   AuditLog,
   AuditPage,
@@ -74,8 +73,8 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   const records = new Map<string, IdempotencyRecord>();
 
   const auditLog: AuditLog = {
-    async append(input: AuditEntryInput, appendOptions?: AuditAppendOptions): Promise<AuditEntry> {
-      const prepared = prepareAuditEntry(input, { maxBodyBytes, knownCanonical: appendOptions?.knownCanonical });
+    async append(input: AuditEntryInput): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = sealAuditEntry(
         prepared,
         {

@@ -166,31 +166,6 @@ describe('computeAuditEntryHash', () => {
 });
 
 describe('prepareAuditEntry', () => {
-  it('writes known canonical texts of body members as given, and checks the option', () => {
-    const entry = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null };
-    const projection = Object.freeze({ b: 2, a: 1 });
-    const input = { ...entry, body: { p: projection, s: 'x' } };
-    expect(prepareAuditEntry(input, { knownCanonical: new Map([[projection, canonicalize(projection)]]) }).bodyCanonical).toBe(
-      '{"p":{"a":1,"b":2},"s":"x"}',
-    );
-    // The text is used as given (the caller vouches for it), never walked again.
-    expect(prepareAuditEntry(input, { knownCanonical: new Map([[projection, '{"given":true}']]) }).bodyCanonical).toBe(
-      '{"p":{"given":true},"s":"x"}',
-    );
-    expect(prepareAuditEntry(input, { knownCanonical: new Map() }).bodyCanonical).toBe(canonicalize(input.body));
-    expect(() => prepareAuditEntry(input, { knownCanonical: {} as unknown as Map<object, string> })).toThrow(StoreInputError);
-    // The size limit applies to the text written, known members included.
-    const big = Object.freeze({ text: 'y'.repeat(2000) });
-    expect(() =>
-      prepareAuditEntry({ ...entry, body: { big } }, { maxBodyBytes: 1000, knownCanonical: new Map([[big, canonicalize(big)]]) }),
-    ).toThrow(/exceeds 1000 bytes/);
-    // A body canonicalize refuses is refused the same way.
-    expect(() => prepareAuditEntry({ ...entry, body: { p: projection, n: NaN } }, { knownCanonical: new Map([[projection, '{}']]) })).toThrow(
-      /non_finite_number at \/n/,
-    );
-  });
-
-
   const valid = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: {} };
 
   it('rejects malformed entries with StoreInputError naming the field', () => {

@@ -1,5 +1,5 @@
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
-import { CanonicalizationError, canonicalize, canonicalizeWithKnown, canonicalString, isSha256Hex, type Digester } from '@toolseal/digests';
+import { CanonicalizationError, canonicalize, canonicalString, isSha256Hex, type Digester } from '@toolseal/digests';
 import { isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js';
 import { checkOptionalIdentifier } from './check-store-input.js';
@@ -35,19 +35,14 @@ export interface PreparedAuditEntry {
   bodyCanonical: string;
 }
 
-/** Options of `prepareAuditEntry`. */
-export interface PrepareAuditEntryOptions {
-  /** Limit on the body's canonical UTF-8 size (default `DEFAULT_MAX_AUDIT_BODY_BYTES`). */
-  maxBodyBytes?: number | undefined;
-  /** Canonical texts of direct members of the body (`AuditAppendOptions.knownCanonical`). */
-  knownCanonical?: ReadonlyMap<object, string> | undefined;
-}
-
 /**
  * Checks an entry (throws StoreInputError on a caller bug) and canonicalizes its body once, so
  * the work done while holding the append lock is string assembly and one hash.
  */
-export function prepareAuditEntry(input: AuditEntryInput, options: PrepareAuditEntryOptions = {}): PreparedAuditEntry {
+export function prepareAuditEntry(
+  input: AuditEntryInput,
+  options: { maxBodyBytes?: number } = {},
+): PreparedAuditEntry {
   if (typeof input !== 'object' || input === null) throw new StoreInputError('entry', 'must be an object');
   if (typeof input.kind !== 'string' || !KIND.test(input.kind)) {
     throw new StoreInputError('kind', 'must match ^[a-z][a-z0-9_]{0,63}$');
@@ -56,13 +51,9 @@ export function prepareAuditEntry(input: AuditEntryInput, options: PrepareAuditE
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new StoreInputError('body', 'must be a JSON object');
   }
-  const { knownCanonical } = options;
-  if (knownCanonical !== undefined && !(knownCanonical instanceof Map)) {
-    throw new StoreInputError('knownCanonical', 'must be a Map from values of the body to their canonical text');
-  }
   let bodyCanonical: string;
   try {
-    bodyCanonical = knownCanonical === undefined || knownCanonical.size === 0 ? canonicalize(body) : canonicalizeWithKnown(body, knownCanonical);
+    bodyCanonical = canonicalize(body);
   } catch (error) {
     if (CanonicalizationError.isInstance(error)) {
       throw new StoreInputError('body', `cannot be canonicalized (${error.reason} at ${error.path})`);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
-import { canonicalize, canonicalizeWithKnown, DEFAULT_MAX_DEPTH } from './canonicalize.js';
+import { canonicalize, DEFAULT_MAX_DEPTH } from './canonicalize.js';
 
 /** An obviously correct, slow canonicalizer for well-formed plain data: the oracle. */
 function reference(value: unknown): string {
@@ -535,113 +535,5 @@ describe('canonicalize: numbers without a temporary string', () => {
     }
     expect(canonicalize(-0)).toBe('0');
     expect(canonicalize([-0, -1, -10, -999_999_999, -1e9])).toBe('[0,-1,-10,-999999999,-1000000000]');
-  });
-});
-
-/** Deep-frozen copy of `value`, as sealResult returns its projections. */
-function deepFrozen<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFrozen(child);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-describe('canonicalizeWithKnown', () => {
-  const outcome = (run: () => string): { text: string } | { reason: CanonicalizationFailureReason; path: string } => {
-    try {
-      return { text: run() };
-    } catch (error) {
-      if (CanonicalizationError.isInstance(error)) return { reason: error.reason, path: error.path };
-      throw error;
-    }
-  };
-
-  it('writes what canonicalize writes, with the texts of known members taken from the map', () => {
-    fc.assert(
-      fc.property(fc.dictionary(key, jsonData, { maxKeys: 6 }), fc.array(fc.boolean(), { maxLength: 6 }), (record, picks) => {
-        const known = new Map<object, string>();
-        Object.values(record).forEach((member, index) => {
-          if (picks[index] === true && typeof member === 'object' && member !== null) known.set(deepFrozen(member), canonicalize(member));
-        });
-        expect(canonicalizeWithKnown(record, known)).toBe(canonicalize(record));
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('does not walk a known member again: its text is written as given', () => {
-    const projection = deepFrozen({ b: 1, a: [true, null] });
-    // A text that differs from the value shows which one was written (the caller vouches for it).
-    const body = { gate: 'executed', protected_audit: projection, error_code: null, ok: false, n: 1.5 };
-    expect(canonicalizeWithKnown(body, new Map([[projection, '{"given":1}']]))).toBe(
-      '{"error_code":null,"gate":"executed","n":1.5,"ok":false,"protected_audit":{"given":1}}',
-    );
-    expect(canonicalizeWithKnown(body, new Map())).toBe(canonicalize(body));
-  });
-
-  it('ignores the text of a value that is not frozen (it may have changed since)', () => {
-    const mutable = { a: 1 };
-    const text = canonicalize(mutable);
-    mutable.a = 2;
-    expect(canonicalizeWithKnown({ m: mutable }, new Map([[mutable, text]]))).toBe('{"m":{"a":2}}');
-  });
-
-  it('looks up only direct members, and only objects and arrays', () => {
-    const inner = deepFrozen({ x: 1 });
-    const body = { outer: { inner } };
-    expect(canonicalizeWithKnown(body, new Map([[inner, '"not used"']]))).toBe('{"outer":{"inner":{"x":1}}}');
-    const array = deepFrozen([3, 1]);
-    expect(canonicalizeWithKnown({ list: array }, new Map([[array, '[1,3]']]))).toBe('{"list":[1,3]}');
-    // A root that is not a plain object is canonicalized as it is, known texts or not.
-    expect(canonicalizeWithKnown(array, new Map([[array, '[1,3]']]))).toBe('[3,1]');
-    expect(canonicalizeWithKnown('\u2028', new Map())).toBe('"\u2028"');
-    expect(canonicalizeWithKnown({}, new Map([[{}, '"unused"']]))).toBe('{}');
-  });
-
-  it('sorts members by UTF-16 code units and escapes keys as canonicalize does', () => {
-    const record = { '\uffff': 1, '😀': 2, a: 3, A: 4, '"\\': 5, '\u0000': 6 };
-    expect(canonicalizeWithKnown(record, new Map([[{}, '{}']]))).toBe(canonicalize(record));
-  });
-
-  it('refuses what canonicalize refuses, with the same reason and path', () => {
-    const symbolKeyed = { a: 1, [Symbol('hidden')]: 2 };
-    const nonEnumerable = Object.defineProperty({ a: 1 }, 'hidden', { value: 2, enumerable: false });
-    const cyclic: Record<string, unknown> = { a: 1 };
-    cyclic['self'] = cyclic;
-    const deep: Record<string, unknown> = { k: { l: { m: {} } } };
-    const known = new Map<object, string>([[deepFrozen({ z: 1 }), '{"z":1}']]);
-    const values: unknown[] = [
-      { a: 'x\ud800' },
-      { '\ud800': 1 },
-      { b: { '\udc00': 1 } },
-      { n: NaN },
-      { u: undefined },
-      { f: () => 1 },
-      symbolKeyed,
-      nonEnumerable,
-      { nested: symbolKeyed },
-      { d: new Date(0) },
-      Object.create({ inherited: 1 }) as unknown,
-      cyclic,
-      { c: cyclic },
-      new Map([['a', 1]]),
-    ];
-    for (const value of values) {
-      const expected = outcome(() => canonicalize(value));
-      expect('reason' in expected).toBe(true);
-      expect(outcome(() => canonicalizeWithKnown(value, known))).toEqual(expected);
-    }
-    for (const maxDepth of [0, 1, 2, 3, 4]) {
-      expect(outcome(() => canonicalizeWithKnown(deep, known, { maxDepth }))).toEqual(outcome(() => canonicalize(deep, { maxDepth })));
-    }
-    expect(() => canonicalizeWithKnown({}, known, { maxDepth: -1 })).toThrow(RangeError);
-  });
-
-  it('does not count the depth of known members against maxDepth', () => {
-    const projection = deepFrozen({ a: { b: { c: {} } } });
-    const text = canonicalize(projection);
-    expect(canonicalizeWithKnown({ p: projection }, new Map([[projection, text]]), { maxDepth: 1 })).toBe(`{"p":${text}}`);
-    expect(outcome(() => canonicalize({ p: projection }, { maxDepth: 1 }))).toEqual({ reason: 'max_depth', path: '/p' });
   });
 });

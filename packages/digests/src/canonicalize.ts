@@ -1,7 +1,6 @@
 import { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
 import { type Shape, shapeOf, writePrefix } from './key-shapes.js';
 import { LONE_SURROGATE, NO_ROOM, writeJsonString } from './write-json-string.js';
-import { canonicalStringOrUndefined } from './is-well-formed-text.js';
 
 /** Default for `CanonicalizeOptions.maxDepth`. */
 export const DEFAULT_MAX_DEPTH = 1000;
@@ -382,61 +381,4 @@ export function canonicalize(value: unknown, options?: CanonicalizeOptions): str
       depth = top;
     }
   }
-}
-
-function memberText(member: unknown, known: ReadonlyMap<object, string>, maxDepth: number): string {
-  if (typeof member === 'string') {
-    const text = canonicalStringOrUndefined(member);
-    if (text !== undefined) return text;
-  } else if (member === null) {
-    return 'null';
-  } else if (typeof member === 'boolean') {
-    return member ? 'true' : 'false';
-  } else if (typeof member === 'object') {
-    // Only for a frozen value: one that can still change may no longer match its text.
-    const text = known.get(member);
-    if (typeof text === 'string' && Object.isFrozen(member)) return text;
-  }
-  return canonicalize(member, { maxDepth });
-}
-
-/**
- * `canonicalize(value, options)` for a plain object some of whose member values already have
- * their canonical text at hand: a member value that is a key of `known` and is frozen is written
- * as the text `known` maps it to, without being walked again. Everything else is written exactly
- * as `canonicalize` writes it, and a value `canonicalize` refuses is refused with the same error
- * (the whole value is then walked again by `canonicalize`, which throws it).
- *
- * For texts computed once and kept beside a value that cannot have changed since: the projections
- * `sealResult` returns (deeply frozen) with their canonical texts, embedded in an audit entry.
- * The caller vouches that each text is `canonicalize` of its value; it is not checked (only
- * whether the value is frozen, at its top level). Only the direct members of `value` are looked
- * up, and their depth is not counted against `maxDepth`.
- */
-export function canonicalizeWithKnown(value: unknown, known: ReadonlyMap<object, string>, options?: CanonicalizeOptions): string {
-  const maxDepth = readMaxDepth(options);
-  if (typeof value !== 'object' || value === null || maxDepth === 0 || Object.getPrototypeOf(value) !== OBJECT_PROTOTYPE) {
-    return canonicalize(value, options);
-  }
-  const record = value as JsonRecord;
-  const keys = Object.keys(record);
-  if (Object.getOwnPropertySymbols(record).length !== 0 || Object.getOwnPropertyNames(record).length !== keys.length) {
-    return canonicalize(value, options);
-  }
-  if (keys.length === 0) return '{}';
-  // In RFC 8785 order, from the key-list cache canonicalize uses (no sort for a list seen before).
-  const sorted = shapeOf(keys).sorted;
-  let text = '{';
-  try {
-    for (let index = 0; index < sorted.length; index++) {
-      const key = sorted[index] as string;
-      const keyText = canonicalStringOrUndefined(key);
-      if (keyText === undefined) return canonicalize(value, options);
-      text += (index === 0 ? '' : ',') + keyText + ':' + memberText(record[key], known, maxDepth - 1);
-    }
-  } catch (error) {
-    if (!CanonicalizationError.isInstance(error)) throw error;
-    return canonicalize(value, options);
-  }
-  return text + '}';
 }

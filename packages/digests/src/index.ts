@@ -1,4 +1,4 @@
-export { canonicalize, canonicalizeWithKnown, DEFAULT_MAX_DEPTH, type CanonicalizeOptions } from './canonicalize.js';
+export { canonicalize, DEFAULT_MAX_DEPTH, type CanonicalizeOptions } from './canonicalize.js';
 export { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
 export { nobleBackend, type HashBackend } from './hash-backend.js';
 export {

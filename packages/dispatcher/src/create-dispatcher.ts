@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapter-core';
-import { readClock, systemClock, type AuditAppendOptions, type Clock, type IdempotencyStore } from '@toolseal/audit';
+import { readClock, systemClock, type Clock, type IdempotencyStore } from '@toolseal/audit';
 import type {
   CallContext,
   Delivery,
@@ -333,22 +333,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       violations,
       audit_entry: { sequence: entry.sequence, entry_hash: entry.entry_hash, body: detail },
     });
-    const append = (entryBody: JsonObject, appendOptions?: AuditAppendOptions) =>
-      auditLog.append(
-        {
-          kind: 'sealed_call',
-          call_id: state.call.call_id,
-          operation_id: state.context.operation_id,
-          idempotency_key: state.context.idempotency_key,
-          body: entryBody,
-        },
-        appendOptions,
-      );
-    // The store writes the protected projection's text as sealResult composed it (the projection
-    // is deeply frozen) instead of canonicalizing it again.
-    const protectedText = output.canonical_protected_audit;
+    const append = (entryBody: JsonObject) =>
+      auditLog.append({
+        kind: 'sealed_call',
+        call_id: state.call.call_id,
+        operation_id: state.context.operation_id,
+        idempotency_key: state.context.idempotency_key,
+        body: entryBody,
+      });
     try {
-      return answer(await append(body, protectedText === null ? undefined : { knownCanonical: new Map([[sealed.protected_audit, protectedText]]) }), 'full');
+      return answer(await append(body), 'full');
     } catch {
       if (state.executed) {
         // The handler ran: its effect must not go unaudited. Once more, with only what

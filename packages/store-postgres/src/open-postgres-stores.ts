@@ -15,7 +15,6 @@ import {
   systemClock,
   type AuditEntry,
   type AuditEntryInput,
-  type AuditAppendOptions,
   type AuditHead,
   type AuditLog,
   type AuditPage,
@@ -361,8 +360,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   }
 
   const auditLog: AuditLog = {
-    async append(input: AuditEntryInput, appendOptions?: AuditAppendOptions): Promise<AuditEntry> {
-      const prepared = prepareAuditEntry(input, { maxBodyBytes, knownCanonical: appendOptions?.knownCanonical });
+    async append(input: AuditEntryInput): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = await append(prepared);
       return auditEntryWithBody(row, prepared.body);
     },

@@ -15,7 +15,6 @@ import {
   systemClock,
   type AuditEntry,
   type AuditEntryInput,
-  type AuditAppendOptions,
   type AuditHead,
   type AuditLog,
   type AuditPage,
@@ -261,8 +260,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   }
 
   const auditLog: AuditLog = {
-    async append(input: AuditEntryInput, appendOptions?: AuditAppendOptions): Promise<AuditEntry> {
-      const prepared = prepareAuditEntry(input, { maxBodyBytes, knownCanonical: appendOptions?.knownCanonical });
+    async append(input: AuditEntryInput): Promise<AuditEntry> {
+      const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = appendTransaction.immediate(prepared);
       return auditEntryWithBody(row, prepared.body);
     },
