@@ -1,7 +1,7 @@
 // Memory after 100,000 sealed calls (issue 8, item 7): the heap, after full garbage collections,
 // may grow only by what the store keeps. The in-memory store keeps every audit entry in the heap,
 // so its growth per call is compared with the heap cost of the same entries appended to a store
-// alone; the SQLite store keeps them on disk, so its heap must stay flat.
+// alone; the SQLite and PostgreSQL stores keep them in the database, so their heap must stay flat.
 import { createMemoryStores, systemClock } from '@toolseal/audit';
 import { createDigester, type Digester } from '@toolseal/digests';
 import type { DispatcherStores } from '@toolseal/dispatcher';
@@ -68,9 +68,10 @@ export async function benchMemoryGrowth(report: Report): Promise<void> {
   const digester = createDigester({ backend: nodeCryptoBackend });
   const growth = new Map<StoreKind, number>();
   let storedEntryBytes = Number.NaN;
-  for (const kind of ['memory', 'sqlite'] as const) {
-    // SQLite with synchronous=normal here: this run is about the heap, not about fsync latency.
-    const opened = await openStoreClients(kind, 1, digester, { sqliteSynchronous: 'normal' });
+  for (const kind of ['memory', 'sqlite', 'postgres'] as const) {
+    // SQLite with synchronous=normal and PostgreSQL with synchronous_commit=off here: this run is
+    // about the heap, not about fsync latency.
+    const opened = await openStoreClients(kind, 1, digester, { sqliteSynchronous: 'normal', postgresSynchronousCommit: 'off' });
     if ('skipped' in opened) {
       report.skip(`${section}: ${kind}`, opened.skipped);
       continue;
@@ -132,11 +133,15 @@ export async function benchMemoryGrowth(report: Report): Promise<void> {
       { comparison: '<=', threshold: 1.1 },
     );
   }
-  const sqliteGrowth = growth.get('sqlite');
-  if (sqliteGrowth !== undefined) {
+  for (const [kind, label] of [
+    ['sqlite', 'SQLite'],
+    ['postgres', 'PostgreSQL'],
+  ] as const) {
+    const perCall = growth.get(kind);
+    if (perCall === undefined) continue;
     report.ratio(
-      'SQLite store: heap growth per call',
-      sqliteGrowth,
+      `${label} store: heap growth per call`,
+      perCall,
       'heap growth per sealed call with a store that keeps nothing in the heap (noise around 0)',
       { comparison: '<=', threshold: 16 },
       'bytes',

@@ -61,6 +61,14 @@ function probePostgres(): Promise<string | null> {
 
 let schemaCounter = 0;
 
+/** `url` with `option` added to its libpq `options` parameter (after any the URL already has). */
+function withSessionOption(url: string, option: string): string {
+  const parsed = new URL(url);
+  const existing = parsed.searchParams.get('options');
+  parsed.searchParams.set('options', existing === null || existing === '' ? option : `${existing} ${option}`);
+  return parsed.toString();
+}
+
 /**
  * Opens `count` clients of `kind`, or returns why the kind is unavailable (PostgreSQL not
  * reachable). Throws on any other failure.
@@ -69,7 +77,7 @@ export async function openStoreClients(
   kind: StoreKind,
   count: number,
   digester: Digester,
-  options: { sqliteSynchronous?: 'full' | 'normal' } = {},
+  options: { sqliteSynchronous?: 'full' | 'normal'; postgresSynchronousCommit?: 'on' | 'off' } = {},
 ): Promise<StoreClients | { skipped: string }> {
   if (kind === 'memory') {
     const stores = createMemoryStores({ clock: systemClock, digester });
@@ -100,6 +108,9 @@ export async function openStoreClients(
   if (unreachable !== null) return { skipped: `PostgreSQL at ${DATABASE_URL}: ${unreachable}` };
   schemaCounter += 1;
   const schema = `toolseal_bench_${process.pid}_${Date.now().toString(36)}_${schemaCounter}`;
+  const synchronousCommit = options.postgresSynchronousCommit ?? 'on';
+  // A session setting sent with the startup message (libpq `options`), so every pooled connection has it.
+  const connectionString = synchronousCommit === 'on' ? DATABASE_URL : withSessionOption(DATABASE_URL, `-c synchronous_commit=${synchronousCommit}`);
   const opened: PostgresStores[] = [];
   const dropSchema = async (): Promise<void> => {
     const first = opened[0];
@@ -108,7 +119,7 @@ export async function openStoreClients(
   };
   try {
     for (let index = 0; index < count; index++) {
-      opened.push(await openPostgresStores({ connectionString: DATABASE_URL, schema, digester }));
+      opened.push(await openPostgresStores({ connectionString, schema, digester }));
     }
   } catch (error) {
     await dropSchema().catch(() => {});
@@ -116,7 +127,7 @@ export async function openStoreClients(
   }
   return {
     kind,
-    description: `PostgreSQL at ${new URL(DATABASE_URL).host}, schema of its own (dropped after), one pool per client`,
+    description: `PostgreSQL at ${new URL(DATABASE_URL).host}, schema of its own (dropped after), one pool per client${synchronousCommit === 'on' ? '' : `, synchronous_commit=${synchronousCommit}`}`,
     clients: opened,
     close: dropSchema,
   };
