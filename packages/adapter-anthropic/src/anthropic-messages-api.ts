@@ -21,7 +21,10 @@ export interface AnthropicMessagesResponse {
   readonly id: string;
   /** The content blocks; `tool_use` blocks are the tool calls, everything else is ignored. */
   readonly content: readonly AnthropicContentBlock[];
-  /** Why generation stopped; a `tool_use` block cut off by `max_tokens` is refused. */
+  /**
+   * Why generation stopped; a `tool_use` block cut off by `max_tokens` is refused, and so is every
+   * `tool_use` block of a message stopped with `refusal`.
+   */
   readonly stop_reason?: string | null;
 }
 

@@ -89,6 +89,23 @@ describe('parseAnthropicMessagesToolCalls: refusals', () => {
     },
   );
 
+  it('refuses every tool_use of a message stopped by a streaming refusal, and accepts one without', () => {
+    // Anthropic "Streaming refusals": the output stops where the classifiers intervene, and the
+    // refused turn must be removed or updated before continuing: none of its calls may run.
+    assertParseRefused(
+      parseAnthropicMessagesToolCalls(
+        messageWith([toolUse('t1', 'a', {}), { type: 'text', text: 'and then' }], { stop_reason: 'refusal' }),
+      ),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+    expect(parseAnthropicMessagesToolCalls(messageWith([{ type: 'text', text: 'Hello..' }], { stop_reason: 'refusal' }))).toEqual({
+      ok: true,
+      response_id: 'msg_1',
+      calls: [],
+    });
+  });
+
   it.each([
     ['null', null],
     ['an empty object', {}],

@@ -12,6 +12,10 @@ import { ANTHROPIC_MESSAGES_DEFAULT_SETTINGS } from './anthropic-messages-defaul
 // Stop reasons after which the last block may be cut short (Anthropic: "Handle tool calls",
 // max_tokens with an incomplete tool_use block must be retried, not executed).
 const TRUNCATING_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']);
+// `refusal`: streaming classifiers stopped the output mid-stream, and the refused turn must be
+// removed or rewritten before the conversation continues (Anthropic: "Streaming refusals";
+// @anthropic-ai/sdk `StopReason`), so none of its tool_use blocks may run and be answered.
+const REFUSED_STOP_REASON = 'refusal';
 
 /**
  * Parses the `tool_use` content blocks of a Messages API message into `ToolCall`s, in content
@@ -22,7 +26,8 @@ const TRUNCATING_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exc
  * The message is untrusted and validated by hand: it never throws. The whole message is refused
  * (`MALFORMED_TOOL_CALL`) for a missing message id, a repeated or missing block id, an empty name,
  * an `input` that is not an object, a toolset member (`toolset_name`: the registry knows bare
- * names only), a last `tool_use` block cut off by `max_tokens`, or more than `maxCalls` calls; and
+ * names only), a last `tool_use` block cut off by `max_tokens`, any `tool_use` block of a message
+ * stopped with `refusal`, or more than `maxCalls` calls; and
  * (`INVALID_ARGUMENTS`) for an `input` over the size limits.
  */
 export function parseAnthropicMessagesToolCalls(
@@ -32,11 +37,14 @@ export function parseAnthropicMessagesToolCalls(
   return collectToolCalls(message, 'id', settings, (checked, collector) => {
     const content = readOwnData(checked, 'content');
     if (!Array.isArray(content)) return rejectMalformedToolCall('malformed_response');
-    const truncated = TRUNCATING_STOP_REASONS.has(String(readOwnData(checked, 'stop_reason')));
+    const stopReason = readOwnData(checked, 'stop_reason');
+    const truncated = TRUNCATING_STOP_REASONS.has(String(stopReason));
+    const refused = stopReason === REFUSED_STOP_REASON;
     for (let index = 0; index < content.length; index++) {
       const block = readOwnData(content, index);
       if (typeof block !== 'object' || block === null) return rejectMalformedToolCall('malformed_response');
       if (readOwnData(block, 'type') !== 'tool_use') continue;
+      if (refused) return rejectMalformedToolCall('malformed_response');
       if (truncated && index === content.length - 1) return rejectMalformedToolCall('malformed_response');
       const toolsetName = readOwnData(block, 'toolset_name');
       if (toolsetName !== undefined && toolsetName !== null) return rejectMalformedToolCall('malformed_response');

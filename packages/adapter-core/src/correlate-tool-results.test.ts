@@ -224,6 +224,131 @@ describe('correlateToolResults', () => {
     });
   });
 
+  describe('a result that throws when read is a refusal, never an exception', () => {
+    const malformed = { reason: 'verification_failed', verify_reasons: ['malformed_package'] } as const;
+    function revoked(): object {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    }
+    /** A proxy over `target` whose every trap throws except for the keys in `readable`. */
+    function throwingExcept(target: object, readable: readonly string[]): object {
+      return new Proxy(target, {
+        getOwnPropertyDescriptor: (inner, key) => {
+          if (typeof key === 'string' && readable.includes(key)) return Reflect.getOwnPropertyDescriptor(inner, key);
+          throw new Error('hostile trap');
+        },
+        get: () => {
+          throw new Error('hostile trap');
+        },
+      });
+    }
+
+    it.each<[string, () => unknown]>([
+      ['a revoked proxy as the result', () => revoked()],
+      ['a result whose protected_audit is a revoked proxy', () => ({ model_result: {}, protected_audit: revoked() })],
+      [
+        'a result whose provider_context is a revoked proxy',
+        () => ({ model_result: {}, protected_audit: { provider_context: revoked() } }),
+      ],
+    ])('%s: refused without a call id, its call missing', (_label, bad) => {
+      const recorder = createRecordingVerifier();
+      const outcome = correlateToolResults(identity, {
+        calls: [calls[0]!],
+        results: [bad() as SealedResult],
+        verify: recorder.verify,
+      });
+      expect(outcome).toEqual({
+        ok: false,
+        failures: [
+          { call_id: null, ...malformed },
+          { call_id: 'c1', reason: 'missing_result', verify_reasons: [] },
+        ],
+      });
+      expect(recorder.seen).toEqual([]);
+    });
+
+    it('refuses the whole turn when one of several results is a revoked proxy', () => {
+      const results = calls.map((each) => fakeSealedResult(each));
+      const outcome = correlateToolResults(identity, {
+        calls,
+        results: [...results, revoked() as SealedResult],
+        verify: createRecordingVerifier().verify,
+      });
+      expect(outcome).toEqual({ ok: false, failures: [{ call_id: null, ...malformed }] });
+    });
+
+    it('names the call when the provider_context throws after its call id was read', () => {
+      const sealed = fakeSealedResult(calls[0]!);
+      // Call and response ids read fine; the identity fields (provider, ...) throw.
+      const context = throwingExcept({ ...sealed.protected_audit.provider_context }, ['call_id', 'response_id']);
+      const outcome = correlateToolResults(identity, {
+        calls: [calls[0]!],
+        results: [{ ...sealed, protected_audit: { ...sealed.protected_audit, provider_context: context } } as SealedResult],
+        verify: createRecordingVerifier().verify,
+      });
+      expect(outcome).toEqual({ ok: false, failures: [{ call_id: 'c1', ...malformed }] });
+    });
+
+    it.each<[string, () => unknown]>([
+      ['a revoked proxy', () => revoked()],
+      ['an array whose length throws', () => throwingExcept([fakeSealedResult(calls[0]!)], [])],
+    ])('refuses results that are %s', (_label, bad) => {
+      const outcome = correlateToolResults(identity, {
+        calls: [calls[0]!],
+        results: bad() as SealedResult[],
+        verify: createRecordingVerifier().verify,
+      });
+      expect(outcome).toEqual({
+        ok: false,
+        failures: [
+          { call_id: null, ...malformed },
+          { call_id: 'c1', reason: 'missing_result', verify_reasons: [] },
+        ],
+      });
+    });
+
+    it('property: a result that throws at any read never throws; it is sent as sealed or refused', () => {
+      const sealed = fakeSealedResult(calls[0]!);
+      const expected = canonicalize(sealed.model_result);
+      /** Proxies `target` and every object read through it; the trap call after `budget` throws. */
+      function throwingAfter(target: object, counter: { left: number }): object {
+        const spend = () => {
+          if (counter.left-- <= 0) throw new Error('hostile trap');
+        };
+        const wrap = (value: unknown) => (typeof value === 'object' && value !== null ? throwingAfter(value, counter) : value);
+        return new Proxy(target, {
+          get: (inner, key, receiver) => (spend(), wrap(Reflect.get(inner, key, receiver))),
+          getOwnPropertyDescriptor: (inner, key) => {
+            spend();
+            const descriptor = Reflect.getOwnPropertyDescriptor(inner, key);
+            return descriptor !== undefined && 'value' in descriptor ? { ...descriptor, value: wrap(descriptor.value) } : descriptor;
+          },
+          ownKeys: (inner) => (spend(), Reflect.ownKeys(inner)),
+          has: (inner, key) => (spend(), Reflect.has(inner, key)),
+          getPrototypeOf: (inner) => (spend(), Reflect.getPrototypeOf(inner)),
+        });
+      }
+      fc.assert(
+        fc.property(fc.nat(200), (budget) => {
+          const hostile = throwingAfter(structuredClone(sealed), { left: budget }) as SealedResult;
+          const outcome = correlateToolResults(identity, {
+            calls: [calls[0]!],
+            results: [hostile],
+            verify: createRecordingVerifier().verify,
+          });
+          if (outcome.ok) {
+            expect(outcome.results.map((result) => result.modelResultText)).toEqual([expected]);
+          } else {
+            expect('payload' in outcome || 'results' in outcome).toBe(false);
+            expect(outcome.failures.every((failure) => ['verification_failed', 'missing_result'].includes(failure.reason))).toBe(true);
+          }
+        }),
+        { numRuns: 201 },
+      );
+    });
+  });
+
   it('refuses a model_result that cannot be canonicalized', () => {
     const sealed = fakeSealedResult(calls[0]!, { data: { text: 'lone \ud800 surrogate' } });
     const outcome = correlateToolResults(identity, {

@@ -70,13 +70,31 @@ function indexCalls(calls: readonly ToolCall[]): { responseId: string; byId: Map
 }
 
 /**
+ * The results of one turn as an array and its length, or `null` when `results` cannot be read as
+ * one: not an array, or a hostile object (a revoked proxy, a throwing `length`) that throws when
+ * read. Results are untrusted: they may come from a store.
+ */
+function readResults(results: unknown): { items: readonly unknown[]; count: number } | null {
+  try {
+    if (!Array.isArray(results)) return { items: [], count: 0 };
+    const count = readOwnData(results, 'length');
+    return typeof count === 'number' && Number.isSafeInteger(count) && count >= 0 ? { items: results, count } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The provider-neutral half of `formatToolResults`: correlates results to calls by
  * `protected_audit.provider_context.call_id` (never by position), refuses foreign, unknown,
  * duplicate and missing results, canonicalizes each `model_result` once, and verifies that exact
  * snapshot with `verify`. All or nothing: one refusal refuses the turn.
  *
- * Never throws on bad results (they may come from a store); a throwing verifier counts as a
- * refusal (`malformed_package`). Results stay in call order, whatever order they arrive in.
+ * Never throws on bad results (they may come from a store): a result that cannot be read (a
+ * revoked or hostile proxy as the result, its `protected_audit` or anything read through them,
+ * or a `results` array that throws when read) and a throwing verifier are refusals
+ * (`verification_failed`, `malformed_package`), with the call id when it was read before the throw.
+ * Results stay in call order, whatever order they arrive in.
  */
 export function correlateToolResults(
   identity: AdapterIdentity,
@@ -91,41 +109,51 @@ export function correlateToolResults(
 
   const named = new Set<string>();
   const verified = new Map<string, CorrelatedResult>();
-  const results: readonly unknown[] = Array.isArray(input.results) ? input.results : [];
-  for (let index = 0; index < results.length; index++) {
-    const sealed = readOwnData(results, index);
-    const protectedAudit = readOwnData(sealed, 'protected_audit');
-    const context = readOwnData(protectedAudit, 'provider_context');
-    const callId = readOwnData(context, 'call_id');
-    if (typeof callId !== 'string') {
-      failures.push(refusal(null, 'verification_failed', ['malformed_package']));
-      continue;
+  const results = readResults(input.results);
+  if (results === null) failures.push(refusal(null, 'verification_failed', ['malformed_package']));
+  const count = results === null ? 0 : results.count;
+  for (let index = 0; index < count; index++) {
+    // Set once the call id is read, so that a later throw is reported against it.
+    let callId: string | null = null;
+    try {
+      const sealed = readOwnData(results?.items, index);
+      const protectedAudit = readOwnData(sealed, 'protected_audit');
+      const context = readOwnData(protectedAudit, 'provider_context');
+      const readCallId = readOwnData(context, 'call_id');
+      if (typeof readCallId !== 'string') {
+        failures.push(refusal(null, 'verification_failed', ['malformed_package']));
+        continue;
+      }
+      callId = readCallId;
+      const call = byId.get(callId);
+      if (call === undefined || readOwnData(context, 'response_id') !== responseId) {
+        failures.push(refusal(callId, 'unknown_call'));
+        continue;
+      }
+      if (named.has(callId)) {
+        failures.push(refusal(callId, 'duplicate_result'));
+        continue;
+      }
+      named.add(callId);
+      const contextIdentity = {
+        provider: readOwnData(context, 'provider'),
+        api_family: readOwnData(context, 'api_family'),
+        adapter_revision: readOwnData(context, 'adapter_revision'),
+      };
+      if (!isOwnIdentity(identity, contextIdentity)) {
+        failures.push(refusal(callId, 'foreign_adapter'));
+        continue;
+      }
+      const outcome = verifySnapshot(input.verify, sealed, protectedAudit, call);
+      if (!outcome.ok) {
+        failures.push(refusal(callId, 'verification_failed', outcome.reasons));
+        continue;
+      }
+      verified.set(callId, { call, modelResultText: outcome.text, isError: outcome.isError });
+    } catch {
+      // Only a hostile object throws here (readOwnData runs no getter, but a proxy's traps run).
+      failures.push(refusal(callId, 'verification_failed', ['malformed_package']));
     }
-    const call = byId.get(callId);
-    if (call === undefined || readOwnData(context, 'response_id') !== responseId) {
-      failures.push(refusal(callId, 'unknown_call'));
-      continue;
-    }
-    if (named.has(callId)) {
-      failures.push(refusal(callId, 'duplicate_result'));
-      continue;
-    }
-    named.add(callId);
-    const contextIdentity = {
-      provider: readOwnData(context, 'provider'),
-      api_family: readOwnData(context, 'api_family'),
-      adapter_revision: readOwnData(context, 'adapter_revision'),
-    };
-    if (!isOwnIdentity(identity, contextIdentity)) {
-      failures.push(refusal(callId, 'foreign_adapter'));
-      continue;
-    }
-    const outcome = verifySnapshot(input.verify, sealed, protectedAudit, call);
-    if (!outcome.ok) {
-      failures.push(refusal(callId, 'verification_failed', outcome.reasons));
-      continue;
-    }
-    verified.set(callId, { call, modelResultText: outcome.text, isError: outcome.isError });
   }
 
   for (const call of input.calls) {

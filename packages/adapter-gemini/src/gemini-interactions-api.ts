@@ -20,7 +20,12 @@ export interface GeminiStep {
 export interface GeminiInteractionsResponse {
   /** The interaction id: the `response_id` of every call and the next `previous_interaction_id`. */
   readonly id: string;
-  /** `requires_action` when the model waits for function results. */
+  /**
+   * `requires_action` when the model waits for the client's function results: the only status
+   * under which pending `function_call` steps are returned as calls. The SDK's other values
+   * (`in_progress`, `queued`, `requires_continuation`, `incomplete`, `failed`, `cancelled`,
+   * `budget_exceeded`, `completed`) refuse an interaction that still has a pending call.
+   */
   readonly status?: string | undefined;
   /**
    * The steps; `function_call` steps not yet answered by a `function_result` step are the tool

@@ -71,11 +71,54 @@ describe('parseGeminiInteractionsToolCalls: fixtures', () => {
       calls: [],
     });
   });
+  it.each(['completed', 'failed', 'incomplete', 'in_progress'])(
+    'returns no calls for a %s interaction whose calls are all answered or absent',
+    (status) => {
+      const steps = [
+        functionCall('fc-1', 'get_order', {}),
+        { type: 'function_result', call_id: 'fc-1', name: 'get_order', result: 'done' },
+        { type: 'model_output', content: [{ type: 'text', text: 'Done.' }] },
+      ];
+      expect(parseGeminiInteractionsToolCalls(interactionWith(steps, status))).toEqual({ ok: true, response_id: 'int_1', calls: [] });
+    },
+  );
 });
 
 describe('parseGeminiInteractionsToolCalls: refusals', () => {
   it('refuses an interaction that requires action but carries no steps', () => {
     assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(undefined)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  // Interactions API `Interaction.status` (@google/genai 2.32.0 `InteractionStatus`): only
+  // `requires_action` means the model waits for the client's function results.
+  it.each([
+    'in_progress',
+    'queued',
+    'requires_continuation',
+    'incomplete',
+    'failed',
+    'cancelled',
+    'budget_exceeded',
+    'completed',
+    'REQUIRES_ACTION',
+    'a status the adapter does not know',
+  ])('refuses a pending function_call step while the status is %s', (status) => {
+    const steps = [functionCall('fc-1', 'create_refund_draft', { order_id: 'ORDER-7', amount: 6000 })];
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(steps, status)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('refuses a pending function_call step without a status', () => {
+    const interaction = { id: 'int_1', steps: [functionCall('fc-1', 'get_order', {})] } as unknown as GeminiInteractionsResponse;
+    assertParseRefused(parseGeminiInteractionsToolCalls(interaction), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('refuses a completed interaction with one answered and one pending call', () => {
+    const steps = [
+      functionCall('fc-1', 'get_order', {}),
+      { type: 'function_result', call_id: 'fc-1', name: 'get_order', result: 'done' },
+      functionCall('fc-2', 'get_order', {}),
+    ];
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(steps, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
 
   it.each([
@@ -127,6 +170,17 @@ describe('parseGeminiInteractionsToolCalls: properties', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('refuses pending calls under every status but requires_action, and accepts them under it', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.constant('requires_action'), fc.anything()), (status) => {
+        const interaction = { id: 'int_1', status, steps: [functionCall('fc-1', 'get_order', {})] } as unknown as GeminiInteractionsResponse;
+        const outcome = parseGeminiInteractionsToolCalls(interaction);
+        if (status === 'requires_action') expect(outcome.ok && outcome.calls.length).toBe(1);
+        else assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'malformed_response');
+      }),
     );
   });
 

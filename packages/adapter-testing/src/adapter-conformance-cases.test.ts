@@ -1,10 +1,11 @@
-import { isWellFormedIdentifier } from '@toolseal/adapter-core';
+import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
 import type {
   FormatFailure,
   FormatToolResultsInput,
   FormatToolResultsOutcome,
   ParseToolCallsOutcome,
   ProviderAdapter,
+  SealedResult,
   ToolCall,
 } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
@@ -32,7 +33,15 @@ interface Flaws {
   noErrorFlag?: boolean;
   unguardedParse?: boolean;
   acceptControlCharacters?: boolean;
+  /** Checks ids and names for control characters only: no length limit, lone surrogates pass. */
+  checkControlCharactersOnly?: boolean;
+  /** Verifies the live package, then reads `model_result` again to serialize it. */
+  verifyLiveObject?: boolean;
+  /** Sets the error flag for `status: 'failed'` only, not for `unknown`. */
+  flagOnlyFailed?: boolean;
 }
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 function malformed(rule: string): ParseToolCallsOutcome {
   return { ok: false, error: makeError('MALFORMED_TOOL_CALL', { reasons: [{ field: '', rule }] }) };
@@ -46,8 +55,17 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
     adapterRevision: identity.adapter_revision,
     parseToolCalls(response) {
       // The reference adapter reads the response naively; only the try keeps a hostile proxy out.
+      const wellFormed = (value: string) =>
+        flaws.acceptControlCharacters === true ||
+        (flaws.checkControlCharactersOnly === true ? !CONTROL_CHARACTER.test(value) : isWellFormedIdentifier(value, 256));
       try {
-        if (typeof response !== 'object' || response === null || typeof response.id !== 'string' || !Array.isArray(response.calls)) {
+        if (
+          typeof response !== 'object' ||
+          response === null ||
+          typeof response.id !== 'string' ||
+          !wellFormed(response.id) ||
+          !Array.isArray(response.calls)
+        ) {
           return malformed('malformed_response');
         }
         const seen = new Set<string>();
@@ -55,9 +73,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         for (const call of response.calls) {
           if (call.id === '') return malformed('missing_call_id');
           if (call.name === '') return malformed('empty_tool_name');
-          if (flaws.acceptControlCharacters !== true && !(isWellFormedIdentifier(call.id, 256) && isWellFormedIdentifier(call.name, 256))) {
-            return malformed('malformed_response');
-          }
+          if (!(wellFormed(call.id) && wellFormed(call.name))) return malformed('malformed_response');
           if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
           if (calls.length >= 64) return malformed('too_many_calls');
           if (call.args.length > 1_048_576) {
@@ -89,18 +105,30 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         if (context?.['adapter_revision'] !== identity.adapter_revision || context['provider'] !== identity.provider) {
           return void failures.push({ call_id: callId, reason: 'foreign_adapter', verify_reasons: [] });
         }
+        // One snapshot: canonicalize once, verify a copy parsed from that text, send that text.
+        // The flawed variant verifies the live package and reads it again afterwards.
+        let text: string;
+        let snapshot: SealedResult;
+        try {
+          text = canonicalize(sealed.model_result);
+          snapshot = { model_result: JSON.parse(text) as SealedResult['model_result'], protected_audit: sealed.protected_audit };
+        } catch {
+          return void failures.push({ call_id: callId, reason: 'verification_failed', verify_reasons: ['malformed_package'] });
+        }
+        const checked = flaws.verifyLiveObject === true ? sealed : snapshot;
         if (flaws.skipVerify !== true) {
           let verdict;
           try {
-            verdict = input.verify(sealed, call);
+            verdict = input.verify(checked, call, flaws.verifyLiveObject === true ? undefined : { canonical_model_result: text });
           } catch {
             verdict = { ok: false as const, reasons: ['malformed_package' as const] };
           }
           if (!verdict.ok) return void failures.push({ call_id: callId, reason: 'verification_failed', verify_reasons: verdict.reasons });
         }
+        const sent = flaws.verifyLiveObject === true ? sealed.model_result : snapshot.model_result;
         byCall.set(callId, {
-          text: canonicalize(flaws.leakAudit === true ? { ...sealed.model_result, audit: sealed.protected_audit } : sealed.model_result),
-          error: sealed.model_result.status !== 'succeeded',
+          text: flaws.leakAudit === true ? canonicalize({ ...sent, audit: sealed.protected_audit }) : flaws.verifyLiveObject === true ? canonicalize(sent) : text,
+          error: flaws.flagOnlyFailed === true ? sent.status === 'failed' : sent.status !== 'succeeded',
           sealed,
         });
       });
@@ -169,6 +197,26 @@ describe('adapterConformanceCases catches broken adapters', () => {
       'accepting NUL in call ids',
       { acceptControlCharacters: true },
       'parse: a call id or tool name with NUL or another control character refuses the whole response',
+    ],
+    [
+      'accepting a call id over the length limit',
+      { checkControlCharactersOnly: true },
+      `parse: a response id or call id over ${MAX_PROVIDER_ID_LENGTH} or a tool name over ${MAX_TOOL_NAME_LENGTH} characters refuses the whole response`,
+    ],
+    [
+      'accepting a lone surrogate in ids and names',
+      { checkControlCharactersOnly: true },
+      'parse: a call id or tool name with a lone surrogate refuses the whole response',
+    ],
+    [
+      'verifying the live package and serializing it by reading it again',
+      { verifyLiveObject: true },
+      'format: a package that reads differently after verification is refused or sent exactly as sealed',
+    ],
+    [
+      'flagging only failed results, not unknown ones',
+      { flagOnlyFailed: true },
+      'format: an OUTCOME_UNKNOWN result (status unknown) carries the provider error flag too',
     ],
     [
       'letting a hostile proxy throw',

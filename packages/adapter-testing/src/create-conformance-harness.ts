@@ -17,8 +17,12 @@ import { KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
 
 /** How one call is sealed. */
 export interface ConformanceSealOptions {
-  /** `data`: the tool's handler output; `error`: a NOT_FOUND error result. Default `data`. */
-  outcome?: 'data' | 'error';
+  /**
+   * `data`: the tool's handler output (`status: 'succeeded'`); `error`: a NOT_FOUND error result
+   * (`status: 'failed'`); `outcome_unknown`: an OUTCOME_UNKNOWN error result (`status: 'unknown'`:
+   * the side effect may or may not have happened). Default `data`.
+   */
+  outcome?: 'data' | 'error' | 'outcome_unknown';
   /** Provider-context fields to seal under instead of the call's own (foreign-revision cases). */
   sealedAs?: Partial<Pick<CallContext, 'provider' | 'api_family' | 'adapter_revision' | 'idempotency_key'>>;
 }
@@ -105,7 +109,9 @@ export function createConformanceHarness(): ConformanceHarness {
         subject:
           options.outcome === 'error'
             ? { kind: 'error', code: 'NOT_FOUND' }
-            : { kind: 'data', output: handlerOutput(call, args, serial) },
+            : options.outcome === 'outcome_unknown'
+              ? { kind: 'error', code: 'OUTCOME_UNKNOWN' }
+              : { kind: 'data', output: handlerOutput(call, args, serial) },
         execution: { delivery: 'fresh' },
         now: () => NOW,
         digester,
