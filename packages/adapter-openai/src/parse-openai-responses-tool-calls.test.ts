@@ -62,6 +62,19 @@ describe('parseOpenAIResponsesToolCalls: fixtures', () => {
     expect(outcome.calls.map((call) => call.call_id)).toEqual(['call_F5g6H7j8K9l0Z1x2C3v4']);
   });
 
+  it('accepts a call made directly by the model: no caller, a null one or { type: "direct" }', () => {
+    const outcome = parseOpenAIResponsesToolCalls(
+      responseWith([
+        functionCall('call_1', 'a', '{}'),
+        functionCall('call_2', 'a', '{}', { caller: null }),
+        functionCall('call_3', 'a', '{}', { caller: { type: 'direct' } }),
+      ]),
+    );
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    expect(outcome.calls.map((call) => call.call_id)).toEqual(['call_1', 'call_2', 'call_3']);
+  });
+
   it('returns no calls for a response without function_call items', () => {
     expect(parseOpenAIResponsesToolCalls(responseWith([{ type: 'message', content: [] }]))).toEqual({
       ok: true,
@@ -78,6 +91,9 @@ describe('parseOpenAIResponsesToolCalls: refusals', () => {
     ['an unfinished call', functionCall('call_1', 'a', '{"order_id":"ORD', { status: 'incomplete' })],
     ['an in-progress call', functionCall('call_1', 'a', '{}', { status: 'in_progress' })],
     ['a namespaced call', functionCall('call_1', 'a', '{}', { namespace: 'crm' })],
+    ['a call made by a program', functionCall('call_1', 'a', '{}', { caller: { type: 'program', caller_id: 'ci_1' } })],
+    ['a caller of an unknown kind', functionCall('call_1', 'a', '{}', { caller: { type: 'agent' } })],
+    ['a caller that is not an object', functionCall('call_1', 'a', '{}', { caller: 'direct' })],
     ['an output item that is not an object', null],
   ])('refuses %s as a malformed response', (_label, item) => {
     assertParseRefused(

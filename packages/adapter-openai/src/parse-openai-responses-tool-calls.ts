@@ -11,7 +11,9 @@ import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-se
  * The response is untrusted and validated by hand: it never throws. The whole response is refused
  * (`MALFORMED_TOOL_CALL`) for a missing response id, a repeated or missing call id, an empty name,
  * an item that is not finished (`status` other than `completed`: its arguments may be cut short),
- * a namespaced function (the registry knows bare names only) or more than `maxCalls` calls, and (`INVALID_ARGUMENTS`, `max_bytes`) for arguments over
+ * a namespaced function (the registry knows bare names only), a call made by a program rather than
+ * directly by the model (`caller.type` other than `direct`) or more than `maxCalls` calls, and
+ * (`INVALID_ARGUMENTS`, `max_bytes`) for arguments over
  * `maxArgumentBytes`, checked before anything reads the text.
  */
 export function parseOpenAIResponsesToolCalls(
@@ -33,6 +35,13 @@ export function parseOpenAIResponsesToolCalls(
       // registry, so it is refused rather than routed by its bare name.
       const namespace = readOwnData(item, 'namespace');
       if (namespace !== undefined && namespace !== null) {
+        return rejectMalformedToolCall('malformed_response');
+      }
+      // A call made by a program the model wrote (`caller.type: "program"`) belongs to that
+      // program's item, which a stateless continuation would have to echo with it; only direct
+      // calls (no caller, or `{ type: "direct" }`) are accepted.
+      const caller = readOwnData(item, 'caller');
+      if (caller !== undefined && caller !== null && readOwnData(caller, 'type') !== 'direct') {
         return rejectMalformedToolCall('malformed_response');
       }
       const text = readOwnData(item, 'arguments');
