@@ -5,6 +5,7 @@ import { AuditChainVerifier } from './audit-chain-verifier.js';
 import type { AuditHead, ChainVerification, StoredAuditRow } from './audit-log.js';
 import {
   AUDIT_ENTRY_SCHEMA_VERSION_V1,
+  auditGenesisHash,
   computeAuditEntryHash,
   formatRecordedAt,
   GENESIS_HASH,
@@ -16,9 +17,9 @@ const key = new Uint8Array(32).fill(3);
 const digester = createDigester({ key });
 const attacker = createDigester({ key: new Uint8Array(32).fill(4) });
 
-function chain(length: number, by: Digester = digester): StoredAuditRow[] {
+function chain(length: number, by: Digester = digester, genesis: string = GENESIS_HASH): StoredAuditRow[] {
   const rows: StoredAuditRow[] = [];
-  let previous_hash = GENESIS_HASH;
+  let previous_hash = genesis;
   for (let sequence = 1; sequence <= length; sequence += 1) {
     const row = entry(sequence, previous_hash, by, `entry ${sequence}`);
     rows.push(row);
@@ -192,5 +193,56 @@ describe('AuditChainVerifier', () => {
       const tampered = rows.map((row) => (row.sequence === 2 ? { ...row, canonical } : row));
       expect(verify(tampered, headOf(rows)), canonical).toEqual({ ok: false, position: 2, problem: 'edited', detail: 'not_canonical' });
     }
+  });
+
+  it('says anchored only when the anchor was compared with the row at its position', () => {
+    const rows = chain(5);
+    const at = (sequence: number): AuditHead => ({ sequence, entry_hash: (rows[sequence - 1] as StoredAuditRow).entry_hash });
+    const intact = (anchored: boolean, from = 1) => ({ ok: true, checked: 5 - from + 1, head: headOf(rows), anchored });
+    expect(verify(rows, headOf(rows), { anchor: at(1) })).toEqual(intact(true));
+    expect(verify(rows, headOf(rows), { anchor: at(5) })).toEqual(intact(true));
+    expect(verify(rows.slice(2), headOf(rows), { from: 3, previousHash: at(2).entry_hash, anchor: at(3) })).toEqual(intact(true, 3));
+    // Before `from`: never compared, so not anchored.
+    expect(verify(rows.slice(2), headOf(rows), { from: 3, previousHash: at(2).entry_hash, anchor: at(2) })).toEqual(intact(false, 3));
+    expect(verify(rows, headOf(rows))).toEqual(intact(false));
+  });
+
+  it('throws a RangeError for an anchor that could never be compared with a row', () => {
+    const rows = chain(3);
+    const hash = (rows[2] as StoredAuditRow).entry_hash;
+    const bad: unknown[] = [
+      { sequence: '3', entry_hash: hash },
+      { sequence: 2.5, entry_hash: 'not-a-hash' },
+      { sequence: 3.000001, entry_hash: hash },
+      { sequence: 0, entry_hash: hash },
+      { sequence: Number.MAX_SAFE_INTEGER + 1, entry_hash: hash },
+      { sequence: 3, entry_hash: hash.toUpperCase() },
+      { sequence: 3, entry_hash: ` ${hash.slice(1)}` },
+      { sequence: 3 },
+      null,
+      [3, hash],
+    ];
+    for (const anchor of bad) {
+      expect(() => new AuditChainVerifier({ digester, storedHead: headOf(rows), anchor: anchor as AuditHead }), JSON.stringify(anchor)).toThrow(
+        /^anchor/,
+      );
+      expect(() => new AuditChainVerifier({ digester, storedHead: headOf(rows), anchor: anchor as AuditHead })).toThrow(RangeError);
+    }
+    expect(() => new AuditChainVerifier({ digester, storedHead: null, from: 0 })).toThrow(RangeError);
+  });
+
+  it('binds a log identity into the link of entry 1: another log fails there as genesis_mismatch', () => {
+    const genesisA = auditGenesisHash(digester, 'tenant-a');
+    const genesisB = auditGenesisHash(digester, 'tenant-b');
+    expect(genesisA).toBe(digester.digestTagged('toolseal.audit_genesis.v1', { log_id: 'tenant-a' }));
+    expect(new Set([genesisA, genesisB, GENESIS_HASH, auditGenesisHash(createDigester(), 'tenant-a')]).size).toBe(4);
+    const rowsA = chain(3, digester, genesisA);
+    expect(verify(rowsA, headOf(rowsA), { previousHash: genesisA })).toMatchObject({ ok: true, checked: 3 });
+    expect(verify(rowsA, headOf(rowsA), { previousHash: genesisB })).toEqual({ ok: false, position: 1, problem: 'broken_link', detail: 'genesis_mismatch' });
+    // A log without an identity, or one that gained an identity later, fails the same way.
+    const unlabelled = chain(3);
+    expect(verify(unlabelled, headOf(unlabelled), { previousHash: genesisA })).toEqual({ ok: false, position: 1, problem: 'broken_link', detail: 'genesis_mismatch' });
+    expect(verify(rowsA, headOf(rowsA))).toEqual({ ok: false, position: 1, problem: 'broken_link', detail: 'genesis_mismatch' });
+    expect(auditGenesisHash(digester, undefined)).toBe(GENESIS_HASH);
   });
 });

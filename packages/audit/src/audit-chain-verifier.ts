@@ -1,5 +1,6 @@
 import { canonicalize, type Digester } from '@toolseal/digests';
 import type { AuditHead, ChainProblem, ChainVerification, StoredAuditRow } from './audit-log.js';
+import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { AUDIT_ENTRY_SCHEMA_VERSION, AUDIT_ENTRY_SCHEMA_VERSION_V1, computeAuditEntryHash, GENESIS_HASH } from './seal-audit-entry.js';
 
 export interface AuditChainVerifierOptions {
@@ -7,13 +8,17 @@ export interface AuditChainVerifierOptions {
   /** First sequence position fed (default 1). */
   from?: number;
   /**
-   * The hash entry `from` must link to: GENESIS_HASH for `from = 1`, else the stored hash of
-   * entry `from - 1`, or `null` when that entry is missing (reported as deleted).
+   * The hash entry `from` must link to: the log's genesis hash for `from = 1` (`GENESIS_HASH`,
+   * the default, or `auditGenesisHash(digester, logId)` for a log with an identity), else the
+   * stored hash of entry `from - 1`, or `null` when that entry is missing (reported as deleted).
    */
   previousHash?: string | null;
   /** The head stored beside the rows, read in the same snapshot (`null`: the log says it is empty). */
   storedHead: AuditHead | null;
-  /** A head kept outside the store that the chain must still contain. */
+  /**
+   * A head kept outside the store that the chain must still contain. Checked like
+   * `verifyChain`'s (`checkVerifyChainOptions`): a malformed one throws a `RangeError`.
+   */
   anchor?: AuditHead;
 }
 
@@ -48,7 +53,9 @@ export class AuditChainVerifier {
   readonly #digester: Digester;
   readonly #storedHeadSequence: number;
   readonly #storedHead: AuditHead | null;
-  readonly #anchor: AuditHead | undefined;
+  readonly #anchor: Readonly<AuditHead> | undefined;
+  /** The anchor was compared with the row at its position (and matched). */
+  #anchorCompared = false;
   readonly #from: number;
   #position: number;
   #previousHash: string;
@@ -62,12 +69,12 @@ export class AuditChainVerifier {
 
   constructor(options: AuditChainVerifierOptions) {
     this.#digester = options.digester;
-    this.#from = options.from ?? 1;
-    if (!Number.isSafeInteger(this.#from) || this.#from < 1) throw new RangeError('from must be a positive integer');
+    const checked = checkVerifyChainOptions({ from: options.from, anchor: options.anchor });
+    this.#from = checked.from;
     this.#position = this.#from;
     this.#storedHead = options.storedHead;
     this.#storedHeadSequence = options.storedHead?.sequence ?? 0;
-    this.#anchor = options.anchor;
+    this.#anchor = checked.anchor;
     const previousHash = options.previousHash === undefined ? GENESIS_HASH : options.previousHash;
     this.#previousHash = previousHash ?? '';
     if (previousHash === null) this.#verdict = fail(this.#from - 1, 'deleted', 'missing');
@@ -118,9 +125,12 @@ export class AuditChainVerifier {
       this.#pending = problem;
       return true;
     }
-    if (this.#anchor !== undefined && this.#anchor.sequence === position && this.#anchor.entry_hash !== row.entry_hash) {
-      this.#verdict = fail(position, 'edited', 'anchor_mismatch');
-      return false;
+    if (this.#anchor !== undefined && this.#anchor.sequence === position) {
+      if (this.#anchor.entry_hash !== row.entry_hash) {
+        this.#verdict = fail(position, 'edited', 'anchor_mismatch');
+        return false;
+      }
+      this.#anchorCompared = true;
     }
     if (record?.schema_version === AUDIT_ENTRY_SCHEMA_VERSION) this.#sawCurrentVersion = true;
     this.#lastPreviousHash = row.previous_hash;
@@ -144,8 +154,7 @@ export class AuditChainVerifier {
       return fail(lastSequence, 'edited', 'head_mismatch');
     }
     // Only an anchor that was compared with a row counts (one before `from` never was).
-    const anchored = this.#anchor !== undefined && this.#anchor.sequence >= this.#from;
-    return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last ?? this.#storedHead, anchored };
+    return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last ?? this.#storedHead, anchored: this.#anchorCompared };
   }
 
   #checkRow(row: StoredAuditRow, record: CanonicalRecord | null, position: number): Failure | null {
@@ -160,7 +169,11 @@ export class AuditChainVerifier {
     ) {
       return fail(position, 'edited', 'column_mismatch');
     }
-    if (row.previous_hash !== this.#previousHash) return fail(position, 'broken_link', 'previous_hash_mismatch');
+    if (row.previous_hash !== this.#previousHash) {
+      // Entry 1 links to the log's genesis: another log's chain (or a log identity that was
+      // added or changed after the log began) fails here.
+      return fail(position, 'broken_link', position === 1 ? 'genesis_mismatch' : 'previous_hash_mismatch');
+    }
     // Version 1 records may only precede version 2 ones: a log continues in the newer version.
     if (record.schema_version === AUDIT_ENTRY_SCHEMA_VERSION_V1 && this.#sawCurrentVersion) {
       return fail(position, 'edited', 'version_downgrade');

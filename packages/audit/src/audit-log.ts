@@ -26,7 +26,10 @@ export interface AuditEntry extends AuditEntryInput {
   sequence: number;
   /** When it was appended: RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SS.sssZ`) from the injected clock. */
   recorded_at: string;
-  /** The previous entry's `entry_hash` (64 zeros for the first entry). */
+  /**
+   * The previous entry's `entry_hash`; for the first entry the log's genesis hash (64 zeros, or
+   * `auditGenesisHash(digester, logId)` for a log with an identity).
+   */
   previous_hash: Sha256Hex;
   /** `digestTagged('toolseal.audit_chain.v2', { previous_hash, entry: <the record: JSON.parse(canonical)> })`. */
   entry_hash: Sha256Hex;
@@ -74,7 +77,8 @@ export type ChainVerification =
       /** The last entry checked, or `null` when the log is empty. Save it to detect rewrites later. */
       head: AuditHead | null;
       /**
-       * `true` when an `anchor` kept outside the store was checked: the chain still holds it.
+       * `true` when an `anchor` kept outside the store was compared with the row at its position
+       * and matched: the chain still holds it. `false` for an anchor before `from` (never compared).
        * `false` without one: the rows were only compared with the head row stored beside them,
        * which anyone able to delete rows can rewind too, so deleting the newest entries goes
        * undetected (even with a key). Only entries up to the anchor are protected from truncation.
@@ -92,8 +96,8 @@ export type ChainVerification =
 
 export interface VerifyChainOptions {
   /**
-   * First sequence to check (default 1). Checking from `n > 1` trusts entry `n - 1`'s stored hash
-   * as the starting link.
+   * First sequence to check (default 1; a positive integer, else a `RangeError`). Checking from
+   * `n > 1` trusts entry `n - 1`'s stored hash as the starting link.
    */
   from?: number;
   /**
@@ -101,7 +105,9 @@ export interface VerifyChainOptions {
    * chain must still contain exactly this entry hash at this sequence. Without a key or an
    * anchor, someone who can rewrite the whole table can rewrite the whole chain; without an
    * anchor, even with a key, someone who can delete rows can drop the newest entries and rewind
-   * the stored head (the result then says `anchored: false`).
+   * the stored head (the result then says `anchored: false`). `sequence` must be a positive
+   * safe integer (a number: convert a `bigint` or text read back first) and `entry_hash` 64
+   * lowercase hex; anything else throws a `RangeError` before anything is read.
    */
   anchor?: AuditHead;
 }

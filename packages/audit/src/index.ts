@@ -58,6 +58,8 @@ export {
   AUDIT_CHAIN_DOMAIN_V1,
   AUDIT_ENTRY_SCHEMA_VERSION_V1,
   GENESIS_HASH,
+  AUDIT_GENESIS_DOMAIN,
+  auditGenesisHash,
   DEFAULT_MAX_AUDIT_BODY_BYTES,
   prepareAuditEntry,
   sealAuditEntry,
@@ -70,6 +72,7 @@ export {
   type ChainPosition,
 } from './seal-audit-entry.js';
 export { AuditChainVerifier, type AuditChainVerifierOptions } from './audit-chain-verifier.js';
+export { checkVerifyChainOptions, type CheckedVerifyChainOptions } from './check-verify-chain-options.js';
 export {
   MAX_AUDIT_PAGE_LIMIT,
   normalizeAuditQuery,

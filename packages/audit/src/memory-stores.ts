@@ -14,6 +14,7 @@ import type {
   VerifyChainOptions,
 } from './audit-log.js';
 import { checkIdentifier, checkNonNegativeInteger } from './check-store-input.js';
+import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { readClock, type Clock } from './clock.js';
 import type {
   ClaimInput,
@@ -38,8 +39,8 @@ import {
 import {
   auditEntryFromRow,
   auditEntryWithBody,
+  auditGenesisHash,
   formatRecordedAt,
-  GENESIS_HASH,
   prepareAuditEntry,
   sealAuditEntry,
 } from './seal-audit-entry.js';
@@ -52,6 +53,12 @@ export interface MemoryStoresOptions {
   digester: Digester;
   /** Largest canonical entry body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * The log's identity (1..256 characters), bound into the link of its first entry
+   * (`auditGenesisHash`): another log's chain does not verify in its place. Default none (the
+   * genesis hash is 64 zeros). Set it when the log begins and never change it.
+   */
+  logId?: string;
 }
 
 export interface MemoryStores {
@@ -68,6 +75,7 @@ export interface MemoryStores {
 export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   const { clock, digester } = options;
   const maxBodyBytes = options.maxBodyBytes;
+  const genesisHash = auditGenesisHash(digester, options.logId);
   let rows: StoredAuditRow[] = [];
   let storedHead: AuditHead | null = null;
   const records = new Map<string, IdempotencyRecord>();
@@ -80,7 +88,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
         {
           sequence: (storedHead?.sequence ?? 0) + 1,
           recorded_at: formatRecordedAt(readClock(clock)),
-          previous_hash: storedHead?.entry_hash ?? GENESIS_HASH,
+          previous_hash: storedHead?.entry_hash ?? genesisHash,
         },
         digester,
       );
@@ -89,16 +97,16 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
       return auditEntryWithBody(row, prepared.body);
     },
 
-    async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
-      const from = verifyOptions.from ?? 1;
+    async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {
+      const { from, anchor } = checkVerifyChainOptions(verifyOptions);
       const startIndex = from === 1 ? 0 : rows.findIndex((row) => row.sequence >= from);
       const previous = from === 1 ? undefined : rows.find((row) => row.sequence === from - 1);
       const verifier = new AuditChainVerifier({
         digester,
         from,
-        previousHash: from === 1 ? GENESIS_HASH : (previous?.entry_hash ?? null),
+        previousHash: from === 1 ? genesisHash : (previous?.entry_hash ?? null),
         storedHead,
-        ...(verifyOptions.anchor === undefined ? {} : { anchor: verifyOptions.anchor }),
+        ...(anchor === undefined ? {} : { anchor }),
       });
       if (startIndex >= 0) {
         for (let index = startIndex; index < rows.length; index += 1) {

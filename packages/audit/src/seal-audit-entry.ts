@@ -2,7 +2,7 @@ import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
 import { CanonicalizationError, canonicalize, canonicalString, isSha256Hex, type Digester } from '@toolseal/digests';
 import { isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js';
-import { checkOptionalIdentifier } from './check-store-input.js';
+import { checkIdentifier, checkOptionalIdentifier } from './check-store-input.js';
 import { StoreInputError } from './store-input-error.js';
 
 /** The digest domain of the audit hash chain (links of `AUDIT_ENTRY_SCHEMA_VERSION` records). */
@@ -15,8 +15,10 @@ export const AUDIT_ENTRY_SCHEMA_VERSION = 'toolseal-audit-entry-v2';
  */
 export const AUDIT_ENTRY_SCHEMA_VERSION_V1 = 'toolseal-audit-entry-v1';
 export const AUDIT_CHAIN_DOMAIN_V1 = 'toolseal.audit_chain.v1';
-/** The `previous_hash` of the first entry. */
+/** The `previous_hash` of the first entry of a log without an identity (the default). */
 export const GENESIS_HASH: Sha256Hex = '0'.repeat(64);
+/** The digest domain of a log identity's genesis hash (`auditGenesisHash`). */
+export const AUDIT_GENESIS_DOMAIN = 'toolseal.audit_genesis.v1';
 /** Default limit on an entry body's canonical UTF-8 size. */
 export const DEFAULT_MAX_AUDIT_BODY_BYTES = 1024 * 1024;
 
@@ -73,6 +75,19 @@ export function prepareAuditEntry(
     body: input.body,
     bodyCanonical,
   };
+}
+
+/**
+ * The `previous_hash` of a log's first entry. Without a log identity (`logId` undefined, the
+ * default) it is `GENESIS_HASH`, 64 zeros, as every log written before identities existed. With
+ * one it is `digester.digestTagged('toolseal.audit_genesis.v1', { log_id })` (an HMAC with a keyed
+ * digester), so the whole chain is bound to that identity: another log's genuine chain, copied
+ * over this one's rows and head, breaks at entry 1 (`broken_link` / `genesis_mismatch`).
+ * A malformed identity (not 1..256 storable characters) throws a `StoreInputError`.
+ */
+export function auditGenesisHash(digester: Digester, logId: string | undefined): Sha256Hex {
+  if (logId === undefined) return GENESIS_HASH;
+  return digester.digestTagged(AUDIT_GENESIS_DOMAIN, { log_id: checkIdentifier('logId', logId) });
 }
 
 /** Where in the chain an entry goes. */

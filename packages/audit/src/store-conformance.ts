@@ -5,12 +5,13 @@
 //   for (const testCase of storeConformanceCases(factory)) it(testCase.name, testCase.run);
 import assert from 'node:assert/strict';
 import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
-import type { AuditEntry, AuditEntryInput, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
+import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
 import { ManualClock, type Clock } from './clock.js';
 import type { ClaimOutcome, FencedOutcome, IdempotencyStore, ReleaseInput } from './idempotency-store.js';
 import {
   AUDIT_CHAIN_DOMAIN,
   AUDIT_ENTRY_SCHEMA_VERSION,
+  AUDIT_GENESIS_DOMAIN,
   GENESIS_HASH,
   prepareAuditEntry,
   sealAuditEntry,
@@ -23,6 +24,8 @@ export interface ConformanceContext {
   clock: Clock;
   /** Pass it to the store as its audit digester. */
   digester: Digester;
+  /** When present, pass it to the store as its log identity (`logId`); absent, open it without one. */
+  logId?: string;
 }
 
 /** A fresh, empty pair of stores for one case, plus raw access for tamper tests. */
@@ -685,6 +688,96 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         detail: 'anchor_beyond_end',
       });
     }),
+
+    define('verifyChain: a malformed anchor or from throws a RangeError, and is never reported as anchored', async ({ log, stores, digester }) => {
+      const entries = await appendMany(log, 3);
+      const head = { sequence: 3, entry_hash: entries[2]?.entry_hash ?? '' };
+      // An unkeyed full rewrite: only a well-formed anchor can catch it (see the rewrite case).
+      const rows = await stores.tamper.readRows();
+      let previous = GENESIS_HASH;
+      const rewritten = rows.map((row) => {
+        const canonical = row.canonical.replace(/"amount":\d+/, '"amount":1');
+        const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash: previous });
+        const next = { ...row, canonical, previous_hash: previous, entry_hash };
+        previous = entry_hash;
+        return next;
+      });
+      await stores.tamper.writeRows(rewritten);
+      await stores.tamper.writeHead({ sequence: 3, entry_hash: previous });
+      assert.deepEqual(await log.verifyChain({ anchor: head }), { ok: false, position: 3, problem: 'edited', detail: 'anchor_mismatch' });
+      const badAnchors: unknown[] = [
+        { sequence: '3', entry_hash: head.entry_hash }, // a PostgreSQL bigint or an environment variable read back as text
+        { sequence: 2.5, entry_hash: 'not-a-hash' },
+        { sequence: 2.5, entry_hash: head.entry_hash },
+        { sequence: 0, entry_hash: head.entry_hash },
+        { sequence: -3, entry_hash: head.entry_hash },
+        { sequence: Number.NaN, entry_hash: head.entry_hash },
+        { sequence: Number.POSITIVE_INFINITY, entry_hash: head.entry_hash },
+        { sequence: 2 ** 53, entry_hash: head.entry_hash },
+        { sequence: 3, entry_hash: head.entry_hash.toUpperCase() },
+        { sequence: 3, entry_hash: head.entry_hash.slice(1) },
+        { sequence: 3 },
+        { entry_hash: head.entry_hash },
+        null,
+        'head',
+      ];
+      for (const anchor of badAnchors) {
+        await assert.rejects(
+          log.verifyChain({ anchor: anchor as AuditHead }),
+          (error: unknown) => error instanceof RangeError && /anchor/.test(error.message),
+          `anchor ${JSON.stringify(anchor)}`,
+        );
+      }
+      for (const from of ['2', 0, 1.5, Number.NaN, null]) {
+        await assert.rejects(log.verifyChain({ from: from as number }), RangeError, `from ${JSON.stringify(from)}`);
+      }
+    }),
+
+    {
+      name: "log identity: a log with a logId begins at its own genesis hash, and another log's chain does not verify in its place",
+      run: async () => {
+        const clock = new ManualClock(T0);
+        const digester = createDigester({ key: chainKey });
+        const opened: ConformanceStores[] = [];
+        try {
+          const tenantA = await factory({ clock, digester, logId: 'tenant-a' });
+          opened.push(tenantA);
+          const tenantB = await factory({ clock, digester, logId: 'tenant-b' });
+          opened.push(tenantB);
+          const unlabelled = await factory({ clock, digester });
+          opened.push(unlabelled);
+          const [firstA] = await appendMany(tenantA.auditLog, 3);
+          const [firstB] = await appendMany(tenantB.auditLog, 5);
+          const [firstUnlabelled] = await appendMany(unlabelled.auditLog, 2);
+          // The documented formula, computed here rather than through the package's helper.
+          assert.equal(firstA?.previous_hash, digester.digestTagged(AUDIT_GENESIS_DOMAIN, { log_id: 'tenant-a' }));
+          assert.equal(firstB?.previous_hash, digester.digestTagged(AUDIT_GENESIS_DOMAIN, { log_id: 'tenant-b' }));
+          assert.notEqual(firstA?.previous_hash, GENESIS_HASH);
+          assert.equal(firstUnlabelled?.previous_hash, GENESIS_HASH, 'without a logId the genesis hash stays 64 zeros');
+          for (const stores of opened) assert.equal((await stores.auditLog.verifyChain()).ok, true);
+
+          const ownRows = await tenantB.tamper.readRows();
+          const ownHead = await tenantB.auditLog.head();
+          // Someone who can write tenant B's tables replaces its whole log with a genuine other chain.
+          for (const source of [tenantA, unlabelled]) {
+            await tenantB.tamper.writeRows(await source.tamper.readRows());
+            await tenantB.tamper.writeHead(await source.auditLog.head());
+            assert.deepEqual(await tenantB.auditLog.verifyChain(), {
+              ok: false,
+              position: 1,
+              problem: 'broken_link',
+              detail: 'genesis_mismatch',
+            });
+          }
+          // Tenant B's own rows, put back, verify again: nothing else about the log changed.
+          await tenantB.tamper.writeRows(ownRows);
+          await tenantB.tamper.writeHead(ownHead);
+          assert.deepEqual(await tenantB.auditLog.verifyChain(), { ok: true, checked: 5, head: ownHead, anchored: false });
+        } finally {
+          for (const stores of opened) await stores.close();
+        }
+      },
+    },
 
     define('concurrency: concurrent appends form one linear chain', async ({ log }) => {
       const appended = await Promise.all(Array.from({ length: concurrency }, (_, index) => log.append(entryInput(index + 1))));

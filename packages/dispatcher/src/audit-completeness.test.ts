@@ -136,7 +136,15 @@ describe('a hostile output cannot push an executed write out of the audit log', 
     expect(rows[0]?.canonical.length).toBeLessThan(64 * 1024);
     expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
     // Refused output of a started write: its outcome is unknown, never replayed as done.
-    const record = await stores.idempotencyStore.get(`request-${result.sealed.protected_audit.binding.request_sha256}`);
+    // The key of a write without approval: the intent (README), keyed by the host's digester.
+    const intentKey = `intent-${digester.digestTagged('toolseal.dispatcher.intent_key.v1', {
+      tenant_id: 't',
+      subject_id: 's',
+      tool_name: 'create_ticket',
+      arguments: { title: 'x' },
+    })}`;
+    expect(result.sealed.protected_audit.downstream.idempotency_key).toBe(intentKey);
+    const record = await stores.idempotencyStore.get(intentKey);
     expect(record?.state).toBe('unknown');
   });
 });
@@ -181,7 +189,7 @@ describe('a refused full audit entry of an executed call is retried once with a 
       downstream: audit.downstream,
       binding: audit.binding,
     });
-    expect(audit.downstream.receipt).toMatch(/^receipt-request-/);
+    expect(audit.downstream.receipt).toMatch(/^receipt-intent-[0-9a-f]{64}$/);
     const rows = await host.stores.tamper.readRows();
     expect(rows[0]).toMatchObject({ call_id: call.call_id, operation_id: audit.downstream.operation_id, idempotency_key: audit.downstream.idempotency_key });
     expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });

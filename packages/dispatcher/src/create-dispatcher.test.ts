@@ -14,6 +14,7 @@ import {
 } from './__fixtures__/test-host.js';
 import type { Approval } from './approval.js';
 import type { DispatchedCall, DispatchedTurn } from './dispatch-types.js';
+import type { StatusQueryOutcome } from './dispatcher-tool.js';
 
 const context = { principal: CEDAR_DRAFTER };
 
@@ -524,6 +525,32 @@ describe('gate: idempotency', () => {
       expectCatalog(result.sealed.model_result, 'OUTCOME_UNKNOWN');
     }
     expect((await host.stores.idempotencyStore.get('unknown-key'))?.state).toBe('unknown');
+  });
+
+  it('reconciles only a downstream receipt: a committed answer without one keeps OUTCOME_UNKNOWN (spec 000)', async () => {
+    const host = createTestHost({ deadlines: { create_refund_draft: 30 } });
+    const approval = await approveBaseline(host, 'no-receipt-key');
+    const approved = { ...context, approvals: [approval] };
+    host.impl.create_refund_draft = () => new Promise<never>(() => undefined);
+    await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved);
+    const data = { draft_ref: 'DRAFT-NORECEIPT', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' };
+    for (const receipt of [undefined, null]) {
+      // What a status API that cannot name its receipt answers (outside the StatusQueryOutcome type).
+      const answer = { kind: 'committed', data, resource_revision: 'draft-c7-r1', observed_at: host.iso(), ...(receipt === undefined ? {} : { receipt }) };
+      host.impl.create_refund_draft_status = () => answer as unknown as StatusQueryOutcome;
+      const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved));
+      expect(result.gate).toBe('status_query');
+      expectCatalog(result.sealed.model_result, 'OUTCOME_UNKNOWN');
+      expect(result.sealed.model_result.execution.delivery).toBe('fresh');
+      const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+      expect(entry?.body['notes']).toEqual(['status_committed_without_receipt']);
+      expect((await host.stores.idempotencyStore.get('no-receipt-key'))?.state).toBe('unknown');
+    }
+    host.impl.create_refund_draft_status = () => ({ kind: 'committed', data, resource_revision: 'draft-c7-r1', observed_at: host.iso(), receipt: 'R-1' });
+    const reconciled = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved));
+    expect(reconciled.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(reconciled.sealed.protected_audit.downstream.receipt).toBe('R-1');
+    expect(host.calls['create_refund_draft']).toBe(1);
   });
 
   it('keeps a write without a status query at OUTCOME_UNKNOWN once its outcome is unknown, never running it again', async () => {

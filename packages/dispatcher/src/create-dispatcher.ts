@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapter-core';
-import { readClock, systemClock, type Clock, type IdempotencyStore } from '@toolseal/audit';
+import { readClock, StoreInputError, systemClock, type Clock, type FenceFailure, type IdempotencyStore } from '@toolseal/audit';
 import type {
   CallContext,
   Delivery,
@@ -44,6 +44,7 @@ import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcom
 import { RateLimiter, checkRateLimit } from './rate-limiter.js';
 import { readArguments } from './read-arguments.js';
 import { readHandlerOutcome, readStatusOutcome, type ReadOutcome } from './read-handler-outcome.js';
+import { readProposalDecision, type ProposalErrorCode } from './read-proposal-decision.js';
 import { readStoredResult } from './read-stored-result.js';
 import { runWithDeadline, type DeadlineRun } from './run-with-deadline.js';
 import { TurnDigester } from './turn-digester.js';
@@ -54,6 +55,11 @@ const DEFAULT_LEASE_MARGIN_MS = 5_000;
 /** Suggested wait when the idempotency store could not be reached before anything started. */
 const STORE_RETRY_AFTER_MS = 1_000;
 const MAX_IDENTIFIER = 128;
+/**
+ * The digest domain of the idempotency key of a write without approval (`intent-<digest>`): tenant,
+ * subject, tool and arguments, and nothing about the contract's revisions.
+ */
+const INTENT_KEY_DOMAIN = 'toolseal.dispatcher.intent_key.v1';
 /** Principal references kept across turns (the same principals call again and again). */
 const PRINCIPAL_REF_CACHE_SIZE = 1_024;
 
@@ -406,7 +412,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state: CallState,
     tool: CompiledTool,
     gate: DispatchGate,
-    error: { code: ErrorCode; reasons: readonly ErrorReason[] },
+    error: { code: ProposalErrorCode; reasons: readonly ErrorReason[] },
   ): Promise<DispatchedCall> {
     const fields = tool.registered.inputFields;
     if (error.code === 'INVALID_ARGUMENTS') {
@@ -421,14 +427,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   // ------------------------------------------------------------------------------ one call
 
-  async function runCall(turn: Turn, call: ToolCall): Promise<DispatchedCall> {
+  async function runCall(turn: Turn, call: ToolCall, operationId: string): Promise<DispatchedCall> {
     const context: CallContext = {
       provider: call.provider,
       api_family: call.api_family,
       response_id: call.response_id,
       call_id: call.call_id,
       adapter_revision: call.adapter_revision,
-      operation_id: nextOperationId(),
+      operation_id: operationId,
       idempotency_key: null,
     };
     const state: CallState = {
@@ -444,6 +450,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       requestSha256: null,
       executed: false,
     };
+    try {
+      return await runGates(turn, state);
+    } catch {
+      // An exception no reader caught (a bug, or a host component or store answering far outside
+      // its contract): this call alone answers TOOL_ERROR for a person to review, audited like any
+      // other, and the turn's other calls keep their results. A write's record is left as it is:
+      // a claim runs out on its own, a started one turns unknown and is never run again.
+      state.notes.push('dispatcher_unexpected_error');
+      return refuse(turn, state, 'internal', 'TOOL_ERROR');
+    }
+  }
+
+  async function runGates(turn: Turn, state: CallState): Promise<DispatchedCall> {
+    const { call } = state;
 
     // Registry.
     const tool = tools.get(call.tool_name);
@@ -521,11 +541,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         abort,
         deadline - now(),
       );
-      const decision = run.kind === 'returned' ? (run.value as Awaited<ReturnType<typeof validator.validate>>) : null;
-      if (decision === null || typeof decision !== 'object') return refuse(turn, state, 'trusted_checks', 'FACTS_UNAVAILABLE');
+      // Read like a trusted check's answer: a broken validator holds the call (README).
+      const decision = readProposalDecision(run);
+      if (decision.kind === 'broken') {
+        if (run.kind === 'returned') state.notes.push('proposal_validator_malformed');
+        return refuse(turn, state, 'trusted_checks', 'FACTS_UNAVAILABLE');
+      }
       state.decisionRecord = decision.record;
-      if (!decision.ok) return refuseProposal(turn, state, tool, 'trusted_checks', decision.error);
-      ready = decision;
+      if (decision.kind === 'refused') return refuseProposal(turn, state, tool, 'trusted_checks', decision);
+      ready = decision.decision as ReadyForReview<unknown>;
     }
 
     if (!tool.write) return executeRead(turn, state, tool, invocation, abort);
@@ -557,7 +581,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       idempotencyKey = match.approval.idempotency_key;
     } else {
       // No person in the loop: the business intent itself is the key, so the same intent runs once.
-      idempotencyKey = `request-${request_sha256}`;
+      // Tenant, subject, tool and arguments only, never the contract revisions: after a deploy that
+      // bumps one, the same intent meets its earlier record under a changed request digest and
+      // answers IDEMPOTENCY_CONFLICT (human review), instead of running again under a new key.
+      // Keyed (HMAC) when the digester is, so a key does not reveal guessable arguments.
+      idempotencyKey = `intent-${turn.digester.digestTagged(INTENT_KEY_DOMAIN, {
+        tenant_id: turn.principal.tenant_id,
+        subject_id: turn.principal.subject_id,
+        tool_name: contract.tool_name,
+        arguments: invocation.arguments,
+      })}`;
     }
     state.context.idempotency_key = idempotencyKey;
     return executeWrite(turn, state, tool, invocation, abort, request_sha256, ready);
@@ -576,7 +609,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
     try {
       claim = await idempotencyStore.claim({ key, request_sha256, owner, lease_ms: leaseMs });
-    } catch {
+    } catch (error) {
+      // The store refused an input of the dispatcher's own making: a bug, not an outage (nothing
+      // was written), and a retry would fail the same way.
+      if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
       state.notes.push('idempotency_store_unavailable');
       return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
     }
@@ -627,12 +663,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         abort,
         invocation.deadline - now(),
       );
-      const recheck = run.kind === 'returned' ? (run.value as Awaited<ReturnType<typeof validator.recheckCurrent>>) : null;
-      if (recheck === null || typeof recheck !== 'object' || !recheck.ok) {
+      const recheck = readProposalDecision(run);
+      if (recheck.kind !== 'ready') {
         await release();
-        if (recheck === null || typeof recheck !== 'object') return refuse(turn, state, 'recheck', 'FACTS_UNAVAILABLE');
+        if (recheck.kind === 'broken') {
+          if (run.kind === 'returned') state.notes.push('proposal_validator_malformed');
+          return refuse(turn, state, 'recheck', 'FACTS_UNAVAILABLE');
+        }
         state.decisionRecord = recheck.record;
-        return refuseProposal(turn, state, tool, 'recheck', recheck.error);
+        return refuseProposal(turn, state, tool, 'recheck', recheck);
       }
       state.decisionRecord = recheck.record;
     }
@@ -645,12 +684,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     try {
       started = await idempotencyStore.markStarted({
         ...fence,
-        lease_ms: Math.max(1, invocation.deadline - now()) + leaseMarginMs,
+        // Whole milliseconds, as stores require; rounded up, so the lease outlasts the deadline.
+        lease_ms: Math.ceil(Math.max(1, invocation.deadline - now())) + leaseMarginMs,
       });
-    } catch {
-      await release();
+    } catch (error) {
+      // Whether the store applied markStarted is unknown (its answer may be what was lost), but
+      // the handler certainly did not start: release with that declaration, which frees the key
+      // from `claimed` and from `started` alike. Only a confirmed release lets the model hear
+      // "nothing was executed, retry"; otherwise the key may stay held (see README).
+      const released = await releaseDeclaredNotStarted(fence, state);
+      if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
       state.notes.push('idempotency_store_unavailable');
-      return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+      if (released === 'released') {
+        return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+      }
+      // Another claim took the key over and may run the write; or the key could not be freed
+      // (the handler never ran, but the record may stay `started` until a person frees it).
+      return refuse(turn, state, 'idempotency', released === 'fenced' ? 'OUTCOME_UNKNOWN' : 'TOOL_ERROR');
     }
     if (!started.ok) {
       if (started.reason === 'lease_expired') {
@@ -701,7 +751,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // A temporary refusal (wait, refresh, hold): give the key back, so that the same intent
         // runs once the condition passes instead of replaying the refusal forever. Fenced: only
         // this claim's holder can release it, and only from `started`, never from `unknown`.
-        if (!(await releaseDeclaredNotStarted(fence, state))) await complete(output);
+        if ((await releaseDeclaredNotStarted(fence, state)) !== 'released') await complete(output);
       } else {
         // NOT_FOUND, RULE_REJECTED: final for this key; it replays as such (see README).
         await complete(output);
@@ -718,19 +768,34 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * Releases a started record on the handler's own declaration that it executed nothing. `false`
-   * when the store refused or failed; the caller then completes the record with the refusal as
-   * before (a final answer for the key), never leaves it to turn `unknown`.
+   * Releases a claimed or started record when the handler positively did not execute anything:
+   * it declared so itself (a temporary catalogued refusal), or the dispatcher never called it
+   * (markStarted's answer was lost). `released` when the store confirmed; otherwise why not
+   * (`failed`: it threw). After a handler's refusal the caller then completes the record with the
+   * refusal (a final answer for the key), never leaves it to turn `unknown`.
    */
-  async function releaseDeclaredNotStarted(fence: { key: string; fencing_token: number }, state: CallState): Promise<boolean> {
+  async function releaseDeclaredNotStarted(
+    fence: { key: string; fencing_token: number },
+    state: CallState,
+  ): Promise<'released' | FenceFailure | 'failed'> {
     try {
       const released = await idempotencyStore.release({ ...fence, handler_declared_not_started: true });
-      if (released.ok) return true;
+      if (released.ok) return 'released';
       state.notes.push(`release_${released.reason}`);
+      return released.reason;
     } catch {
       state.notes.push('release_failed');
+      return 'failed';
     }
-    return false;
+  }
+
+  /**
+   * The idempotency store refused an input the dispatcher built (StoreInputError): a dispatcher bug,
+   * never reported as a store outage. TOOL_ERROR (a person reviews it); the handler did not run.
+   */
+  function refuseStoreInput(turn: Turn, state: CallState): Promise<DispatchedCall> {
+    state.notes.push('idempotency_store_input_rejected');
+    return refuse(turn, state, 'idempotency', 'TOOL_ERROR');
   }
 
   async function reconcile(
@@ -768,6 +833,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // The downstream's account does not match this request: never pick a side automatically.
       state.violations = output.violations;
       return refuse(turn, state, 'status_query', 'STATUS_CONFLICT');
+    }
+    // Spec 000: `receipt_reconciled` says an explicit status query reconciled a downstream
+    // receipt. Without one there is nothing to reconcile: the outcome stays unknown.
+    if (output.sealed.protected_audit.downstream.receipt === null) {
+      state.notes.push('status_committed_without_receipt');
+      return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
     }
     try {
       const reconciled = await idempotencyStore.reconcile({
@@ -820,16 +891,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const checkedCalls = checkCalls(calls);
     const principal = checkPrincipal(context.principal);
     const approvals = checkApprovals(context.approvals);
-    if (context.deadline !== undefined && (typeof context.deadline !== 'number' || Number.isNaN(context.deadline))) {
-      throw new TypeError('dispatch: context.deadline must be epoch milliseconds');
-    }
+    const deadline = checkDeadline(context.deadline);
+    // Every operation id before any call runs: a bad one from the host throws with nothing executed.
+    const operationIds = checkedCalls.map(() => nextOperationId());
     const signal = context.signal;
     const turn: Turn = {
       principal,
       digester: new TurnDigester(digester, principal, principalRefOf(principal)),
       approvals,
       startedAt: now(),
-      deadline: context.deadline ?? Number.POSITIVE_INFINITY,
+      deadline,
       aborts: signal === undefined ? null : new Set(),
       signal,
       trusted: new Map(),
@@ -842,10 +913,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     try {
       // One call (most turns): awaited directly, without the array and promises of Promise.all.
       const [only] = checkedCalls;
+      const [onlyOperationId] = operationIds;
       results =
-        checkedCalls.length === 1 && only !== undefined
-          ? [await runCall(turn, only)]
-          : await Promise.all(checkedCalls.map((call) => runCall(turn, call)));
+        checkedCalls.length === 1 && only !== undefined && onlyOperationId !== undefined
+          ? [await runCall(turn, only, onlyOperationId)]
+          : await Promise.all(checkedCalls.map((call, index) => runCall(turn, call, operationIds[index] as string)));
     } finally {
       signal?.removeEventListener('abort', abortAll);
     }
@@ -861,6 +933,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 }
 
 const HOLD: TrustedCheckOutcome = Object.freeze({ ok: false, code: 'FACTS_UNAVAILABLE' });
+
+/**
+ * The turn's deadline: absent → none; otherwise a finite, non-negative number of epoch
+ * milliseconds of the dispatcher's clock. A fraction is fine (`performance.timeOrigin +
+ * performance.now()`): it is rounded down to a whole millisecond, because a deadline is an upper
+ * bound and every lease and timer derived from it must be whole milliseconds (stores refuse
+ * fractions). NaN, an infinity, a negative number or a non-number is host misuse (TypeError).
+ */
+function checkDeadline(deadline: unknown): number {
+  if (deadline === undefined) return Number.POSITIVE_INFINITY;
+  if (typeof deadline !== 'number' || !Number.isFinite(deadline) || deadline < 0) {
+    throw new TypeError('dispatch: context.deadline must be finite, non-negative epoch milliseconds (or absent for none)');
+  }
+  return Math.floor(deadline);
+}
 
 /**
  * Handler refusals that are temporary: the catalog's recovery is to wait (RATE_LIMIT), refresh

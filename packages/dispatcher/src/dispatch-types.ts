@@ -55,7 +55,10 @@ export interface DispatchContext {
   principal: PrincipalContext;
   /** Approvals a person gave for exact requests of this principal (host-issued, trusted). */
   approvals?: readonly Approval[];
-  /** Deadline of the whole turn, epoch ms of the dispatcher's clock. */
+  /**
+   * Deadline of the whole turn, epoch ms of the dispatcher's clock: finite and non-negative (a
+   * fraction is rounded down to a whole millisecond). Absent: only the tools' own deadlines apply.
+   */
   deadline?: number;
   /** Aborts every call of the turn that has not answered yet. */
   signal?: AbortSignal;
@@ -63,7 +66,9 @@ export interface DispatchContext {
 
 /**
  * Where a call's fate was decided: the gate that refused it, or `sealed` for a fresh execution.
- * `idempotency` also answers replays (`local_replay`), `status_query` reconciliations.
+ * `idempotency` also answers replays (`local_replay`), `status_query` reconciliations. `internal`:
+ * an exception no reader caught (a bug, or a component answering far outside its contract); the
+ * call answers TOOL_ERROR and is audited, and the other calls of the turn are unaffected.
  */
 export type DispatchGate =
   | 'registry'
@@ -79,6 +84,7 @@ export type DispatchGate =
   | 'output_contract'
   | 'status_query'
   | 'audit'
+  | 'internal'
   | 'sealed';
 
 /** Where a call's audit entry went in the chain. */
@@ -139,7 +145,8 @@ export interface Dispatcher {
   /**
    * Runs every gate for every call, concurrently, and seals each call on its own. Never rejects for
    * anything a model, handler or downstream system did; throws a `TypeError` for host misuse
-   * (malformed principal, approvals or calls, a repeated call id).
+   * (malformed principal, approvals, deadline or calls, a repeated call id, a bad `operationId()`),
+   * before any call runs.
    */
   dispatch(calls: readonly ToolCall[], context: DispatchContext): Promise<DispatchedTurn>;
   /** The registry the dispatcher was built with. */

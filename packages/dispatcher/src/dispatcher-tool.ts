@@ -83,8 +83,12 @@ export type TrustedCheck = (input: ToolInvocation) => TrustedCheckOutcome | Prom
 
 /** The answer of a status query about a write whose outcome is unknown. */
 export type StatusQueryOutcome =
-  /** The downstream system has the write: its data and receipt (checked by the output contract). */
-  | ({ kind: 'committed' } & HandlerData)
+  /**
+   * The downstream system has the write: its data (checked by the output contract) and its
+   * receipt, which is required. `receipt_reconciled` means a downstream receipt was reconciled
+   * (spec 000), so an answer without one (absent or `null`) leaves the outcome unknown.
+   */
+  | ({ kind: 'committed' } & Omit<HandlerData, 'receipt'> & { receipt: string })
   /** The downstream system has no record of it (yet): the outcome stays unknown. */
   | { kind: 'not_committed' }
   /** The status could not be determined. */

@@ -1,4 +1,4 @@
-import { ManualClock, type ClaimOutcome } from '@toolseal/audit';
+import { ManualClock, type AuditHead, type ClaimOutcome } from '@toolseal/audit';
 import { storeConformanceCases } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import pg from 'pg';
@@ -24,9 +24,9 @@ describe.skipIf(!available).each([
   ['one statement per round trip', pool],
   ['pipelined pool', pipelinedPool],
 ])('PostgreSQL stores: conformance (%s)', (_name, storePool) => {
-  const cases = storeConformanceCases(async ({ clock, digester }) => {
+  const cases = storeConformanceCases(async ({ clock, digester, logId }) => {
     const schema = nextSchema();
-    const stores = await openPostgresStores({ pool: storePool, schema, clock, digester });
+    const stores = await openPostgresStores({ pool: storePool, schema, clock, digester, ...(logId === undefined ? {} : { logId }) });
     return {
       ...stores,
       tamper: postgresTamper(pool, schema),
@@ -178,6 +178,45 @@ describe.skipIf(!available)('PostgreSQL stores: raw SQL tampering', () => {
       INSERT INTO $s.audit_log SELECT 3, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical
         FROM $s.audit_log WHERE sequence = 2`;
     expect(await tampered(insert)).toMatchObject({ ok: false, position: 3, problem: 'inserted' });
+  });
+
+  it("detects another schema's genuine chain copied over a log with an identity, without an anchor", async () => {
+    const digester = createDigester({ key: new Uint8Array(32).fill(9) });
+    const [schemaA, schemaB] = [nextSchema(), nextSchema()];
+    const a = await openPostgresStores({ pool, schema: schemaA, digester, logId: 'tenant-a' });
+    const b = await openPostgresStores({ pool, schema: schemaB, digester, logId: 'tenant-b' });
+    for (let index = 1; index <= 3; index += 1) {
+      await a.auditLog.append({ kind: 'sealed_call', call_id: `a${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    for (let index = 1; index <= 5; index += 1) {
+      await b.auditLog.append({ kind: 'sealed_call', call_id: `b${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    const [A, B] = [`"${schemaA}"`, `"${schemaB}"`];
+    await pool.query(`ALTER TABLE ${B}.audit_log DISABLE TRIGGER USER; ALTER TABLE ${B}.audit_head DISABLE TRIGGER USER;
+      DELETE FROM ${B}.audit_log; INSERT INTO ${B}.audit_log SELECT * FROM ${A}.audit_log;
+      UPDATE ${B}.audit_head SET sequence = h.sequence, entry_hash = h.entry_hash FROM ${A}.audit_head h;`);
+    expect(await a.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
+    expect(await b.auditLog.verifyChain()).toEqual({ ok: false, position: 1, problem: 'broken_link', detail: 'genesis_mismatch' });
+  });
+
+  it('refuses an anchor read back from the head row as text (a bigint sequence) instead of calling it anchored', async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool, schema });
+    await stores.auditLog.append({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: {} });
+    const saved = (await pool.query<{ sequence: string; entry_hash: string }>(`SELECT sequence, entry_hash FROM "${schema}".audit_head`)).rows[0];
+    expect(typeof saved?.sequence).toBe('string');
+    await expect(stores.auditLog.verifyChain({ anchor: saved as unknown as AuditHead })).rejects.toThrow(/^anchor\.sequence/);
+    expect(await stores.auditLog.verifyChain({ anchor: { sequence: Number(saved?.sequence), entry_hash: saved?.entry_hash ?? '' } })).toMatchObject({
+      ok: true,
+      anchored: true,
+    });
+  });
+
+  it('refuses a malformed log identity before connecting', async () => {
+    const schema = nextSchema();
+    await expect(openPostgresStores({ pool, schema, logId: 'x'.repeat(257) })).rejects.toThrow(expect.objectContaining({ name: 'StoreInputError', field: 'logId' }));
+    const exists = await pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    expect(exists.rowCount).toBe(0);
   });
 
   it('detects a canonical text re-serialized through jsonb', async () => {

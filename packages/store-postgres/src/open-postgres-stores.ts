@@ -1,6 +1,7 @@
 import {
   AuditChainVerifier,
-  GENESIS_HASH,
+  auditGenesisHash,
+  checkVerifyChainOptions,
   auditEntryFromRow,
   auditEntryWithBody,
   checkIdempotencyOperation,
@@ -55,6 +56,13 @@ export interface PostgresStoresOptions {
   digester?: Digester;
   /** Largest canonical audit body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * The log's identity (1..256 characters, e.g. the tenant or deployment), bound into the link of
+   * its first entry (`auditGenesisHash` of `@toolseal/audit`): another schema's genuine chain
+   * copied into this one does not verify. Default none (genesis hash of 64 zeros, as before).
+   * Set it when the log begins, the same on every host, and never change it.
+   */
+  logId?: string;
 }
 
 export interface PostgresStores {
@@ -118,13 +126,15 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError('openPostgresStores needs exactly one of pool and connectionString');
   }
+  const digester = options.digester ?? createDigester();
+  // Checked before any connection: a malformed identity throws StoreInputError, nothing is created.
+  const genesisHash = auditGenesisHash(digester, options.logId);
   const ownsPool = options.pool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, pipeline: true });
   const schema = options.schema ?? 'toolseal';
   const s = quoteSchemaName(schema);
   const clock = options.clock ?? systemClock;
-  const digester = options.digester ?? createDigester();
   const maxBodyBytes = options.maxBodyBytes;
   let schemaVersion: number;
   try {
@@ -264,7 +274,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       const head = results[1]?.rows[0];
       if (head === undefined) throw new Error('audit_head row is missing');
       let sequence = Number(head.sequence);
-      let previousHash = sequence === 0 ? GENESIS_HASH : head.entry_hash;
+      let previousHash = sequence === 0 ? genesisHash : head.entry_hash;
       const rows: StoredAuditRow[] = [];
       for (const prepared of batch) {
         // Read the clock while holding the head lock, so `recorded_at` follows the chain order
@@ -310,7 +320,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
 
   async function verify(client: PoolClient, from: number, anchor: AuditHead | undefined): Promise<ChainVerification> {
     const storedHead = headFrom((await client.query<{ sequence: string; entry_hash: string }>(selectHead([]))).rows[0]);
-    let previousHash: string | null = GENESIS_HASH;
+    let previousHash: string | null = genesisHash;
     if (from > 1) {
       const previous = (await client.query<AuditRowText>(selectAuditAt([from - 1]))).rows[0];
       previousHash = previous === undefined ? null : previous.entry_hash;
@@ -365,14 +375,14 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       const row = await append(prepared);
       return auditEntryWithBody(row, prepared.body);
     },
-    async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
-      const from = verifyOptions.from ?? 1;
-      if (!Number.isSafeInteger(from) || from < 1) throw new RangeError('from must be a positive integer');
+    async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {
+      // Before a connection is taken: a malformed `from` or anchor throws a RangeError.
+      const { from, anchor } = checkVerifyChainOptions(verifyOptions);
       const client = await pool.connect();
       try {
         // One snapshot for the head and every page of rows.
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const verification = await verify(client, from, verifyOptions.anchor);
+        const verification = await verify(client, from, anchor);
         await client.query('COMMIT');
         return verification;
       } catch (error) {

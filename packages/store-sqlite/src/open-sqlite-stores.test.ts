@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, type ClaimOutcome } from '@toolseal/audit';
+import { ManualClock, StoreInputError, type ClaimOutcome } from '@toolseal/audit';
 import { storeConformanceCases } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,16 +16,16 @@ const T0 = Date.UTC(2026, 6, 19);
 const REQUEST = 'a'.repeat(64);
 
 describe('SQLite stores (WAL file): conformance', () => {
-  const cases = storeConformanceCases(async ({ clock, digester }) => {
-    const stores = openSqliteStores({ path: nextPath(), clock, digester });
+  const cases = storeConformanceCases(async ({ clock, digester, logId }) => {
+    const stores = openSqliteStores({ path: nextPath(), clock, digester, ...(logId === undefined ? {} : { logId }) });
     return { ...stores, tamper: sqliteTamper(stores.database), close: async () => stores.close() };
   });
   for (const testCase of cases) it(testCase.name, testCase.run);
 });
 
 describe('SQLite stores (:memory:): conformance', () => {
-  const cases = storeConformanceCases(async ({ clock, digester }) => {
-    const stores = openSqliteStores({ path: ':memory:', clock, digester });
+  const cases = storeConformanceCases(async ({ clock, digester, logId }) => {
+    const stores = openSqliteStores({ path: ':memory:', clock, digester, ...(logId === undefined ? {} : { logId }) });
     return { ...stores, tamper: sqliteTamper(stores.database), close: async () => stores.close() };
   });
   for (const testCase of cases) it(testCase.name, testCase.run);
@@ -65,6 +65,40 @@ describe('SQLite stores: connection settings', () => {
     } finally {
       second.close();
     }
+  });
+
+  it('keeps a log identity across reopen; opened without it (or with another) the chain fails at entry 1', async () => {
+    const path = nextPath();
+    const clock = new ManualClock(T0);
+    const digester = createDigester({ key: new Uint8Array(32).fill(7) });
+    const first = openSqliteStores({ path, clock, digester, logId: 'tenant-cedar' });
+    const entry = await first.auditLog.append({ kind: 'sealed_call', call_id: 'c', operation_id: null, idempotency_key: null, body: { n: 1 } });
+    first.close();
+    const genesisMismatch = { ok: false, position: 1, problem: 'broken_link', detail: 'genesis_mismatch' };
+    for (const [logId, expected] of [
+      ['tenant-cedar', { ok: true, checked: 1, head: { sequence: 1, entry_hash: entry.entry_hash }, anchored: false }],
+      ['tenant-maple', genesisMismatch],
+      [undefined, genesisMismatch],
+    ] as const) {
+      const reopened = openSqliteStores({ path, clock, digester, ...(logId === undefined ? {} : { logId }) });
+      try {
+        expect(await reopened.auditLog.verifyChain(), String(logId)).toEqual(expected);
+      } finally {
+        reopened.close();
+      }
+    }
+  });
+
+  it('refuses a malformed log identity before the file is created', () => {
+    const path = nextPath();
+    let thrown: unknown;
+    try {
+      openSqliteStores({ path, logId: '' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('logId');
+    expect(existsSync(path)).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import {
   AuditChainVerifier,
-  GENESIS_HASH,
+  auditGenesisHash,
+  checkVerifyChainOptions,
   auditEntryFromRow,
   auditEntryWithBody,
   checkIdempotencyOperation,
@@ -53,6 +54,13 @@ export interface SqliteStoresOptions {
   synchronous?: 'full' | 'normal';
   /** Largest canonical audit body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * The log's identity (1..256 characters, e.g. the tenant or deployment), bound into the link of
+   * its first entry (`auditGenesisHash` of `@toolseal/audit`): another log's genuine chain copied
+   * into this file does not verify. Default none (genesis hash of 64 zeros, as before). Set it
+   * when the log begins, the same on every connection, and never change it.
+   */
+  logId?: string;
 }
 
 export interface SqliteStores {
@@ -103,6 +111,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const clock = options.clock ?? systemClock;
   const digester = options.digester ?? createDigester();
   const maxBodyBytes = options.maxBodyBytes;
+  // Checked before the file is opened: a malformed identity throws StoreInputError, nothing is created.
+  const genesisHash = auditGenesisHash(digester, options.logId);
   const database = new BetterSqlite3(options.path);
   let schemaVersion: number;
   try {
@@ -212,7 +222,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       {
         sequence: (head?.sequence ?? 0) + 1,
         recorded_at: formatRecordedAt(readClock(clock)),
-        previous_hash: head?.entry_hash ?? GENESIS_HASH,
+        previous_hash: head?.entry_hash ?? genesisHash,
       },
       digester,
     );
@@ -232,7 +242,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     const verifier = new AuditChainVerifier({
       digester,
       from,
-      previousHash: from === 1 ? GENESIS_HASH : (selectAuditAt.get(from - 1)?.entry_hash ?? null),
+      previousHash: from === 1 ? genesisHash : (selectAuditAt.get(from - 1)?.entry_hash ?? null),
       storedHead: storedHead(),
       ...(anchor === undefined ? {} : { anchor }),
     });
@@ -265,10 +275,9 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       const row = appendTransaction.immediate(prepared);
       return auditEntryWithBody(row, prepared.body);
     },
-    async verifyChain(verifyOptions: VerifyChainOptions = {}): Promise<ChainVerification> {
-      const from = verifyOptions.from ?? 1;
-      if (!Number.isSafeInteger(from) || from < 1) throw new RangeError('from must be a positive integer');
-      return verifyTransaction.deferred(from, verifyOptions.anchor);
+    async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {
+      const { from, anchor } = checkVerifyChainOptions(verifyOptions);
+      return verifyTransaction.deferred(from, anchor);
     },
     async query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage> {
       const query = normalizeAuditQuery(filter, page);

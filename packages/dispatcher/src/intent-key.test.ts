@@ -1,0 +1,112 @@
+// The idempotency key of a write without approval (`approval: 'none'`). Spec 000: the key is
+// "retry/execution identity, not business-intent content", and the request digest binds the
+// contract revisions. The key is therefore derived from the intent only (tenant, subject, tool,
+// arguments), so a deploy that bumps a revision cannot give the same intent a second key and a
+// second downstream write: the changed request digest meets the stored record and conflicts.
+import { createMemoryStores, ManualClock } from '@toolseal/audit';
+import type { JsonObject, PrincipalContext } from '@toolseal/contracts';
+import { createDigester } from '@toolseal/digests';
+import { createToolRegistry, type ToolSpec } from '@toolseal/result';
+import { describe, expect, it } from 'vitest';
+import { BASELINE_REFUND, CEDAR_DRAFTER, CEDAR_OTHER, loadToolSpecs, only, START, TEST_KEY, toolCall } from './__fixtures__/test-host.js';
+import { createDispatcher } from './create-dispatcher.js';
+import type { Dispatcher } from './dispatch-types.js';
+
+const INTENT_DOMAIN = 'toolseal.dispatcher.intent_key.v1';
+
+/** Two deployments of one host sharing its stores: the second only changes contract revisions. */
+function deployments() {
+  const clock = new ManualClock(START);
+  const digester = createDigester({ key: TEST_KEY });
+  const stores = createMemoryStores({ clock, digester });
+  const writes: string[] = [];
+  const specs = loadToolSpecs();
+  const deploy = (revisions: Partial<ToolSpec['contract']>): Dispatcher => {
+    const refund: ToolSpec = { ...specs.createRefundDraft, contract: { ...specs.createRefundDraft.contract, ...revisions } };
+    return createDispatcher({
+      registry: createToolRegistry([specs.getOrder, specs.kbSearch, refund]),
+      digester,
+      clock,
+      stores,
+      tools: [
+        { name: 'get_order', handler: () => ({ kind: 'error', code: 'NOT_FOUND' }) },
+        { name: 'kb_search', handler: () => ({ kind: 'error', code: 'NOT_FOUND' }) },
+        {
+          name: 'create_refund_draft',
+          approval: 'none',
+          handler: ({ arguments: args, idempotency_key }) => {
+            writes.push(idempotency_key ?? '');
+            return {
+              kind: 'data',
+              data: { draft_ref: 'DRAFT-1', order_ref: args['order_id'] ?? null, amount: args['amount'] ?? null, unit: args['unit'] ?? null },
+              resource_revision: 'draft-c7-r1',
+              observed_at: new Date(clock.now()).toISOString(),
+              receipt: `receipt-${writes.length}`,
+            };
+          },
+        },
+      ],
+    });
+  };
+  const intentKey = (principal: PrincipalContext, args: JsonObject): string =>
+    `intent-${digester.digestTagged(INTENT_DOMAIN, {
+      tenant_id: principal.tenant_id,
+      subject_id: principal.subject_id,
+      tool_name: 'create_refund_draft',
+      arguments: args,
+    })}`;
+  return { deploy, writes, stores, intentKey };
+}
+
+const refund = (dispatcher: Dispatcher, args: JsonObject = BASELINE_REFUND, principal: PrincipalContext = CEDAR_DRAFTER) =>
+  dispatcher.dispatch([toolCall('create_refund_draft', args)], { principal }).then(only);
+
+describe('the idempotency key of a write without approval', () => {
+  it('is intent-<digestTagged(toolseal.dispatcher.intent_key.v1, tenant, subject, tool, arguments)>, keyed by the host digester', async () => {
+    const { deploy, writes, intentKey } = deployments();
+    const result = await refund(deploy({}));
+    expect(result.sealed.protected_audit.downstream.idempotency_key).toBe(intentKey(CEDAR_DRAFTER, BASELINE_REFUND));
+    expect(writes).toEqual([intentKey(CEDAR_DRAFTER, BASELINE_REFUND)]);
+    // Not the request digest (which binds the revisions), and not guessable without the key.
+    expect(writes[0]).not.toContain(result.sealed.protected_audit.binding.request_sha256);
+    const unkeyed = createDigester().digestTagged(INTENT_DOMAIN, {
+      tenant_id: CEDAR_DRAFTER.tenant_id,
+      subject_id: CEDAR_DRAFTER.subject_id,
+      tool_name: 'create_refund_draft',
+      arguments: BASELINE_REFUND,
+    });
+    expect(writes[0]).not.toBe(`intent-${unkeyed}`);
+  });
+
+  it('the review: a deploy that bumps the output revision does not run the same intent again (IDEMPOTENCY_CONFLICT)', async () => {
+    const { deploy, writes, intentKey } = deployments();
+    const first = deploy({});
+    expect((await refund(first)).sealed.model_result.execution.delivery).toBe('fresh');
+    expect((await refund(first)).sealed.model_result.execution.delivery).toBe('local_replay');
+    for (const revisions of [{ output_revision: 'refund-draft-output-v9' }, { input_revision: 'in-v9' }, { effect_revision: 'eff-v9' }]) {
+      const bumped = await refund(deploy(revisions));
+      expect(bumped.gate, JSON.stringify(revisions)).toBe('idempotency');
+      expect(bumped.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+      expect(bumped.sealed.protected_audit.downstream.idempotency_key).toBe(intentKey(CEDAR_DRAFTER, BASELINE_REFUND));
+    }
+    expect(writes).toHaveLength(1);
+  });
+
+  it('separates intents: other arguments, another subject or tenant get their own key and run', async () => {
+    const { deploy, writes, intentKey } = deployments();
+    const dispatcher = deploy({});
+    const reason = { ...BASELINE_REFUND, reason: 'damaged' };
+    const otherTenant: PrincipalContext = { ...CEDAR_DRAFTER, tenant_id: 'maple' };
+    await refund(dispatcher);
+    await refund(dispatcher, reason);
+    await refund(dispatcher, BASELINE_REFUND, CEDAR_OTHER);
+    await refund(dispatcher, BASELINE_REFUND, otherTenant);
+    expect(writes).toEqual([
+      intentKey(CEDAR_DRAFTER, BASELINE_REFUND),
+      intentKey(CEDAR_DRAFTER, reason),
+      intentKey(CEDAR_OTHER, BASELINE_REFUND),
+      intentKey(otherTenant, BASELINE_REFUND),
+    ]);
+    expect(new Set(writes).size).toBe(4);
+  });
+});
