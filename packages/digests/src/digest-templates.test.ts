@@ -231,13 +231,17 @@ describe.each(digesters)('fixed-shape digests (%s) equal the general canonical p
     );
   });
 
-  it('digestTagged treats symbol-keyed and non-enumerable members as the spread into the tagged object does', () => {
-    // The spread copies an enumerable symbol member (canonicalize rejects it) and skips a
-    // non-enumerable one (not bound).
+  it('digestTagged refuses symbol-keyed and non-enumerable members as canonicalize refuses them, never leaving one out', () => {
+    // Expected: what canonicalize says of the same object, at the tagged object's path ''.
     const withSymbol = { entry: 'x', [Symbol('hidden')]: 'y' };
-    expect(outcomeOf(() => digester.digestTagged('x.v1', withSymbol))).toEqual({ reason: 'unsupported_type', path: '' });
-    const withHidden = Object.defineProperty({ entry: 'x' }, 'hidden', { value: 'y', enumerable: false });
-    expect(outcomeOf(() => digester.digestTagged('x.v1', withHidden))).toEqual({ digest: hash('{"domain":"x.v1","entry":"x"}') });
+    const withHiddenSymbol = Object.defineProperty({ entry: 'x' }, Symbol('hidden'), { value: 'y', enumerable: false });
+    const withHidden = Object.defineProperty({ entry: 'x' }, 'previous_hash', { value: 'y', enumerable: false });
+    // Every member a string (the direct path) and one that is not (the general path).
+    const withHiddenObject = Object.defineProperty({ entry: { a: 1 } }, 'hidden', { value: 'y', enumerable: false });
+    for (const fields of [withSymbol, withHiddenSymbol, withHidden, withHiddenObject]) {
+      expect(outcomeOf(() => canonicalize(fields))).toEqual({ reason: 'unsupported_type', path: '' });
+      expect(outcomeOf(() => digester.digestTagged('x.v1', fields))).toEqual({ reason: 'unsupported_type', path: '' });
+    }
   });
 
   it('resultDigestFromCanonical and digestText check the whole text for lone surrogates', () => {

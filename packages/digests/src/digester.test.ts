@@ -10,7 +10,8 @@ import {
   type CallBindingDigestInput,
   type RequestDigestInput,
 } from './digester.js';
-import type { HashBackend } from './hash-backend.js';
+import { nobleBackend, type HashBackend } from './hash-backend.js';
+import { nodeCryptoBackend } from './node.js';
 
 // Independent oracles: OpenSSL through node:crypto, over canonical text written out by hand.
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -242,6 +243,25 @@ describe('createDigester configuration', () => {
     expect(before).toBe(keyed.principalRef(request));
   });
 
+  it.each([
+    ['nobleBackend', nobleBackend],
+    ['nodeCryptoBackend', nodeCryptoBackend],
+  ])('copies a Node Buffer key too (%s): zeroing the caller’s Buffer changes no digest', (_name, backend) => {
+    // Expected: the digests under KEY, computed by OpenSSL from the canonical text alone.
+    const expected = hmacSha256(KEY, '{"domain":"toolseal.principal_ref.v1","subject_id":"user-42","tenant_id":"acme"}');
+    const zeroKeyDigest = hmacSha256(new Uint8Array(32), '{"domain":"toolseal.principal_ref.v1","subject_id":"user-42","tenant_id":"acme"}');
+    // A Buffer inside a larger pool, as `Buffer.from` gives: its `slice` is a view, not a copy.
+    const key = Buffer.from(KEY);
+    const digester = createDigester({ backend, key });
+    expect(digester.principalRef(request)).toBe(expected);
+    const requestBefore = digester.requestDigest(request);
+    key.fill(0);
+    expect(digester.principalRef(request)).toBe(expected);
+    expect(digester.principalRef(request)).not.toBe(zeroKeyDigest);
+    expect(digester.requestDigest(request)).toBe(requestBefore);
+    expect(digester.digestText('abc')).toBe(hmacSha256(KEY, 'abc'));
+  });
+
   it('uses the injected backend for every digest', () => {
     const calls: string[] = [];
     const recording: HashBackend = {
@@ -318,6 +338,20 @@ describe('digest input errors', () => {
     }
     const missing = { ...call, tool_contract: { ...contract, policy_revision: undefined } } as unknown as CallBindingDigestInput;
     expect(() => plain.callBindingDigest(missing)).toThrow(/unsupported_type/);
+  });
+
+  it('refuses a non-enumerable member of digestTagged fields instead of digesting the object without it', () => {
+    const fields = Object.defineProperty({ entry: 'e' }, 'previous_hash', { value: 'h', enumerable: false });
+    for (const digester of [plain, keyed]) {
+      let thrown: unknown;
+      try {
+        digester.digestTagged('x.v1', fields);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(CanonicalizationError.isInstance(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ reason: 'unsupported_type', path: '' });
+    }
   });
 
   it('refuses a domain member in digestTagged fields, an empty domain, and non-plain fields', () => {

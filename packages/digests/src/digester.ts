@@ -27,7 +27,8 @@ export interface DigesterOptions {
    * Secret key, at least `MIN_KEY_BYTES` bytes. When set, every digest is HMAC-SHA-256 under it
    * (keyed mode), for deployments whose audit storage is not trusted: without the key, nobody can
    * forge a matching digest or test guesses of a principal against `principal_ref`.
-   * The bytes are copied.
+   * The bytes are copied (into memory of the digester's own, also for a Node `Buffer`): a caller may
+   * zero its array after `createDigester` returns.
    */
   key?: Uint8Array;
 }
@@ -95,7 +96,11 @@ export interface Digester {
   readonly keyed: boolean;
   /** SHA-256 (or HMAC) over the UTF-8 bytes of `text`. Throws `lone_surrogate` for text UTF-8 cannot encode. */
   digestText(text: string): Sha256Hex;
-  /** Digest of `canonicalize({ domain, ...fields })`. `fields` must be a plain object without a `domain` member. */
+  /**
+   * Digest of `canonicalize({ domain, ...fields })`. `fields` must be a plain object without a
+   * `domain` member; a symbol-keyed or non-enumerable member throws `CanonicalizationError`
+   * (`unsupported_type`), as `canonicalize` refuses such an object, rather than being left out.
+   */
   digestTagged(domain: string, fields: Record<string, unknown>): Sha256Hex;
   /** `principal_ref`: a one-way reference to tenant and subject (`toolseal.principal_ref.v1`). */
   principalRef(principal: PrincipalRefInput): Sha256Hex;
@@ -148,13 +153,16 @@ function canonicalTagged(domain: string, fields: Record<string, unknown>): strin
 
 /**
  * The canonical text of `{ domain, ...fields }` when every member is a well-formed string (the
- * audit chain link, most custom tags), written directly; `undefined` otherwise.
+ * audit chain link, most custom tags), written directly; `undefined` otherwise. Throws
+ * `unsupported_type` for a symbol-keyed or non-enumerable member of `fields`, whatever its value.
  */
 function canonicalTaggedStrings(domain: string, fields: Record<string, unknown>): string | undefined {
   const keys = Object.keys(fields);
-  // Symbol-keyed or non-enumerable members: canonicalize rejects them.
+  // Symbol-keyed or non-enumerable members: refused as `canonicalize` refuses them in any object.
+  // The spread of the general path would copy neither (or, for an enumerable symbol, fail), and a
+  // member the caller holds but the digest leaves out would bind less than the caller's object.
   if (Object.getOwnPropertySymbols(fields).length !== 0 || Object.getOwnPropertyNames(fields).length !== keys.length) {
-    return undefined;
+    throw new CanonicalizationError('unsupported_type', '');
   }
   keys.push('domain');
   // The default sort compares UTF-16 code units, the RFC 8785 §3.2.3 order.
@@ -526,5 +534,7 @@ function copyKey(key: Uint8Array): Uint8Array {
   if (key.length < MIN_KEY_BYTES) {
     throw new RangeError(`createDigester: key must be at least ${MIN_KEY_BYTES} bytes, got ${key.length}`);
   }
-  return key.slice();
+  // A copy in memory of its own: `Buffer.prototype.slice` (a Node Buffer is a Uint8Array) returns a
+  // view of the caller's bytes, which a host zeroing its key after start-up would silently zero here.
+  return new Uint8Array(key);
 }

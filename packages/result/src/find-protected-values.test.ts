@@ -83,4 +83,21 @@ describe('findProtectedValues', () => {
       { numRuns: 2_000 },
     );
   });
+
+  it('property: with a longer text around data, or no text at all, it still finds exactly what a full walk finds', () => {
+    // Verification passes the whole model result text (or nothing) where it has no text of data alone.
+    const unit = fc.constantFrom('a', 'B', '-', '1', '"', '\\', 'é', 'É', 'ς', ' ');
+    const text = fc.string({ unit, maxLength: 10 });
+    const data = fc.dictionary(fc.string({ unit, maxLength: 4 }), fc.oneof(text, fc.array(text, { maxLength: 3 })), { maxKeys: 4 });
+    fc.assert(
+      fc.property(data, fc.array(fc.string({ unit, minLength: 6, maxLength: 8 }), { maxLength: 3 }), text, (value, values, around) => {
+        const needles = protectedNeedles(values);
+        const expected = bruteForce(value, values);
+        const surrounding = `{"data":${canonicalize(value)},"note":${JSON.stringify(around)}}`;
+        expect(findProtectedValues(value, surrounding, needles).map((violation) => violation.path)).toEqual(expected);
+        expect(findProtectedValues(value, null, needles).map((violation) => violation.path)).toEqual(expected);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
 });

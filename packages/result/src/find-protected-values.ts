@@ -32,20 +32,24 @@ export function protectedNeedles(values: readonly (string | null | undefined)[])
  * text of `data`: one pass over it decides the common case (no value anywhere in the text, not even
  * in a key or a number); only a hit walks the values to find and report the strings, as
  * `protected_value` at a contract-safe pointer under `prefix`. Keys are never searched: the exact
- * output schema already fixes every key.
+ * output schema already fixes every key. `canonicalData` may also be any text that contains the RFC
+ * 8785 text of `data` (the pass only rules values out), or `null` when there is none: then every
+ * string is walked.
  */
 export function findProtectedValues(
   data: JsonValue,
-  canonicalData: string,
+  canonicalData: string | null,
   needles: readonly string[],
   prefix = '/data',
 ): OutputViolation[] {
   if (needles.length === 0) return [];
-  const text = canonicalData.toLowerCase();
-  // A plain ASCII value appears in the lowercased text exactly where it appears in a lowercased
-  // string. One with `"`, `\` or a control (escaped in the text) or beyond ASCII (the final sigma
-  // lowercases by context) is decided by the walk alone.
-  if (!needles.some((needle) => !isPlainAscii(needle) || text.includes(needle))) return [];
+  if (canonicalData !== null) {
+    const text = canonicalData.toLowerCase();
+    // A plain ASCII value appears in the lowercased text exactly where it appears in a lowercased
+    // string. One with `"`, `\` or a control (escaped in the text) or beyond ASCII (the final sigma
+    // lowercases by context) is decided by the walk alone.
+    if (!needles.some((needle) => !isPlainAscii(needle) || text.includes(needle))) return [];
+  }
   const violations: OutputViolation[] = [];
   walk(data, prefix, 0, true, needles, violations);
   return violations;

@@ -451,3 +451,175 @@ describe('verifyResult on the largest valid package', () => {
     expect(tightRegistry.packageLimits.maxBytes - Buffer.byteLength(JSON.stringify(sealed))).toBeGreaterThan(100_000);
   });
 });
+
+describe('verifyResult runs the checks sealResult makes beyond the output schema', () => {
+  // A knowledge-base search: `snippet` is free text, where a rewritten store could put anything.
+  const kbArguments = { query: 'refund' };
+  const hit = (snippet: string) => ({ title: 'Refund help', snippet, source: 'https://kb.example.com/a', revision: 'art-1.r7' });
+  const kbOutput = (snippet: string, extra: Record<string, unknown> = {}) => ({
+    data: { hits: [hit(snippet)] },
+    resource_revision: 'kb-index-r42',
+    observed_at: '2026-07-19T00:00:00Z',
+    ...extra,
+  });
+  const sealKb = (output: unknown, now: () => Date | string = () => '2026-07-19T00:00:01Z') =>
+    sealResult({
+      registry,
+      tool_name: 'kb_search',
+      principal,
+      call: callA,
+      arguments: kbArguments,
+      subject: { kind: 'data', output },
+      execution: { delivery: 'fresh' },
+      now,
+      digester,
+    });
+  const trustedKb = (overrides: Partial<TrustedContext> = {}): TrustedContext => ({
+    registry,
+    tool_name: 'kb_search',
+    principal,
+    call: callA,
+    arguments: kbArguments,
+    digester,
+    ...overrides,
+  });
+  const stored = sealKb(kbOutput('Refunds take five days.'), () => '2026-07-19T00:00:01Z');
+  const RECEIPT = 'rcpt-9f8e7d6c';
+  const STATUS_REF = 'status-ref-4b3a';
+  const withDownstream = sealKb(kbOutput('Refunds take five days.', { receipt: RECEIPT, status_ref: STATUS_REF }));
+
+  /** What an attacker who can rewrite a stored package does in plain mode: recompute the digests from the package alone. */
+  function rewritten(sealed: SealedResult, change: (draft: SealedResult) => void): SealedResult {
+    return mutated(sealed, (p) => {
+      change(p);
+      const audit = p.protected_audit;
+      audit.binding.result_sha256 = digester.resultDigest(p.model_result);
+      audit.binding.call_binding_sha256 = digester.callBindingDigest({
+        ...audit.provider_context,
+        operation_id: audit.downstream.operation_id,
+        idempotency_key: audit.downstream.idempotency_key,
+        tool_contract: audit.tool_contract,
+        request_sha256: audit.binding.request_sha256,
+        result_sha256: audit.binding.result_sha256,
+      });
+    });
+  }
+  const setSnippet = (snippet: string) => (p: SealedResult) => {
+    (p.model_result.data as { hits: { snippet: string }[] }).hits[0]!.snippet = snippet;
+  };
+  const setObservedAt = (observedAt: string) => (p: SealedResult) => {
+    p.model_result.provenance.observed_at = observedAt;
+  };
+
+  it('accepts a rewritten package the seal would accept (the rewrite itself is consistent)', () => {
+    expect(verifyResult(stored.sealed, trustedKb())).toEqual({ ok: true });
+    expect(verifyResult(rewritten(stored.sealed, setSnippet('Refunds take ten days.')), trustedKb())).toEqual({ ok: true });
+  });
+
+  it('fails data carrying a protected value of the call with output_contract, as sealing it is refused', () => {
+    const refused = { ok: false, reasons: ['output_contract'] };
+    // The trusted principal's tenant and subject, the trusted call's operation id, case-insensitively.
+    for (const snippet of ['see TENANT-CEDAR here', 'by drafter-1', 'op-A is short, but not "op-A" itself']) {
+      const expected = snippet.includes('op-A') ? { ok: true } : refused;
+      expect(sealKb(kbOutput(snippet)).violations.length === 0).toBe(expected.ok);
+      expect(verifyResult(rewritten(stored.sealed, setSnippet(snippet)), trustedKb())).toEqual(expected);
+    }
+    const longOperation: CallContext = { ...callA, operation_id: 'op-A-000001' };
+    const storedLong = sealResult({ ...sealInputOf(longOperation), subject: { kind: 'data', output: kbOutput('x') } }).sealed;
+    expect(verifyResult(rewritten(storedLong, setSnippet('job OP-A-000001')), trustedKb({ call: longOperation }))).toEqual(refused);
+    // The package's own downstream receipt and status reference.
+    expect(verifyResult(withDownstream.sealed, trustedKb())).toEqual({ ok: true });
+    expect(verifyResult(rewritten(withDownstream.sealed, setSnippet(`ref ${RECEIPT.toUpperCase()}`)), trustedKb())).toEqual(refused);
+    expect(verifyResult(rewritten(withDownstream.sealed, setSnippet(`ref ${STATUS_REF}`)), trustedKb())).toEqual(refused);
+  });
+
+  it('fails data carrying the trusted idempotency key of a write', () => {
+    const write: CallContext = { ...callA, idempotency_key: 'idem-7f3a-0001' };
+    const storedWrite = sealResult({ ...sealInputOf(write), subject: { kind: 'data', output: kbOutput('x') } }).sealed;
+    expect(verifyResult(storedWrite, trustedKb({ call: write }))).toEqual({ ok: true });
+    expect(verifyResult(rewritten(storedWrite, setSnippet('key idem-7f3a-0001')), trustedKb({ call: write }))).toEqual({
+      ok: false,
+      reasons: ['output_contract'],
+    });
+  });
+
+  function sealInputOf(call: CallContext): SealResultInput {
+    return {
+      registry,
+      tool_name: 'kb_search',
+      principal,
+      call,
+      arguments: kbArguments,
+      subject: { kind: 'data', output: kbOutput('x') },
+      execution: { delivery: 'fresh' },
+      now: () => '2026-07-19T00:00:01Z',
+      digester,
+    };
+  }
+
+  it('agrees with sealResult on protected values in random text (property)', () => {
+    const protectedValues = ['tenant-cedar', 'drafter-1', RECEIPT, STATUS_REF];
+    const unit = fc.constantFrom('a', 'E', '-', ' ', '1', 'd', 'r', 'c', 't', 'T', 'N');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 12 }), fc.option(fc.constantFrom(...protectedValues)), fc.boolean(), fc.string({ unit, maxLength: 12 }), (before, planted, upper, after) => {
+        const value = planted === null ? '' : upper ? planted.toUpperCase() : planted;
+        const snippet = `${before}${value}${after}`;
+        const sealOk = sealKb(kbOutput(snippet, { receipt: RECEIPT, status_ref: STATUS_REF })).violations.length === 0;
+        expect(verifyResult(rewritten(withDownstream.sealed, setSnippet(snippet)), trustedKb()).ok).toBe(sealOk);
+        if (planted !== null) expect(sealOk).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('fails an observed_at beyond the clock skew in the future with provenance when the trusted side gives its clock', () => {
+    const now = () => '2026-07-19T00:00:01Z';
+    // 300 s after the clock is the last instant sealResult accepts; one second more it refuses.
+    expect(sealKb(kbOutput('x', { observed_at: '2026-07-19T00:05:01Z' }), now).violations).toEqual([]);
+    expect(sealKb(kbOutput('x', { observed_at: '2026-07-19T00:05:02Z' }), now).violations).toEqual([{ rule: 'observed_at_future', path: '/observed_at' }]);
+    expect(verifyResult(rewritten(stored.sealed, setObservedAt('2026-07-19T00:05:01Z')), trustedKb({ now }))).toEqual({ ok: true });
+    for (const observedAt of ['2026-07-19T00:05:02Z', '9999-12-31T23:59:59Z']) {
+      const future = rewritten(stored.sealed, setObservedAt(observedAt));
+      expect(verifyResult(future, trustedKb({ now }))).toEqual({ ok: false, reasons: ['provenance'] });
+      expect(verifyResult(future, trustedKb({ now: () => new Date('2026-07-19T00:00:01Z') }))).toEqual({ ok: false, reasons: ['provenance'] });
+      // Without a clock the future check is skipped (documented): only the form is checked.
+      expect(verifyResult(future, trustedKb())).toEqual({ ok: true });
+    }
+    // A past observation stays valid however late it is verified (an idempotent replay).
+    expect(verifyResult(stored.sealed, trustedKb({ now: () => '2030-01-01T00:00:00Z' }))).toEqual({ ok: true });
+    // An error result carries the seal's clock reading: valid under the same clock.
+    expect(verifyResult(rateLimited, { ...trustedA, now })).toEqual({ ok: true });
+  });
+
+  it('fails with provenance, and never throws, when the trusted clock is broken', () => {
+    const broken: (() => Date | string)[] = [
+      () => 'yesterday',
+      () => new Date(Number.NaN),
+      () => {
+        throw new Error('clock down');
+      },
+      () => 42 as unknown as string,
+    ];
+    for (const now of broken) {
+      expect(verifyResult(stored.sealed, trustedKb({ now }))).toEqual({ ok: false, reasons: ['provenance'] });
+    }
+  });
+
+  it('runs both checks on the dispatcher’s own frozen package (trusted.sealed) too', () => {
+    const own = sealKb(kbOutput('Written by a drafter.', { observed_at: '2026-07-19T00:04:00Z' }));
+    const presented = { model_result: own.sealed.model_result, protected_audit: own.sealed.protected_audit };
+    const text = own.canonical_model_result;
+    expect(verifyResult(presented, trustedKb({ sealed: own, now: () => '2026-07-19T00:00:01Z' }), { canonical_model_result: text })).toEqual({ ok: true });
+    // A trusted clock more than the skew behind the observation.
+    expect(verifyResult(presented, trustedKb({ sealed: own, now: () => '2026-07-18T23:58:59Z' }), { canonical_model_result: text })).toEqual({
+      ok: false,
+      reasons: ['provenance'],
+    });
+    // A trusted subject whose id the data carries: the same verdict as for a copy taken off the identity path.
+    const other: PrincipalContext = { ...principal, subject_id: 'a drafter' };
+    const expected = { ok: false, reasons: ['output_contract', 'principal_ref', 'request_digest', 'call_binding'] };
+    expect(verifyResult(presented, trustedKb({ sealed: own, principal: other }), { canonical_model_result: text })).toEqual(expected);
+    expect(verifyResult(presented, trustedKb({ sealed: own, principal: other }))).toEqual(expected);
+    expect(verifyResult(copy(own.sealed), trustedKb({ principal: other }))).toEqual(expected);
+  });
+});

@@ -14,13 +14,14 @@ import { constantTimeEqual, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, checkError } from '@toolseal/errors';
 import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/guard';
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
-import { checkCompletion, checkOutputData, isResourceRevision } from './check-output.js';
+import { checkCompletion, checkOutputData, isResourceRevision, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { CONTRACT_KEYS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
+import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
 import type { SealResultOutput } from './seal-result.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
-import { isUtcTimestamp } from './utc-timestamp.js';
+import { clockReadingMs, parseUtcTimestamp } from './utc-timestamp.js';
 
 /**
  * What the verifier trusts: the host's own record of the call, never anything read from the
@@ -60,6 +61,15 @@ export interface TrustedContext {
    * digest still runs. Only ever the output `sealResult` returned, never a package read elsewhere.
    */
   sealed?: Pick<SealResultOutput, 'sealed' | 'canonical_model_result'>;
+  /**
+   * The host's clock, as `SealResultInput.now` (a `Date`, or a UTC RFC 3339 string with `Z`). When
+   * present, a `model_result.provenance.observed_at` later than its reading plus
+   * `MAX_CLOCK_SKEW_MS` fails with `provenance`, as `sealResult` refuses such an output; so does a
+   * clock that throws or reads anything else (nothing then shows the time is not in the future).
+   * When absent, that future check is skipped: only the timestamp's form is checked. Read once per
+   * verification. Trusted like the rest of this context: never a time read from a package.
+   */
+  now?: () => Date | string;
 }
 
 /**
@@ -117,11 +127,16 @@ export function failWith(reasons: Iterable<VerifyFailureReason>): VerifyOutcome 
 
 /**
  * Verifies a sealed package against trusted context (spec 000: "validate_result must recompute all
- * three using the current trusted principal, call, and registry specification"). It checks the
- * package shape, revalidates `model_result` against the v2 schema and the tool's output contract or
- * the error catalog, checks provenance against the registry, compares `principal_ref`, the provider
- * context, the tool contract and the downstream ids with trusted values, and recomputes all three
- * digests, compared in constant time. A digest is never trusted because it looks like one.
+ * three using the current trusted principal, call, and registry specification"; "the adapter runs
+ * the complete result validation again"). It checks the package shape, revalidates `model_result`
+ * against the v2 schema and the tool's output contract or the error catalog, including the two
+ * checks `sealResult` makes beyond the schema: no string of `data` contains a protected value of
+ * the call (`output_contract`) and, when `trusted.now` is given, `observed_at` is not beyond the
+ * allowed clock skew in the future (`provenance`). It checks provenance against the registry,
+ * compares `principal_ref`, the provider context, the tool contract and the downstream ids with
+ * trusted values, and recomputes all three digests, compared in constant time. A digest is never
+ * trusted because it looks like one. All of it runs for the dispatcher's own frozen package
+ * (`trusted.sealed`) too; only the guard walk and the canonicalization are skipped there.
  *
  * Returns every failing reason (a finite list). Never throws on any `sealed` value.
  *
@@ -199,21 +214,26 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
     const modelResult = modelResultValue as unknown as ModelResult;
     const maxBytes = modelResult.data === null || tool === undefined ? null : tool.limits.maxBytes;
     let dataWithinLimit = true;
+    // A text holding the RFC 8785 text of `data`, for the protected-value pass (`null`: walk them all).
+    let dataText: string | null;
     if (canonicalText !== undefined) {
       // The bytes the caller sends are hashed as they are. `data` is a member of them: only a text
       // over the limit needs `data` measured alone.
       canonicalModelResult = canonicalText;
+      const dataOfText = canonicalDataOf(canonicalText);
+      dataText = dataOfText ?? canonicalText;
       if (maxBytes !== null && !utf8LengthWithin(canonicalText, maxBytes)) {
-        const canonicalData = canonicalDataOf(canonicalText) ?? tryCanonicalize(modelResult.data);
+        const canonicalData = dataOfText ?? tryCanonicalize(modelResult.data);
         dataWithinLimit = canonicalData !== null && utf8LengthWithin(canonicalData, maxBytes);
       }
     } else {
       // Canonicalize data once: its size is part of the contract, and the whole text is hashed.
       const canonicalData = modelResult.data === null ? 'null' : tryCanonicalize(modelResult.data);
       canonicalModelResult = canonicalData === null ? null : composeCanonicalModelResult(canonicalData, modelResult);
+      dataText = canonicalData;
       if (maxBytes !== null) dataWithinLimit = canonicalData !== null && utf8LengthWithin(canonicalData, maxBytes);
     }
-    checkModelResult(modelResult, tool, contract, trusted, reasons);
+    checkModelResult(modelResult, tool, contract, trusted, audit, dataText, reasons);
     if (!dataWithinLimit) reasons.add('output_contract');
   }
 
@@ -274,6 +294,24 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
   return failWith(reasons);
 }
 
+/**
+ * Whether a string of `data` contains a protected value of the call, the same values `sealResult`
+ * searches for: the trusted principal's `tenant_id` and `subject_id`, the trusted call's
+ * `operation_id` and `idempotency_key`, and the package's own downstream `receipt` and `status_ref`.
+ */
+function hasProtectedValue(data: JsonObject, dataText: string | null, trusted: TrustedContext, audit: ProtectedAudit): boolean {
+  const { principal, call } = trusted;
+  const needles = protectedNeedles([
+    principal.tenant_id,
+    principal.subject_id,
+    call.operation_id,
+    call.idempotency_key,
+    audit.downstream.receipt,
+    audit.downstream.status_ref,
+  ]);
+  return findProtectedValues(data, dataText, needles).length > 0;
+}
+
 function tryDigest(compute: () => string): string | null {
   try {
     return compute();
@@ -282,15 +320,35 @@ function tryDigest(compute: () => string): string | null {
   }
 }
 
+/**
+ * Whether `observedAt` is a UTC timestamp `sealResult` could have accepted: a real instant and, when
+ * the trusted side gave its clock, at most `MAX_CLOCK_SKEW_MS` after it (as `checkHandlerOutput`).
+ */
+function isObservedAtAcceptable(observedAt: string, now: (() => Date | string) | undefined): boolean {
+  const observedMs = parseUtcTimestamp(observedAt);
+  if (Number.isNaN(observedMs)) return false;
+  if (now === undefined) return true;
+  let nowMs: number;
+  try {
+    nowMs = clockReadingMs(now());
+  } catch {
+    // A broken clock shows nothing about the time: the package is not taken as valid on it.
+    return false;
+  }
+  return observedMs <= nowMs + MAX_CLOCK_SKEW_MS;
+}
+
 function checkModelResult(
   result: ModelResult,
   tool: RegisteredTool | undefined,
   contract: Readonly<ToolContract>,
   trusted: TrustedContext,
+  audit: ProtectedAudit,
+  dataText: string | null,
   reasons: Set<VerifyFailureReason>,
 ): void {
   const { execution, provenance } = result;
-  if (!isUtcTimestamp(provenance.observed_at)) reasons.add('provenance');
+  if (!isObservedAtAcceptable(provenance.observed_at, trusted.now)) reasons.add('provenance');
 
   if (result.status === 'succeeded') {
     if (result.error !== null || result.data === null || execution.outcome !== 'committed') {
@@ -300,7 +358,13 @@ function checkModelResult(
       reasons.add('output_contract');
     } else {
       if (result.data !== null) {
-        if (checkOutputData(tool, result.data, trusted.arguments).length > 0) reasons.add('output_contract');
+        if (checkOutputData(tool, result.data, trusted.arguments).length > 0) {
+          reasons.add('output_contract');
+        } else if (hasProtectedValue(result.data, dataText, trusted, audit)) {
+          // `sealResult` refuses data carrying a protected value of the call (its `protected_value`
+          // rule): a package holding one was not sealed from this call's output as it stands.
+          reasons.add('output_contract');
+        }
       }
       if (checkCompletion(tool, execution.complete, execution.truncated).length > 0) reasons.add('output_contract');
       if (
