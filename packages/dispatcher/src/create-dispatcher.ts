@@ -303,6 +303,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       call: { ...state.context },
       arguments: state.arguments,
       digester: turn.digester,
+      // The adapter's verification refuses an observed_at in the future, as the seal does.
+      now: nowDate,
       // Both derive from trusted inputs only (never read back from a package): computed once.
       principal_ref: turn.digester.principalRefValue,
     };
@@ -632,6 +634,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           arguments: invocation.arguments,
           idempotency_key: key,
           digester: turn.digester,
+          now: nowDate,
         });
         if (replay === null) {
           state.notes.push('stored_result_unverifiable');

@@ -12,6 +12,8 @@ export interface StoredResultContext {
   arguments: JsonValue;
   idempotency_key: string;
   digester: Digester;
+  /** The host's clock: a stored result observed later than now (beyond the allowed skew) is refused. */
+  now: () => Date;
 }
 
 /** A stored result ready to be sealed again for the current call. */
@@ -83,6 +85,7 @@ export function readStoredResult(stored: StoredResult, context: StoredResultCont
       call,
       arguments: context.arguments,
       digester: context.digester,
+      now: context.now,
     });
     if (!verified.ok) return null;
 
