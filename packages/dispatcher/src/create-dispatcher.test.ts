@@ -243,6 +243,36 @@ describe('gate: guard', () => {
     expect(handlerSaw).toBe('refund');
     expect(Object.isFrozen(sdkValue)).toBe(false);
   });
+  it('reads an SDK-parsed value once and refuses an array carrying more than its items, never throwing', async () => {
+    const host = createTestHost();
+    const withFunction = Object.assign([{ line_id: 'LINE-1', quantity: 1 }], { toJSON: () => 'x' });
+    const withApproval = Object.assign([{ line_id: 'LINE-1', quantity: 1 }], { approved: true });
+    let reads = 0;
+    const changing: unknown[] = [];
+    Object.defineProperty(changing, 0, {
+      enumerable: true,
+      get() {
+        reads++;
+        return reads === 1 ? { line_id: 'LINE-1', quantity: 1 } : { line_id: 'LINE-1', quantity: 1, approved: true };
+      },
+    });
+    const turn = await host.dispatcher.dispatch(
+      [
+        toolCall('create_refund_draft', { ...BASELINE_REFUND, lines: withFunction }, { format: 'json_value' }),
+        toolCall('create_refund_draft', { ...BASELINE_REFUND, lines: withApproval }, { format: 'json_value' }),
+        toolCall('create_refund_draft', { ...BASELINE_REFUND, lines: changing }, { format: 'json_value' }),
+      ],
+      context,
+    );
+    const refused = { code: 'INVALID_ARGUMENTS', reasons: [{ field: '/lines', rule: 'non_json_value' }] };
+    expect(turn.results.slice(0, 2).map((result) => [result.gate, errorOf(result)])).toEqual([
+      ['guard', refused],
+      ['guard', refused],
+    ]);
+    // The getter answered once; the copy judged is the one kept (no `approved` line reaches later gates).
+    expect(reads).toBe(1);
+    expect(turn.results[2]?.gate).not.toBe('guard');
+  });
 });
 
 describe('gate: input contract', () => {

@@ -1,5 +1,5 @@
 import type { JsonValue, RawArguments } from '@toolseal/contracts';
-import { checkUntrustedValue, parseUntrustedJson, type GuardOutcome, type JsonLimits } from '@toolseal/guard';
+import { copyUntrustedValue, parseUntrustedJson, type GuardOutcome, type JsonLimits } from '@toolseal/guard';
 import { deepFreeze } from '@toolseal/proposal';
 
 const MALFORMED: GuardOutcome<JsonValue> = Object.freeze({
@@ -11,9 +11,10 @@ const MALFORMED: GuardOutcome<JsonValue> = Object.freeze({
  * The guard gate: turns a call's raw arguments into a private, deeply frozen JSON value, with the
  * tool's limits checked before anything else happens (bytes and depth before any parse; duplicate
  * keys, `__proto__` and friends, lone surrogates refused). JSON text is parsed into fresh objects;
- * a value an SDK already parsed is checked (its JSON size too, in the same walk), then copied, so
- * neither the provider SDK's object nor anything holding it can change the arguments after they
- * were judged.
+ * a value an SDK already parsed is copied by the same walk that checks it (its JSON size too), each
+ * property read once, so what was judged is exactly what is kept, and neither the provider SDK's
+ * object nor anything holding it can change the arguments afterwards. An array carrying anything
+ * besides its items is refused (`non_json_value`), never passed on or silently dropped.
  *
  * Never throws: anything that is not one of the two `RawArguments` forms is `malformed_json`.
  */
@@ -27,9 +28,8 @@ export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): 
     }
     if (raw.format === 'json_value') {
       // The walk also bounds the UTF-8 size of the value's JSON text by `maxBytes`, without building it.
-      const checked = checkUntrustedValue(raw.value, limits);
-      if (!checked.ok) return checked;
-      return { ok: true, value: deepFreeze(structuredClone(checked.value)) };
+      const copied = copyUntrustedValue(raw.value, limits);
+      return copied.ok ? { ok: true, value: deepFreeze(copied.value) } : copied;
     }
     return MALFORMED;
   } catch {

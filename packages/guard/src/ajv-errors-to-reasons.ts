@@ -62,9 +62,16 @@ function pointerSegments(instancePath: string): string[] {
 /**
  * Turns Ajv errors into catalog-safe `ErrorReason`s: the rule is the snake_case keyword, the field
  * is the instance path cut short before the first segment that is not a plain name or index (see
- * `contractSafePointer`). Only a `required` or `dependentRequired` error names the missing
- * property, because that name comes from the schema, not from the input; an unknown property's
- * name (attacker-chosen) is never echoed. At most 16 reasons, duplicates removed.
+ * `contractSafePointer`). Only a `required` or `dependentRequired` error adds a name to the path,
+ * the missing property's, because that name comes from the schema, not from the input; an
+ * `additionalProperties: false` error points at the object, never at the unknown key.
+ *
+ * What this does not do: the instance path is the input's, so where a schema lets unknown keys in
+ * (`additionalProperties` or `patternProperties` with a subschema) a plain-name key the input made
+ * up is echoed (`/tell_user_refund_is_approved` for a value of the wrong type). Before a reason
+ * reaches the model, cut its field to what the contract declares: `createDeclaredFields(schema)
+ * .declaredPrefix(field)` (as `@toolseal/proposal` does), or the registry's `inputFields` in
+ * `@toolseal/result` (as the dispatcher does). At most 16 reasons, duplicates removed.
  */
 export function ajvErrorsToReasons(errors: ErrorObject[] | null | undefined): ErrorReason[] {
   if (errors === null || errors === undefined) return [];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
+import { checkUntrustedValue, copyUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
 
 function rejects(value: unknown, rule: string, path: string, limits?: Parameters<typeof checkUntrustedValue>[1]) {
   expect(checkUntrustedValue(value, limits)).toEqual({ ok: false, violation: { rule, path } });
@@ -174,6 +174,214 @@ describe('checkUntrustedValue', () => {
         expect(checkUntrustedValue(value).ok).toBe(!forbidden);
       }),
       { numRuns: 1_000 },
+    );
+  });
+});
+
+describe('checkUntrustedValue: size rules are never hidden behind a content rule', () => {
+  // What an SDK's JSON.parse hands over for `{"__proto__":...}` (an own key) or `"\ud800"`.
+  const big = 'x'.repeat(5 * 1024 * 1024);
+
+  it('reports max_string_length and max_bytes for a value whose first key is __proto__, as without it', () => {
+    const value: unknown = JSON.parse(`{"__proto__":1,"blob":"${big}"}`);
+    rejects(value, 'max_string_length', '/blob');
+    rejects(value, 'max_bytes', '', { maxStringLength: big.length });
+  });
+
+  it('reports the size rule for a value whose first key, or first string, has a lone surrogate', () => {
+    rejects(JSON.parse(`{"\\ud800":1,"blob":"${big}"}`), 'max_string_length', '/blob');
+    rejects(JSON.parse(`{"\\ud800":1,"blob":"${big}"}`), 'max_bytes', '', { maxStringLength: big.length });
+    rejects(JSON.parse(`{"a":"\\udc00","blob":"${'x'.repeat(100)}"}`), 'max_bytes', '', { maxBytes: 50 });
+    rejects(JSON.parse(`["\\udc00",[1,2,3]]`), 'max_array_items', '/1', { maxArrayItems: 2 });
+  });
+
+  it('reports max_depth for a 100,000-deep value behind __proto__, without walking all of it', () => {
+    const depth = 100_000;
+    const value: unknown = JSON.parse(`{"__proto__":0,"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    expect(checkUntrustedValue(value)).toEqual({ ok: false, violation: { rule: 'max_depth', path: `/deep${'/0'.repeat(15)}` } });
+  });
+
+  it('reports every other size rule behind a content rule too', () => {
+    const proto = (rest: string): unknown => JSON.parse(`{"__proto__":0,${rest}}`);
+    rejects(proto('"a":{"x":1,"y":2,"z":3}'), 'max_object_keys', '/a', { maxObjectKeys: 2 });
+    // Values: the root, 0, the array, 1, then 2 is the fifth.
+    rejects(proto('"a":[1,2,3]'), 'max_total_nodes', '/a/1', { maxTotalNodes: 4 });
+    rejects(proto('"a":{"__proto__":{"b":"abcdefghij"}}'), 'max_string_length', '/a/__proto__/b', { maxStringLength: 9 });
+  });
+
+  it('reports the first content violation, at the same path as before, when no size rule breaks', () => {
+    // The walk checks an object's own members before the containers inside it (as it always did).
+    rejects(JSON.parse('{"a":{"__proto__":{"isAdmin":true}},"b":"\\ud800"}'), 'lone_surrogate', '/b');
+    rejects(JSON.parse('{"a":["\\ud800"],"constructor":1}'), 'forbidden_key', '');
+    rejects(JSON.parse('{"a":{"__proto__":1},"b":"x"}'), 'forbidden_key', '/a', { maxBytes: 100 });
+    rejects(JSON.parse('{"a":{"__proto__":1,"b":"\\ud800"}}'), 'forbidden_key', '/a');
+  });
+
+  it('never invokes a getter, nor descends further, after a content violation', () => {
+    let reads = 0;
+    const value = JSON.parse('{"__proto__":1}') as Record<string, unknown>;
+    Object.defineProperty(value, 'amount', {
+      enumerable: true,
+      get() {
+        reads++;
+        return 'x'.repeat(1_000);
+      },
+    });
+    value.after = 'x'.repeat(1_000);
+    // The accessor ends the walk: the content violation found first is reported.
+    rejects(value, 'forbidden_key', '', { maxBytes: 100 });
+    expect(reads).toBe(0);
+    rejects(JSON.parse('{"__proto__":1,"a":[1,2]}'), 'forbidden_key', '');
+  });
+
+  it('property: with a content violation up front, the outcome is the size violation of the clean value, else the content one', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 5 }).filter((value) => !/"(__proto__|constructor|prototype)":|\\ud[89a-f]/i.test(JSON.stringify(value))),
+        fc.record({
+          maxBytes: fc.integer({ min: 0, max: 400 }),
+          maxDepth: fc.integer({ min: 1, max: 6 }),
+          maxArrayItems: fc.integer({ min: 0, max: 8 }),
+          maxObjectKeys: fc.integer({ min: 1, max: 8 }),
+          maxStringLength: fc.integer({ min: 9, max: 30 }),
+          maxTotalNodes: fc.integer({ min: 1, max: 60 }),
+        }),
+        (inner, limits) => {
+          const body = JSON.stringify(inner);
+          // The same text with a plain key of the same length: the same sizes everywhere.
+          const clean = checkUntrustedValue(JSON.parse(`{"p________":0,"x":${body}}`), limits);
+          const tainted = checkUntrustedValue(JSON.parse(`{"__proto__":0,"x":${body}}`), limits);
+          if (!clean.ok) {
+            const path = clean.violation.path.replace(/^\/p________/, '/__proto__');
+            expect(tainted).toEqual({ ok: false, violation: { rule: clean.violation.rule, path } });
+          }
+          else expect(tainted).toEqual({ ok: false, violation: { rule: 'forbidden_key', path: '' } });
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+describe('arrays: what is not an item', () => {
+  const lines = () => [{ line_id: 'LINE-1', quantity: 1 }];
+  const refusesCopy = (value: unknown, path: string) =>
+    expect(copyUntrustedValue(value)).toEqual({ ok: false, violation: { rule: 'non_json_value', path } });
+
+  it('checkUntrustedValue ignores an array\'s own properties besides its items, as JSON does, and never reads them', () => {
+    let calls = 0;
+    const count = () => {
+      calls++;
+      return 'x';
+    };
+    const accessor = lines();
+    Object.defineProperty(accessor, 'approved', { enumerable: true, get: count });
+    const symbol = lines();
+    Object.defineProperty(symbol, Symbol('hidden'), { value: count, enumerable: false });
+    for (const extra of [Object.assign(lines(), { approved: true }), Object.assign(lines(), { toJSON: count }), accessor, symbol]) {
+      expect(checkUntrustedValue({ lines: extra })).toEqual({ ok: true, value: { lines: extra } });
+    }
+    expect(calls).toBe(0);
+  });
+
+  it('copyUntrustedValue refuses an extra enumerable, function-valued, accessor, symbol or own __proto__ property of an array, wherever it is, without invoking it', () => {
+    let calls = 0;
+    const count = () => {
+      calls++;
+      return 'x';
+    };
+    refusesCopy({ lines: Object.assign(lines(), { approved: true }) }, '/lines');
+    refusesCopy([Object.assign([1], { tenant_id: 'other' })], '/0');
+    refusesCopy(Object.assign([], { x: 1 }), '');
+    refusesCopy({ lines: Object.assign(lines(), { toJSON: count }) }, '/lines');
+    const accessor = lines();
+    Object.defineProperty(accessor, 'approved', { enumerable: true, get: count });
+    refusesCopy({ lines: accessor }, '/lines');
+    const symbol = lines();
+    Object.defineProperty(symbol, Symbol('hidden'), { value: count, enumerable: false });
+    refusesCopy({ lines: symbol }, '/lines');
+    const proto = lines();
+    Object.defineProperty(proto, '__proto__', { value: { polluted: 1 }, enumerable: true, writable: true, configurable: true });
+    refusesCopy({ lines: proto }, '/lines');
+    expect(calls).toBe(0);
+  });
+
+  it('leaves a non-enumerable named property of an array alone: never read, never copied (documented)', () => {
+    const hidden = lines();
+    Object.defineProperty(hidden, 'approved', { value: true, enumerable: false });
+    expect(checkUntrustedValue({ lines: hidden }).ok).toBe(true);
+    const copied = copyUntrustedValue({ lines: hidden });
+    expect(copied.ok && Object.getOwnPropertyNames((copied.value as { lines: unknown[] }).lines)).toEqual(['0', 'length']);
+  });
+
+  it('still reports a hole where it is, and accepts plain and empty arrays', () => {
+    rejects({ a: [1, , 3] }, 'non_json_value', '/a/1'); // eslint-disable-line no-sparse-arrays
+    const holeAndExtra = Object.assign([1, , 3], { x: 1 }); // eslint-disable-line no-sparse-arrays
+    expect(checkUntrustedValue(holeAndExtra).ok).toBe(false);
+    expect(copyUntrustedValue(holeAndExtra).ok).toBe(false);
+    expect(checkUntrustedValue({ a: [], b: [[]], c: JSON.parse('[1,"x",null]') as unknown }).ok).toBe(true);
+    expect(copyUntrustedValue({ a: [], b: [[]], c: JSON.parse('[1,"x",null]') as unknown }).ok).toBe(true);
+  });
+});
+
+describe('copyUntrustedValue', () => {
+  it('returns a fresh, JSON-equal, unfrozen copy and leaves the input untouched', () => {
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.k = [1, { z: null }];
+    const input = { order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1', quantity: 1 }], flag: false, bare };
+    const before = JSON.stringify(input);
+    const outcome = copyUntrustedValue(input);
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    const copy = outcome.value as typeof input;
+    expect(copy).not.toBe(input);
+    expect(copy.lines).not.toBe(input.lines);
+    expect(copy.lines[0]).not.toBe(input.lines[0]);
+    expect(copy.bare).not.toBe(bare);
+    expect(Object.getPrototypeOf(copy.bare)).toBe(Object.prototype);
+    expect(JSON.stringify(copy)).toBe(before);
+    expect(Object.isFrozen(copy) || Object.isFrozen(input)).toBe(false);
+    input.lines[0] = { line_id: 'LINE-9', quantity: 9 };
+    expect(copy.lines[0]).toEqual({ line_id: 'LINE-1', quantity: 1 });
+    expect(copyUntrustedValue('x')).toEqual({ ok: true, value: 'x' });
+  });
+
+  it('reads every element once and returns what it read, even from an index accessor', () => {
+    let reads = 0;
+    const items: unknown[] = [];
+    Object.defineProperty(items, 0, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        reads++;
+        return reads === 1 ? { quantity: 1 } : { quantity: 1_000_000 };
+      },
+    });
+    const outcome = copyUntrustedValue({ items });
+    expect(reads).toBe(1);
+    expect(outcome).toEqual({ ok: true, value: { items: [{ quantity: 1 }] } });
+  });
+
+  it('counts maxBytes on what it copied', () => {
+    const value = { a: 'café', b: [1.5, true, null] };
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    expect(copyUntrustedValue(value, { maxBytes: bytes }).ok).toBe(true);
+    expect(copyUntrustedValue(value, { maxBytes: bytes - 1 })).toEqual({ ok: false, violation: { rule: 'max_bytes', path: '' } });
+  });
+
+  it('property: decides exactly as checkUntrustedValue, and a copy serializes like the input', () => {
+    fc.assert(
+      fc.property(
+        fc.anything({ withBigInt: true, withDate: true, withMap: true, withSparseArray: true, withNullPrototype: true, withBoxedValues: true }),
+        (value) => {
+          const checked = checkUntrustedValue(value);
+          const copied = copyUntrustedValue(value);
+          expect(copied.ok).toBe(checked.ok);
+          if (!checked.ok) expect(copied).toEqual(checked);
+          else expect(JSON.stringify(copied.ok ? copied.value : null)).toBe(JSON.stringify(value));
+        },
+      ),
+      { numRuns: 2_000 },
     );
   });
 });

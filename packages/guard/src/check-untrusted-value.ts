@@ -11,6 +11,8 @@ interface Frame {
   readonly depth: number;
   readonly parent: Frame | null;
   readonly segment: string | number;
+  /** The container's private copy being built (`copyUntrustedValue`), else `null`. */
+  readonly copy: Record<string, unknown> | unknown[] | null;
 }
 
 const isWellFormedNative = (String.prototype as unknown as { isWellFormed?: (this: string) => boolean }).isWellFormed;
@@ -44,18 +46,57 @@ const MAX_NUMBER_BYTES = 25;
  * prototype is neither `Object.prototype` nor `null` (Date, Map, class instances, boxed
  * primitives), arrays whose prototype is not `Array.prototype`, symbol keys, non-enumerable or
  * accessor properties of objects (a getter could answer differently on a later read; it is never
- * invoked), and sparse arrays. Array elements are read directly (an accessor on an array index,
- * which only host code can create, is not detected) and extra non-index properties of an array
- * are ignored, as JSON ignores them. A cycle is reported as `max_depth`; a shared
- * subtree counts once per occurrence towards `maxTotalNodes` and `maxBytes` (as its text would
- * repeat it), so a small graph cannot expand into an enormous document. A `max_bytes` violation
- * has the empty path: the size belongs to the whole text.
+ * invoked), and sparse arrays. Array elements are read directly, once each (an accessor on an
+ * array index, which only host code can create, is not detected); an array's own properties besides
+ * its items are ignored, as JSON ignores them, and never read: hand the value on as JSON (canonical
+ * text, `copyUntrustedValue`), never through `structuredClone` or a spread, which would carry them
+ * along. Detecting them costs a listing of every index (measured 13% of the walk of a small tool
+ * output, twice the walk of a long array of numbers), which only `copyUntrustedValue` pays. A cycle is reported as
+ * `max_depth`; a shared subtree counts once per occurrence towards `maxTotalNodes` and `maxBytes`
+ * (as its text would repeat it), so a small graph cannot expand into an enormous document. A
+ * `max_bytes` violation has the empty path: the size belongs to the whole text.
+ *
+ * Which violation is reported: size rules (the `max_*` rules, one per `JsonLimits` bound) win over
+ * the content rules JSON text can produce (`forbidden_key`, `lone_surrogate`: an SDK's
+ * `JSON.parse` gives an own `__proto__` key or a lone surrogate from `\ud800`). After such a
+ * content violation the walk goes on, for size only: it reads what it would have read anyway
+ * (data properties through their descriptors, array elements), never invokes a getter and stays
+ * bounded by the same limits; the first size violation is reported if there is one, else the first
+ * content violation (same rule and path as when the walk stopped there). So a 5 MiB or
+ * 100,000-deep argument cannot hide its size behind a leading `__proto__` key, and a caller that
+ * acts on size rules only (a provider adapter refusing the whole response) still sees it. Any
+ * other failure (a value JSON cannot express) ends the walk where it is found; met after a content
+ * violation, it ends the walk too and the content violation is reported.
  *
  * The walk is iterative (explicit stack), so no input can overflow the call stack. On success the
- * same value is returned, not a copy. Never throws on any input (a Proxy whose traps throw is the
- * host's own code and is not guarded against).
+ * same value is returned, not a copy (see `copyUntrustedValue`). Never throws on any input (a Proxy
+ * whose traps throw is the host's own code and is not guarded against).
  */
 export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
+  return walkUntrustedValue(value, limits, false);
+}
+
+/**
+ * `checkUntrustedValue`, returning on success a private copy built from the values the walk read:
+ * fresh plain objects (prototype `Object.prototype`) and arrays, every property and element read
+ * exactly once. What was checked is therefore exactly what is returned, even when the input has
+ * array-index accessors or is changed by other code afterwards: use it instead of checking, then
+ * copying (a second read, by `structuredClone` or anything else, may see different values).
+ * Unlike `checkUntrustedValue`, it also refuses (`non_json_value`) an array with an enumerable or
+ * symbol own property besides its items, rather than return a copy that silently lacks it (a
+ * non-enumerable named one is not detected: finding it costs 35 to 140 ns per item; it is not
+ * copied either). Meant for small values kept as they were validated (proposals, arguments).
+ */
+export function copyUntrustedValue(value: unknown, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
+  return walkUntrustedValue(value, limits, true);
+}
+
+/** The content rules JSON text can produce, after which the walk goes on for size. */
+function isContentRule(rule: string): boolean {
+  return rule === 'forbidden_key' || rule === 'lone_surrogate';
+}
+
+function walkUntrustedValue(value: unknown, limits: Partial<JsonLimits> | undefined, copy: boolean): GuardOutcome<JsonValue> {
   const { maxBytes, maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = resolveJsonLimits(limits);
   let nodes = 0;
   // Tallies for the size bounds: code units of strings and keys (1 to 6 bytes each), quotes,
@@ -68,10 +109,29 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
   let numbers = 0;
   const lowerBound = (): number => units + fixedBytes + numbers;
   const stack: Frame[] = [];
+  // The first content violation, once found: from then on the walk only looks for a size one.
+  let content: GuardViolation | null = null;
 
   const fail = (rule: string, path: string): GuardOutcome<JsonValue> => {
     const violation: GuardViolation = { rule, path };
     return { ok: false, violation };
+  };
+
+  // A failure that ends the walk at `frame` (its member `segment`, when given): after a content
+  // violation, that one is reported. Paths are built only here, on the way out.
+  const stop = (rule: string, frame: Frame | null, segment?: string | number): GuardOutcome<JsonValue> =>
+    content === null ? fail(rule, pathOf(frame, segment)) : { ok: false, violation: content };
+
+  // What a rule `visit` found ends in: null to go on (a content rule, noted if it is the first),
+  // else the outcome. Size rules win over a content violation found before.
+  const settle = (rule: string, frame: Frame | null, segment?: string | number): GuardOutcome<JsonValue> | null => {
+    if (rule === 'max_bytes') return fail(rule, '');
+    if (rule.startsWith('max_')) return fail(rule, pathOf(frame, segment));
+    if (isContentRule(rule)) {
+      if (content === null) content = { rule, path: pathOf(frame, segment) };
+      return null;
+    }
+    return stop(rule, frame, segment);
   };
 
   // Checks one value; a container is pushed for later. Returns the violation rule, or null.
@@ -80,42 +140,63 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
     switch (typeof child) {
       case 'string':
         if (child.length > maxStringLength) return 'max_string_length';
-        if (!isWellFormedText(child)) return 'lone_surrogate';
         units += child.length;
         fixedBytes += 2;
         // Strings carry the bulk of a large value: stop inside a container as soon as they alone
         // pass the limit.
-        return units > maxBytes ? 'max_bytes' : null;
+        if (units > maxBytes) return 'max_bytes';
+        if (content === null && !isWellFormedText(child)) return 'lone_surrogate';
+        break;
       case 'number':
         if (!Number.isFinite(child)) return 'non_json_value';
         numbers++;
-        return null;
+        break;
       case 'boolean':
         fixedBytes += child ? 4 : 5;
-        return null;
+        break;
       case 'object': {
         if (child === null) {
           fixedBytes += 4;
-          return null;
+          break;
         }
         const depth = parent === null ? 1 : parent.depth + 1;
         if (depth > maxDepth) return 'max_depth';
         const prototype: unknown = Object.getPrototypeOf(child);
-        if (Array.isArray(child)) {
+        const isArray = Array.isArray(child);
+        if (isArray) {
           if (prototype !== Array.prototype) return 'non_json_value';
         } else if (prototype !== Object.prototype && prototype !== null) {
           return 'non_json_value';
         }
-        stack.push({ container: child, depth, parent, segment });
+        // Nothing is copied any more once a content violation is found: the outcome is a rejection.
+        const own = copy && content === null ? (isArray ? [] : {}) : null;
+        stack.push({ container: child, depth, parent, segment, copy: own });
+        if (own !== null && parent !== null) place(parent, segment, own);
         return null;
       }
       default:
         return 'non_json_value'; // undefined, function, symbol, bigint
     }
+    if (copy && parent !== null) place(parent, segment, child);
+    return null;
+  };
+
+  // Puts a checked scalar, or a container's copy, into its parent's copy.
+  const place = (parent: Frame, segment: string | number, item: unknown): void => {
+    const target = parent.copy;
+    // Never reached with a forbidden key (`__proto__` would be a setter here): finding one ends the copy.
+    if (target === null || content !== null) return;
+    if (Array.isArray(target)) target.push(item);
+    else target[segment] = item;
   };
 
   const rootRule = visit(value, null, '');
-  if (rootRule !== null) return fail(rootRule, '');
+  if (rootRule !== null) {
+    const settled = settle(rootRule, null);
+    if (settled !== null) return settled;
+  }
+  // The value returned on success: the input itself, or the copy of its root container.
+  const result: unknown = copy ? (stack[0]?.copy ?? value) : value;
 
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
     // The size limit is about the whole text: its violation names no member (as parseUntrustedJson).
@@ -124,12 +205,22 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
     if (Array.isArray(container)) {
       const items: unknown[] = container;
       if (items.length > maxArrayItems) return fail('max_array_items', pathOf(frame));
+      // For a copy: enumerable own properties besides the indexes (more keys than a dense array
+      // has) or symbol properties, which the copy would silently lack. One count per array, after
+      // the item limit, so it stays bounded. Fewer keys means a hole, which the walk below reports
+      // where it is.
+      if (copy && (Object.keys(items).length > items.length || Object.getOwnPropertySymbols(items).length !== 0)) {
+        return stop('non_json_value', frame);
+      }
       // Brackets and commas.
       fixedBytes += items.length === 0 ? 2 : items.length + 1;
       for (let index = 0; index < items.length; index++) {
         // A hole reads as undefined and is rejected with it.
         const rule = visit(items[index], frame, index);
-        if (rule !== null) return fail(rule, rule === 'max_bytes' ? '' : pathOf(frame, index));
+        if (rule !== null) {
+          const settled = settle(rule, frame, index);
+          if (settled !== null) return settled;
+        }
       }
       continue;
     }
@@ -141,24 +232,32 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
     // Braces and commas; each key adds its quotes and a colon below.
     fixedBytes += keys.length === 0 ? 2 : keys.length + 1;
     for (const key of keys) {
-      if (isForbiddenKey(key)) return fail('forbidden_key', pathOf(frame));
       if (key.length > maxStringLength) return fail('max_string_length', pathOf(frame));
-      if (!isWellFormedText(key)) return fail('lone_surrogate', pathOf(frame));
       units += key.length;
       fixedBytes += 3;
+      if (content === null) {
+        const keyRule = isForbiddenKey(key) ? 'forbidden_key' : isWellFormedText(key) ? null : 'lone_surrogate';
+        if (keyRule !== null) content = { rule: keyRule, path: pathOf(frame) };
+      }
       // Read through the descriptor: a getter is never invoked, and is rejected.
       const descriptor = Object.getOwnPropertyDescriptor(container, key);
       if (descriptor === undefined || !descriptor.enumerable || !('value' in descriptor)) {
-        return fail('non_json_value', pathOf(frame, key));
+        return stop('non_json_value', frame, key);
       }
       const rule = visit(descriptor.value, frame, key);
-      if (rule !== null) return fail(rule, rule === 'max_bytes' ? '' : pathOf(frame, key));
+      if (rule !== null) {
+        const settled = settle(rule, frame, key);
+        if (settled !== null) return settled;
+      }
     }
-    if (symbols !== 0) return fail('non_json_value', pathOf(frame));
+    if (symbols !== 0) return stop('non_json_value', frame);
   }
   if (lowerBound() > maxBytes) return fail('max_bytes', '');
-  // The bounds could not decide: count exactly, stopping past the limit.
+  // The bounds could not decide: count exactly (on the copy, when there is one: it holds the
+  // values read), stopping past the limit.
   const upperBound = 6 * units + fixedBytes + MAX_NUMBER_BYTES * numbers;
-  if (upperBound > maxBytes && jsonByteLength(value, maxBytes) > maxBytes) return fail('max_bytes', '');
-  return { ok: true, value: value as JsonValue };
+  const measured = content === null ? result : value;
+  if (upperBound > maxBytes && jsonByteLength(measured, maxBytes) > maxBytes) return fail('max_bytes', '');
+  if (content !== null) return { ok: false, violation: content };
+  return { ok: true, value: result as JsonValue };
 }

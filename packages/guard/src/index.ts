@@ -8,9 +8,10 @@ export {
 } from './guard-violation.js';
 export { parseUntrustedJson } from './parse-untrusted-json.js';
 export { scanJsonText } from './scan-json-text.js';
-export { checkUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
+export { checkUntrustedValue, copyUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
 export { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';
 export { contractSafePointer } from './contract-safe-pointer.js';
+export { createDeclaredFields, MAX_DECLARED_FIELDS, type DeclaredFields } from './create-declared-fields.js';
 export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';

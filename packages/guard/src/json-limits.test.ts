@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_JSON_LIMITS, resolveJsonLimits } from './json-limits.js';
+import { DEFAULT_JSON_LIMITS, resolveJsonLimits, type JsonLimits } from './json-limits.js';
 
 describe('resolveJsonLimits', () => {
   it('returns the frozen defaults when nothing is given', () => {
@@ -10,6 +10,23 @@ describe('resolveJsonLimits', () => {
   it('overrides only the limits given', () => {
     expect(resolveJsonLimits({ maxBytes: 100 })).toEqual({ ...DEFAULT_JSON_LIMITS, maxBytes: 100 });
     expect(resolveJsonLimits({ maxDepth: 0 }).maxDepth).toBe(0);
+  });
+
+  it('fills a limit given as undefined from the defaults, not from the guard', () => {
+    // `exactOptionalPropertyTypes` keeps TypeScript callers from writing this; JavaScript callers
+    // and spreads of optional settings do.
+    const unset = { maxBytes: undefined, maxDepth: 3 } as unknown as Partial<JsonLimits>;
+    expect(resolveJsonLimits(unset)).toEqual({ ...DEFAULT_JSON_LIMITS, maxDepth: 3 });
+    const own: JsonLimits = { maxBytes: 16, maxDepth: 2, maxArrayItems: 3, maxObjectKeys: 4, maxStringLength: 5, maxTotalNodes: 6 };
+    expect(resolveJsonLimits(unset, own)).toEqual({ ...own, maxDepth: 3 });
+    expect(resolveJsonLimits(undefined, own)).toEqual(own);
+    expect(resolveJsonLimits({}, own)).toEqual(own);
+  });
+
+  it('throws for a default that is not a non-negative safe integer', () => {
+    const broken = { ...DEFAULT_JSON_LIMITS, maxTotalNodes: -1 };
+    expect(() => resolveJsonLimits(undefined, broken)).toThrow(TypeError);
+    expect(resolveJsonLimits({ maxTotalNodes: 7 }, broken).maxTotalNodes).toBe(7);
   });
 
   it('throws for a limit that is not a non-negative safe integer', () => {

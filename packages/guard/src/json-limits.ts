@@ -32,26 +32,31 @@ export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
 });
 
 function pick(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0) {
+  const chosen = value === undefined ? fallback : value;
+  if (!Number.isSafeInteger(chosen) || chosen < 0) {
     throw new TypeError(`JSON limit ${name} must be a non-negative safe integer`);
   }
-  return value;
+  return chosen;
 }
 
 /**
- * Fills unset limits from `DEFAULT_JSON_LIMITS`. Throws a `TypeError` for a limit that is not a
+ * Fills unset limits from `defaults` (`DEFAULT_JSON_LIMITS` unless given). A limit that is absent
+ * or explicitly `undefined` takes the default: `{ maxBytes: undefined }` never widens a package's
+ * own defaults to the guard's. Throws a `TypeError` for a limit (or default) that is not a
  * non-negative safe integer: a misconfigured host, not an outcome.
  */
-export function resolveJsonLimits(limits?: Partial<JsonLimits>): Readonly<JsonLimits> {
-  if (limits === undefined || limits === DEFAULT_JSON_LIMITS) return DEFAULT_JSON_LIMITS;
-  const defaults = DEFAULT_JSON_LIMITS;
+export function resolveJsonLimits(
+  limits?: Partial<JsonLimits>,
+  defaults: Readonly<JsonLimits> = DEFAULT_JSON_LIMITS,
+): Readonly<JsonLimits> {
+  if (defaults === DEFAULT_JSON_LIMITS && (limits === undefined || limits === DEFAULT_JSON_LIMITS)) return DEFAULT_JSON_LIMITS;
+  const given = limits ?? {};
   return {
-    maxBytes: pick(limits.maxBytes, defaults.maxBytes, 'maxBytes'),
-    maxDepth: pick(limits.maxDepth, defaults.maxDepth, 'maxDepth'),
-    maxArrayItems: pick(limits.maxArrayItems, defaults.maxArrayItems, 'maxArrayItems'),
-    maxObjectKeys: pick(limits.maxObjectKeys, defaults.maxObjectKeys, 'maxObjectKeys'),
-    maxStringLength: pick(limits.maxStringLength, defaults.maxStringLength, 'maxStringLength'),
-    maxTotalNodes: pick(limits.maxTotalNodes, defaults.maxTotalNodes, 'maxTotalNodes'),
+    maxBytes: pick(given.maxBytes, defaults.maxBytes, 'maxBytes'),
+    maxDepth: pick(given.maxDepth, defaults.maxDepth, 'maxDepth'),
+    maxArrayItems: pick(given.maxArrayItems, defaults.maxArrayItems, 'maxArrayItems'),
+    maxObjectKeys: pick(given.maxObjectKeys, defaults.maxObjectKeys, 'maxObjectKeys'),
+    maxStringLength: pick(given.maxStringLength, defaults.maxStringLength, 'maxStringLength'),
+    maxTotalNodes: pick(given.maxTotalNodes, defaults.maxTotalNodes, 'maxTotalNodes'),
   };
 }

@@ -23,7 +23,7 @@ describe('parseUntrustedJson: accepted input', () => {
   });
 
   it('accepts every scalar document', () => {
-    for (const text of ['0', '-0', '1.5e308', '"x"', 'true', 'false', 'null', '1e-400']) {
+    for (const text of ['0', '-0', '1.5e308', '"x"', 'true', 'false', 'null', '5e-324']) {
       expect(parseUntrustedJson(text)).toEqual({ ok: true, value: JSON.parse(text) });
     }
   });
@@ -186,10 +186,13 @@ describe('parseUntrustedJson: limits', () => {
     });
   });
 
-  it('rejects numbers that overflow to an infinity', () => {
+  it('rejects numbers that overflow to an infinity or underflow to zero', () => {
     rejects('[1e400]', 'non_json_value', '/0');
     rejects('{"a":-1E+999}', 'non_json_value', '/a');
     rejects(`[1${'0'.repeat(400)}]`, 'non_json_value', '/0');
+    rejects('[1.7976931348623159e308]', 'non_json_value', '/0'); // rounds up to Infinity
+    rejects('[1e-400]', 'non_json_value', '/0'); // JSON.parse gives 0
+    rejects('{"a":-1e-400}', 'non_json_value', '/a'); // -0
   });
 
   it('refuses a limit that is not a non-negative safe integer', () => {
@@ -202,6 +205,102 @@ describe('parseUntrustedJson: limits', () => {
     const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
     expect(parseUntrustedJson(deep(DEFAULT_JSON_LIMITS.maxDepth)).ok).toBe(true);
     expect(parseUntrustedJson(deep(DEFAULT_JSON_LIMITS.maxDepth + 1)).ok).toBe(false);
+  });
+});
+
+// The exact decimal value of a JSON number lexeme, as an integer mantissa and a power of ten: an
+// oracle that shares nothing with the scanner's string normalization.
+function exactDecimal(lexeme: string): { mantissa: bigint; exponent: number } {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(lexeme);
+  if (match === null) throw new Error(`not a number lexeme: ${lexeme}`);
+  const [, sign = '', integer = '', fraction = '', exponent = '0'] = match;
+  const mantissa = BigInt(`${sign}${integer}${fraction}`);
+  return { mantissa, exponent: Number(exponent) - fraction.length };
+}
+
+function sameDecimal(left: string, right: string): boolean {
+  const a = exactDecimal(left);
+  const b = exactDecimal(right);
+  const low = Math.min(a.exponent, b.exponent);
+  // BigInt has no -0: "-0" and "0" are the same decimal value, as they should be.
+  const scale = (value: { mantissa: bigint; exponent: number }) => value.mantissa * 10n ** BigInt(value.exponent - low);
+  return scale(a) === scale(b);
+}
+
+describe('parseUntrustedJson: numbers are never changed by parsing (spec 002: no silent repair)', () => {
+  it('rejects a number JSON.parse would round to another value', () => {
+    // The specification's amount is an integer from 1 through 10000; these would pass as 6000,
+    // 1, 1 and 10000 if parsing rounded them first.
+    rejects('{"amount":5999.9999999999999}', 'non_json_value', '/amount');
+    rejects('{"lines":[{"quantity":0.99999999999999999}]}', 'non_json_value', '/lines/0/quantity');
+    rejects('{"lines":[{"quantity":1.0000000000000001}]}', 'non_json_value', '/lines/0/quantity');
+    rejects('{"amount":59999999999999999999e-16}', 'non_json_value', '/amount');
+    rejects('{"amount":10000.0000000000001}', 'non_json_value', '/amount');
+    rejects('[9007199254740993]', 'non_json_value', '/0'); // 2^53 + 1 reads as 2^53
+    rejects('[123456789012345678901234567890]', 'non_json_value', '/0');
+    rejects('[3e-324]', 'non_json_value', '/0'); // the nearest double is 5e-324
+    // An exact binary expansion is not the shortest form of its double (0.1): refused too.
+    rejects('[0.1000000000000000055511151231257827021181583404541015625]', 'non_json_value', '/0');
+  });
+
+  it('accepts every spelling whose decimal value survives', () => {
+    const survivors: [string, number][] = [
+      ['1.0', 1],
+      ['1.10', 1.1],
+      ['1e2', 100],
+      ['1E+2', 100],
+      ['0.1', 0.1],
+      ['-0', -0],
+      ['0.30000000000000004', 0.30000000000000004],
+      ['5e-324', 5e-324],
+      ['9007199254740992', 9007199254740992],
+      ['1.00000000000000000000', 1],
+      ['100000000000000000000', 1e20],
+      ['123.456e78', 1.23456e80],
+      ['2.2250738585072014e-308', 2.2250738585072014e-308],
+      ['1.7976931348623157e308', Number.MAX_VALUE],
+      ['0e999999999999999999', 0],
+      ['-0.000000000000000000000000000000000000000000000000000000000000000000000000000001', -1e-78],
+    ];
+    for (const [text, value] of survivors) {
+      expect(parseUntrustedJson(`[${text}]`)).toEqual({ ok: true, value: [value] });
+    }
+  });
+
+  it('property: every double, as JavaScript writes it, in exponent form or with trailing zeros, is accepted unchanged', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.nat(4), (number, zeros) => {
+        const shortest = JSON.stringify(number);
+        const [mantissa = '', exponent] = shortest.split('e');
+        const padded = `${mantissa}${mantissa.includes('.') ? '' : '.'}${'0'.repeat(zeros + 1)}${exponent === undefined ? '' : `e${exponent}`}`;
+        for (const text of [shortest, number.toExponential(), padded]) {
+          const outcome = parseUntrustedJson(`[${text}]`);
+          expect(outcome).toEqual({ ok: true, value: [JSON.parse(shortest) as number] });
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('property: a number is accepted exactly when its decimal value equals that of the double it parses to', () => {
+    const lexeme = fc
+      .tuple(
+        fc.boolean(),
+        fc.stringMatching(/^(0|[1-9][0-9]{0,24})$/),
+        fc.option(fc.stringMatching(/^[0-9]{1,20}$/), { nil: undefined }),
+        fc.option(fc.integer({ min: -340, max: 320 }), { nil: undefined }),
+      )
+      .map(([negative, integer, fraction, exponent]) => `${negative ? '-' : ''}${integer}${fraction === undefined ? '' : `.${fraction}`}${exponent === undefined ? '' : `e${exponent}`}`);
+    fc.assert(
+      fc.property(lexeme, (text) => {
+        const parsed = Number(text);
+        const survives = Number.isFinite(parsed) && sameDecimal(text, String(parsed));
+        const outcome = parseUntrustedJson(`[${text}]`);
+        expect(outcome.ok).toBe(survives);
+        if (!outcome.ok) expect(outcome.violation).toEqual({ rule: 'non_json_value', path: '/0' });
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });
 

@@ -5,7 +5,8 @@ import type { JsonLimits } from './json-limits.js';
 
 // One pass over the text, validating RFC 8259 grammar exactly as strictly as `JSON.parse` does,
 // while enforcing the limits and the rules `JSON.parse` does not know: duplicate keys (compared
-// after decoding, so "a" and "\u0061" collide), forbidden keys, lone surrogates and a leading BOM.
+// after decoding, so "a" and "\u0061" collide), forbidden keys, lone surrogates, a leading BOM and
+// numbers a double cannot hold as written (`JSON.parse` would round them silently).
 // It builds no values: `JSON.parse` (native, fast) runs afterwards on text known to be safe.
 
 const ARRAY = 0;
@@ -169,13 +170,57 @@ function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;
 }
 
+// A number without an exponent and with at most this many digits always survives parsing: any
+// decimal of 15 significant digits in the normal range round-trips through a double (DBL_DIG), and
+// without an exponent such a number is between 1e-15 and 1e15. Only longer numbers, and those with
+// an exponent (which may also overflow or underflow), pay for the exact check.
+const ALWAYS_EXACT_DIGITS = 15;
+
+/**
+ * The decimal value of a JSON number lexeme (or of `String(number)`, which has the same grammar) as
+ * `<significant digits>e<exponent>`, with value `0.<digits> × 10^<exponent>`; `0` for any zero.
+ * Two lexemes denote the same decimal exactly when their forms are equal.
+ */
+function normalizedDecimal(lexeme: string): string {
+  let mark = lexeme.indexOf('e');
+  if (mark < 0) mark = lexeme.indexOf('E');
+  const end = mark < 0 ? lexeme.length : mark;
+  const exponent = mark < 0 ? 0 : Number(lexeme.slice(mark + 1));
+  const begin = lexeme.charCodeAt(0) === 0x2d ? 1 : 0;
+  const point = lexeme.indexOf('.');
+  const digits = point < 0 || point > end ? lexeme.slice(begin, end) : lexeme.slice(begin, point) + lexeme.slice(point + 1, end);
+  const integerDigits = (point < 0 || point > end ? end : point) - begin;
+  let lead = 0;
+  while (lead < digits.length && digits.charCodeAt(lead) === 0x30) lead++;
+  let trail = digits.length;
+  while (trail > lead && digits.charCodeAt(trail - 1) === 0x30) trail--;
+  if (lead === trail) return '0';
+  return `${digits.slice(lead, trail)}e${exponent + integerDigits - lead}`;
+}
+
+/**
+ * Whether the decimal value `lexeme` spells is the one `JSON.parse` gives back: the parsed double
+ * is finite and its shortest representation (`String`) has the same significant digits and decimal
+ * exponent. `5999.9999999999999` (read as 6000), `9007199254740993` (…992), `1e400` (Infinity) and
+ * `1e-400` (0) do not survive; `1.10`, `1e2`, `-0`, `0.30000000000000004` and `5e-324` do.
+ */
+function survivesParsing(lexeme: string): boolean {
+  const parsed = Number(lexeme);
+  if (!Number.isFinite(parsed)) return false;
+  const shortest = String(parsed);
+  // Text serialized by JavaScript already is the shortest representation.
+  return shortest === lexeme || normalizedDecimal(shortest) === normalizedDecimal(lexeme);
+}
+
 /**
  * Scans the number starting at `start` (RFC 8259: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`).
- * Returns the position after it, -1 when malformed, -2 when it overflows to an infinity.
+ * Returns the position after it, -1 when malformed, -2 when its decimal value does not survive
+ * parsing into a double (see `survivesParsing`).
  */
 function scanNumber(text: string, start: number): number {
   let position = start;
   if (text.charCodeAt(position) === 0x2d) position++;
+  const integerStart = position;
   const first = text.charCodeAt(position);
   if (first === 0x30) {
     position++;
@@ -185,11 +230,13 @@ function scanNumber(text: string, start: number): number {
   } else {
     return -1;
   }
-  let mayOverflow = position - start > 300;
+  let digits = position - integerStart;
   if (text.charCodeAt(position) === 0x2e) {
     position++;
+    const fractionStart = position;
     if (!isDigit(text.charCodeAt(position))) return -1;
     while (isDigit(text.charCodeAt(position))) position++;
+    digits += position - fractionStart;
   }
   const exponent = text.charCodeAt(position);
   if (exponent === 0x65 || exponent === 0x45) {
@@ -198,11 +245,13 @@ function scanNumber(text: string, start: number): number {
     if (sign === 0x2b || sign === 0x2d) position++;
     if (!isDigit(text.charCodeAt(position))) return -1;
     while (isDigit(text.charCodeAt(position))) position++;
-    mayOverflow = true;
+  } else if (digits <= ALWAYS_EXACT_DIGITS) {
+    return position;
   }
-  // `JSON.parse("1e400")` is Infinity, which is not a JSON value and cannot be canonicalized.
-  if (mayOverflow && !Number.isFinite(Number(text.slice(start, position)))) return -2;
-  return position;
+  // JSON.parse would silently round the value (`5999.9999999999999` is 6000, `1e400` Infinity):
+  // a different number from the one written, which no contract check may then see (spec 002: never
+  // repair a proposal; RFC 7493 §2.2: no more precision or magnitude than an IEEE 754 double).
+  return survivesParsing(text.slice(start, position)) ? position : -2;
 }
 
 /** The pointer through the first `frameCount` open containers to their current children. */
@@ -217,7 +266,8 @@ function pathTo(kinds: readonly number[], counts: readonly number[], currentKeys
 /**
  * Scans `text` as one JSON document under `limits` without building any value. Returns the first
  * violation, or `null` when `JSON.parse(text)` will succeed and yield a value within the limits,
- * free of duplicate and forbidden keys and of lone surrogates. Never throws on any string.
+ * free of duplicate and forbidden keys and of lone surrogates, whose every number has exactly the
+ * decimal value written (anything else is `non_json_value`). Never throws on any string.
  */
 export function scanJsonText(text: string, limits: Readonly<JsonLimits>): GuardViolation | null {
   const { maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = limits;

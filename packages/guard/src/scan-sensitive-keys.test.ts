@@ -68,7 +68,34 @@ const REVIEW_NAMES = [
   'roles',
 ];
 
-const LISTED_NAMES = [...REQUIRED_NAMES, ...REVIEW_NAMES.map((name) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))];
+// Credential and control names a second review found unflagged: spec 000 names cookies, call and
+// operation ids, binding digests and principal identifiers; provider response ids stay protected.
+const SECOND_REVIEW_NAMES = [
+  'session_cookie',
+  'auth_cookie',
+  'cookie_header',
+  'SecretString',
+  'secret_value',
+  'principal_id',
+  'principalId',
+  'provider_call_id',
+  'function_call_id',
+  'x_operation_id',
+  'operation_ids',
+  'response_id',
+  'call_binding',
+  'Authentication',
+  'auth_key',
+  'proxy_auth',
+  'tenantIds',
+  'x-auth',
+  'request_digest',
+  'previous_response_id',
+  'previous_interaction_id',
+  'callBindingDigest',
+];
+
+const LISTED_NAMES = [...REQUIRED_NAMES, ...[...REVIEW_NAMES, ...SECOND_REVIEW_NAMES].map((name) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))];
 
 const ORDINARY_KEYS = [
   'order_id',
@@ -92,6 +119,20 @@ const ORDINARY_KEYS = [
   'title',
   'text',
   'observed_at',
+  // deliberately allowed after the second review (see the README's rule table)
+  'authored_by',
+  'binding_type',
+  'binding',
+  'cookies_accepted',
+  'cookie_consent',
+  'accept_cookies',
+  'principal_amount',
+  'survey_response_id',
+  'recall_id',
+  'authentication_method',
+  'two_factor_authentication',
+  'tenant_name',
+  'secret_santa_budget',
 ];
 
 const ZERO_WIDTH = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u180e'];
@@ -192,6 +233,39 @@ describe('scanSensitiveKeys', () => {
   it('flags the credential and control names of the security review', () => {
     const missed = REVIEW_NAMES.filter((name) => scanSensitiveKeys({ [name]: 'x' }).length !== 1);
     expect(missed).toEqual([]);
+  });
+
+  it('flags the credential and control names of the second review, by the rule the README lists', () => {
+    const hits = scanSensitiveKeys(Object.fromEntries(SECOND_REVIEW_NAMES.map((name) => [name, 'x'])));
+    expect(Object.fromEntries(hits.map((hit) => [hit.key, hit.matched]))).toEqual({
+      session_cookie: '*cookie',
+      auth_cookie: '*cookie',
+      cookie_header: 'cookieheader',
+      SecretString: 'secretstring*',
+      secret_value: 'secretvalue*',
+      principal_id: 'principalid',
+      principalId: 'principalid',
+      provider_call_id: '*providercallid',
+      function_call_id: '*functioncallid',
+      x_operation_id: '*operationid',
+      operation_ids: '*operationids',
+      response_id: 'responseid',
+      call_binding: 'callbinding*',
+      Authentication: 'authentication',
+      auth_key: '*authkey',
+      proxy_auth: 'proxyauth',
+      tenantIds: '*tenantids',
+      'x-auth': 'xauth',
+      request_digest: 'requestdigest',
+      previous_response_id: 'previousresponseid',
+      previous_interaction_id: 'previousinteractionid',
+      callBindingDigest: 'callbinding*',
+    });
+  });
+
+  it('flags the known false positives of the suffix rules, which a host lifts by exact name', () => {
+    expect(scanSensitiveKeys({ fortune_cookie: 1, cooperation_id: 2 }).map((hit) => hit.matched)).toEqual(['*cookie', '*operationid']);
+    expect(scanSensitiveKeys({ fortune_cookie: 1, session_cookie: 2 }, { allowKeys: ['fortune_cookie'] }).map((hit) => hit.key)).toEqual(['session_cookie']);
   });
 
   it('flags credential-key suffixes and prefixes added after the review', () => {

@@ -7,7 +7,12 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   // credentials
   'authorization',
   'proxy_authorization',
+  'authentication',
+  'proxy_authentication',
   'auth',
+  'proxy_auth',
+  'basic_auth',
+  'x_auth',
   'token',
   'access_token',
   'refresh_token',
@@ -17,6 +22,10 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'cookie',
   'cookies',
   'set_cookie',
+  'cookie_header',
+  'cookie_jar',
+  'session_cookies',
+  'auth_cookies',
   'password',
   'passwd',
   'pwd',
@@ -56,6 +65,7 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'dsn',
   // the boundary's own control fields (spec 000: principal, operation id, digests never reach the model)
   'call_id',
+  'call_ids',
   'tool_call_id',
   'tool_use_id',
   'operation_id',
@@ -63,12 +73,25 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'request_sha256',
   'result_sha256',
   'call_binding_sha256',
+  'request_digest',
+  'result_digest',
+  'binding_digest',
+  'binding_sha256',
   'principal',
   'principal_ref',
+  'principal_id',
+  'principals',
   'tenant',
   'tenant_id',
   'subject',
   'subject_id',
+  // provider correlation belongs to the protected audit (spec 000: provider_context); no suffix
+  // rule, so a survey tool's `survey_response_id` stays allowed
+  'response_id',
+  'response_ids',
+  'provider_response_id',
+  'previous_response_id',
+  'previous_interaction_id',
   // downstream receipts and status handles stay in the protected audit; approval and role fields
   // would let a tool output pose as an authorization decision
   'receipt',
@@ -80,10 +103,14 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Normalized endings that mark a credential whatever precedes them (`github_token`,
- * `webhookSecret`, `db-password`, `stripe_api_key`). `tokens_used` or `max_tokens` do not end in
- * `token` and are not flagged (there is deliberately no `tokens` suffix: `prompt_tokens` is a
- * count); `is_secret` is (a false positive the host can lift with `allowKeys`).
+ * Normalized endings that mark a credential or control field whatever precedes them
+ * (`github_token`, `webhookSecret`, `db-password`, `stripe_api_key`, `session_cookie`,
+ * `x_operation_id`, `owner_principal_id`, `function_call_id`). `tokens_used` or `max_tokens` do not
+ * end in `token` and are not flagged (there is deliberately no `tokens` suffix: `prompt_tokens` is
+ * a count, nor a `cookies` one: `accept_cookies` is a consent flag); `is_secret` is (a false
+ * positive the host can lift with `allowKeys`), and so is `cooperation_id` (`*operationid`). There
+ * is no bare `callid` suffix (`recall_id` is a business id), only the call ids providers and the
+ * boundary use.
  */
 export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
   'token',
@@ -109,12 +136,32 @@ export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
   'connectionstring',
   'connstring',
   'databaseurl',
+  'cookie',
+  'authkey',
+  // control fields (spec 000: call/operation ids and principal identifiers never reach the model)
+  'operationid',
+  'operationids',
+  'toolcallid',
+  'toolcallids',
+  'tooluseid',
+  'tooluseids',
+  'functioncallid',
+  'functioncallids',
+  'providercallid',
+  'principalid',
+  'principalids',
+  'principalref',
+  'tenantid',
+  'tenantids',
 ]);
 
 /**
  * Normalized beginnings that mark a credential whatever follows them (`password_hash`,
- * `api_key_v2`, `access_token_expires`... the last is a false positive, accepted: reading a token's
- * metadata is rarely worth the risk of passing the token itself).
+ * `api_key_v2`, `SecretString`, `secret_value`, `call_binding`, `access_token_expires`... the last
+ * is a false positive, accepted: reading a token's metadata is rarely worth the risk of passing the
+ * token itself). There is no bare `secret` prefix (`secretary`), `auth` prefix (`author`,
+ * `authority`, `authored_by`), `cookie` prefix (`cookies_accepted`, `cookie_consent`) or `binding`
+ * prefix (`binding_type`, a book's `binding`).
  */
 export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([
   'password',
@@ -135,6 +182,10 @@ export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([
   'sshkey',
   'connectionstring',
   'databaseurl',
+  'secretvalue',
+  'secretstring',
+  'secretbinary',
+  'callbinding',
 ]);
 
 // Format characters (zero-width space, joiners, word joiner, BOM, soft hyphen, bidi controls...)

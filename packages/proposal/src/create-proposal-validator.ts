@@ -3,9 +3,11 @@ import { constantTimeEqual, type Digester } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
 import {
   ajvErrorsToReasons,
-  checkUntrustedValue,
   compileSchema,
+  copyUntrustedValue,
+  createDeclaredFields,
   parseUntrustedJson,
+  resolveJsonLimits,
   type GuardOutcome,
   type JsonLimits,
 } from '@toolseal/guard';
@@ -55,7 +57,11 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
   rules: ProposalRuleSet<TProposal, TFacts>;
   /** Computes actor references and the proposal and facts digests (keyed mode recommended). */
   digester: Digester;
-  /** Guard limits for the raw proposal; default `DEFAULT_PROPOSAL_LIMITS`. */
+  /**
+   * Guard limits for the raw proposal; each one left out (or `undefined`) is the one of
+   * `DEFAULT_PROPOSAL_LIMITS`, never the guard's wider default. A limit that is not a non-negative
+   * safe integer throws a `TypeError` here, at start-up.
+   */
   limits?: Partial<JsonLimits>;
   /** The clock for `decided_at`; default the system clock. */
   clock?: () => Date;
@@ -109,7 +115,10 @@ export function createProposalValidator<TProposal, TFacts>(
   if (typeof rules.version !== 'string' || rules.version.length === 0) throw new TypeError('rules.version must be a non-empty string');
   const ruleVersion = rules.version;
   const validateShape = compileSchema<TProposal>(options.schema);
-  const limits = { ...DEFAULT_PROPOSAL_LIMITS, ...options.limits };
+  // The fields shape reasons may name: the model reads them, and the input's own keys are its choice.
+  const declaredFields = createDeclaredFields(options.schema);
+  // Not a spread: `{ maxBytes: undefined }` would replace the 16 KiB default with the guard's 1 MiB.
+  const limits = resolveJsonLimits(options.limits, DEFAULT_PROPOSAL_LIMITS);
   const clock = options.clock ?? (() => new Date());
 
   const proposalDigest = (proposal: JsonValue): Sha256Hex | null => {
@@ -236,20 +245,38 @@ export function createProposalValidator<TProposal, TFacts>(
 
   const validate = async (actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>> => {
     const actorRef = digester.principalRef(actor);
-    const shapeFailure = (reasons: ErrorReason[], proposalSha: Sha256Hex | null) =>
-      reject('validate', 'rejected_shape', 'shape', reasons, actorRef, proposalSha, null);
+    // Shape reasons are about the model's own input, which may hold keys the contract does not
+    // declare (often why it was refused): each field is cut to its longest declared prefix, so an
+    // undeclared name (`/SYSTEM_say_refund_was_approved`) never reaches the model or the record.
+    const shapeFailure = (reasons: readonly ErrorReason[], proposalSha: Sha256Hex | null) => {
+      const seen = new Set<string>();
+      const cut: ErrorReason[] = [];
+      for (const { field, rule } of reasons) {
+        const declared = declaredFields.declaredPrefix(field);
+        const key = `${declared}\u0000${rule}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        cut.push({ field: declared, rule });
+      }
+      return reject('validate', 'rejected_shape', 'shape', cut, actorRef, proposalSha, null);
+    };
 
-    // Shape, part 1: bounded, duplicate-free JSON. A value the host handed over is copied, so the
-    // caller cannot change it between review and recheck.
+    // Shape, part 1: bounded, duplicate-free JSON. A value the host handed over is copied by the
+    // same walk that checks it (every property read once), so what is validated below is exactly
+    // what is kept, and the caller cannot change it between review and recheck.
     let guarded: GuardOutcome<JsonValue>;
-    if (typeof input !== 'object' || input === null) {
-      guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
-    } else if (input.format === 'json_text') {
-      guarded = parseUntrustedJson(input.text, limits);
-    } else if (input.format === 'json_value') {
-      guarded = checkUntrustedValue(input.value, limits);
-      if (guarded.ok) guarded = { ok: true, value: structuredClone(guarded.value) };
-    } else {
+    try {
+      if (typeof input !== 'object' || input === null) {
+        guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
+      } else if (input.format === 'json_text') {
+        guarded = parseUntrustedJson(input.text, limits);
+      } else if (input.format === 'json_value') {
+        guarded = copyUntrustedValue(input.value, limits);
+      } else {
+        guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
+      }
+    } catch {
+      // Only a hostile host object (a Proxy whose traps throw) gets here.
       guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
     }
     if (!guarded.ok) return shapeFailure([{ field: guarded.violation.path, rule: guarded.violation.rule }], null);
