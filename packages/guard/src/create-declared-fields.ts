@@ -70,7 +70,7 @@ function resolveLocalRef(root: unknown, ref: string): unknown {
  * local `$ref`s (`#`, `#/$defs/...`). Names outside `[A-Za-z0-9_]{1,64}` and keys only
  * `additionalProperties`/`patternProperties` allow are never declared: they are the input's, not
  * the contract's. Throws a `RangeError` past `MAX_DECLARED_FIELDS` (a contract problem, found at
- * start-up). `@toolseal/result` keeps the same walk for a tool's input schema (`inputFields`).
+ * start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`).
  */
 export function createDeclaredFields(schema: unknown): DeclaredFields {
   const root: TemplateNode = { pointer: '', depth: 0, properties: new Map(), items: null };
@@ -82,7 +82,7 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
     const existing = segment === '*' ? parent.items : parent.properties.get(segment);
     if (existing !== undefined && existing !== null) return existing;
     if (templates.length >= MAX_DECLARED_FIELDS) {
-      throw new RangeError(`schema declares more than ${MAX_DECLARED_FIELDS} fields`);
+      throw new RangeError(`declares more than ${MAX_DECLARED_FIELDS} fields`);
     }
     const node: TemplateNode = { pointer: `${parent.pointer}/${segment}`, depth: parent.depth + 1, properties: new Map(), items: null };
     if (segment === '*') parent.items = node;

@@ -142,7 +142,7 @@ describe('createInputFieldTemplates', () => {
       thrown = error;
     }
     expect(RegistryError.isInstance(thrown)).toBe(true);
-    expect(String(thrown)).toMatch(/input_schema declares more than 10000 argument fields/);
+    expect(String(thrown)).toMatch(/input_schema declares more than 10000 fields/);
   });
 
   it('is built once per registered tool', () => {

@@ -1,164 +1,23 @@
+import { createDeclaredFields, MAX_DECLARED_FIELDS, type DeclaredFields } from '@toolseal/guard';
+
 /**
  * The argument fields a tool's input schema declares, as JSON Pointer templates (`*` = any array
- * index), computed once at registry start-up. `ErrorReason.field` of a tool's errors must name one
- * of them (or be `""`, the whole arguments): a reason then points at a place of the tool's own
- * contract and can never carry text a handler, check or rule set made up, even though the model
- * reads it as `trusted_control`.
+ * index), computed once at registry start-up (the guard's `createDeclaredFields`). `ErrorReason.field`
+ * of a tool's errors must name one of them (or be `""`, the whole arguments): a reason then points
+ * at a place of the tool's own contract and can never carry text a handler, check or rule set made
+ * up, even though the model reads it as `trusted_control`. `declaredPrefix` cuts reasons derived
+ * from the model's own input (guard and schema violations), which may name keys the contract does
+ * not know.
  */
-export interface InputFieldTemplates {
-  /**
-   * Whether `field` is `""` or a pointer whose every segment is a property the schema declares at
-   * that place or, where the schema describes an array, an index (`0` to `999999`).
-   */
-  declares(field: string): boolean;
-  /**
-   * The longest declared prefix of `field` (at a segment boundary; `""` at worst). For reasons
-   * derived from the model's own input (guard and schema violations), which may name keys the
-   * contract does not know.
-   */
-  declaredPrefix(field: string): string;
-  /** Every template, in walk order (for diagnostics and tests). */
-  readonly templates: readonly string[];
-}
+export type InputFieldTemplates = DeclaredFields;
 
-/** Most templates one input schema may declare (recursive schemas are cut at `MAX_FIELD_SEGMENTS`). */
-export const MAX_INPUT_FIELD_TEMPLATES = 10_000;
-/** Deepest template: `ErrorReason.field` has at most 16 segments. */
-const MAX_FIELD_SEGMENTS = 16;
-/** Property names that can appear in a contract-safe pointer (see `ErrorReason.field`). */
-const PROPERTY_NAME = /^[A-Za-z0-9_]{1,64}$/;
-const INDEX = /^(?:0|[1-9][0-9]{0,5})$/;
-/** Keywords whose subschemas describe the same instance location. */
-const SAME_PLACE_SINGLE = ['not', 'if', 'then', 'else'];
-const SAME_PLACE_LISTS = ['allOf', 'anyOf', 'oneOf'];
-/** Keywords whose subschemas describe array items. */
-const ITEM_SINGLE = ['items', 'contains', 'unevaluatedItems', 'additionalItems'];
-
-interface TemplateNode {
-  readonly pointer: string;
-  readonly depth: number;
-  readonly properties: Map<string, TemplateNode>;
-  items: TemplateNode | null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** Most templates one input schema may declare (recursive schemas are cut at 16 segments). */
+export const MAX_INPUT_FIELD_TEMPLATES = MAX_DECLARED_FIELDS;
 
 /**
- * Walks an input schema (already accepted by the pinned Ajv) and collects the templates of every
- * place an instance can have: `properties` by name, `items`/`prefixItems`/`contains` as `*`, the
- * subschemas of `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`/`dependentSchemas` at the same
- * place, and local `$ref`s (`#`, `#/$defs/...`). Names outside `[A-Za-z0-9_]{1,64}` and keys only
- * `additionalProperties`/`patternProperties` allow are never declared. Throws a `RangeError` past
- * `MAX_INPUT_FIELD_TEMPLATES` (the registry reports it as a `RegistryError`).
+ * Walks an input schema (already accepted by the pinned Ajv): see `createDeclaredFields`. Throws a
+ * `RangeError` past `MAX_INPUT_FIELD_TEMPLATES` (the registry reports it as a `RegistryError`).
  */
 export function createInputFieldTemplates(schema: unknown): InputFieldTemplates {
-  const root: TemplateNode = { pointer: '', depth: 0, properties: new Map(), items: null };
-  const templates: string[] = [];
-  const visited = new Map<object, Set<TemplateNode>>();
-
-  const child = (parent: TemplateNode, segment: string): TemplateNode | null => {
-    if (parent.depth >= MAX_FIELD_SEGMENTS) return null;
-    const existing = segment === '*' ? parent.items : parent.properties.get(segment);
-    if (existing !== undefined && existing !== null) return existing;
-    if (templates.length >= MAX_INPUT_FIELD_TEMPLATES) {
-      throw new RangeError(`declares more than ${MAX_INPUT_FIELD_TEMPLATES} argument fields`);
-    }
-    const node: TemplateNode = { pointer: `${parent.pointer}/${segment}`, depth: parent.depth + 1, properties: new Map(), items: null };
-    if (segment === '*') parent.items = node;
-    else parent.properties.set(segment, node);
-    templates.push(node.pointer);
-    return node;
-  };
-
-  const walk = (node: unknown, at: TemplateNode): void => {
-    if (!isRecord(node)) return;
-    // Each (subschema, place) pair once: `$ref` cycles end, shared subschemas are walked once per place.
-    let places = visited.get(node);
-    if (places === undefined) visited.set(node, (places = new Set()));
-    if (places.has(at)) return;
-    places.add(at);
-
-    if (isRecord(node.properties)) {
-      for (const [name, subschema] of Object.entries(node.properties)) {
-        if (!PROPERTY_NAME.test(name)) continue;
-        const next = child(at, name);
-        if (next !== null) walk(subschema, next);
-      }
-    }
-    for (const keyword of ITEM_SINGLE) {
-      if (node[keyword] === undefined || typeof node[keyword] === 'boolean') continue;
-      const next = child(at, '*');
-      if (next !== null) walk(node[keyword], next);
-    }
-    if (Array.isArray(node.prefixItems)) {
-      const next = child(at, '*');
-      if (next !== null) for (const subschema of node.prefixItems) walk(subschema, next);
-    }
-    for (const keyword of SAME_PLACE_SINGLE) walk(node[keyword], at);
-    for (const keyword of SAME_PLACE_LISTS) {
-      const list = node[keyword];
-      if (Array.isArray(list)) for (const subschema of list) walk(subschema, at);
-    }
-    if (isRecord(node.dependentSchemas)) {
-      for (const subschema of Object.values(node.dependentSchemas)) walk(subschema, at);
-    }
-    if (typeof node.$ref === 'string') walk(resolveLocalRef(schema, node.$ref), at);
-  };
-  walk(schema, root);
-
-  const frontierAfter = (segments: readonly string[]): { nodes: TemplateNode[]; matched: number } => {
-    let frontier: TemplateNode[] = [root];
-    let matched = 0;
-    for (const segment of segments) {
-      const next: TemplateNode[] = [];
-      for (const node of frontier) {
-        const property = node.properties.get(segment);
-        if (property !== undefined) next.push(property);
-        if (node.items !== null && INDEX.test(segment)) next.push(node.items);
-      }
-      if (next.length === 0) break;
-      frontier = next;
-      matched++;
-    }
-    return { nodes: frontier, matched };
-  };
-
-  const segmentsOf = (field: string): string[] | null =>
-    field === '' ? [] : field.startsWith('/') ? field.slice(1).split('/') : null;
-
-  return Object.freeze({
-    declares(field: string): boolean {
-      if (typeof field !== 'string') return false;
-      const segments = segmentsOf(field);
-      return segments !== null && frontierAfter(segments).matched === segments.length;
-    },
-    declaredPrefix(field: string): string {
-      const segments = typeof field === 'string' ? segmentsOf(field) : null;
-      if (segments === null) return '';
-      const { matched } = frontierAfter(segments);
-      return matched === 0 ? '' : `/${segments.slice(0, matched).join('/')}`;
-    },
-    templates: Object.freeze(templates),
-  });
-}
-
-/** The subschema a local `$ref` (`#` or `#/...`, RFC 6901) names, or `undefined`. */
-function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (Array.isArray(current) && INDEX.test(segment)) current = current[Number(segment)];
-    else if (isRecord(current) && Object.hasOwn(current, segment)) current = current[segment];
-    else return undefined;
-  }
-  return current;
+  return createDeclaredFields(schema);
 }
