@@ -125,11 +125,16 @@ function planClaim(
       write: { kind: 'insert', record: fresh },
     };
   }
-  // Same key, different business intent: never replay, never run (any state).
-  if (record.request_sha256 !== input.request_sha256) return { outcome: { kind: 'conflict' }, write: null };
-
   const expected = { fencing_token: record.fencing_token, state: record.state };
   const leaseLive = now < record.lease_expires_at;
+  // Nothing ran under the key and nobody holds it: a released record, or a claim whose lease ran
+  // out before it started. Such a record is taken over under the request that claims it now (a
+  // contract revision bumped since, say), since no effect exists that a second request could repeat.
+  const free = record.state === 'released' || (record.state === 'claimed' && !leaseLive);
+  // Same key, different business intent while something may have run or is running: never
+  // replay, never run.
+  if (!free && record.request_sha256 !== input.request_sha256) return { outcome: { kind: 'conflict' }, write: null };
+
   switch (record.state) {
     case 'completed':
       if (record.result === null) throw new Error('completed idempotency record without a result');
@@ -153,7 +158,15 @@ function planClaim(
         write: {
           kind: 'update',
           expected,
-          record: { ...record, state: 'claimed', owner: input.owner, fencing_token, lease_expires_at, updated_at: now },
+          record: {
+            ...record,
+            request_sha256: input.request_sha256,
+            state: 'claimed',
+            owner: input.owner,
+            fencing_token,
+            lease_expires_at,
+            updated_at: now,
+          },
         },
       };
     }

@@ -136,12 +136,32 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       });
     }),
 
-    define('claim: the same key with a different request digest conflicts in every state', async ({ store, clock }) => {
-      const keys = await recordsInEveryState(store, clock);
-      for (const [state, key] of Object.entries(keys)) {
+    define('claim: the same key with a different request digest conflicts while something may have run or is running', async ({ store, clock }) => {
+      const { released, ...busy } = await recordsInEveryState(store, clock);
+      for (const [state, key] of Object.entries(busy)) {
         assert.deepEqual(await store.claim(claimInput(key, { request: REQUEST_B })), { kind: 'conflict' }, state);
         assert.equal((await store.get(key))?.request_sha256, REQUEST_A, `${state}: a conflict changes nothing`);
       }
+      // Nothing ran under a released key: the new request takes it over, with the next token.
+      const taken = await store.claim(claimInput(released, { request: REQUEST_B, owner: OWNER_2 }));
+      assert.equal(taken.kind === 'claimed' && taken.fencing_token, 2);
+      const record = await store.get(released);
+      assert.equal(record?.request_sha256, REQUEST_B);
+      assert.equal(record?.state, 'claimed');
+      assert.equal(record?.owner, OWNER_2);
+      // The request that released it now conflicts with the one holding it.
+      assert.deepEqual(await store.claim(claimInput(released)), { kind: 'conflict' });
+    }),
+
+    define('claim: a claim whose lease ran out before it started is taken over by another request digest', async ({ store, clock }) => {
+      await store.claim(claimInput('key-expired-other'));
+      clock.advance(LEASE);
+      const taken = await store.claim(claimInput('key-expired-other', { request: REQUEST_B, owner: OWNER_2 }));
+      assert.deepEqual(taken, { kind: 'claimed', fencing_token: 2, lease_expires_at: T0 + 2 * LEASE, took_over: true });
+      assert.equal((await store.get('key-expired-other'))?.request_sha256, REQUEST_B);
+      // The first owner is fenced off: it may not start.
+      const stale = await store.markStarted({ key: 'key-expired-other', fencing_token: 1, lease_ms: LEASE });
+      assert.equal(stale.ok, false);
     }),
 
     // ---------------------------------------------------------------- idempotency: fenced writes
@@ -375,7 +395,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       });
     }),
 
-    define('release after a declared not-started refusal: started → released, fenced; the digest still binds the key', async ({ store, clock }) => {
+    define('release after a declared not-started refusal: started → released, fenced, claimable again', async ({ store, clock }) => {
       const declared = { handler_declared_not_started: true } as const;
       await store.claim(claimInput('key-ns'));
       await store.markStarted({ key: 'key-ns', fencing_token: 1, lease_ms: LEASE });
@@ -397,7 +417,6 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         reason: 'wrong_state',
         state: 'released',
       });
-      assert.deepEqual(await store.claim(claimInput('key-ns', { request: REQUEST_B })), { kind: 'conflict' });
       clock.advance(10);
       assert.deepEqual(await store.claim(claimInput('key-ns', { owner: OWNER_2 })), {
         kind: 'claimed',

@@ -20,6 +20,8 @@ function deployments() {
   const digester = createDigester({ key: TEST_KEY });
   const stores = createMemoryStores({ clock, digester });
   const writes: string[] = [];
+  /** While true, the handler refuses with FACTS_UNAVAILABLE, a declared "nothing was executed". */
+  const hold = { on: false };
   const specs = loadToolSpecs();
   const deploy = (revisions: Partial<ToolSpec['contract']>): Dispatcher => {
     const refund: ToolSpec = { ...specs.createRefundDraft, contract: { ...specs.createRefundDraft.contract, ...revisions } };
@@ -35,6 +37,7 @@ function deployments() {
           name: 'create_refund_draft',
           approval: 'none',
           handler: ({ arguments: args, idempotency_key }) => {
+            if (hold.on) return { kind: 'error', code: 'FACTS_UNAVAILABLE' };
             writes.push(idempotency_key ?? '');
             return {
               kind: 'data',
@@ -55,7 +58,7 @@ function deployments() {
       tool_name: 'create_refund_draft',
       arguments: args,
     })}`;
-  return { deploy, writes, stores, intentKey };
+  return { deploy, writes, stores, intentKey, hold };
 }
 
 const refund = (dispatcher: Dispatcher, args: JsonObject = BASELINE_REFUND, principal: PrincipalContext = CEDAR_DRAFTER) =>
@@ -90,6 +93,19 @@ describe('the idempotency key of a write without approval', () => {
       expect(bumped.sealed.protected_audit.downstream.idempotency_key).toBe(intentKey(CEDAR_DRAFTER, BASELINE_REFUND));
     }
     expect(writes).toHaveLength(1);
+  });
+
+  it('the final review: an intent under which nothing ran (released) runs after the deploy, once', async () => {
+    const { deploy, writes, stores, intentKey, hold } = deployments();
+    hold.on = true;
+    const held = await refund(deploy({}));
+    expect(held.sealed.model_result.error?.code).toBe('FACTS_UNAVAILABLE');
+    expect((await stores.idempotencyStore.get(intentKey(CEDAR_DRAFTER, BASELINE_REFUND)))?.state).toBe('released');
+    hold.on = false;
+    const bumped = deploy({ output_revision: 'refund-draft-output-v9' });
+    expect((await refund(bumped)).sealed.model_result.execution.delivery).toBe('fresh');
+    expect((await refund(bumped)).sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(writes).toEqual([intentKey(CEDAR_DRAFTER, BASELINE_REFUND)]);
   });
 
   it('separates intents: other arguments, another subject or tenant get their own key and run', async () => {
