@@ -33,6 +33,27 @@ function hitSchema(spec: ToolSpec): Record<string, unknown> {
   return output.properties.hits.items;
 }
 
+describe('sensitive_keys.allow: a tool lifts a business name from the sensitive list', () => {
+  const survey = () =>
+    withOutput((schema) => {
+      (schema.properties as Record<string, unknown>)['response_id'] = { type: 'string', maxLength: 16 };
+    });
+
+  it('refuses the name without it, registers with it, and scans that tool only with the name lifted', () => {
+    expect(() => createToolRegistry([survey()])).toThrow(/"response_id"/);
+    const spec = survey();
+    spec.sensitive_keys = { allow: ['response_id'] };
+    const tool = createToolRegistry([spec]).get(spec.contract.tool_name);
+    expect(tool?.sensitiveAllow).toEqual(['response_id']);
+    expect(tool?.scanSensitiveKeys({ response_id: 'R-1', nested: [{ responseId: 'R-2' }] })).toEqual([]);
+    // Only that exact normalized name: everything else stays refused.
+    expect(tool?.scanSensitiveKeys({ token: 'x', call_id: 'c' }).map((hit) => hit.key)).toEqual(['token', 'call_id']);
+    // Another tool of the same registry keeps the full list.
+    const other = createToolRegistry([spec, copy(specs.getOrder)]).get(specs.getOrder.contract.tool_name);
+    expect(other?.scanSensitiveKeys({ response_id: 'R-1' }).map((hit) => hit.key)).toEqual(['response_id']);
+  });
+});
+
 describe('createToolRegistry', () => {
   it('registers the three shared tools with their contracts, limits and control identity', () => {
     const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch]);
@@ -177,6 +198,14 @@ describe('createToolRegistry', () => {
       const extra = copy(specs.kbSearch);
       extra.sensitive_keys = { extra: ['revision'] };
       expectRegistryError(() => createToolRegistry([extra]), /"revision"/);
+    });
+
+    it('malformed sensitive_keys: not lists of 1 to 64 characters, or unknown members', () => {
+      for (const value of [{ allow: [1] }, { allow: 'response_id' }, { extra: [''] }, { allow: ['x'.repeat(65)] }, { lift: ['response_id'] }, []]) {
+        const spec = copy(specs.kbSearch);
+        (spec as { sensitive_keys?: unknown }).sensitive_keys = value;
+        expectRegistryError(() => createToolRegistry([spec]), /sensitive_keys/);
+      }
     });
 
     it('a resource_revision pattern that is not anchored or not a regular expression', () => {

@@ -106,6 +106,8 @@ export interface RegisteredTool {
   readonly media: { readonly pointers: readonly string[]; readonly types: ReadonlySet<string> };
   /** Per-tool sensitive keys added to the guard's list. */
   readonly sensitiveExtra: readonly string[];
+  /** Per-tool names lifted from the guard's list (`sensitive_keys.allow`). */
+  readonly sensitiveAllow: readonly string[];
   /** The guard's sensitive/control-key scanner with this tool's extras, built once. */
   readonly scanSensitiveKeys: SensitiveKeyScanner;
   /** Whether incomplete and truncated results are allowed. */
@@ -257,10 +259,10 @@ function compileTool(spec: unknown): RegisteredTool {
   const output = inspectOutputSchema(own.output_schema);
   if (output.problems.length > 0) throw new RegistryError(name, `output_schema is not exact: ${output.problems.join('; ')}`);
 
-  const sensitiveExtra = checkSensitiveExtra(name, own.sensitive_keys);
+  const { extra: sensitiveExtra, allow: sensitiveAllow } = checkSensitiveKeys(name, own.sensitive_keys);
   let scanner: SensitiveKeyScanner;
   try {
-    scanner = createSensitiveKeyScanner({ extraKeys: sensitiveExtra });
+    scanner = createSensitiveKeyScanner({ extraKeys: sensitiveExtra, allowKeys: sensitiveAllow });
   } catch (error) {
     throw new RegistryError(name, `sensitive_keys.extra: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -308,21 +310,31 @@ function compileTool(spec: unknown): RegisteredTool {
     links,
     media,
     sensitiveExtra,
+    sensitiveAllow,
     scanSensitiveKeys: scanner,
     allowIncomplete: own.allow_incomplete === true,
   });
 }
 
-function checkSensitiveExtra(name: string, value: unknown): readonly string[] {
-  if (value === undefined) return Object.freeze([]);
-  if (!isRecord(value) || (value.extra !== undefined && !isStringList(value.extra))) {
-    throw new RegistryError(name, 'sensitive_keys must be { extra?: string[] }');
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
+function checkSensitiveKeys(name: string, value: unknown): { extra: readonly string[]; allow: readonly string[] } {
+  if (value === undefined) return { extra: NO_KEYS, allow: NO_KEYS };
+  if (
+    !isRecord(value) ||
+    Object.keys(value).some((key) => key !== 'extra' && key !== 'allow') ||
+    (value.extra !== undefined && !isStringList(value.extra)) ||
+    (value.allow !== undefined && !isStringList(value.allow))
+  ) {
+    throw new RegistryError(name, 'sensitive_keys must be { extra?: string[], allow?: string[] }');
   }
-  const extra = value.extra ?? [];
-  if (extra.some((key) => key.length === 0 || key.length > 64)) {
-    throw new RegistryError(name, 'sensitive_keys.extra entries must be 1 to 64 characters');
+  const lists = { extra: value.extra ?? [], allow: value.allow ?? [] };
+  for (const [list, keys] of Object.entries(lists)) {
+    if (keys.some((key) => key.length === 0 || key.length > 64)) {
+      throw new RegistryError(name, `sensitive_keys.${list} entries must be 1 to 64 characters`);
+    }
   }
-  return Object.freeze([...extra]);
+  return { extra: Object.freeze([...lists.extra]), allow: Object.freeze([...lists.allow]) };
 }
 
 function checkEcho(

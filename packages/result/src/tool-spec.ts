@@ -81,8 +81,14 @@ export interface ToolSpec {
    * `media_type` or `mime_type`. Required when the output schema declares such a field.
    */
   media_types?: readonly string[];
-  /** Per-tool additions to the guard's sensitive/control key list, scanned recursively in `data`. */
-  sensitive_keys?: { extra?: readonly string[] };
+  /**
+   * Per-tool changes to the guard's sensitive/control key list, scanned recursively in `data`:
+   * `extra` names more keys to refuse; `allow` lifts names this tool's business data really uses
+   * (a survey's `response_id`, a lease's `subtenant_id`), compared on the guard's normalized form,
+   * exactly. Lifting a name weakens the scan for it in this tool's output only: keep it to names
+   * the output schema declares, and never a credential.
+   */
+  sensitive_keys?: { extra?: readonly string[]; allow?: readonly string[] };
   /**
    * Whether this tool may return incomplete results (`complete: false`, e.g. one page of several)
    * and truncated ones (`truncated: true`). Default `false`: results must be complete.
