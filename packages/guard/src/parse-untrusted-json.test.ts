@@ -243,6 +243,17 @@ describe('parseUntrustedJson: numbers are never changed by parsing (spec 002: no
     rejects('[0.1000000000000000055511151231257827021181583404541015625]', 'non_json_value', '/0');
   });
 
+  it('compares decimal forms, not binary values, as the README says: what is kept reads back as written', () => {
+    // Exactly a double (2^64), but it reads back as 18446744073709552000: refused.
+    rejects('[18446744073709551616]', 'non_json_value', '/0');
+    // %.17g output reads back as 0.1: refused.
+    rejects('[0.10000000000000001]', 'non_json_value', '/0');
+    // Its double is 99999999999999991611392, which reads back as 1e+23, the value written: accepted.
+    const outcome = parseUntrustedJson('[100000000000000000000000]');
+    expect(outcome).toEqual({ ok: true, value: [1e23] });
+    expect(outcome.ok && JSON.stringify(outcome.value)).toBe('[1e+23]');
+  });
+
   it('accepts every spelling whose decimal value survives', () => {
     const survivors: [string, number][] = [
       ['1.0', 1],

@@ -266,8 +266,10 @@ function pathTo(kinds: readonly number[], counts: readonly number[], currentKeys
 /**
  * Scans `text` as one JSON document under `limits` without building any value. Returns the first
  * violation, or `null` when `JSON.parse(text)` will succeed and yield a value within the limits,
- * free of duplicate and forbidden keys and of lone surrogates, whose every number has exactly the
- * decimal value written (anything else is `non_json_value`). Never throws on any string.
+ * free of duplicate and forbidden keys and of lone surrogates, whose every number reads back as the
+ * decimal written: the shortest form of the double it parses to (what `JSON.stringify` and RFC 8785
+ * write) has the same significant digits and exponent (anything else is `non_json_value`; see the
+ * README's Numbers section for what that accepts and refuses). Never throws on any string.
  */
 export function scanJsonText(text: string, limits: Readonly<JsonLimits>): GuardViolation | null {
   const { maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = limits;
