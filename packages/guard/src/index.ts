@@ -20,6 +20,9 @@ export {
   DEFAULT_SENSITIVE_KEYS,
   SENSITIVE_KEY_SUFFIXES,
   SENSITIVE_KEY_PREFIXES,
+  UNLIFTABLE_KEYS,
+  UNLIFTABLE_KEY_SUFFIXES,
+  isLiftableKeyName,
   normalizeKeyName,
   type NormalizedKeyName,
 } from './sensitive-keys.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSensitiveKeyScanner, scanSensitiveKeys } from './scan-sensitive-keys.js';
-import { DEFAULT_SENSITIVE_KEYS, normalizeKeyName } from './sensitive-keys.js';
+import { DEFAULT_SENSITIVE_KEYS, isLiftableKeyName, normalizeKeyName } from './sensitive-keys.js';
 
 // The names the issue requires, written as the specification spells them (issue 3; spec 000
 // "Sensitive fields and untrusted content"), independent of how the list in the source is written.
@@ -390,3 +390,15 @@ describe('scanSensitiveKeys', () => {
     );
   });
 });
+
+describe('allowKeys never lifts a credential or a control field of the boundary', () => {
+  it('throws for such a name in any spelling, and lifts business names the broad rules catch', () => {
+    for (const name of ['password', 'Authorization', 'api-key', 'ａｐｉ＿ｋｅｙ', 'pass\u200bword', 'github_token', 'request_sha256', 'idempotency_key', 'tenant_id', 'call_id', 'receipt', 'approved', 'is_secret']) {
+      expect(() => createSensitiveKeyScanner({ allowKeys: [name] }), name).toThrow(TypeError);
+      expect(isLiftableKeyName(name), name).toBe(false);
+    }
+    const scan = createSensitiveKeyScanner({ allowKeys: ['response_id', 'subtenant_id', 'fortune_cookie', 'cooperation_id', 'authentication'] });
+    expect(scan({ response_id: 1, subtenant_id: 2, fortune_cookie: 3, cooperation_id: 4, authentication: 5, token: 6 }).map((hit) => hit.key)).toEqual(['token']);
+  });
+});
+

@@ -2,6 +2,7 @@ import {
   DEFAULT_SENSITIVE_KEYS,
   SENSITIVE_KEY_PREFIXES,
   SENSITIVE_KEY_SUFFIXES,
+  isLiftableKeyName,
   normalizeKeyName,
 } from './sensitive-keys.js';
 
@@ -28,7 +29,9 @@ export interface SensitiveKeyScanOptions {
   /**
    * Names the host's contracts legitimately use (say `subject` for an e-mail tool), in any spelling;
    * compared on the normalized form, exactly. A non-ASCII entry is compared after NFKC and removal
-   * of invisible characters. Allowing a name weakens the scan: prefer renaming the field.
+   * of invisible characters. Allowing a name weakens the scan: prefer renaming the field. A
+   * credential or a control field of the boundary can never be lifted (`isLiftableKeyName`):
+   * such an entry throws a `TypeError` when the scanner is built.
    */
   allowKeys?: readonly string[];
 }
@@ -75,6 +78,9 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
   const allowed = new Set<string>();
   const allowedNonAscii = new Set<string>();
   for (const name of options.allowKeys ?? []) {
+    if (!isLiftableKeyName(name)) {
+      throw new TypeError(`allowKeys: ${JSON.stringify(name)} is a credential or control field name and cannot be lifted`);
+    }
     const normalized = normalizeKeyName(name);
     if (normalized === null) allowedNonAscii.add(name.normalize('NFKC').replace(INVISIBLE, ''));
     else allowed.add(normalized);

@@ -108,7 +108,8 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
  * `x_operation_id`, `owner_principal_id`, `function_call_id`). `tokens_used` or `max_tokens` do not
  * end in `token` and are not flagged (there is deliberately no `tokens` suffix: `prompt_tokens` is
  * a count, nor a `cookies` one: `accept_cookies` is a consent flag); `is_secret` is (a false
- * positive the host can lift with `allowKeys`), and so is `cooperation_id` (`*operationid`). There
+ * positive no `allowKeys` can lift, as `*secret` marks credentials: rename such a flag), and so is
+ * `cooperation_id` (`*operationid`, which a host can lift). There
  * is no bare `callid` suffix (`recall_id` is a business id), only the call ids providers and the
  * boundary use.
  */
@@ -188,6 +189,53 @@ export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([
   'callbinding',
 ]);
 
+/**
+ * Normalized names `allowKeys` can never lift: the credentials and the boundary's own control
+ * fields, which spec 000 refuses in tool output whatever a contract says (authorization, token,
+ * cookie, password, call and operation ids, binding digests, principal identifiers, receipts,
+ * approvals). What `allowKeys` is for are the business names the broader rules catch too (a
+ * survey's `response_id`, `subtenant_id`, `fortune_cookie`, `is_secret`).
+ */
+export const UNLIFTABLE_KEYS: readonly string[] = Object.freeze([
+  'authorization',
+  'proxyauthorization',
+  'auth',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'bearer',
+  'jwt',
+  'cookie',
+  'cookies',
+  'setcookie',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'secret',
+  'clientsecret',
+  'apikey',
+  'xapikey',
+  'privatekey',
+  'sessionid',
+  'sessiontoken',
+  'callid',
+  'toolcallid',
+  'operationid',
+  'idempotencykey',
+  'principalref',
+  'tenantid',
+  'subjectid',
+  'receipt',
+  'statusref',
+  'approval',
+  'approved',
+]);
+
+/** Normalized endings `allowKeys` can never lift (`github_token`, `db_password`, `request_sha256`). */
+export const UNLIFTABLE_KEY_SUFFIXES: readonly string[] = Object.freeze(['token', 'secret', 'password', 'apikey', 'privatekey', 'sha256']);
+
 // Format characters (zero-width space, joiners, word joiner, BOM, soft hyphen, bidi controls...)
 // and the rest of the default-ignorable code points: invisible, so they must not split a name.
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
@@ -212,4 +260,15 @@ export function normalizeKeyName(key: string): NormalizedKeyName {
     if (NON_ASCII.test(text)) return null;
   }
   return text.toLowerCase().replace(SEPARATORS, '');
+}
+
+/**
+ * Whether `allowKeys` may lift `key`: false for a credential or a control field of the boundary
+ * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`) in any spelling, true otherwise. A key that is
+ * still not ASCII after NFKC cannot be matched and may be lifted as it is.
+ */
+export function isLiftableKeyName(key: string): boolean {
+  const normalized = normalizeKeyName(key);
+  if (normalized === null) return true;
+  return !UNLIFTABLE_KEYS.includes(normalized) && !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
 }

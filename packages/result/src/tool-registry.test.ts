@@ -52,6 +52,19 @@ describe('sensitive_keys.allow: a tool lifts a business name from the sensitive 
     const other = createToolRegistry([spec, copy(specs.getOrder)]).get(specs.getOrder.contract.tool_name);
     expect(other?.scanSensitiveKeys({ response_id: 'R-1' }).map((hit) => hit.key)).toEqual(['response_id']);
   });
+
+  it('lifts only a property the output schema declares, and never a credential or control field', () => {
+    const undeclared = survey();
+    undeclared.sensitive_keys = { allow: ['response_id', 'subtenant_id'] };
+    expect(() => createToolRegistry([undeclared])).toThrow(/sensitive_keys.allow: "subtenant_id" is not a property output_schema declares/);
+    for (const key of ['password', 'request_sha256', 'idempotency_key', 'tenant_id']) {
+      const spec = withOutput((schema) => {
+        (schema.properties as Record<string, unknown>)[key] = { type: 'string', maxLength: 16 };
+      });
+      spec.sensitive_keys = { allow: [key] };
+      expect(() => createToolRegistry([spec]), key).toThrow(/cannot be lifted/);
+    }
+  });
 });
 
 describe('createToolRegistry', () => {

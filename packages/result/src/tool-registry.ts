@@ -260,11 +260,17 @@ function compileTool(spec: unknown): RegisteredTool {
   if (output.problems.length > 0) throw new RegistryError(name, `output_schema is not exact: ${output.problems.join('; ')}`);
 
   const { extra: sensitiveExtra, allow: sensitiveAllow } = checkSensitiveKeys(name, own.sensitive_keys);
+  for (const key of sensitiveAllow) {
+    // A lifted name is part of the tool's contract: only a property its output schema declares.
+    if (!output.propertyNames.has(key)) {
+      throw new RegistryError(name, `sensitive_keys.allow: ${JSON.stringify(key)} is not a property output_schema declares`);
+    }
+  }
   let scanner: SensitiveKeyScanner;
   try {
     scanner = createSensitiveKeyScanner({ extraKeys: sensitiveExtra, allowKeys: sensitiveAllow });
   } catch (error) {
-    throw new RegistryError(name, `sensitive_keys.extra: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RegistryError(name, `sensitive_keys: ${error instanceof Error ? error.message : String(error)}`);
   }
   const probe: Record<string, null> = {};
   for (const property of output.propertyNames) probe[property] = null;

@@ -85,8 +85,9 @@ export interface ToolSpec {
    * Per-tool changes to the guard's sensitive/control key list, scanned recursively in `data`:
    * `extra` names more keys to refuse; `allow` lifts names this tool's business data really uses
    * (a survey's `response_id`, a lease's `subtenant_id`), compared on the guard's normalized form,
-   * exactly. Lifting a name weakens the scan for it in this tool's output only: keep it to names
-   * the output schema declares, and never a credential.
+   * exactly. Lifting a name weakens the scan for it in this tool's output only. Each entry must be
+   * a property the output schema declares, and never a credential or a control field of the
+   * boundary (the guard's `isLiftableKeyName`): the registry refuses either at start-up.
    */
   sensitive_keys?: { extra?: readonly string[]; allow?: readonly string[] };
   /**
