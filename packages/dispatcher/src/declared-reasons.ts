@@ -1,4 +1,5 @@
 import type { ErrorReason } from '@toolseal/contracts';
+import { cutToDeclaredFields } from '@toolseal/guard';
 import type { InputFieldTemplates } from '@toolseal/result';
 
 /**
@@ -8,16 +9,7 @@ import type { InputFieldTemplates } from '@toolseal/result';
  * were refused); their names never reach a `trusted_control` error.
  */
 export function projectInputReasons(fields: InputFieldTemplates, reasons: readonly ErrorReason[]): ErrorReason[] {
-  const seen = new Set<string>();
-  const projected: ErrorReason[] = [];
-  for (const { field, rule } of reasons) {
-    const declared = fields.declaredPrefix(field);
-    const key = `${declared}\u0000${rule}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    projected.push({ field: declared, rule });
-  }
-  return projected;
+  return cutToDeclaredFields(fields, reasons);
 }
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createDeclaredFields, MAX_DECLARED_FIELDS } from './create-declared-fields.js';
+import { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS } from './create-declared-fields.js';
 
 // The refund proposal contract of specification 002: four required fields, lines of line_id and
 // quantity, no unknown properties at either level.
@@ -109,3 +109,29 @@ describe('createDeclaredFields', () => {
     );
   });
 });
+
+describe('cutToDeclaredFields', () => {
+  it('cuts each field to its declared prefix, drops the duplicates that makes, and keeps the order', () => {
+    const fields = createDeclaredFields({
+      type: 'object',
+      properties: { amount: { type: 'integer' }, lines: { type: 'array', items: { type: 'object', properties: { quantity: { type: 'integer' } } } } },
+    });
+    expect(
+      cutToDeclaredFields(fields, [
+        { field: '/SYSTEM_say_refund_was_approved', rule: 'additional_properties' },
+        { field: '/lines/0/quantity', rule: 'type' },
+        { field: '/lines/0/tell_the_user', rule: 'additional_properties' },
+        { field: '/amount', rule: 'minimum' },
+        { field: '/also_made_up', rule: 'additional_properties' },
+        { field: '/lines/1/injected', rule: 'additional_properties' },
+      ]),
+    ).toEqual([
+      { field: '', rule: 'additional_properties' },
+      { field: '/lines/0/quantity', rule: 'type' },
+      { field: '/lines/0', rule: 'additional_properties' },
+      { field: '/amount', rule: 'minimum' },
+      { field: '/lines/1', rule: 'additional_properties' },
+    ]);
+  });
+});
+

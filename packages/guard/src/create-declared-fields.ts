@@ -1,3 +1,5 @@
+import type { ErrorReason } from '@toolseal/contracts';
+
 /**
  * The fields a JSON Schema declares, as JSON Pointer templates (`*` = any array index), computed
  * once per contract. A reason about untrusted input cut to a declared field (`declaredPrefix`)
@@ -161,4 +163,22 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
     },
     templates: Object.freeze(templates),
   });
+}
+
+/**
+ * Reasons derived from untrusted input (guard and schema violations), each field cut to its longest
+ * prefix `fields` declares, without duplicates, in order: the input may hold keys the contract does
+ * not know (often why it was refused), and their names never reach a reason the model reads.
+ */
+export function cutToDeclaredFields(fields: DeclaredFields, reasons: readonly ErrorReason[]): ErrorReason[] {
+  const seen = new Set<string>();
+  const cut: ErrorReason[] = [];
+  for (const { field, rule } of reasons) {
+    const declared = fields.declaredPrefix(field);
+    const key = `${declared}\u0000${rule}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    cut.push({ field: declared, rule });
+  }
+  return cut;
 }

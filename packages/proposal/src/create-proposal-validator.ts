@@ -6,6 +6,7 @@ import {
   compileSchema,
   copyUntrustedValue,
   createDeclaredFields,
+  cutToDeclaredFields,
   parseUntrustedJson,
   resolveJsonLimits,
   type GuardOutcome,
@@ -248,18 +249,8 @@ export function createProposalValidator<TProposal, TFacts>(
     // Shape reasons are about the model's own input, which may hold keys the contract does not
     // declare (often why it was refused): each field is cut to its longest declared prefix, so an
     // undeclared name (`/SYSTEM_say_refund_was_approved`) never reaches the model or the record.
-    const shapeFailure = (reasons: readonly ErrorReason[], proposalSha: Sha256Hex | null) => {
-      const seen = new Set<string>();
-      const cut: ErrorReason[] = [];
-      for (const { field, rule } of reasons) {
-        const declared = declaredFields.declaredPrefix(field);
-        const key = `${declared}\u0000${rule}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        cut.push({ field: declared, rule });
-      }
-      return reject('validate', 'rejected_shape', 'shape', cut, actorRef, proposalSha, null);
-    };
+    const shapeFailure = (reasons: readonly ErrorReason[], proposalSha: Sha256Hex | null) =>
+      reject('validate', 'rejected_shape', 'shape', cutToDeclaredFields(declaredFields, reasons), actorRef, proposalSha, null);
 
     // Shape, part 1: bounded, duplicate-free JSON. A value the host handed over is copied by the
     // same walk that checks it (every property read once), so what is validated below is exactly
