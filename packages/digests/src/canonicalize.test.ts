@@ -537,3 +537,22 @@ describe('canonicalize: numbers without a temporary string', () => {
     expect(canonicalize([-0, -1, -10, -999_999_999, -1e9])).toBe('[0,-1,-10,-999999999,-1000000000]');
   });
 });
+
+describe('canonicalize: reads values as JavaScript reads them (README; fuzzing review)', () => {
+  it('reads a hole through the prototype chain: refused, unless Array.prototype was given that index', () => {
+    const holey = [0, , 2]; // eslint-disable-line no-sparse-arrays
+    expect(() => canonicalize(holey)).toThrow(CanonicalizationError);
+    const prototype = Array.prototype as unknown as Record<number, unknown>;
+    prototype[1] = 'polluted';
+    try {
+      expect(canonicalize(holey)).toBe('[0,"polluted",2]');
+    } finally {
+      delete prototype[1];
+    }
+  });
+
+  it('reads a Proxy as what its traps answer, a lying getPrototypeOf trap included', () => {
+    const posing = new Proxy(new Date(0), { getPrototypeOf: () => Object.prototype });
+    expect(canonicalize({ when: posing })).toBe('{"when":{}}');
+  });
+});

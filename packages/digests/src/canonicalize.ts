@@ -241,6 +241,15 @@ function readMaxDepth(options: CanonicalizeOptions | undefined): number {
  * (detecting them would cost a descriptor lookup per key); array properties that are not
  * indexes are ignored, as `JSON.stringify` ignores them.
  *
+ * Values are read as JavaScript reads them, which only code running in the same realm can subvert
+ * (the guard of `@toolseal/guard` reads values the same way). An array element is an ordinary
+ * property read, so a hole is read through the prototype chain: it is refused as `undefined`
+ * unless the realm's `Array.prototype` has been given index properties (prototype pollution), in
+ * which case the hole reads as that value and is written like one. A Proxy is read as what its
+ * traps answer: one whose `getPrototypeOf` trap lies is taken for what it claims (a Proxy of a Date
+ * claiming `Object.prototype` is canonicalized as a plain object), one whose traps throw makes
+ * canonicalize throw. Checking either would cost a lookup per element or per value on the hot path.
+ *
  * The walk is iterative: nesting is bounded by `maxDepth`, never by the call stack.
  */
 export function canonicalize(value: unknown, options?: CanonicalizeOptions): string {

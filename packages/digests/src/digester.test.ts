@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { runInNewContext } from 'node:vm';
 import type { ModelResult, ToolContract } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
 import { CanonicalizationError } from './canonicalization-error.js';
@@ -202,16 +203,16 @@ describe('digest properties', () => {
     const text = canonicalize(modelResult);
     expect(plain.resultDigestFromCanonical(text)).toBe(plain.resultDigest(modelResult));
     expect(keyed.resultDigestFromCanonical(text)).toBe(keyed.resultDigest(modelResult));
-    expect(plain.digestTagged(DIGEST_DOMAINS.result, { model_result: modelResult })).toBe(plain.resultDigest(modelResult));
     // Non-canonical text of the same value gives a different digest: it will not verify.
     expect(plain.resultDigestFromCanonical(JSON.stringify(modelResult))).not.toBe(plain.resultDigest(modelResult));
   });
 
   it('separates domains: the same fields under another tag give another digest', () => {
+    // digestTagged refuses the reserved tags themselves (see below); the tag is the only difference.
     const fields = { tenant_id: 'acme', subject_id: 'user-42' };
-    expect(plain.digestTagged(DIGEST_DOMAINS.principalRef, fields)).toBe(plain.principalRef(fields));
-    expect(plain.digestTagged(DIGEST_DOMAINS.request, fields)).not.toBe(plain.principalRef(fields));
+    expect(plain.digestText(canonicalize({ domain: DIGEST_DOMAINS.principalRef, ...fields }))).toBe(plain.principalRef(fields));
     expect(plain.digestTagged('toolseal.principal_ref.v2', fields)).not.toBe(plain.principalRef(fields));
+    expect(plain.digestTagged('toolseal.principal_ref.v2', fields)).toBe(sha256(canonicalize({ domain: 'toolseal.principal_ref.v2', ...fields })));
   });
 
   it('makes keyed digests differ from plain ones and from other keys', () => {
@@ -358,5 +359,136 @@ describe('digest input errors', () => {
     expect(() => plain.digestTagged('x.v1', { domain: 'toolseal.request.v1' })).toThrow(TypeError);
     expect(() => plain.digestTagged('', { a: 1 })).toThrow(TypeError);
     expect(() => plain.digestTagged('x.v1', new Map() as unknown as Record<string, unknown>)).toThrow(CanonicalizationError);
+  });
+});
+
+describe('digestTagged refuses the domains of the digester’s own digests (fuzzing review)', () => {
+  it('throws a TypeError for each reserved tag, plain and keyed, whatever the fields', () => {
+    // Else `digestTagged(DIGEST_DOMAINS.result, { model_result })` is a result digest made by any caller.
+    for (const digester of [plain, keyed]) {
+      for (const domain of Object.values(DIGEST_DOMAINS)) {
+        for (const fields of [{ model_result: modelResult }, { tenant_id: 'acme', subject_id: 'user-42' }, {}]) {
+          expect(() => digester.digestTagged(domain, fields), domain).toThrow(TypeError);
+          expect(() => digester.digestTagged(domain, fields), domain).toThrow(/reserved/);
+        }
+      }
+    }
+  });
+
+  it('digests every other tag: the audit chain and genesis tags, and near misses of the reserved ones', () => {
+    const fields = { log_id: 'tenant-a' };
+    for (const domain of [
+      'toolseal.audit_chain.v1',
+      'toolseal.audit_chain.v2',
+      'toolseal.audit_genesis.v1',
+      'toolseal.proposal.v1',
+      'toolseal.dispatcher.intent_key.v1',
+      'toolseal.result.v2',
+      'toolseal.result.v1 ',
+      'Toolseal.result.v1',
+    ]) {
+      const text = canonicalize({ domain, ...fields });
+      expect(plain.digestTagged(domain, fields), domain).toBe(sha256(text));
+      expect(keyed.digestTagged(domain, fields), domain).toBe(hmacSha256(KEY, text));
+    }
+  });
+});
+
+describe('digestTagged reads each member of fields exactly once (fuzzing review)', () => {
+  it('digests the value a getter gave on its only read, when it is not a string', () => {
+    for (const digester of [plain, keyed]) {
+      let reads = 0;
+      const fields = {
+        get entry(): unknown {
+          reads++;
+          return reads === 1 ? { n: 1 } : 'second read';
+        },
+        previous_hash: 'h',
+      };
+      const text = '{"domain":"x.v1","entry":{"n":1},"previous_hash":"h"}';
+      expect(digester.digestTagged('x.v1', fields)).toBe(digester === plain ? sha256(text) : hmacSha256(KEY, text));
+      expect(reads).toBe(1);
+    }
+  });
+
+  it('reads every member once when a later one sends the digest off the direct path', () => {
+    const reads: string[] = [];
+    const fields = {};
+    for (const [name, value] of [['a', 'x'], ['b', 'y'], ['c', 7], ['d', 'z']] as const) {
+      Object.defineProperty(fields, name, {
+        enumerable: true,
+        get: () => {
+          reads.push(name);
+          return reads.filter((read) => read === name).length === 1 ? value : 'changed';
+        },
+      });
+    }
+    expect(plain.digestTagged('x.v1', fields)).toBe(sha256('{"a":"x","b":"y","c":7,"d":"z","domain":"x.v1"}'));
+    expect(reads.sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('refuses a member a getter deleted before it was read, rather than digesting the object without it', () => {
+    const fields: Record<string, unknown> = { b: 'y' };
+    Object.defineProperty(fields, 'a', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        delete fields['b'];
+        return { n: 1 };
+      },
+    });
+    let thrown: unknown;
+    try {
+      plain.digestTagged('x.v1', fields);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(CanonicalizationError.isInstance(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ reason: 'unsupported_type', path: '/b' });
+  });
+
+  it('digests a __proto__ member as an own member, as the spread of the general path did', () => {
+    const fields = JSON.parse('{"__proto__":{"x":1},"a":"b"}') as Record<string, unknown>;
+    expect(plain.digestTagged('x.v1', fields)).toBe(sha256('{"__proto__":{"x":1},"a":"b","domain":"x.v1"}'));
+    const strings = JSON.parse('{"__proto__":"p","a":"b"}') as Record<string, unknown>;
+    expect(plain.digestTagged('x.v1', strings)).toBe(sha256('{"__proto__":"p","a":"b","domain":"x.v1"}'));
+  });
+});
+
+describe('createDigester reads the key through the typed-array intrinsics (fuzzing review)', () => {
+  /** A Uint8Array subclass whose listed getters answer what they are given, whatever the view is. */
+  function lyingClass(overrides: Record<string, () => unknown>): typeof Uint8Array {
+    class Lying extends Uint8Array {}
+    for (const [name, get] of Object.entries(overrides)) Object.defineProperty(Lying.prototype, name, { get, configurable: true });
+    return Lying;
+  }
+  const principalText = '{"domain":"toolseal.principal_ref.v1","subject_id":"user-42","tenant_id":"acme"}';
+
+  it(`refuses a key shorter than ${MIN_KEY_BYTES} bytes, an empty one included, whatever its length getters say`, () => {
+    const Lying = lyingClass({ length: () => 64, byteLength: () => 64 });
+    for (const size of [0, 1, MIN_KEY_BYTES - 1]) {
+      expect(() => createDigester({ key: new Lying(size) }), String(size)).toThrow(RangeError);
+    }
+  });
+
+  it('keys the HMAC with the bytes the key really holds, whatever its buffer, offset or length getters say', () => {
+    const Lying = lyingClass({ length: () => 0, byteLength: () => 64, byteOffset: () => 0, buffer: () => new ArrayBuffer(64) });
+    const memory = new Uint8Array(48);
+    memory.set(KEY, 8);
+    for (const backend of [nobleBackend, nodeCryptoBackend]) {
+      const digester = createDigester({ backend, key: new Lying(memory.buffer, 8, 32) });
+      expect(digester.keyed).toBe(true);
+      expect(digester.principalRef(request)).toBe(hmacSha256(KEY, principalText));
+    }
+  });
+
+  it('refuses what only poses as a Uint8Array with a TypeError', () => {
+    const posing = [Object.create(Uint8Array.prototype) as unknown, new Proxy(Uint8Array.from(KEY), {}), new Uint16Array(32), new DataView(new ArrayBuffer(32)), Array.from(KEY)];
+    for (const key of posing) expect(() => createDigester({ key: key as Uint8Array })).toThrow(TypeError);
+  });
+
+  it('accepts a key from another realm', () => {
+    const foreign = runInNewContext('Uint8Array.from({ length: 32 }, (_, index) => index)') as Uint8Array;
+    expect(createDigester({ key: foreign }).principalRef(request)).toBe(hmacSha256(KEY, principalText));
   });
 });

@@ -4,6 +4,7 @@ import { CanonicalizationError } from './canonicalization-error.js';
 import { canonicalize, DEFAULT_MAX_DEPTH } from './canonicalize.js';
 import { nobleBackend, type HashBackend } from './hash-backend.js';
 import { canonicalStringOrUndefined, isWellFormedText } from './is-well-formed-text.js';
+import { uint8ArrayView } from './uint8-array-view.js';
 
 /**
  * The domain tag of each digest kind. Every digest hashes the canonical JSON of an object whose
@@ -28,7 +29,10 @@ export interface DigesterOptions {
    * (keyed mode), for deployments whose audit storage is not trusted: without the key, nobody can
    * forge a matching digest or test guesses of a principal against `principal_ref`.
    * The bytes are copied (into memory of the digester's own, also for a Node `Buffer`): a caller may
-   * zero its array after `createDigester` returns.
+   * zero its array after `createDigester` returns. Any genuine Uint8Array (a `Buffer`, one from
+   * another realm); its length and bytes are read through the typed-array intrinsics, so a subclass
+   * whose `length` or `buffer` getters lie is keyed with the bytes it really holds, and refused when
+   * they are fewer than `MIN_KEY_BYTES` (an empty key included).
    */
   key?: Uint8Array;
 }
@@ -97,9 +101,13 @@ export interface Digester {
   /** SHA-256 (or HMAC) over the UTF-8 bytes of `text`. Throws `lone_surrogate` for text UTF-8 cannot encode. */
   digestText(text: string): Sha256Hex;
   /**
-   * Digest of `canonicalize({ domain, ...fields })`. `fields` must be a plain object without a
-   * `domain` member; a symbol-keyed or non-enumerable member throws `CanonicalizationError`
+   * Digest of `canonicalize({ domain, ...fields })`, for tags other than the digester's own:
+   * a `DIGEST_DOMAINS` tag throws a `TypeError`, so this never reproduces a principal reference,
+   * request, result or call binding digest. `fields` must be a plain object without a `domain`
+   * member; a symbol-keyed or non-enumerable member throws `CanonicalizationError`
    * (`unsupported_type`), as `canonicalize` refuses such an object, rather than being left out.
+   * Each member is read exactly once (a getter is invoked once, and the digest covers the value it
+   * gave); a member a getter deletes before it is read throws `unsupported_type`.
    */
   digestTagged(domain: string, fields: Record<string, unknown>): Sha256Hex;
   /** `principal_ref`: a one-way reference to tenant and subject (`toolseal.principal_ref.v1`). */
@@ -140,42 +148,70 @@ const CALL_BINDING_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.callBindi
 /** `requestDigest` canonicalizes the arguments alone, one level below the tagged object. */
 const ARGUMENTS_MAX_DEPTH = DEFAULT_MAX_DEPTH - 1;
 
+/**
+ * Whether `domain` is the tag of one of the digester's own digests (`DIGEST_DOMAINS`), which only
+ * those digests may use: `digestTagged(DIGEST_DOMAINS.result, { model_result })` would otherwise be
+ * a result digest made by any caller, of anything. Different strings always give different
+ * canonical texts, so comparing the tag exactly is enough.
+ */
+function isReservedDomain(domain: string): boolean {
+  return (
+    domain === DIGEST_DOMAINS.principalRef ||
+    domain === DIGEST_DOMAINS.request ||
+    domain === DIGEST_DOMAINS.result ||
+    domain === DIGEST_DOMAINS.callBinding
+  );
+}
+
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
 
-/** The canonical text of `{ domain, ...fields }` through the general canonicalizer. */
-function canonicalTagged(domain: string, fields: Record<string, unknown>): string {
-  return canonicalize({ domain, ...fields });
-}
-
 /**
- * The canonical text of `{ domain, ...fields }` when every member is a well-formed string (the
- * audit chain link, most custom tags), written directly; `undefined` otherwise. Throws
- * `unsupported_type` for a symbol-keyed or non-enumerable member of `fields`, whatever its value.
+ * The canonical text of `{ domain, ...fields }`, every member of `fields` read exactly once: the
+ * names are taken once, each value is read once in RFC 8785 order, and the text is written from the
+ * values read. Directly while every member is a well-formed string (the audit chain link, most
+ * custom tags); otherwise through `canonicalize`, over a record of the values already read, never
+ * over `fields` again (a getter that answered differently on a second read would decide the digest).
+ * Throws `unsupported_type` for a symbol-keyed or non-enumerable member of `fields`, whatever its
+ * value, and for a member deleted (by a getter) before it was read.
  */
-function canonicalTaggedStrings(domain: string, fields: Record<string, unknown>): string | undefined {
+function canonicalTagged(domain: string, fields: Record<string, unknown>): string {
   const keys = Object.keys(fields);
   // Symbol-keyed or non-enumerable members: refused as `canonicalize` refuses them in any object.
-  // The spread of the general path would copy neither (or, for an enumerable symbol, fail), and a
-  // member the caller holds but the digest leaves out would bind less than the caller's object.
+  // A member the caller holds but the digest leaves out would bind less than the caller's object.
   if (Object.getOwnPropertySymbols(fields).length !== 0 || Object.getOwnPropertyNames(fields).length !== keys.length) {
     throw new CanonicalizationError('unsupported_type', '');
   }
   keys.push('domain');
   // The default sort compares UTF-16 code units, the RFC 8785 §3.2.3 order.
   keys.sort();
-  let text = '{';
+  const values: unknown[] = [];
+  let text: string | undefined = '{';
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index] as string;
+    const value = key === 'domain' ? domain : fields[key];
+    values.push(value);
+    if (text === undefined) continue;
     const name = canonicalStringOrUndefined(key);
-    const value = canonicalStringOrUndefined(key === 'domain' ? domain : fields[key]);
-    if (name === undefined || value === undefined) return undefined;
-    text += (index === 0 ? '' : ',') + name + ':' + value;
+    const valueText = canonicalStringOrUndefined(value);
+    text = name === undefined || valueText === undefined ? undefined : text + (index === 0 ? '' : ',') + name + ':' + valueText;
   }
-  return text + '}';
+  if (text !== undefined) return text + '}';
+  const snapshot: Record<string, unknown> = {};
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as string;
+    // Assigned, `__proto__` would set the prototype: defined, it is an own member, as the spread
+    // `{ domain, ...fields }` made it. (A record without a prototype measured 20% slower here.)
+    if (key === '__proto__') {
+      Object.defineProperty(snapshot, key, { value: values[index], enumerable: true, writable: true, configurable: true });
+    } else {
+      snapshot[key] = values[index];
+    }
+  }
+  return canonicalize(snapshot);
 }
 
 function canonicalPrincipal(principal: PrincipalRefInput): string {
@@ -511,9 +547,12 @@ export function createDigester(options: DigesterOptions = {}): Digester {
     if (typeof domain !== 'string' || domain.length === 0) {
       throw new TypeError('digestTagged: domain must be a non-empty string');
     }
+    if (isReservedDomain(domain)) {
+      throw new TypeError(`digestTagged: domain ${JSON.stringify(domain)} is reserved for the digester's own digests`);
+    }
     if (!isPlainRecord(fields)) throw new CanonicalizationError('unsupported_type', '');
     if (Object.hasOwn(fields, 'domain')) throw new TypeError('digestTagged: fields must not contain "domain"');
-    return hashText(canonicalTaggedStrings(domain, fields) ?? canonicalTagged(domain, fields));
+    return hashText(canonicalTagged(domain, fields));
   };
 
   return Object.freeze({
@@ -529,12 +568,17 @@ export function createDigester(options: DigesterOptions = {}): Digester {
   });
 }
 
-function copyKey(key: Uint8Array): Uint8Array {
-  if (!(key instanceof Uint8Array)) throw new TypeError('createDigester: key must be a Uint8Array');
-  if (key.length < MIN_KEY_BYTES) {
-    throw new RangeError(`createDigester: key must be at least ${MIN_KEY_BYTES} bytes, got ${key.length}`);
+function copyKey(key: unknown): Uint8Array {
+  // Length and bytes through the typed-array intrinsics: a subclass's `length` getter cannot pass
+  // an empty key off as a long one (HMAC under an empty key, with `keyed` true).
+  const view = uint8ArrayView(key);
+  if (view === undefined) throw new TypeError('createDigester: key must be a Uint8Array');
+  if (view.length < MIN_KEY_BYTES) {
+    throw new RangeError(`createDigester: key must be at least ${MIN_KEY_BYTES} bytes, got ${view.length}`);
   }
-  // A copy in memory of its own: `Buffer.prototype.slice` (a Node Buffer is a Uint8Array) returns a
-  // view of the caller's bytes, which a host zeroing its key after start-up would silently zero here.
-  return new Uint8Array(key);
+  // A copy in memory of its own: a view of the caller's bytes (what `Buffer.prototype.slice`
+  // returns) would be zeroed here too by a host zeroing its key after start-up.
+  const copy = new Uint8Array(view.length);
+  copy.set(view);
+  return copy;
 }

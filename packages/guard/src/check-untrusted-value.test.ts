@@ -217,6 +217,29 @@ describe('checkUntrustedValue: size rules are never hidden behind a content rule
     rejects(JSON.parse('{"a":{"__proto__":1,"b":"\\ud800"}}'), 'forbidden_key', '/a');
   });
 
+  it('reports the size rules behind NaN or an infinity too (an SDK parses 1e400 as Infinity)', () => {
+    // Before: the walk stopped at the infinity, so an adapter acting on size rules let 5 MiB through.
+    rejects(JSON.parse(`{"n":1e400,"blob":"${big}"}`), 'max_string_length', '/blob');
+    rejects(JSON.parse(`{"n":1e400,"blob":"${big}"}`), 'max_bytes', '', { maxStringLength: big.length });
+    const depth = 100_000;
+    expect(checkUntrustedValue(JSON.parse(`[-1e400,${'['.repeat(depth)}${']'.repeat(depth)}]`))).toEqual({
+      ok: false,
+      violation: { rule: 'max_depth', path: `/1${'/0'.repeat(15)}` },
+    });
+    rejects({ n: Number.NaN, a: [1, 2, 3] }, 'max_array_items', '/a', { maxArrayItems: 2 });
+    expect(copyUntrustedValue(JSON.parse(`{"n":1e400,"blob":"${big}"}`)).ok).toBe(false);
+  });
+
+  it('reports an infinity as non_json_value at its path, first content violation first, when no size rule breaks', () => {
+    rejects(JSON.parse('{"n":1e400,"b":"x"}'), 'non_json_value', '/n');
+    rejects(Number.POSITIVE_INFINITY, 'non_json_value', '');
+    rejects(JSON.parse('{"n":[1e400],"__proto__":1}'), 'forbidden_key', '');
+    rejects(JSON.parse('{"a":{"n":-1e400},"b":"\\ud800"}'), 'lone_surrogate', '/b');
+    // Containers are walked last pushed first: `b`'s items before `a`'s keys, as before.
+    rejects(JSON.parse('{"a":{"__proto__":0},"b":[1e400]}'), 'non_json_value', '/b/0');
+    expect(copyUntrustedValue({ a: [Number.NaN] })).toEqual({ ok: false, violation: { rule: 'non_json_value', path: '/a/0' } });
+  });
+
   it('never invokes a getter, nor descends further, after a content violation', () => {
     let reads = 0;
     const value = JSON.parse('{"__proto__":1}') as Record<string, unknown>;
@@ -390,5 +413,50 @@ describe('isWellFormedText', () => {
   it('agrees with a reference check on arbitrary UTF-16', () => {
     const reference = (text: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => isWellFormedText(text) === reference(text)), { numRuns: 2_000 });
+  });
+});
+
+describe('checkUntrustedValue and copyUntrustedValue: invalid limits throw, values never do (fuzzing review)', () => {
+  it('throws a TypeError naming the limit, whatever the value', () => {
+    const invalid: [Record<string, unknown>, string][] = [
+      [{ maxBytes: '10' }, 'maxBytes'],
+      [{ maxDepth: -1 }, 'maxDepth'],
+      [{ maxDepth: Number.NaN }, 'maxDepth'],
+      [{ maxDepth: Number.POSITIVE_INFINITY }, 'maxDepth'],
+      [{ maxBytes: null }, 'maxBytes'],
+      [{ maxObjectKeys: 1.5 }, 'maxObjectKeys'],
+    ];
+    for (const [limits, name] of invalid) {
+      for (const walk of [checkUntrustedValue, copyUntrustedValue]) {
+        for (const value of [[1], undefined, () => 1]) {
+          const run = () => walk(value, limits as Parameters<typeof checkUntrustedValue>[1]);
+          expect(run, name).toThrow(TypeError);
+          expect(run, name).toThrow(new RegExp(`\\b${name}\\b`));
+        }
+      }
+    }
+    for (const limits of ['x', 5, null]) {
+      expect(() => checkUntrustedValue([1], limits as unknown as Parameters<typeof checkUntrustedValue>[1])).toThrow(TypeError);
+    }
+  });
+});
+
+describe('checkUntrustedValue reads values as JavaScript reads them (README; fuzzing review)', () => {
+  it('reads a hole through the prototype chain: refused, unless Array.prototype was given that index', () => {
+    const holey = [0, , 2]; // eslint-disable-line no-sparse-arrays
+    rejects(holey, 'non_json_value', '/1');
+    const prototype = Array.prototype as unknown as Record<number, unknown>;
+    prototype[1] = 'polluted';
+    try {
+      expect(checkUntrustedValue(holey)).toEqual({ ok: true, value: holey });
+      expect(copyUntrustedValue(holey)).toEqual({ ok: true, value: [0, 'polluted', 2] });
+    } finally {
+      delete prototype[1];
+    }
+  });
+
+  it('reads a Proxy as what its traps answer, a lying getPrototypeOf trap included', () => {
+    const posing = new Proxy(new Date(0), { getPrototypeOf: () => Object.prototype });
+    expect(copyUntrustedValue({ when: posing })).toEqual({ ok: true, value: { when: {} } });
   });
 });

@@ -57,8 +57,9 @@ const MAX_NUMBER_BYTES = 25;
  * `max_bytes` violation has the empty path: the size belongs to the whole text.
  *
  * Which violation is reported: size rules (the `max_*` rules, one per `JsonLimits` bound) win over
- * the content rules JSON text can produce (`forbidden_key`, `lone_surrogate`: an SDK's
- * `JSON.parse` gives an own `__proto__` key or a lone surrogate from `\ud800`). After such a
+ * the content rules JSON text can produce (`forbidden_key`, `lone_surrogate`, and `non_json_value`
+ * for NaN and the infinities: an SDK's `JSON.parse` gives an own `__proto__` key, a lone surrogate
+ * from `\ud800`, or Infinity from `1e400`). After such a
  * content violation the walk goes on, for size only: it reads what it would have read anyway
  * (data properties through their descriptors, array elements), never invokes a getter and stays
  * bounded by the same limits; the first size violation is reported if there is one, else the first
@@ -69,8 +70,15 @@ const MAX_NUMBER_BYTES = 25;
  * violation, it ends the walk too and the content violation is reported.
  *
  * The walk is iterative (explicit stack), so no input can overflow the call stack. On success the
- * same value is returned, not a copy (see `copyUntrustedValue`). Never throws on any input (a Proxy
- * whose traps throw is the host's own code and is not guarded against).
+ * same value is returned, not a copy (see `copyUntrustedValue`). Never throws on any input; invalid
+ * limits throw a `TypeError` naming the limit (`resolveJsonLimits`), whatever the value.
+ *
+ * The value is read as JavaScript reads it, which only code running in the same realm can subvert:
+ * a Proxy is read as what its traps answer (one that lies about its prototype is taken for what it
+ * claims, one whose traps throw makes the check throw), and an array hole is read through the
+ * prototype chain like any element, so in a realm whose `Array.prototype` has been given index
+ * properties (prototype pollution) a hole reads as that value instead of being refused. Both are
+ * the host's own code, not data; `@toolseal/digests`' `canonicalize` reads values the same way.
  */
 export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
   return walkUntrustedValue(value, limits, false);
@@ -86,14 +94,18 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
  * symbol own property besides its items, rather than return a copy that silently lacks it (a
  * non-enumerable named one is not detected: finding it costs 35 to 140 ns per item; it is not
  * copied either). Meant for small values kept as they were validated (proposals, arguments).
+ * Throws only as `checkUntrustedValue` does: for invalid limits, never for the value.
  */
 export function copyUntrustedValue(value: unknown, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
   return walkUntrustedValue(value, limits, true);
 }
 
+/** `visit`'s rule for NaN and the infinities, reported as `non_json_value` (a content rule). */
+const NON_FINITE = 'non_finite';
+
 /** The content rules JSON text can produce, after which the walk goes on for size. */
 function isContentRule(rule: string): boolean {
-  return rule === 'forbidden_key' || rule === 'lone_surrogate';
+  return rule === 'forbidden_key' || rule === 'lone_surrogate' || rule === NON_FINITE;
 }
 
 function walkUntrustedValue(value: unknown, limits: Partial<JsonLimits> | undefined, copy: boolean): GuardOutcome<JsonValue> {
@@ -128,7 +140,7 @@ function walkUntrustedValue(value: unknown, limits: Partial<JsonLimits> | undefi
     if (rule === 'max_bytes') return fail(rule, '');
     if (rule.startsWith('max_')) return fail(rule, pathOf(frame, segment));
     if (isContentRule(rule)) {
-      if (content === null) content = { rule, path: pathOf(frame, segment) };
+      if (content === null) content = { rule: rule === NON_FINITE ? 'non_json_value' : rule, path: pathOf(frame, segment) };
       return null;
     }
     return stop(rule, frame, segment);
@@ -148,8 +160,9 @@ function walkUntrustedValue(value: unknown, limits: Partial<JsonLimits> | undefi
         if (content === null && !isWellFormedText(child)) return 'lone_surrogate';
         break;
       case 'number':
-        if (!Number.isFinite(child)) return 'non_json_value';
         numbers++;
+        // `1e400` in an SDK's JSON text arrives as Infinity: refused, but the size is still measured.
+        if (!Number.isFinite(child)) return NON_FINITE;
         break;
       case 'boolean':
         fixedBytes += child ? 4 : 5;

@@ -22,6 +22,7 @@ export {
   SENSITIVE_KEY_PREFIXES,
   UNLIFTABLE_KEYS,
   UNLIFTABLE_KEY_SUFFIXES,
+  UNLIFTABLE_KEY_PREFIXES,
   isLiftableKeyName,
   normalizeKeyName,
   type NormalizedKeyName,

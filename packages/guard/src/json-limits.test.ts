@@ -36,3 +36,17 @@ describe('resolveJsonLimits', () => {
     expect(() => resolveJsonLimits({ maxObjectKeys: '3' as unknown as number })).toThrow(TypeError);
   });
 });
+
+describe('resolveJsonLimits: invalid limits (fuzzing review)', () => {
+  it('names the limit and the value given', () => {
+    expect(() => resolveJsonLimits({ maxBytes: '10' as unknown as number })).toThrow(/maxBytes .*"10"/);
+    expect(() => resolveJsonLimits({ maxDepth: Number.NaN })).toThrow(/maxDepth .*NaN/);
+    expect(() => resolveJsonLimits({ maxTotalNodes: null as unknown as number })).toThrow(/maxTotalNodes .*null/);
+  });
+
+  it('throws a TypeError for limits that are not an object', () => {
+    for (const limits of ['x', 5, null, true]) {
+      expect(() => resolveJsonLimits(limits as unknown as Partial<JsonLimits>), String(limits)).toThrow(TypeError);
+    }
+  });
+});

@@ -31,10 +31,17 @@ export const DEFAULT_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
   maxTotalNodes: 65_536,
 });
 
-function pick(value: number | undefined, fallback: number, name: string): number {
+/** The value given, for a message: `"10"`, `NaN`, `-1`, `null`. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  return value === null ? 'null' : typeof value;
+}
+
+function pick(value: unknown, fallback: number, name: string): number {
   const chosen = value === undefined ? fallback : value;
-  if (!Number.isSafeInteger(chosen) || chosen < 0) {
-    throw new TypeError(`JSON limit ${name} must be a non-negative safe integer`);
+  if (typeof chosen !== 'number' || !Number.isSafeInteger(chosen) || chosen < 0) {
+    throw new TypeError(`JSON limit ${name} must be a non-negative safe integer, got ${shown(chosen)}`);
   }
   return chosen;
 }
@@ -42,15 +49,21 @@ function pick(value: number | undefined, fallback: number, name: string): number
 /**
  * Fills unset limits from `defaults` (`DEFAULT_JSON_LIMITS` unless given). A limit that is absent
  * or explicitly `undefined` takes the default: `{ maxBytes: undefined }` never widens a package's
- * own defaults to the guard's. Throws a `TypeError` for a limit (or default) that is not a
- * non-negative safe integer: a misconfigured host, not an outcome.
+ * own defaults to the guard's. Limits are host configuration, not input: a limit (or default) that
+ * is not a non-negative safe integer (`'10'`, `-1`, `NaN`, `null`, `1.5`, `Infinity`), or limits
+ * that are neither `undefined` nor an object, throw a `TypeError` naming the limit, at every entry
+ * point that takes limits (`parseUntrustedJson`, `scanJsonText`, `checkUntrustedValue`,
+ * `copyUntrustedValue`), whatever the input.
  */
 export function resolveJsonLimits(
   limits?: Partial<JsonLimits>,
   defaults: Readonly<JsonLimits> = DEFAULT_JSON_LIMITS,
 ): Readonly<JsonLimits> {
   if (defaults === DEFAULT_JSON_LIMITS && (limits === undefined || limits === DEFAULT_JSON_LIMITS)) return DEFAULT_JSON_LIMITS;
-  const given = limits ?? {};
+  if (limits !== undefined && (typeof limits !== 'object' || limits === null)) {
+    throw new TypeError(`JSON limits must be an object of limits, got ${shown(limits)}`);
+  }
+  const given: Partial<Record<keyof JsonLimits, unknown>> = limits ?? {};
   return {
     maxBytes: pick(given.maxBytes, defaults.maxBytes, 'maxBytes'),
     maxDepth: pick(given.maxDepth, defaults.maxDepth, 'maxDepth'),

@@ -1,7 +1,8 @@
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkUntrustedValue } from './check-untrusted-value.js';
-import { DEFAULT_JSON_LIMITS } from './json-limits.js';
+import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json-limits.js';
 import { parseUntrustedJson } from './parse-untrusted-json.js';
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -418,5 +419,80 @@ describe('parseUntrustedJson: properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+// Limits are host configuration (README "Limits"): an invalid one is a misconfiguration and throws,
+// naming the limit, whatever the input; the input itself never makes the guard throw.
+const INVALID_LIMITS: [Record<string, unknown>, string][] = [
+  [{ maxBytes: '10' }, 'maxBytes'],
+  [{ maxBytes: -1 }, 'maxBytes'],
+  [{ maxDepth: Number.NaN }, 'maxDepth'],
+  [{ maxBytes: null }, 'maxBytes'],
+  [{ maxArrayItems: 1.5 }, 'maxArrayItems'],
+  [{ maxTotalNodes: Number.POSITIVE_INFINITY }, 'maxTotalNodes'],
+  [{ maxStringLength: 2 ** 53 }, 'maxStringLength'],
+  [{ maxObjectKeys: 3n }, 'maxObjectKeys'],
+];
+
+describe('parseUntrustedJson: invalid limits throw, invalid input never does (fuzzing review)', () => {
+  it('throws a TypeError naming the limit, for text, bytes and input of any other kind', () => {
+    for (const [limits, name] of INVALID_LIMITS) {
+      for (const input of ['[1]', encode('[1]'), 42, null]) {
+        const run = () => parseUntrustedJson(input as string, limits as Partial<JsonLimits>);
+        expect(run, `${name} ${String(input)}`).toThrow(TypeError);
+        expect(run, `${name} ${String(input)}`).toThrow(new RegExp(`\\b${name}\\b`));
+      }
+    }
+  });
+
+  it('throws a TypeError for limits that are not an object', () => {
+    for (const limits of ['x', 5, null, true]) {
+      expect(() => parseUntrustedJson('[1]', limits as unknown as Partial<JsonLimits>), String(limits)).toThrow(TypeError);
+    }
+  });
+});
+
+describe('parseUntrustedJson: bytes are read through the typed-array intrinsics (fuzzing review)', () => {
+  /** A Uint8Array subclass whose `name` getter answers `answer`, whatever the view really is. */
+  function lyingClass(overrides: Record<string, () => unknown>): typeof Uint8Array {
+    class Lying extends Uint8Array {}
+    for (const [name, get] of Object.entries(overrides)) Object.defineProperty(Lying.prototype, name, { get, configurable: true });
+    return Lying;
+  }
+
+  it('measures a subclass by the bytes it holds, whatever its byteLength or length getter says', () => {
+    const Lying = lyingClass({ byteLength: () => 1, length: () => 1 });
+    const bytes = new Lying(2_000_000).fill(0x20);
+    bytes[0] = 0x31;
+    rejects(bytes, 'max_bytes', '', { maxBytes: 16 });
+    expect(parseUntrustedJson(bytes, { maxBytes: 2_000_000 })).toEqual({ ok: true, value: 1 });
+  });
+
+  it('decodes the bytes the view holds, whatever its buffer, byteOffset or subarray say', () => {
+    const decoy = encode('[1]');
+    const Lying = lyingClass({ buffer: () => decoy.buffer, byteOffset: () => 0, byteLength: () => 3, length: () => 3 });
+    Object.defineProperty(Lying.prototype, 'subarray', { value: () => decoy });
+    const real = encode('xx{"a":2}');
+    const view = new Lying(real.buffer, 2, 7);
+    expect(parseUntrustedJson(view)).toEqual({ ok: true, value: { a: 2 } });
+    rejects(view, 'max_bytes', '', { maxBytes: 6 });
+  });
+
+  it('answers malformed_json, never throws, for what only poses as a Uint8Array', () => {
+    const posing = [
+      Object.create(Uint8Array.prototype) as unknown,
+      new Proxy(encode('[1]'), {}),
+      new Uint16Array([0x31]),
+      new DataView(new ArrayBuffer(2)),
+      { byteLength: 1, 0: 0x31 },
+    ];
+    for (const input of posing) rejects(input as Uint8Array, 'malformed_json', '');
+  });
+
+  it('reads a Buffer and a Uint8Array of another realm as the bytes they hold', () => {
+    expect(parseUntrustedJson(Buffer.from('{"a":[1]}'))).toEqual({ ok: true, value: { a: [1] } });
+    const foreign = runInNewContext('new Uint8Array([0x5b, 0x31, 0x5d])') as Uint8Array;
+    expect(parseUntrustedJson(foreign)).toEqual({ ok: true, value: [1] });
   });
 });

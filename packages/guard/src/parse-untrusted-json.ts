@@ -1,7 +1,8 @@
 import type { JsonValue } from '@toolseal/contracts';
 import type { GuardOutcome } from './guard-violation.js';
 import { resolveJsonLimits, type JsonLimits } from './json-limits.js';
-import { scanJsonText } from './scan-json-text.js';
+import { scanJsonTextWithin } from './scan-json-text.js';
+import { uint8ArrayView } from './uint8-array-view.js';
 import { utf8LengthWithin } from './utf8-byte-length.js';
 
 // `fatal`: invalid UTF-8 is an error, not U+FFFD. `ignoreBOM`: keep a BOM in the text so the scan
@@ -20,7 +21,12 @@ function violation(rule: string): GuardOutcome<never> {
  *    rejects duplicate keys (compared decoded), `__proto__`/`constructor`/`prototype` keys, lone
  *    surrogates (raw or escaped), a byte order mark and anything that is not RFC 8259 JSON;
  * 4. only then `JSON.parse`.
- * An oversized or over-deep input is therefore rejected without ever being parsed. Never throws.
+ * An oversized or over-deep input is therefore rejected without ever being parsed. Bytes are
+ * measured and decoded through the typed-array intrinsics, so a Uint8Array subclass whose
+ * `byteLength`, `buffer` or `byteOffset` lie is read as the memory it really views; anything that is
+ * neither a string nor a genuine Uint8Array (a `Buffer` is one) is `malformed_json`. Never throws on
+ * any input; invalid limits throw a `TypeError` naming the limit (`resolveJsonLimits`), whatever the
+ * input.
  */
 export function parseUntrustedJson(input: string | Uint8Array, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
   const resolved = resolveJsonLimits(limits);
@@ -28,18 +34,18 @@ export function parseUntrustedJson(input: string | Uint8Array, limits?: Partial<
   if (typeof input === 'string') {
     if (!utf8LengthWithin(input, resolved.maxBytes)) return violation('max_bytes');
     text = input;
-  } else if (input instanceof Uint8Array) {
-    if (input.byteLength > resolved.maxBytes) return violation('max_bytes');
+  } else {
+    const bytes = uint8ArrayView(input);
+    if (bytes === undefined) return violation('malformed_json');
+    if (bytes.byteLength > resolved.maxBytes) return violation('max_bytes');
     try {
-      text = UTF8_DECODER.decode(input);
+      text = UTF8_DECODER.decode(bytes);
     } catch {
       return violation('invalid_utf8');
     }
-  } else {
-    return violation('malformed_json');
   }
 
-  const found = scanJsonText(text, resolved);
+  const found = scanJsonTextWithin(text, resolved);
   if (found !== null) return { ok: false, violation: found };
   try {
     return { ok: true, value: JSON.parse(text) as JsonValue };

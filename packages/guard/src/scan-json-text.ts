@@ -1,7 +1,8 @@
 import { contractSafePointer } from './contract-safe-pointer.js';
 import { isForbiddenKey } from './forbidden-keys.js';
 import type { GuardViolation } from './guard-violation.js';
-import type { JsonLimits } from './json-limits.js';
+import { resolveJsonLimits, type JsonLimits } from './json-limits.js';
+import { utf8LengthWithin } from './utf8-byte-length.js';
 
 // One pass over the text, validating RFC 8259 grammar exactly as strictly as `JSON.parse` does,
 // while enforcing the limits and the rules `JSON.parse` does not know: duplicate keys (compared
@@ -264,14 +265,29 @@ function pathTo(kinds: readonly number[], counts: readonly number[], currentKeys
 }
 
 /**
- * Scans `text` as one JSON document under `limits` without building any value. Returns the first
- * violation, or `null` when `JSON.parse(text)` will succeed and yield a value within the limits,
- * free of duplicate and forbidden keys and of lone surrogates, whose every number reads back as the
- * decimal written: the shortest form of the double it parses to (what `JSON.stringify` and RFC 8785
- * write) has the same significant digits and exponent (anything else is `non_json_value`; see the
- * README's Numbers section for what that accepts and refuses). Never throws on any string.
+ * Scans `text` as one JSON document under `limits` (resolved like every entry point's: see
+ * `resolveJsonLimits`) without building any value: its UTF-8 length first (`max_bytes`), then one
+ * pass over it. Returns the first violation, or `null` when `JSON.parse(text)` will succeed and
+ * yield a value within the limits, free of duplicate and forbidden keys and of lone surrogates,
+ * whose every number reads back as the decimal written: the shortest form of the double it parses
+ * to (what `JSON.stringify` and RFC 8785 write) has the same significant digits and exponent
+ * (anything else is `non_json_value`; see the README's Numbers section for what that accepts and
+ * refuses). Anything but a string (bytes included: `parseUntrustedJson` decodes them) is
+ * `malformed_json` at the root, as `parseUntrustedJson` answers input that is neither text nor
+ * bytes. Never throws on any input; invalid limits throw a `TypeError` naming the limit.
  */
-export function scanJsonText(text: string, limits: Readonly<JsonLimits>): GuardViolation | null {
+export function scanJsonText(text: string, limits?: Partial<JsonLimits>): GuardViolation | null {
+  const resolved = resolveJsonLimits(limits);
+  if (typeof text !== 'string') return { rule: 'malformed_json', path: '' };
+  if (!utf8LengthWithin(text, resolved.maxBytes)) return { rule: 'max_bytes', path: '' };
+  return scanJsonTextWithin(text, resolved);
+}
+
+/**
+ * `scanJsonText` after its checks, for `parseUntrustedJson`, which has resolved the limits and
+ * measured the input already: `text` a string, `limits` resolved (not exported by the package).
+ */
+export function scanJsonTextWithin(text: string, limits: Readonly<JsonLimits>): GuardViolation | null {
   const { maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = limits;
   const length = text.length;
 

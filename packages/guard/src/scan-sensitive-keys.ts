@@ -24,14 +24,15 @@ export interface SensitiveKeyHit {
 
 /** Host settings for the scanner. */
 export interface SensitiveKeyScanOptions {
-  /** Further names to flag, in any spelling (they are normalized like the defaults). */
+  /** Further names to flag, in any spelling (they are normalized like the defaults). An array of strings. */
   extraKeys?: readonly string[];
   /**
    * Names the host's contracts legitimately use (say `subject` for an e-mail tool), in any spelling;
    * compared on the normalized form, exactly. A non-ASCII entry is compared after NFKC and removal
    * of invisible characters. Allowing a name weakens the scan: prefer renaming the field. A
    * credential or a control field of the boundary can never be lifted (`isLiftableKeyName`):
-   * such an entry throws a `TypeError` when the scanner is built.
+   * such an entry throws a `TypeError` when the scanner is built, as do a list that is not an array
+   * (a string would otherwise be read character by character) and an entry that is not a string.
    */
   allowKeys?: readonly string[];
 }
@@ -47,6 +48,7 @@ interface Frame {
 }
 
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+const NO_NAMES: readonly string[] = Object.freeze([]);
 const CACHE_LIMIT = 4_096;
 const VISITED_LIST_LIMIT = 32;
 
@@ -62,13 +64,44 @@ function pointerOf(frame: Frame, key: string): string {
   return `/${segments.reverse().join('/')}`;
 }
 
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
+/**
+ * The names of `extraKeys` or `allowKeys`, copied: a list given as a string would be iterated per
+ * character (`'password'` lifting `p`, `a`, `s`...), and an entry that is not a string has no name.
+ */
+function namesOf(options: SensitiveKeyScanOptions, option: 'extraKeys' | 'allowKeys'): readonly string[] {
+  const list: unknown = options[option];
+  if (list === undefined) return NO_NAMES;
+  if (!Array.isArray(list)) {
+    throw new TypeError(`${option} must be an array of strings, got ${kindOf(list)}${typeof list === 'string' ? ` (write [${JSON.stringify(list)}])` : ''}`);
+  }
+  const names: string[] = [];
+  for (let index = 0; index < list.length; index++) {
+    const name: unknown = list[index];
+    if (typeof name !== 'string') throw new TypeError(`${option}[${index}] must be a string, got ${kindOf(name)}`);
+    names.push(name);
+  }
+  return names;
+}
+
 /**
  * Builds a scanner with the default list plus `extraKeys`, minus `allowKeys`. Build it once at
  * start-up: the lists are normalized here, and each scanner caches the verdict per distinct key.
+ * Throws a `TypeError` for options that are not an object, a list that is not an array of strings,
+ * an `extraKeys` entry with no ASCII name, or an `allowKeys` entry that names a credential or a
+ * control field (`isLiftableKeyName`).
  */
 export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {}): SensitiveKeyScanner {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`sensitive-key scanner options must be an object, got ${kindOf(options)}`);
+  }
+  const extraKeys = namesOf(options, 'extraKeys');
+  const allowKeys = namesOf(options, 'allowKeys');
   const exact = new Set<string>();
-  for (const name of [...DEFAULT_SENSITIVE_KEYS, ...(options.extraKeys ?? [])]) {
+  for (const name of [...DEFAULT_SENSITIVE_KEYS, ...extraKeys]) {
     const normalized = normalizeKeyName(name);
     if (normalized === null || normalized === '') {
       throw new TypeError(`sensitive key ${JSON.stringify(name)} does not normalize to an ASCII name`);
@@ -77,7 +110,7 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
   }
   const allowed = new Set<string>();
   const allowedNonAscii = new Set<string>();
-  for (const name of options.allowKeys ?? []) {
+  for (const name of allowKeys) {
     if (!isLiftableKeyName(name)) {
       throw new TypeError(`allowKeys: ${JSON.stringify(name)} is a credential or control field name and cannot be lifted`);
     }
@@ -164,10 +197,13 @@ const defaultScanner = createSensitiveKeyScanner();
  * `extraKeys`), ends with a `SENSITIVE_KEY_SUFFIXES` entry or starts with a `SENSITIVE_KEY_PREFIXES`
  * entry; a key that is still not ASCII after NFKC is always reported (`non_ascii_key`), so a
  * look-alike cannot slip through. Keys only: values are not read as names. Never throws on
- * JSON data.
+ * JSON data; invalid options throw as `createSensitiveKeyScanner` says.
  */
 export function scanSensitiveKeys(value: unknown, options?: SensitiveKeyScanOptions): SensitiveKeyHit[] {
-  if (options === undefined || (options.extraKeys === undefined && options.allowKeys === undefined)) {
+  if (
+    options === undefined ||
+    (typeof options === 'object' && options !== null && options.extraKeys === undefined && options.allowKeys === undefined)
+  ) {
     return defaultScanner(value);
   }
   return createSensitiveKeyScanner(options)(value);

@@ -1,13 +1,14 @@
-/**
- * Credential and control-field names no tool output may carry, in any spelling. Matching is on the
- * normalized form (see `normalizeKeyName`), so `Authorization`, `API-Key`, `apiKey`, `API.KEY`,
- * `ａｐｉ＿ｋｅｙ` and `api\u200bkey` all match `api_key`. Hosts add names with `extraKeys`.
- */
-export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
-  // credentials
+// Every flag rule below is in one of three groups, and the group alone decides what `allowKeys`
+// may lift: a credential or a control field of the boundary never (spec 000 refuses them in tool
+// output whatever a contract says), a business-ambiguous rule yes (it also catches ordinary
+// business fields, named next to it). The flag lists and the unliftable lists are both built from
+// these groups, so a name a credential or control rule flags is unliftable by construction: there
+// is no second list to keep in step with the first.
+
+/** Credential names: flagged exactly, never liftable. */
+const CREDENTIAL_KEYS = [
   'authorization',
   'proxy_authorization',
-  'authentication',
   'proxy_authentication',
   'auth',
   'proxy_auth',
@@ -24,7 +25,9 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'set_cookie',
   'cookie_header',
   'cookie_jar',
+  'session_cookie',
   'session_cookies',
+  'auth_cookie',
   'auth_cookies',
   'password',
   'passwd',
@@ -63,12 +66,16 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'conn_string',
   'database_url',
   'dsn',
-  // the boundary's own control fields (spec 000: principal, operation id, digests never reach the model)
+];
+
+/** The boundary's own control fields (spec 000: principal, operation id, digests never reach the model): flagged exactly, never liftable. */
+const CONTROL_KEYS = [
   'call_id',
   'call_ids',
   'tool_call_id',
   'tool_use_id',
   'operation_id',
+  'operation_ids',
   'idempotency_key',
   'request_sha256',
   'result_sha256',
@@ -83,12 +90,9 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'principals',
   'tenant',
   'tenant_id',
-  'subject',
+  'tenant_ids',
   'subject_id',
-  // provider correlation belongs to the protected audit (spec 000: provider_context); no suffix
-  // rule, so a survey tool's `survey_response_id` stays allowed
-  'response_id',
-  'response_ids',
+  // provider correlation belongs to the protected audit (spec 000: provider_context)
   'provider_response_id',
   'previous_response_id',
   'previous_interaction_id',
@@ -100,20 +104,29 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([
   'approved',
   'role',
   'roles',
-]);
+];
 
 /**
- * Normalized endings that mark a credential or control field whatever precedes them
- * (`github_token`, `webhookSecret`, `db-password`, `stripe_api_key`, `session_cookie`,
- * `x_operation_id`, `owner_principal_id`, `function_call_id`). `tokens_used` or `max_tokens` do not
- * end in `token` and are not flagged (there is deliberately no `tokens` suffix: `prompt_tokens` is
- * a count, nor a `cookies` one: `accept_cookies` is a consent flag); `is_secret` is (a false
- * positive no `allowKeys` can lift, as `*secret` marks credentials: rename such a flag), and so is
- * `cooperation_id` (`*operationid`, which a host can lift). There
- * is no bare `callid` suffix (`recall_id` is a business id), only the call ids providers and the
- * boundary use.
+ * Listed names that are also ordinary business fields: flagged, but a host may lift them. Each
+ * with the business field it also is.
  */
-export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
+const BUSINESS_AMBIGUOUS_KEYS = [
+  'authentication', // an account's authentication settings (`"authentication": "sso"`)
+  'subject', // an e-mail's or a course's subject
+  'response_id', // a survey's response (also the provider's turn id: no suffix rule for it)
+  'response_ids',
+];
+
+/**
+ * Credential and control-field names no tool output may carry, in any spelling. Matching is on the
+ * normalized form (see `normalizeKeyName`), so `Authorization`, `API-Key`, `apiKey`, `API.KEY`,
+ * `ａｐｉ＿ｋｅｙ` and `api\u200bkey` all match `api_key`. Hosts add names with `extraKeys`.
+ * All but `authentication`, `subject`, `response_id` and `response_ids` are in `UNLIFTABLE_KEYS`.
+ */
+export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([...CREDENTIAL_KEYS, ...CONTROL_KEYS, ...BUSINESS_AMBIGUOUS_KEYS]);
+
+/** Normalized endings that mark a credential whatever precedes them: never liftable. */
+const CREDENTIAL_SUFFIXES = [
   'token',
   'secret',
   'password',
@@ -121,8 +134,6 @@ export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
   'passphrase',
   'apikey',
   'privatekey',
-  'sessionid',
-  'authorization',
   'credential',
   'credentials',
   'secrets',
@@ -137,11 +148,11 @@ export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
   'connectionstring',
   'connstring',
   'databaseurl',
-  'cookie',
   'authkey',
-  // control fields (spec 000: call/operation ids and principal identifiers never reach the model)
-  'operationid',
-  'operationids',
+];
+
+/** Normalized endings of the boundary's call and principal identifiers: never liftable. */
+const CONTROL_SUFFIXES = [
   'toolcallid',
   'toolcallids',
   'tooluseid',
@@ -152,19 +163,49 @@ export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([
   'principalid',
   'principalids',
   'principalref',
-  'tenantid',
-  'tenantids',
-]);
+];
 
 /**
- * Normalized beginnings that mark a credential whatever follows them (`password_hash`,
- * `api_key_v2`, `SecretString`, `secret_value`, `call_binding`, `access_token_expires`... the last
- * is a false positive, accepted: reading a token's metadata is rarely worth the risk of passing the
- * token itself). There is no bare `secret` prefix (`secretary`), `auth` prefix (`author`,
- * `authority`, `authored_by`), `cookie` prefix (`cookies_accepted`, `cookie_consent`) or `binding`
- * prefix (`binding_type`, a book's `binding`).
+ * Normalized endings that also end business names: flagged, liftable by exact name. The
+ * credential and control names among them are listed above and stay unliftable (`session_id`,
+ * `authorization`, `cookie`, `session_cookie`, `operation_id(s)`, `tenant_id(s)`).
  */
-export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([
+const BUSINESS_AMBIGUOUS_SUFFIXES = [
+  'sessionid', // `training_session_id`, a conference's session
+  'authorization', // `prior_authorization` (health insurance), `work_authorization`
+  'cookie', // `fortune_cookie`
+  'operationid', // `cooperation_id`
+  'operationids',
+  'tenantid', // `subtenant_id`
+  'tenantids',
+];
+
+/**
+ * Normalized endings that mark a credential or control field whatever precedes them
+ * (`github_token`, `webhookSecret`, `db-password`, `stripe_api_key`, `owner_principal_id`,
+ * `function_call_id`), or that also end business names (`*cookie`, `*operationid`: see
+ * `UNLIFTABLE_KEY_SUFFIXES` for which a host may lift). `tokens_used` or `max_tokens` do not
+ * end in `token` and are not flagged (there is deliberately no `tokens` suffix: `prompt_tokens` is
+ * a count, nor a `cookies` one: `accept_cookies` is a consent flag); `is_secret` is (a false
+ * positive no `allowKeys` can lift, as `*secret` marks credentials: rename such a flag), and so is
+ * `cooperation_id` (`*operationid`, which a host can lift). There is no bare `callid` suffix
+ * (`recall_id` is a business id), only the call ids providers and the boundary use.
+ */
+export const SENSITIVE_KEY_SUFFIXES: readonly string[] = Object.freeze([...CREDENTIAL_SUFFIXES, ...CONTROL_SUFFIXES, ...BUSINESS_AMBIGUOUS_SUFFIXES]);
+
+/**
+ * Normalized beginnings of a credential's name: never liftable. They are as often followed by the
+ * credential's metadata (`access_token_expires_at`, `access_key_id`, `password_last_changed`) as by
+ * the credential itself or a form of it (`password_hash`, `private_key_pem`, `api_key_v2`,
+ * AWS's `SecretString`), and a name alone cannot tell them apart: such metadata is renamed
+ * (`token_expires_at`, `key_id`, `last_password_change`), never lifted.
+ */
+const CREDENTIAL_PREFIXES = [
+  'secretkey',
+  'secretaccesskey',
+  'secretvalue',
+  'secretstring',
+  'secretbinary',
   'password',
   'passwd',
   'apikey',
@@ -174,8 +215,6 @@ export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([
   'clientsecret',
   'authorization',
   'bearer',
-  'secretkey',
-  'secretaccesskey',
   'accesskey',
   'signingkey',
   'encryptionkey',
@@ -183,58 +222,30 @@ export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([
   'sshkey',
   'connectionstring',
   'databaseurl',
-  'secretvalue',
-  'secretstring',
-  'secretbinary',
-  'callbinding',
-]);
+];
+
+/** The boundary's binding digest (`call_binding`, `callBindingDigest`): never liftable. */
+const CONTROL_PREFIXES = ['callbinding'];
 
 /**
- * Normalized names `allowKeys` can never lift: the credentials and the boundary's own control
- * fields, which spec 000 refuses in tool output whatever a contract says (authorization, token,
- * cookie, password, call and operation ids, binding digests, principal identifiers, receipts,
- * approvals). What `allowKeys` is for are the business names the broader rules catch too (a
- * survey's `response_id`, `subtenant_id`, `fortune_cookie`, `is_secret`).
+ * Normalized beginnings of credential and control names, flagged whatever follows them
+ * (`password_hash`, `api_key_v2`, `SecretString`, `secret_value`, `call_binding`,
+ * `access_token_expires`... the last is a false positive, accepted: reading a token's metadata is
+ * rarely worth the risk of passing the token itself, and such a field is renamed). There is no bare `secret` prefix (`secretary`), `auth` prefix (`author`,
+ * `authority`, `authored_by`), `cookie` prefix (`cookies_accepted`, `cookie_consent`) or `binding`
+ * prefix (`binding_type`, a book's `binding`). None of them can be lifted (`UNLIFTABLE_KEY_PREFIXES`).
  */
-export const UNLIFTABLE_KEYS: readonly string[] = Object.freeze([
-  'authorization',
-  'proxyauthorization',
-  'auth',
-  'token',
-  'accesstoken',
-  'refreshtoken',
-  'idtoken',
-  'bearer',
-  'jwt',
-  'cookie',
-  'cookies',
-  'setcookie',
-  'password',
-  'passwd',
-  'pwd',
-  'passphrase',
-  'secret',
-  'clientsecret',
-  'apikey',
-  'xapikey',
-  'privatekey',
-  'sessionid',
-  'sessiontoken',
-  'callid',
-  'toolcallid',
-  'operationid',
-  'idempotencykey',
-  'principalref',
-  'tenantid',
-  'subjectid',
-  'receipt',
-  'statusref',
-  'approval',
-  'approved',
-]);
+export const SENSITIVE_KEY_PREFIXES: readonly string[] = Object.freeze([...CREDENTIAL_PREFIXES, ...CONTROL_PREFIXES]);
 
-/** Normalized endings `allowKeys` can never lift (`github_token`, `db_password`, `request_sha256`). */
-export const UNLIFTABLE_KEY_SUFFIXES: readonly string[] = Object.freeze(['token', 'secret', 'password', 'apikey', 'privatekey', 'sha256']);
+/**
+ * Normalized endings `allowKeys` can never lift: the credential and control suffix rules
+ * (`github_token`, `db_password`, `aws_credentials`, `function_call_id`), and `sha256`: a digest is
+ * never a business name to lift (the boundary's own are flagged by name).
+ */
+export const UNLIFTABLE_KEY_SUFFIXES: readonly string[] = Object.freeze([...CREDENTIAL_SUFFIXES, ...CONTROL_SUFFIXES, 'sha256']);
+
+/** Normalized beginnings `allowKeys` can never lift: every prefix rule (`password_hash`, `SecretString`, `call_binding`). */
+export const UNLIFTABLE_KEY_PREFIXES: readonly string[] = Object.freeze([...CREDENTIAL_PREFIXES, ...CONTROL_PREFIXES]);
 
 // Format characters (zero-width space, joiners, word joiner, BOM, soft hyphen, bidi controls...)
 // and the rest of the default-ignorable code points: invisible, so they must not split a name.
@@ -263,12 +274,32 @@ export function normalizeKeyName(key: string): NormalizedKeyName {
 }
 
 /**
- * Whether `allowKeys` may lift `key`: false for a credential or a control field of the boundary
- * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`) in any spelling, true otherwise. A key that is
- * still not ASCII after NFKC cannot be matched and may be lifted as it is.
+ * Normalized names `allowKeys` can never lift: every listed credential and control field of the
+ * boundary (all of `DEFAULT_SENSITIVE_KEYS` but `authentication`, `subject`, `response_id` and
+ * `response_ids`), which spec 000 refuses in tool output whatever a contract says. What
+ * `allowKeys` is for are the business names the broader rules catch too (a survey's
+ * `response_id`, `subtenant_id`, `fortune_cookie`, `cooperation_id`).
+ */
+export const UNLIFTABLE_KEYS: readonly string[] = Object.freeze([
+  // Listed names are ASCII: they always normalize.
+  ...new Set([...CREDENTIAL_KEYS, ...CONTROL_KEYS].map((name) => normalizeKeyName(name) ?? name)),
+]);
+const UNLIFTABLE_KEY_SET: ReadonlySet<string> = new Set(UNLIFTABLE_KEYS);
+
+/**
+ * Whether `allowKeys` may lift `key`: false when a credential or control rule flags it
+ * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`, `UNLIFTABLE_KEY_PREFIXES`) in any spelling, true
+ * otherwise, so only names flagged by a business-ambiguous rule alone (or not at all) can be lifted.
+ * A key that is still not ASCII after NFKC cannot be matched and may be lifted as it is. Throws a
+ * `TypeError` for a key that is not a string.
  */
 export function isLiftableKeyName(key: string): boolean {
+  if (typeof key !== 'string') throw new TypeError(`isLiftableKeyName: key must be a string, got ${key === null ? 'null' : typeof key}`);
   const normalized = normalizeKeyName(key);
   if (normalized === null) return true;
-  return !UNLIFTABLE_KEYS.includes(normalized) && !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
+  return (
+    !UNLIFTABLE_KEY_SET.has(normalized) &&
+    !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix)) &&
+    !UNLIFTABLE_KEY_PREFIXES.some((prefix) => normalized.startsWith(prefix))
+  );
 }
