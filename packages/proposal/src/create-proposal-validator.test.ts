@@ -308,6 +308,66 @@ describe('recheck', () => {
   });
 });
 
+describe('a malformed actor or decision is a host bug: a TypeError naming the field, before any lookup', () => {
+  const lone = (prefix: string) => `${prefix}${String.fromCharCode(0xd800)}`;
+  // Fuzzing review: a lone surrogate (a claim parsed from a token) rejected with a
+  // CanonicalizationError from the digests, and `null` with "Cannot read properties of null".
+  const actors: [unknown, RegExp][] = [
+    [null, /actor must be a PrincipalContext object/],
+    [undefined, /actor must be a PrincipalContext object/],
+    ['cedar', /actor must be a PrincipalContext object/],
+    [{ subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id must be a non-empty string/],
+    [{ tenant_id: 'cedar', subject_id: '', roles: [] }, /actor\.subject_id must be a non-empty string/],
+    [{ tenant_id: 7, subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id must be a non-empty string/],
+    [{ tenant_id: lone('cedar-'), subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id holds a lone surrogate/],
+    [JSON.parse('{"tenant_id":"cedar","subject_id":"user-\\ud800","roles":[]}'), /actor\.subject_id holds a lone surrogate/],
+  ];
+
+  async function rejection(run: () => Promise<unknown>): Promise<unknown> {
+    try {
+      await run();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+
+  it('validate rejects with a TypeError, for any proposal, and never calls the facts source', async () => {
+    const lookup = vi.fn(() => found());
+    const validator = refundValidator({ lookup });
+    for (const [actor, message] of actors) {
+      for (const input of [text(baseline), { format: 'json_text' as const, text: '{' }]) {
+        const error = await rejection(() => validator.validate(actor as PrincipalContext, input));
+        expect(error, String(message)).toBeInstanceOf(TypeError);
+        expect((error as Error).message).toMatch(new RegExp(`^validate: ${message.source}`));
+      }
+    }
+    expect(lookup).not.toHaveBeenCalled();
+    // A well-formed pair is no lone surrogate.
+    expect((await validator.validate({ ...cedar.actor, subject_id: 'drafter-😀' }, text(baseline))).decision).toBe('ready_for_review');
+  });
+
+  it('recheckCurrent rejects the same way, and recheck throws for a decision that is no ReadyForReview', async () => {
+    const lookup = vi.fn(() => found());
+    const validator = refundValidator({ lookup });
+    const decision = await validator.validate(cedar.actor, text(baseline));
+    if (!decision.ok) throw new Error('baseline must be ready');
+    lookup.mockClear();
+    for (const [actor, message] of actors) {
+      const error = await rejection(() => validator.recheckCurrent(actor as PrincipalContext, decision));
+      expect(error, String(message)).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toMatch(new RegExp(`^recheckCurrent: ${message.source}`));
+    }
+    for (const malformed of [null, undefined, 'ready', { ...decision, record: null }, { ok: true, decision: 'ready_for_review' }]) {
+      const asDecision = malformed as typeof decision;
+      expect(() => validator.recheck(asDecision, found())).toThrow(/^recheck: decision must be the ReadyForReview validate returned/);
+      const error = await rejection(() => validator.recheckCurrent(cedar.actor, asDecision));
+      expect((error as Error).message).toMatch(/^recheckCurrent: decision must be the ReadyForReview validate returned/);
+    }
+    expect(lookup).not.toHaveBeenCalled();
+  });
+});
+
 describe('createProposalValidator: another contract', () => {
   // A host-defined contract: a proposed e-mail may only go to recipients the actor's tenant allows.
   interface EmailProposal {

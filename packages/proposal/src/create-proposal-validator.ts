@@ -7,6 +7,7 @@ import {
   copyUntrustedValue,
   createDeclaredFields,
   cutToDeclaredFields,
+  isWellFormedText,
   parseUntrustedJson,
   resolveJsonLimits,
   type GuardOutcome,
@@ -82,7 +83,10 @@ export interface ProposalValidator<TProposal, TFacts> {
   /**
    * Checks a proposal for `actor` in this order: shape (guard, then schema) → access (trusted
    * lookup) → current state → business rules. The first failing stage decides. Never repairs,
-   * never throws on any proposal (a host facts source or rule that throws gives `hold`).
+   * never throws on any proposal (a host facts source or rule that throws gives `hold`). `actor` is
+   * trusted host input: one that is not an object whose `tenant_id` and `subject_id` are non-empty
+   * strings without lone surrogates rejects with a `TypeError` naming the field, before the
+   * proposal is read or the facts source runs (a host bug, never a decision).
    */
   validate(actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>>;
   /**
@@ -90,11 +94,43 @@ export interface ProposalValidator<TProposal, TFacts> {
    * is the same, the proposal is unchanged, and `currentFacts` (looked up again by the host for
    * the principal attempting the effect) has exactly the snapshot the decision was made on and
    * still passes state and rules. Anything else fails (`STATE_CHANGED`, or `NOT_FOUND` /
-   * `FACTS_UNAVAILABLE` per the lookup).
+   * `FACTS_UNAVAILABLE` per the lookup). A `decision` that is not an object with a `record` (not
+   * what `validate` returned at all) throws a `TypeError`.
    */
   recheck(decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>): RecheckOutcome;
-  /** `recheck` with facts looked up now through the contract's `TrustedFacts` for `actor`. */
+  /**
+   * `recheck` with facts looked up now through the contract's `TrustedFacts` for `actor`. A malformed
+   * `actor` (as for `validate`) or `decision` (as for `recheck`) rejects with a `TypeError` before
+   * the lookup.
+   */
   recheckCurrent(actor: PrincipalContext, decision: ReadyForReview<TProposal>): Promise<RecheckOutcome>;
+}
+
+/**
+ * The actor is trusted host input, the authenticated principal: a malformed one is a host bug, not
+ * something to decide on. Refused before the proposal is read or any facts source runs, with the
+ * field named (a lone surrogate, say from a parsed token claim, has no UTF-8 form: no actor
+ * reference can be made of it).
+ */
+function checkActor(method: string, actor: unknown): void {
+  if (typeof actor !== 'object' || actor === null) throw new TypeError(`${method}: actor must be a PrincipalContext object`);
+  for (const field of ['tenant_id', 'subject_id'] as const) {
+    const value = (actor as Partial<PrincipalContext>)[field];
+    if (typeof value !== 'string' || value.length === 0) throw new TypeError(`${method}: actor.${field} must be a non-empty string`);
+    if (!isWellFormedText(value)) throw new TypeError(`${method}: actor.${field} holds a lone surrogate`);
+  }
+}
+
+/**
+ * A decision to recheck is the host's own record of a `validate` result. One without a record is a
+ * host bug (nothing to compare), refused like a malformed actor; any other stale or altered one is
+ * `STATE_CHANGED`.
+ */
+function checkDecision(method: string, decision: unknown): void {
+  const record = typeof decision === 'object' && decision !== null ? (decision as { record?: unknown }).record : undefined;
+  if (typeof record !== 'object' || record === null) {
+    throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
+  }
 }
 
 function isFactsLookup(value: unknown): value is FactsLookup<unknown> {
@@ -245,6 +281,7 @@ export function createProposalValidator<TProposal, TFacts>(
   };
 
   const validate = async (actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>> => {
+    checkActor('validate', actor);
     const actorRef = digester.principalRef(actor);
     // Shape reasons are about the model's own input, which may hold keys the contract does not
     // declare (often why it was refused): each field is cut to its longest declared prefix, so an
@@ -335,8 +372,13 @@ export function createProposalValidator<TProposal, TFacts>(
     contractId,
     ruleVersion,
     validate,
-    recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>) => recheckWith(decision, currentFacts, null),
+    recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>) => {
+      checkDecision('recheck', decision);
+      return recheckWith(decision, currentFacts, null);
+    },
     recheckCurrent: async (actor: PrincipalContext, decision: ReadyForReview<TProposal>) => {
+      checkActor('recheckCurrent', actor);
+      checkDecision('recheckCurrent', decision);
       const actorRef = digester.principalRef(actor);
       return recheckWith(decision, await lookUp(actor, decision.proposal), actorRef);
     },

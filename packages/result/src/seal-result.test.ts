@@ -340,4 +340,41 @@ describe('sealResult', () => {
       expect(sealResult(orderInput({ subject: { kind: 'data', output } })).sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
     }
   });
+
+  it('throws a TypeError naming the field for a lone surrogate in the trusted principal or call', () => {
+    // Fuzzing review: a claim parsed from a token ("\ud800") threw a CanonicalizationError from deep
+    // inside the digests; it is malformed trusted input like an empty call id, and said so up front.
+    const lone = (prefix: string) => `${prefix}${String.fromCharCode(0xd800)}`;
+    const cases: [Partial<SealResultInput>, RegExp][] = [
+      [{ principal: { ...principal, tenant_id: lone('tenant-') } }, /^sealResult: principal\.tenant_id holds a lone surrogate/],
+      [{ principal: { ...principal, subject_id: `${String.fromCharCode(0xdc00)}x` } }, /^sealResult: principal\.subject_id holds a lone surrogate/],
+      [{ call: { ...call, call_id: String.fromCharCode(0xdc00) } }, /^sealResult: call\.call_id holds a lone surrogate/],
+      [{ call: { ...call, response_id: lone('resp_') } }, /^sealResult: call\.response_id holds a lone surrogate/],
+      [{ call: { ...call, operation_id: lone('op-') } }, /^sealResult: call\.operation_id holds a lone surrogate/],
+      [{ call: { ...call, idempotency_key: lone('idem-') } }, /^sealResult: call\.idempotency_key holds a lone surrogate/],
+      [{ redactions: [{ path: lone('/data/'), reason: 'pii' }] }, /^sealResult: a redaction path holds a lone surrogate/],
+    ];
+    for (const [overrides, message] of cases) {
+      for (const subject of [{ kind: 'data', output: copy(orderOutput) }, { kind: 'error', code: 'NOT_FOUND' }] as const) {
+        let thrown: unknown;
+        try {
+          sealResult(orderInput({ ...overrides, subject }));
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown, String(message)).toBeInstanceOf(TypeError);
+        expect((thrown as Error).message).toMatch(message);
+      }
+    }
+    // A well-formed pair is no lone surrogate.
+    expect(sealResult(orderInput({ principal: { ...principal, subject_id: 'drafter-😀' } })).violations).toEqual([]);
+  });
+
+  it('throws a TypeError for arguments without a canonical JSON form (the validated arguments never have one)', () => {
+    for (const args of [{ order_id: `ORDER-C7${String.fromCharCode(0xd800)}` }, { order_id: 'ORDER-C7', at: new Date(0) }]) {
+      expect(() => sealResult(orderInput({ arguments: args as unknown as SealResultInput['arguments'], subject: { kind: 'error', code: 'NOT_FOUND' } }))).toThrow(
+        /^sealResult: arguments have no canonical JSON form/,
+      );
+    }
+  });
 });

@@ -13,10 +13,12 @@ import {
   type ProtectedAudit,
   type Redaction,
   type SealedResult,
+  type Sha256Hex,
   type ToolContract,
 } from '@toolseal/contracts';
-import { canonicalize, type Digester } from '@toolseal/digests';
+import { CanonicalizationError, canonicalize, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
+import { isWellFormedText } from '@toolseal/guard';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
 import { tryComposeCanonicalProtectedAudit } from './canonical-protected-audit.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -80,11 +82,14 @@ export interface SealResultInput {
    * `registry.unregisteredContract` (whatever the subject says).
    */
   tool_name: string;
-  /** The authenticated principal, from the host. */
+  /** The authenticated principal, from the host. `tenant_id` and `subject_id` without lone surrogates. */
   principal: PrincipalContext;
-  /** The provider context plus operation id and idempotency key of this execution. */
+  /** The provider context plus operation id and idempotency key of this execution; ids without lone surrogates. */
   call: CallContext;
-  /** The validated arguments (`null` when they never parsed); bound into `request_sha256`. */
+  /**
+   * The validated arguments (`null` when they never parsed); bound into `request_sha256`. JSON the
+   * guard accepted: anything without a canonical JSON form throws a `TypeError`.
+   */
   arguments: JsonValue | null;
   /** The handler output or the error to seal. */
   subject: SealSubject;
@@ -141,16 +146,31 @@ const MAX_REDACTIONS = 64;
 /** One slot stays free for the seal's own `output_contract_violation` redaction. */
 const MAX_HOST_REDACTIONS = MAX_REDACTIONS - 1;
 
+/**
+ * A trusted string with a lone surrogate has no UTF-8 form: no digest, no audit entry can hold it.
+ * Said up front, naming the field, rather than by a `CanonicalizationError` from inside the digests.
+ * (Built only on failure: the check itself is one native call per field.)
+ */
+function loneSurrogate(field: string): TypeError {
+  return new TypeError(`sealResult: ${field} holds a lone surrogate (text without a UTF-8 form cannot be digested or audited)`);
+}
+
 function checkTrustedInput(input: SealResultInput): void {
   const { principal, call, execution } = input;
   if (typeof principal?.tenant_id !== 'string' || typeof principal.subject_id !== 'string') {
     throw new TypeError('sealResult: principal needs tenant_id and subject_id');
   }
+  if (!isWellFormedText(principal.tenant_id)) throw loneSurrogate('principal.tenant_id');
+  if (!isWellFormedText(principal.subject_id)) throw loneSurrogate('principal.subject_id');
   for (const key of ['provider', 'api_family', 'response_id', 'call_id', 'adapter_revision', 'operation_id'] as const) {
     if (typeof call?.[key] !== 'string' || call[key].length === 0) throw new TypeError(`sealResult: call.${key} is required`);
+    if (!isWellFormedText(call[key])) throw loneSurrogate(`call.${key}`);
   }
-  if (call.idempotency_key !== null && (typeof call.idempotency_key !== 'string' || call.idempotency_key.length === 0)) {
-    throw new TypeError('sealResult: call.idempotency_key must be a non-empty string or null');
+  if (call.idempotency_key !== null) {
+    if (typeof call.idempotency_key !== 'string' || call.idempotency_key.length === 0) {
+      throw new TypeError('sealResult: call.idempotency_key must be a non-empty string or null');
+    }
+    if (!isWellFormedText(call.idempotency_key)) throw loneSurrogate('call.idempotency_key');
   }
   if (!DELIVERIES.has(execution?.delivery)) throw new TypeError('sealResult: execution.delivery is not a Delivery');
   const redactions = input.redactions ?? [];
@@ -161,6 +181,7 @@ function checkTrustedInput(input: SealResultInput): void {
     if (typeof redaction.path !== 'string' || redaction.path.length > 256 || !REDACTION_REASON.test(redaction.reason)) {
       throw new TypeError('sealResult: a redaction needs a path of at most 256 characters and a snake_case reason');
     }
+    if (!isWellFormedText(redaction.path)) throw loneSurrogate('a redaction path');
   }
 }
 
@@ -178,7 +199,8 @@ interface Downstream {
  * `trust: "trusted_control"` and the registry's control provenance. `model_result` is canonicalized
  * once; the three digests are computed once from the trusted principal, call and registry.
  *
- * Throws only for caller bugs (malformed trusted input, an error the catalog forbids or whose
+ * Throws only for caller bugs (malformed trusted input, lone surrogates in the principal or call
+ * ids included, arguments without a canonical JSON form, an error the catalog forbids or whose
  * reason fields the tool's input schema does not declare, a broken clock), never because of what a
  * handler returned.
  */
@@ -260,15 +282,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
 
   canonical ??= canonicalize(modelResult);
   const { digester, principal, call } = input;
-  const request_sha256 = digester.requestDigest({
-    tenant_id: principal.tenant_id,
-    subject_id: principal.subject_id,
-    tool_name: contract.tool_name,
-    arguments: input.arguments,
-    input_revision: contract.input_revision,
-    output_revision: contract.output_revision,
-    effect_revision: contract.effect_revision,
-  });
+  const request_sha256 = requestDigestOf(digester, principal, contract, input.arguments);
   const result_sha256 = digester.resultDigestFromCanonical(canonical);
   const tool_contract = Object.freeze({ ...contract });
   const call_binding_sha256 = digester.callBindingDigest({
@@ -311,6 +325,36 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     redactions: deepFreeze(redactions),
   });
   return new SealedOutput({ model_result: modelResult, protected_audit: protectedAudit }, canonical, violations, contract);
+}
+
+/**
+ * `request_sha256` of the call. Everything else it covers is checked (principal) or registered
+ * (contract) text by now, so a value without a canonical form can only be in the arguments. They
+ * are not walked here: the validated arguments are JSON the guard accepted (no lone surrogate, no
+ * non-JSON value), and the digest's own walk finds anything else; only its error is made clear.
+ */
+function requestDigestOf(
+  digester: Digester,
+  principal: PrincipalContext,
+  contract: Readonly<ToolContract>,
+  args: JsonValue | null,
+): Sha256Hex {
+  try {
+    return digester.requestDigest({
+      tenant_id: principal.tenant_id,
+      subject_id: principal.subject_id,
+      tool_name: contract.tool_name,
+      arguments: args,
+      input_revision: contract.input_revision,
+      output_revision: contract.output_revision,
+      effect_revision: contract.effect_revision,
+    });
+  } catch (error) {
+    if (!CanonicalizationError.isInstance(error)) throw error;
+    throw new TypeError(`sealResult: arguments have no canonical JSON form (${error.reason}): pass the validated arguments`, {
+      cause: error,
+    });
+  }
 }
 
 /**

@@ -65,6 +65,25 @@ describe('sensitive_keys.allow: a tool lifts a business name from the sensitive 
       expect(() => createToolRegistry([spec]), key).toThrow(/cannot be lifted/);
     }
   });
+
+  it('never lifts a cloud credential name such as aws_secret_access_key, like password', () => {
+    // Fuzzing review: the name was liftable, so a tool could put an AWS secret into `data`. The
+    // guard's `isLiftableKeyName` decides; the registry refuses it at start-up.
+    for (const key of ['aws_secret_access_key', 'password']) {
+      const spec = withOutput((schema) => {
+        (schema.properties as Record<string, unknown>)[key] = { type: 'string', maxLength: 100 };
+      });
+      spec.sensitive_keys = { allow: [key] };
+      let registered: string | undefined;
+      try {
+        registered = createToolRegistry([spec]).toolNames.join();
+      } catch (error) {
+        expect(RegistryError.isInstance(error), key).toBe(true);
+        expect((error as Error).message, key).toContain(JSON.stringify(key));
+      }
+      expect(registered, `${key} was lifted`).toBeUndefined();
+    }
+  });
 });
 
 describe('createToolRegistry', () => {
@@ -140,6 +159,23 @@ describe('createToolRegistry', () => {
         empty.contract[revision] = '';
         expectRegistryError(() => createToolRegistry([empty]), new RegExp(`contract\\.${revision}`));
       }
+    });
+
+    it('a revision, source label or control identity holding a lone surrogate (it could never be sealed)', () => {
+      const lone = `r-${String.fromCharCode(0xd800)}`;
+      for (const revision of ['input_revision', 'producer_revision', 'policy_revision'] as const) {
+        const spec = copy(specs.getOrder);
+        spec.contract[revision] = lone;
+        expectRegistryError(() => createToolRegistry([spec]), new RegExp(`contract\\.${revision} .*without lone surrogates`));
+      }
+      const label = copy(specs.getOrder);
+      label.source_label = lone;
+      expectRegistryError(() => createToolRegistry([label]), /source_label must be 1 to 64 characters without lone surrogates/);
+      expectRegistryError(() => createToolRegistry([], { control: { source_label: 'host-a', producer_revision: lone } }), /control/);
+      // A well-formed pair is text like any other.
+      const emoji = copy(specs.getOrder);
+      emoji.contract.policy_revision = 'policy-😀';
+      expect(createToolRegistry([emoji]).get('get_order')?.contract.policy_revision).toBe('policy-😀');
     });
 
     it('a bad tool name, effect or source label, an unknown field, or the reserved name', () => {

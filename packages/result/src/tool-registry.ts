@@ -1,5 +1,11 @@
 import type { ToolContract } from '@toolseal/contracts';
-import { compileSchema, createSensitiveKeyScanner, type JsonLimits, type SensitiveKeyScanner } from '@toolseal/guard';
+import {
+  compileSchema,
+  createSensitiveKeyScanner,
+  isWellFormedText,
+  type JsonLimits,
+  type SensitiveKeyScanner,
+} from '@toolseal/guard';
 import { CONTRACT_KEYS, CONTRACT_REVISIONS } from './contract-keys.js';
 import { deepFreeze } from './deep-freeze.js';
 import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
@@ -94,7 +100,7 @@ export interface RegisteredTool {
     readonly outputSegments: readonly string[];
     readonly inputSegments: readonly string[];
   }[];
-  /** Compiled `resource_revision` pattern. */
+  /** Compiled `resource_revision` pattern, as `^(?:pattern)$`: it matches the whole value only. */
   readonly resourceRevision: RegExp;
   /** Pointer templates of link fields, and the allowed schemes and hosts. */
   readonly links: {
@@ -160,8 +166,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * 1 to `max` UTF-16 units without a lone surrogate: revisions, labels and provenance are copied into
+ * every sealed package and its digests, which cannot hold text without a UTF-8 form.
+ */
 function isBoundedText(value: unknown, max: number): value is string {
-  return typeof value === 'string' && value.length >= 1 && value.length <= max;
+  return typeof value === 'string' && value.length >= 1 && value.length <= max && isWellFormedText(value);
 }
 
 function isStringList(value: unknown): value is string[] {
@@ -174,7 +184,7 @@ function checkControl(control: unknown): ControlProvenance {
     !isBoundedText(control.source_label, 64) ||
     !isBoundedText(control.producer_revision, 64)
   ) {
-    throw new RegistryError(null, 'control needs source_label and producer_revision, 1 to 64 characters each');
+    throw new RegistryError(null, 'control needs source_label and producer_revision, 1 to 64 characters each without lone surrogates');
   }
   return Object.freeze({ source_label: control.source_label, producer_revision: control.producer_revision });
 }
@@ -192,7 +202,7 @@ function checkContract(name: string | null, contract: unknown): ToolContract {
   }
   for (const revision of CONTRACT_REVISIONS) {
     if (!isBoundedText(contract[revision], 64)) {
-      throw new RegistryError(name, `contract.${revision} is missing or not 1 to 64 characters`);
+      throw new RegistryError(name, `contract.${revision} is missing or not 1 to 64 characters without lone surrogates`);
     }
   }
   return contract as unknown as ToolContract;
@@ -234,10 +244,16 @@ function compileResourceRevision(name: string, value: unknown): RegExp {
     throw new RegistryError(name, 'resource_revision.pattern must be anchored with ^ and $');
   }
   try {
-    return new RegExp(pattern, 'u');
+    // Alone first: only a pattern that is a whole regular expression by itself stays one inside the
+    // group below (`^a)|(b$` would otherwise close it and alternate outside the anchors).
+    new RegExp(pattern, 'u');
   } catch {
     throw new RegistryError(name, 'resource_revision.pattern is not a valid regular expression');
   }
+  // Matched against the whole value by construction: the leading `^` and trailing `$` bind only the
+  // first and last alternative of `^order-[0-9]+|r[0-9]+$`, which let `order-1 <free text>` through
+  // into provenance, the one handler string outside `data` the model sees.
+  return new RegExp(`^(?:${pattern})$`, 'u');
 }
 
 function compileTool(spec: unknown): RegisteredTool {
@@ -250,7 +266,7 @@ function compileTool(spec: unknown): RegisteredTool {
     if (!SPEC_KEYS.has(key)) throw new RegistryError(name, `spec has unknown field ${JSON.stringify(key)}`);
   }
   if (name === UNREGISTERED_TOOL_NAME) throw new RegistryError(name, 'this tool name is reserved');
-  if (!isBoundedText(own.source_label, 64)) throw new RegistryError(name, 'source_label must be 1 to 64 characters');
+  if (!isBoundedText(own.source_label, 64)) throw new RegistryError(name, 'source_label must be 1 to 64 characters without lone surrogates');
   if (!isRecord(own.input_schema)) throw new RegistryError(name, 'input_schema must be a JSON Schema object');
   if (!isRecord(own.output_schema)) throw new RegistryError(name, 'output_schema must be a JSON Schema object');
 

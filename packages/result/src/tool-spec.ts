@@ -72,7 +72,12 @@ export interface ToolSpec {
   echo?: Readonly<Record<string, string>>;
   /** Output bounds; unspecified ones come from `DEFAULT_OUTPUT_LIMITS`. */
   limits?: Partial<OutputLimits>;
-  /** The format of `provenance.resource_revision`: an anchored regular expression (`^...$`). */
+  /**
+   * The format of `provenance.resource_revision`: a regular expression (Unicode mode) written
+   * anchored, starting with `^` and ending with `$`, matched against the whole value: the registry
+   * compiles it as `^(?:pattern)$`, so an alternation such as `^order-[0-9]+|r[0-9]+$` cannot let a
+   * value that merely starts or ends like a revision through.
+   */
   resource_revision: { pattern: string };
   /** Allowed link schemes and hosts. Required when the output schema has a `format: "uri"` field. */
   links?: LinkPolicy;
