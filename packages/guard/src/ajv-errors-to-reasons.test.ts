@@ -103,3 +103,10 @@ describe('ajvErrorsToReasons', () => {
     );
   });
 });
+
+describe('ajvErrorsToReasons on entries that are not Ajv errors (fuzzing review)', () => {
+  it('skips what is not an object and reads missing members as absent, never throwing', () => {
+    const junk = [null, 42, 'x', { keyword: 'required' }, { keyword: 'required', instancePath: 7, params: null }] as unknown as ErrorObject[];
+    expect(ajvErrorsToReasons(junk)).toEqual([{ field: '', rule: 'required' }]);
+  });
+});

@@ -79,10 +79,13 @@ export function ajvErrorsToReasons(errors: ErrorObject[] | null | undefined): Er
   const seen = new Set<string>();
   for (const error of errors) {
     if (reasons.length >= MAX_REASONS) break;
-    const segments: string[] = pointerSegments(error.instancePath);
+    // Only Ajv's own error objects carry a place and a keyword; anything else names nothing.
+    if (typeof error !== 'object' || error === null) continue;
+    const segments: string[] = pointerSegments(typeof error.instancePath === 'string' ? error.instancePath : '');
     const safeSoFar = contractSafePointer(segments);
     if ((error.keyword === 'required' || error.keyword === 'dependentRequired') && segments.length < 16) {
-      const missing: unknown = (error.params as { missingProperty?: unknown }).missingProperty;
+      const params = error.params as { missingProperty?: unknown } | null | undefined;
+      const missing: unknown = typeof params === 'object' && params !== null ? params.missingProperty : undefined;
       const wholePathSafe = safeSoFar.split('/').length - 1 === segments.length;
       if (typeof missing === 'string' && SAFE_NAME.test(missing) && wholePathSafe) segments.push(missing);
     }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS } from './create-declared-fields.js';
+import { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, MAX_SCHEMA_NESTING } from './create-declared-fields.js';
 
 // The refund proposal contract of specification 002: four required fields, lines of line_id and
 // quantity, no unknown properties at either level.
@@ -135,3 +135,19 @@ describe('cutToDeclaredFields', () => {
   });
 });
 
+
+describe('createDeclaredFields on deeply nested schemas (fuzzing review)', () => {
+  const notChain = (levels: number): unknown => {
+    let schema: unknown = { type: 'object', properties: { a: { type: 'string' } } };
+    for (let level = 0; level < levels; level++) schema = { not: schema };
+    return schema;
+  };
+
+  it('refuses subschemas nested past MAX_SCHEMA_NESTING by name, not by overflowing the stack', () => {
+    expect(() => createDeclaredFields(notChain(20_000))).toThrow(`nests subschemas deeper than ${MAX_SCHEMA_NESTING}`);
+  });
+
+  it('still walks a chain within the bound', () => {
+    expect(createDeclaredFields(notChain(MAX_SCHEMA_NESTING - 1)).declares('/a')).toBe(true);
+  });
+});

@@ -24,6 +24,8 @@ export interface DeclaredFields {
 
 /** Most templates one schema may declare (recursive schemas are cut at 16 segments). */
 export const MAX_DECLARED_FIELDS = 10_000;
+/** How deep subschemas may nest (`properties`, `items`, `not`, `allOf`, `$ref`...) for `createDeclaredFields`. */
+export const MAX_SCHEMA_NESTING = 512;
 /** Deepest template: `ErrorReason.field` has at most 16 segments. */
 const MAX_FIELD_SEGMENTS = 16;
 /** Property names that can appear in a contract-safe pointer (see `contractSafePointer`). */
@@ -71,8 +73,8 @@ function resolveLocalRef(root: unknown, ref: string): unknown {
  * of `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`/`dependentSchemas` at the same place, and
  * local `$ref`s (`#`, `#/$defs/...`). Names outside `[A-Za-z0-9_]{1,64}` and keys only
  * `additionalProperties`/`patternProperties` allow are never declared: they are the input's, not
- * the contract's. Throws a `RangeError` past `MAX_DECLARED_FIELDS` (a contract problem, found at
- * start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`).
+ * the contract's. Throws a `RangeError` past `MAX_DECLARED_FIELDS`, or for subschemas nested more
+ * than `MAX_SCHEMA_NESTING` deep (contract problems, found at start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`).
  */
 export function createDeclaredFields(schema: unknown): DeclaredFields {
   const root: TemplateNode = { pointer: '', depth: 0, properties: new Map(), items: null };
@@ -93,8 +95,12 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
     return node;
   };
 
-  const walk = (node: unknown, at: TemplateNode): void => {
+  const walk = (node: unknown, at: TemplateNode, nesting = 0): void => {
     if (!isRecord(node)) return;
+    // The walk recurses: a schema nested deeper than any contract needs is refused by name, not by
+    // overflowing the stack.
+    if (nesting > MAX_SCHEMA_NESTING) throw new RangeError(`nests subschemas deeper than ${MAX_SCHEMA_NESTING}`);
+    const inner = nesting + 1;
     // Each (subschema, place) pair once: `$ref` cycles end, shared subschemas are walked once per place.
     let places = visited.get(node);
     if (places === undefined) visited.set(node, (places = new Set()));
@@ -105,27 +111,27 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
       for (const [name, subschema] of Object.entries(node.properties)) {
         if (!PROPERTY_NAME.test(name)) continue;
         const next = child(at, name);
-        if (next !== null) walk(subschema, next);
+        if (next !== null) walk(subschema, next, inner);
       }
     }
     for (const keyword of ITEM_SINGLE) {
       if (node[keyword] === undefined || typeof node[keyword] === 'boolean') continue;
       const next = child(at, '*');
-      if (next !== null) walk(node[keyword], next);
+      if (next !== null) walk(node[keyword], next, inner);
     }
     if (Array.isArray(node.prefixItems)) {
       const next = child(at, '*');
-      if (next !== null) for (const subschema of node.prefixItems) walk(subschema, next);
+      if (next !== null) for (const subschema of node.prefixItems) walk(subschema, next, inner);
     }
-    for (const keyword of SAME_PLACE_SINGLE) walk(node[keyword], at);
+    for (const keyword of SAME_PLACE_SINGLE) walk(node[keyword], at, inner);
     for (const keyword of SAME_PLACE_LISTS) {
       const list = node[keyword];
-      if (Array.isArray(list)) for (const subschema of list) walk(subschema, at);
+      if (Array.isArray(list)) for (const subschema of list) walk(subschema, at, inner);
     }
     if (isRecord(node.dependentSchemas)) {
-      for (const subschema of Object.values(node.dependentSchemas)) walk(subschema, at);
+      for (const subschema of Object.values(node.dependentSchemas)) walk(subschema, at, inner);
     }
-    if (typeof node.$ref === 'string') walk(resolveLocalRef(schema, node.$ref), at);
+    if (typeof node.$ref === 'string') walk(resolveLocalRef(schema, node.$ref), at, inner);
   };
   walk(schema, root);
 

@@ -11,7 +11,7 @@ export { scanJsonText } from './scan-json-text.js';
 export { checkUntrustedValue, copyUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
 export { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';
 export { contractSafePointer } from './contract-safe-pointer.js';
-export { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, type DeclaredFields } from './create-declared-fields.js';
+export { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, MAX_SCHEMA_NESTING, type DeclaredFields } from './create-declared-fields.js';
 export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
