@@ -1,10 +1,13 @@
 // A trusted component that answers outside its contract holds its own call (README: a broken
 // trusted facts source means the facts are not available, FACTS_UNAVAILABLE, nothing started),
 // and no call's unexpected failure can take the sealed, audited results of the turn's other calls
-// with it (`Dispatcher.dispatch` never rejects for what a component did).
+// with it (`Dispatcher.dispatch` never rejects for what a component did): not a call object whose
+// getters change their answer, not a clock that breaks after start-up.
+import { ManualClock } from '@toolseal/audit';
+import { createDigester, type Digester } from '@toolseal/digests';
 import type { ProposalValidator } from '@toolseal/proposal';
 import { describe, expect, it } from 'vitest';
-import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, START, TEST_KEY, toolCall, type TestHost } from './__fixtures__/test-host.js';
 import type { DispatchedCall } from './dispatch-types.js';
 
 const context = { principal: CEDAR_DRAFTER };
@@ -127,5 +130,78 @@ describe('an exception no reader catches', () => {
     await expect(host.dispatcher.dispatch(calls, context)).rejects.toThrow(TypeError);
     expect(host.calls).toEqual({ get_order: 0, kb_search: 0, create_refund_draft: 0 });
     expect(await host.stores.auditLog.head()).toBeNull();
+  });
+});
+
+describe('a call or a clock that changes after the turn was checked', () => {
+  it('the review: reads every call field once into a private frozen copy; a getter that later answers a lone surrogate changes nothing', async () => {
+    const host = createTestHost({
+      tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+    });
+    const write = toolCall('create_refund_draft', BASELINE_REFUND);
+    const plain = toolCall('get_order', { order_id: 'ORDER-C7' });
+    const reads: Record<string, number> = {};
+    // Valid when checked, a lone surrogate on every later read (no digest or store accepts one).
+    const shifty = {} as typeof plain;
+    for (const [field, value] of Object.entries(plain)) {
+      Object.defineProperty(shifty, field, {
+        enumerable: true,
+        get: () => {
+          reads[field] = (reads[field] ?? 0) + 1;
+          return reads[field] === 1 || field === 'arguments' ? value : 'bad\ud800';
+        },
+      });
+    }
+    const turn = await host.dispatcher.dispatch([write, shifty], context);
+    expect(reads).toEqual({ provider: 1, api_family: 1, adapter_revision: 1, response_id: 1, call_id: 1, tool_name: 1, arguments: 1 });
+    const [writeResult, readResult] = turn.results as [DispatchedCall, DispatchedCall];
+    expect(writeResult.sealed.model_result.status).toBe('succeeded');
+    expect(readResult).toMatchObject({ call_id: plain.call_id, tool_name: 'get_order', gate: 'sealed' });
+    expect(readResult.sealed.protected_audit.provider_context.call_id).toBe(plain.call_id);
+    expect(host.calls).toMatchObject({ get_order: 1, create_refund_draft: 1 });
+    expect(await auditedGates(host)).toEqual({ [write.call_id]: 'sealed', [plain.call_id]: 'sealed' });
+    expect(turn.verify(readResult.sealed, plain)).toEqual({ ok: true });
+  });
+
+  it.each([
+    ['throws', (): number => {
+      throw new Error('clock source gone');
+    }],
+    ['answers a fraction', (): number => START + 0.5],
+    ['answers NaN', (): number => Number.NaN],
+  ])('the review: a clock that %s after start-up falls back to its last good reading; the turn keeps every result', async (_name, broken) => {
+    let clockBroken = false;
+    const manual = new ManualClock(START);
+    const host = createTestHost({
+      clock: manual,
+      options: { clock: { now: () => (clockBroken ? broken() : manual.now()) } },
+      tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+    });
+    const original = host.impl.get_order;
+    host.impl.get_order = async (input) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      clockBroken = true;
+      return original(input);
+    };
+    const calls = [toolCall('create_refund_draft', BASELINE_REFUND), toolCall('get_order', { order_id: 'ORDER-C7' })];
+    const turn = await host.dispatcher.dispatch(calls, context);
+    expect(turn.results.map((result) => result.sealed.model_result.status)).toEqual(['succeeded', 'succeeded']);
+    expect(host.calls).toMatchObject({ get_order: 1, create_refund_draft: 1 });
+    // And the next turn, with the clock still broken, runs on the last good reading.
+    const next = await host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], context);
+    expect(only(next).sealed.model_result.status).toBe('succeeded');
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
+  });
+
+  it('documented: a digester that throws even while sealing the TOOL_ERROR fallback is the one failure that rejects dispatch', async () => {
+    const digester = createDigester({ key: TEST_KEY });
+    const broken: Digester = {
+      ...digester,
+      callBindingDigest: () => {
+        throw new Error('HSM unavailable');
+      },
+    };
+    const host = createTestHost({ options: { digester: broken } });
+    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context)).rejects.toThrow('HSM unavailable');
   });
 });

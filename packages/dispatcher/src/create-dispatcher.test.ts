@@ -638,7 +638,34 @@ describe('gate: idempotency', () => {
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 
-  it('answers TIMEOUT_BEFORE_EXECUTE (retry_after) when the idempotency store is down, running nothing', async () => {
+  it('the review: replays the receipt of the verified package, and refuses a record whose receipt column was changed (STATUS_CONFLICT)', async () => {
+    const host = createTestHost();
+    const approval = await approveBaseline(host, 'receipt-key');
+    const approved = { ...context, approvals: [approval] };
+    const fresh = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved));
+    expect(fresh.sealed.protected_audit.downstream.receipt).toBe('receipt-receipt-key');
+    const replayed = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved));
+    expect(replayed.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(replayed.sealed.protected_audit.downstream.receipt).toBe('receipt-receipt-key');
+
+    // A writer of the database changes the unverified receipt column only.
+    const store = host.stores.idempotencyStore;
+    const claim = store.claim.bind(store);
+    store.claim = async (input) => {
+      const outcome = await claim(input);
+      return outcome.kind === 'completed' ? { ...outcome, result: { ...outcome.result, receipt: 'receipt-forged' } } : outcome;
+    };
+    const forged = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], approved));
+    expect(forged.gate).toBe('idempotency');
+    expectCatalog(forged.sealed.model_result, 'STATUS_CONFLICT');
+    expect(forged.sealed.protected_audit.downstream.receipt).toBeNull();
+    const entries = (await host.stores.auditLog.query({}, { limit: 100 })).entries;
+    expect(JSON.stringify(entries.map((entry) => entry.body))).not.toContain('receipt-forged');
+    expect(entries.find((entry) => entry.call_id === forged.call_id)?.body['notes']).toEqual(['stored_result_unverifiable']);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('answers TIMEOUT_BEFORE_EXECUTE (retry_after the claim lease) when the idempotency store is down, running nothing', async () => {
     const host = createTestHost();
     const approval = await approveBaseline(host, 'down-key');
     host.stores.idempotencyStore.claim = () => Promise.reject(new Error('connection refused'));
@@ -646,7 +673,8 @@ describe('gate: idempotency', () => {
       await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }),
     );
     expectCatalog(result.sealed.model_result, 'TIMEOUT_BEFORE_EXECUTE');
-    expect(result.sealed.model_result.error?.retry_after_ms).toBe(1000);
+    // The claim may have applied with its answer lost: the key is free for certain only after its lease (default 30 000).
+    expect(result.sealed.model_result.error?.retry_after_ms).toBe(30_000);
     expect(host.calls['create_refund_draft']).toBe(0);
   });
 
@@ -930,6 +958,24 @@ describe('a turn of parallel calls', () => {
     const host = createTestHost();
     const call = toolCall('get_order', { order_id: 'ORDER-C7' });
     await expect(host.dispatcher.dispatch([call, call], context)).rejects.toThrow(/call id appears twice/);
+  });
+
+  it.each([
+    ['tenant_id', { tenant_id: 'cedar\ud800' }, /context\.principal\.tenant_id must be 1 to 128 characters without lone surrogates/],
+    ['subject_id', { subject_id: '\udc00drafter' }, /context\.principal\.subject_id must be 1 to 128 characters without lone surrogates/],
+    ['a role', { roles: ['support_drafter', 'admin\ud800'] }, /context\.principal\.roles must be at most 32 strings without lone surrogates/],
+  ])('the review: refuses a principal whose %s has a lone surrogate (TypeError), before anything runs or is audited', async (_name, change, message) => {
+    const host = createTestHost();
+    const calls = [toolCall('get_order', { order_id: 'ORDER-C7' }), toolCall('kb_search', { query: 'refund' })];
+    const principal = { ...CEDAR_DRAFTER, ...change };
+    const error = await host.dispatcher.dispatch(calls, { principal }).then(
+      () => null,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).message).toMatch(message);
+    expect(host.calls).toEqual({ get_order: 0, kb_search: 0, create_refund_draft: 0 });
+    expect(await host.stores.auditLog.head()).toBeNull();
   });
 
   it('requires an authenticated principal in the context', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapter-core';
-import { readClock, StoreInputError, systemClock, type Clock, type FenceFailure, type IdempotencyStore } from '@toolseal/audit';
+import { StoreInputError, systemClock, type Clock, type FenceFailure, type IdempotencyStore } from '@toolseal/audit';
 import type {
   CallContext,
   Delivery,
@@ -14,8 +14,8 @@ import type {
   ToolCall,
 } from '@toolseal/contracts';
 import { canonicalize, type Digester } from '@toolseal/digests';
-import { makeError } from '@toolseal/errors';
-import { ajvErrorsToReasons } from '@toolseal/guard';
+import { ERROR_CATALOG, makeError } from '@toolseal/errors';
+import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
 import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
 import {
   createResultVerifier,
@@ -39,6 +39,7 @@ import type {
   DispatchGate,
 } from './dispatch-types.js';
 import { declaresEveryField, projectInputReasons } from './declared-reasons.js';
+import { DispatcherClock } from './dispatcher-clock.js';
 import { DispatcherConfigError } from './dispatcher-config-error.js';
 import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcome } from './dispatcher-tool.js';
 import { RateLimiter, checkRateLimit } from './rate-limiter.js';
@@ -47,13 +48,21 @@ import { readHandlerOutcome, readStatusOutcome, type ReadOutcome } from './read-
 import { readProposalDecision, type ProposalErrorCode } from './read-proposal-decision.js';
 import { readStoredResult } from './read-stored-result.js';
 import { runWithDeadline, type DeadlineRun } from './run-with-deadline.js';
+import { StoreWatchdog } from './store-watchdog.js';
 import { TurnDigester } from './turn-digester.js';
 
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_DEADLINE_MS = 30_000;
 const DEFAULT_LEASE_MARGIN_MS = 5_000;
-/** Suggested wait when the idempotency store could not be reached before anything started. */
+const DEFAULT_STORE_TIMEOUT_MS = 10_000;
+/**
+ * Suggested wait when the idempotency store confirmed that the key is free again (a release after
+ * a lost `markStarted` answer) and nothing started.
+ */
 const STORE_RETRY_AFTER_MS = 1_000;
+/** The catalog's largest `retry_after_ms` for TIMEOUT_BEFORE_EXECUTE (a claim's lease may be longer). */
+const TIMEOUT_RETRY_AFTER = ERROR_CATALOG.TIMEOUT_BEFORE_EXECUTE.retry_after;
+const MAX_TIMEOUT_RETRY_AFTER_MS = TIMEOUT_RETRY_AFTER.policy === 'forbidden' ? 0 : TIMEOUT_RETRY_AFTER.max_ms;
 const MAX_IDENTIFIER = 128;
 /**
  * The digest domain of the idempotency key of a write without approval (`intent-<digest>`): tenant,
@@ -79,6 +88,7 @@ interface Turn {
 
 /** What one call accumulates on its way through the gates. */
 interface CallState {
+  /** The private frozen copy `checkCalls` made: never the host's object. */
   readonly call: ToolCall;
   readonly context: CallContext;
   arguments: JsonValue | null;
@@ -129,6 +139,16 @@ function checkStores(options: DispatcherOptions): void {
   }
 }
 
+/** The host's clock, checked at start-up: it must read epoch milliseconds now (see DispatcherClock). */
+function openClock(clock: Clock): DispatcherClock {
+  if (typeof clock.now !== 'function') throw new DispatcherConfigError(null, 'clock must have now()');
+  try {
+    return new DispatcherClock(clock);
+  } catch {
+    throw new DispatcherConfigError(null, 'clock.now() must return epoch milliseconds (a non-negative safe integer)');
+  }
+}
+
 function checkDigester(digester: unknown): Digester {
   const candidate = digester as Partial<Record<keyof Digester, unknown>> | undefined;
   for (const method of ['principalRef', 'requestDigest', 'resultDigestFromCanonical', 'callBindingDigest'] as const) {
@@ -146,12 +166,14 @@ function checkPrincipal(value: unknown): PrincipalContext {
     ['tenant_id', tenant_id],
     ['subject_id', subject_id],
   ] as const) {
-    if (typeof field !== 'string' || field.length === 0 || field.length > MAX_IDENTIFIER) {
-      throw new TypeError(`dispatch: context.principal.${name} must be 1 to ${MAX_IDENTIFIER} characters`);
+    // A lone surrogate has no canonical JSON form: the principal reference and every digest
+    // binding it would throw later, in the middle of a call, instead of refusing the turn here.
+    if (typeof field !== 'string' || field.length === 0 || field.length > MAX_IDENTIFIER || !isWellFormedText(field)) {
+      throw new TypeError(`dispatch: context.principal.${name} must be 1 to ${MAX_IDENTIFIER} characters without lone surrogates`);
     }
   }
-  if (!Array.isArray(roles) || roles.length > 32 || !roles.every((role) => typeof role === 'string')) {
-    throw new TypeError('dispatch: context.principal.roles must be at most 32 strings');
+  if (!Array.isArray(roles) || roles.length > 32 || !roles.every((role) => typeof role === 'string' && isWellFormedText(role))) {
+    throw new TypeError('dispatch: context.principal.roles must be at most 32 strings without lone surrogates');
   }
   // A private frozen copy: nothing the handlers receive can change the turn's principal.
   return Object.freeze({
@@ -161,35 +183,59 @@ function checkPrincipal(value: unknown): PrincipalContext {
   });
 }
 
-const CALL_FIELDS = ['provider', 'api_family', 'adapter_revision', 'response_id', 'call_id', 'tool_name'] as const;
+/** The identifier fields of a `ToolCall` (everything except `arguments`). */
+type CallField = 'provider' | 'api_family' | 'adapter_revision' | 'response_id' | 'call_id' | 'tool_name';
 
 /**
- * Checks the calls of a turn before any gate runs. Every id must be one the adapters accept
+ * Reads one identifier field of a call, once, and checks it: one the adapters accept
  * (`isWellFormedIdentifier` of `@toolseal/adapter-core`: no control character, no lone surrogate,
- * at most 256 characters), which is at least as strict as what the audit stores accept: a call
- * whose id could not be audited never runs. Calls come from `adapter.parseToolCalls`, so a bad one
- * is a host bug and throws, for the whole turn, before anything executes.
+ * at most 256 characters), which is at least as strict as what the audit stores accept.
+ */
+function callField(record: Record<string, unknown>, field: CallField): string {
+  const value = record[field];
+  // tool_name may be any name the model chose (an empty one is sealed as UNKNOWN_TOOL).
+  if (field === 'tool_name' && value === '') return value;
+  if (!isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH)) {
+    throw new TypeError(
+      `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters or lone surrogates (calls come from adapter.parseToolCalls)`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks the calls of a turn before any gate runs and returns private, frozen, plain copies of
+ * them: every `ToolCall` field is read exactly once, so a getter (or a proxy) cannot pass the check
+ * with one id and later answer another, say a lone surrogate no digest or store accepts, and the
+ * host cannot change a call while it runs. Only the copies are used afterwards. A call whose ids
+ * could not be audited never runs. Calls come from `adapter.parseToolCalls`, so a bad one is a
+ * host bug and throws, for the whole turn, before anything executes.
  */
 function checkCalls(calls: unknown): readonly ToolCall[] {
   if (!Array.isArray(calls)) throw new TypeError('dispatch: calls must be an array of ToolCall');
   const seen = new Set<string>();
-  for (const call of calls as unknown[]) {
+  const copies: ToolCall[] = [];
+  const count = calls.length;
+  for (let index = 0; index < count; index += 1) {
+    const call: unknown = calls[index];
     if (typeof call !== 'object' || call === null) throw new TypeError('dispatch: every call must be a ToolCall');
     const record = call as Record<string, unknown>;
-    for (const field of CALL_FIELDS) {
-      const value = record[field];
-      // tool_name may be any name the model chose (an empty one is sealed as UNKNOWN_TOOL).
-      if (!(field === 'tool_name' && value === '') && !isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH)) {
-        throw new TypeError(
-          `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters or lone surrogates (calls come from adapter.parseToolCalls)`,
-        );
-      }
-    }
-    const callId = record['call_id'] as string;
-    if (seen.has(callId)) throw new TypeError('dispatch: a call id appears twice in one turn');
-    seen.add(callId);
+    // In the order of the literal, each field read once. `arguments` stays the host's raw value:
+    // the guard reads it (each member once) and keeps a private frozen copy of what it judged.
+    const copy: ToolCall = Object.freeze({
+      provider: callField(record, 'provider'),
+      api_family: callField(record, 'api_family'),
+      adapter_revision: callField(record, 'adapter_revision'),
+      response_id: callField(record, 'response_id'),
+      call_id: callField(record, 'call_id'),
+      tool_name: callField(record, 'tool_name'),
+      arguments: record['arguments'] as RawArguments,
+    });
+    if (seen.has(copy.call_id)) throw new TypeError('dispatch: a call id appears twice in one turn');
+    seen.add(copy.call_id);
+    copies.push(copy);
   }
-  return calls as ToolCall[];
+  return copies;
 }
 
 /**
@@ -215,13 +261,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
   checkStores(options);
   const digester = checkDigester(options.digester);
-  const clock: Clock = options.clock ?? systemClock;
-  if (typeof clock.now !== 'function') throw new DispatcherConfigError(null, 'clock must have now()');
-  try {
-    readClock(clock);
-  } catch {
-    throw new DispatcherConfigError(null, 'clock.now() must return epoch milliseconds (a non-negative safe integer)');
-  }
+  const dispatcherClock = openClock(options.clock ?? systemClock);
   const customOperationId = options.operationId ?? undefined;
   if (customOperationId !== undefined && typeof customOperationId !== 'function') {
     throw new DispatcherConfigError(null, 'operationId must be a function');
@@ -233,10 +273,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const leaseMs = checkDuration(null, 'leaseMs', options.leaseMs, DEFAULT_LEASE_MS);
   const leaseMarginMs = checkDuration(null, 'leaseMarginMs', options.leaseMarginMs, DEFAULT_LEASE_MARGIN_MS);
   const defaultDeadlineMs = checkDuration(null, 'defaultDeadlineMs', options.defaultDeadlineMs, DEFAULT_DEADLINE_MS);
+  const storeTimeoutMs = checkDuration(null, 'storeTimeoutMs', options.storeTimeoutMs, DEFAULT_STORE_TIMEOUT_MS);
   const defaultRateLimit = options.rateLimit === undefined ? null : checkRateLimit(null, 'rateLimit', options.rateLimit);
   const tools = compileDispatcherTools(registry, options.tools, { deadlineMs: defaultDeadlineMs, rateLimit: defaultRateLimit });
   const { auditLog, idempotencyStore } = options.stores;
   const limiter = new RateLimiter();
+  // Every store call the dispatcher awaits is bounded by storeTimeoutMs, with one timer for all.
+  const watchdog = new StoreWatchdog(storeTimeoutMs);
+  /**
+   * The wait after a claim that failed or timed out: the claim may have applied with its answer
+   * lost, and then the key is held until its lease runs out (bounded by what the catalog allows).
+   */
+  const claimRetryAfterMs = Math.min(leaseMs, MAX_TIMEOUT_RETRY_AFTER_MS);
   const principalRefs = new Map<string, Sha256Hex>();
 
   /** The principal of the latest turn: the most recent cache entry, reused without touching the cache. */
@@ -262,8 +310,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     latest = { tenant_id: principal.tenant_id, subject_id: principal.subject_id, ref };
     return ref;
   }
-  const now = (): number => readClock(clock);
-  const nowDate = (): Date => new Date(readClock(clock));
+  // Never throw: a clock that fails after start-up answers its last good reading (DispatcherClock).
+  const now = (): number => dispatcherClock.now();
+  const nowDate = (): Date => dispatcherClock.date();
+
+  /**
+   * What is left of a call's time, for a timer or a lease: never more than the call's own budget
+   * (`deadline - turn start`), however far the clock was set back meanwhile, and never negative.
+   */
+  function remainingMs(turn: Turn, deadline: number): number {
+    return Math.max(0, Math.min(deadline - now(), deadline - turn.startedAt));
+  }
 
   function nextOperationId(): string {
     // The default needs no check: a UUID is always 36 plain characters.
@@ -341,14 +398,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       violations,
       audit_entry: { sequence: entry.sequence, entry_hash: entry.entry_hash, body: detail },
     });
+    // Bounded by storeTimeoutMs: an append that does not answer in time is one that threw.
     const append = (entryBody: JsonObject) =>
-      auditLog.append({
-        kind: 'sealed_call',
-        call_id: state.call.call_id,
-        operation_id: state.context.operation_id,
-        idempotency_key: state.context.idempotency_key,
-        body: entryBody,
-      });
+      watchdog.watch(() =>
+        auditLog.append({
+          kind: 'sealed_call',
+          call_id: state.call.call_id,
+          operation_id: state.context.operation_id,
+          idempotency_key: state.context.idempotency_key,
+          body: entryBody,
+        }),
+      );
     try {
       return answer(await append(body), 'full');
     } catch {
@@ -394,12 +454,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** The check's answer, read without trusting it; synchronous when the check is. */
   function runCheck(
+    turn: Turn,
     tool: CompiledTool,
     check: NonNullable<CompiledTool['check']>,
     invocation: ToolInvocation,
     abort: CallAbort,
   ): TrustedCheckOutcome | Promise<TrustedCheckOutcome> {
-    const run = runWithDeadline(check, invocation, abort, invocation.deadline - now());
+    const run = runWithDeadline(check, invocation, abort, remainingMs(turn, invocation.deadline));
     const read = (done: DeadlineRun): TrustedCheckOutcome => readCheckOutcome(done, tool.registered.inputFields);
     return run instanceof Promise ? run.then(read) : read(run);
   }
@@ -527,7 +588,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     // Trusted checks: the host's check, then the proposal gate (access → state → rules).
     if (tool.check !== null) {
-      const pending = runCheck(tool, tool.check, invocation, abort);
+      const pending = runCheck(turn, tool, tool.check, invocation, abort);
       const checked = pending instanceof Promise ? await pending : pending;
       if (!checked.ok) {
         return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: checked.reasons });
@@ -541,7 +602,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         (value: JsonObject) => validator.validate(turn.principal, { format: 'json_value', value }),
         proposal,
         abort,
-        deadline - now(),
+        remainingMs(turn, deadline),
       );
       // Read like a trusted check's answer: a broken validator holds the call (README).
       const decision = readProposalDecision(run);
@@ -608,15 +669,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     ready: ReadyForReview<unknown> | null,
   ): Promise<DispatchedCall> {
     const key = state.context.idempotency_key as string;
+    // Aborted already (the host's signal): nothing is claimed, nothing runs, the key stays free.
+    if (abort.aborted) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
     try {
-      claim = await idempotencyStore.claim({ key, request_sha256, owner, lease_ms: leaseMs });
+      // Bounded by storeTimeoutMs, and ended by an abort of the call: nothing has started yet.
+      claim = await watchdog.watch(() => idempotencyStore.claim({ key, request_sha256, owner, lease_ms: leaseMs }), abort);
     } catch (error) {
       // The store refused an input of the dispatcher's own making: a bug, not an outage (nothing
       // was written), and a retry would fail the same way.
       if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
       state.notes.push('idempotency_store_unavailable');
-      return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+      // The claim may have applied with its answer lost (or may still apply): then the key is
+      // held until the claim's lease runs out, and a retry before that answers OUTCOME_UNKNOWN.
+      return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: claimRetryAfterMs });
     }
     switch (claim.kind) {
       case 'conflict':
@@ -651,7 +717,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const fence = { key, fencing_token: claim.fencing_token };
     const release = async (): Promise<void> => {
       try {
-        await idempotencyStore.release(fence);
+        await watchdog.watch(() => idempotencyStore.release(fence));
       } catch {
         // The lease runs out on its own; the next claim takes the key over.
       }
@@ -664,7 +730,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         (decision: ReadyForReview<unknown>) => validator.recheckCurrent(turn.principal, decision),
         ready,
         abort,
-        invocation.deadline - now(),
+        remainingMs(turn, invocation.deadline),
       );
       const recheck = readProposalDecision(run);
       if (recheck.kind !== 'ready') {
@@ -685,11 +751,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     let started: Awaited<ReturnType<IdempotencyStore['markStarted']>>;
     try {
-      started = await idempotencyStore.markStarted({
-        ...fence,
-        // Whole milliseconds, as stores require; rounded up, so the lease outlasts the deadline.
-        lease_ms: Math.ceil(Math.max(1, invocation.deadline - now())) + leaseMarginMs,
-      });
+      // Bounded by storeTimeoutMs, and ended by an abort of the call: the handler has not started.
+      started = await watchdog.watch(
+        () =>
+          idempotencyStore.markStarted({
+            ...fence,
+            // Whole milliseconds, as stores require; rounded up, so the lease outlasts the deadline.
+            lease_ms: Math.ceil(Math.max(1, remainingMs(turn, invocation.deadline))) + leaseMarginMs,
+          }),
+        abort,
+      );
     } catch (error) {
       // Whether the store applied markStarted is unknown (its answer may be what was lost), but
       // the handler certainly did not start: release with that declaration, which frees the key
@@ -717,10 +788,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key);
     state.executed = true;
-    const run = await runWithDeadline(tool.handler, handlerInput, abort, invocation.deadline - now());
+    const run = await runWithDeadline(tool.handler, handlerInput, abort, remainingMs(turn, invocation.deadline));
     const markUnknown = async (): Promise<void> => {
       try {
-        await idempotencyStore.markUnknown(fence);
+        await watchdog.watch(() => idempotencyStore.markUnknown(fence));
       } catch {
         // The started lease runs out on its own; the next claim turns the record into unknown.
       }
@@ -738,10 +809,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const complete = async (output: SealResultOutput): Promise<void> => {
       const audit = output.sealed.protected_audit;
       try {
-        const completed = await idempotencyStore.complete({
-          ...fence,
-          result: { sealed_json: sealedJson(output), receipt: audit.downstream.receipt },
-        });
+        const result = { sealed_json: sealedJson(output), receipt: audit.downstream.receipt };
+        const completed = await watchdog.watch(() => idempotencyStore.complete({ ...fence, result }));
         if (!completed.ok) state.notes.push(`complete_${completed.reason}`);
       } catch {
         state.notes.push('complete_failed');
@@ -782,7 +851,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state: CallState,
   ): Promise<'released' | FenceFailure | 'failed'> {
     try {
-      const released = await idempotencyStore.release({ ...fence, handler_declared_not_started: true });
+      const released = await watchdog.watch(() => idempotencyStore.release({ ...fence, handler_declared_not_started: true }));
       if (released.ok) return 'released';
       state.notes.push(`release_${released.reason}`);
       return released.reason;
@@ -825,7 +894,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
     // The write ran on an earlier call; what the query finds must be audited just the same.
     state.executed = true;
-    const run = await runWithDeadline(queryStatus, input, abort, invocation.deadline - now());
+    const run = await runWithDeadline(queryStatus, input, abort, remainingMs(turn, invocation.deadline));
     const status = run.kind === 'returned' ? readStatusOutcome(run.value) : null;
     if (status === null || status.kind !== 'data') {
       state.notes.push(status === null ? `status_query_${run.kind}` : `status_${status.kind}`);
@@ -844,11 +913,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
     }
     try {
-      const reconciled = await idempotencyStore.reconcile({
-        key,
-        request_sha256,
-        result: { sealed_json: sealedJson(output), receipt: output.sealed.protected_audit.downstream.receipt },
-      });
+      const result = { sealed_json: sealedJson(output), receipt: output.sealed.protected_audit.downstream.receipt };
+      const reconciled = await watchdog.watch(() => idempotencyStore.reconcile({ key, request_sha256, result }));
       if (!reconciled.ok) {
         if (reconciled.reason === 'conflict') return refuse(turn, state, 'status_query', 'STATUS_CONFLICT');
         if (reconciled.state !== 'completed') {
@@ -876,7 +942,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, null);
     state.executed = true;
-    const pending = runWithDeadline(tool.handler, handlerInput, abort, invocation.deadline - now());
+    const pending = runWithDeadline(tool.handler, handlerInput, abort, remainingMs(turn, invocation.deadline));
     // A synchronous handler's answer is read at once, without a turn of the microtask queue.
     const run = pending instanceof Promise ? await pending : pending;
     if (run.kind !== 'returned') return refuse(turn, state, 'handler', 'TOOL_ERROR');

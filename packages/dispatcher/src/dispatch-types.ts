@@ -47,6 +47,13 @@ export interface DispatcherOptions {
    * Default 5 000.
    */
   leaseMarginMs?: number;
+  /**
+   * The longest the dispatcher waits for one store call (idempotency `claim`, `markStarted`,
+   * `complete`, `release`, `markUnknown`, `reconcile`; audit `append`), in ms: one that has not
+   * settled by then (after between 1x and 1.25x this) is treated exactly like one that threw. It
+   * may still apply later (README, "Store calls that do not answer"). Default 10 000.
+   */
+  storeTimeoutMs?: number;
 }
 
 /** The trusted context of one turn, from the host. */
@@ -144,9 +151,12 @@ export interface DispatchedTurn {
 export interface Dispatcher {
   /**
    * Runs every gate for every call, concurrently, and seals each call on its own. Never rejects for
-   * anything a model, handler or downstream system did; throws a `TypeError` for host misuse
+   * anything a model, handler, store or downstream system did; throws a `TypeError` for host misuse
    * (malformed principal, approvals, deadline or calls, a repeated call id, a bad `operationId()`),
-   * before any call runs.
+   * before any call runs. The one other cause of a rejection is a broken digester: one that throws
+   * computing the principal reference (before any call runs), or that makes sealing throw even for
+   * a call's TOOL_ERROR fallback, when there is nothing left to answer that call with (README, gate
+   * `internal`).
    */
   dispatch(calls: readonly ToolCall[], context: DispatchContext): Promise<DispatchedTurn>;
   /** The registry the dispatcher was built with. */

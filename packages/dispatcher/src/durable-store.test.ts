@@ -81,6 +81,21 @@ describe('on the SQLite store', () => {
     close();
   });
 
+  it('the review: refuses to replay a record whose receipt column a database writer changed (STATUS_CONFLICT), never auditing the forgery', async () => {
+    const { host, stores, close } = hostOnFile();
+    const context = { principal: CEDAR_DRAFTER, approvals: [approval(host, 'receipt-column-key')] };
+    const fresh = (await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).results[0];
+    expect(fresh?.sealed.protected_audit.downstream.receipt).toBe('receipt-receipt-column-key');
+    stores.database.prepare("UPDATE idempotency_records SET receipt = 'R-FORGED' WHERE key = 'receipt-column-key'").run();
+    const replay = (await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).results[0];
+    expect(replay?.gate).toBe('idempotency');
+    expect(replay?.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    const entries = (await stores.auditLog.query({}, { limit: 100 })).entries;
+    expect(JSON.stringify(entries.map((entry) => entry.body))).not.toContain('R-FORGED');
+    expect(host.calls['create_refund_draft']).toBe(1);
+    close();
+  });
+
   it("releases a started write on the handler's temporary refusal (RATE_LIMIT), so the approved retry runs it", async () => {
     const { host, stores, close } = hostOnFile();
     const given = approval(host, 'rate-limited-key');

@@ -40,6 +40,41 @@ describe('RateLimiter', () => {
     );
   });
 
+  it('the review: refills only for time after its latest refill, so a clock swinging back and forth adds nothing', () => {
+    const limiter = new RateLimiter();
+    const hourly = { capacity: 1, refillPerSecond: 1 / 3600 };
+    const hour = 3_600_000;
+    // Back an hour and forth again, no time passing in total: one token, then nothing.
+    expect([0, -hour, 0, -hour, 0].map((now) => limiter.take('k', hourly, now).ok)).toEqual([true, false, false, false, false]);
+    // Only real progress beyond the latest refill counts.
+    expect(limiter.take('k', hourly, hour - 1).ok).toBe(false);
+    expect(limiter.take('k', hourly, hour).ok).toBe(true);
+  });
+
+  it('never lets more calls through than capacity plus refill up to the latest time, whatever the clock does (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.array(fc.integer({ min: -200, max: 200 }), { minLength: 1, maxLength: 60 }),
+        (capacity, refillPerSecond, steps) => {
+          const limiter = new RateLimiter();
+          const first = steps[0] ?? 0;
+          let now = 0;
+          let latest = first;
+          let allowed = 0;
+          for (const step of steps) {
+            now += step;
+            latest = Math.max(latest, now);
+            if (limiter.take('k', { capacity, refillPerSecond }, now).ok) allowed += 1;
+          }
+          // The bucket starts full at the first reading: refill covers at most [first, latest].
+          expect(allowed).toBeLessThanOrEqual(capacity + Math.floor(((latest - first) * refillPerSecond) / 1000));
+        },
+      ),
+    );
+  });
+
   it('keeps a bounded number of buckets', () => {
     const limiter = new RateLimiter(2);
     const limit = { capacity: 1, refillPerSecond: 1 };

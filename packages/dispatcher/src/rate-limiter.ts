@@ -14,7 +14,8 @@ export type RateDecision = { ok: true } | { ok: false; retryAfterMs: number };
 
 /**
  * Token buckets keyed by principal reference and tool. A bucket starts full, refills continuously
- * by the injected clock, and one call takes one token. In process memory: each host replica limits
+ * by the injected clock (only for time after its latest refill: a clock set back refills nothing
+ * until it has passed that point again), and one call takes one token. In process memory: each host replica limits
  * on its own.
  */
 export class RateLimiter {
@@ -37,9 +38,12 @@ export class RateLimiter {
     } else {
       // Refresh the recency order (Map iteration order is insertion order).
       this.#buckets.delete(key);
-      const elapsed = Math.max(0, now - bucket.updatedAt);
-      bucket.tokens = Math.min(limit.capacity, bucket.tokens + (elapsed * limit.refillPerSecond) / 1000);
-      bucket.updatedAt = now;
+      // Only time past the last refill counts: a clock that swings back and forth must not refill
+      // the same interval twice (back: nothing moves; forth again: only the time beyond it counts).
+      if (now > bucket.updatedAt) {
+        bucket.tokens = Math.min(limit.capacity, bucket.tokens + ((now - bucket.updatedAt) * limit.refillPerSecond) / 1000);
+        bucket.updatedAt = now;
+      }
     }
     this.#buckets.set(key, bucket);
     if (bucket.tokens >= 1) {

@@ -21,12 +21,15 @@ const MALFORMED: GuardOutcome<JsonValue> = Object.freeze({
 export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): GuardOutcome<JsonValue> {
   try {
     if (typeof raw !== 'object' || raw === null) return MALFORMED;
-    if (raw.format === 'json_text') {
-      if (typeof raw.text !== 'string') return MALFORMED;
-      const parsed = parseUntrustedJson(raw.text, limits);
+    // Each member read once: a getter cannot pass the check with one value and be used with another.
+    const { format } = raw;
+    if (format === 'json_text') {
+      const text = raw.text;
+      if (typeof text !== 'string') return MALFORMED;
+      const parsed = parseUntrustedJson(text, limits);
       return parsed.ok ? { ok: true, value: deepFreeze(parsed.value) } : parsed;
     }
-    if (raw.format === 'json_value') {
+    if (format === 'json_value') {
       // The walk also bounds the UTF-8 size of the value's JSON text by `maxBytes`, without building it.
       const copied = copyUntrustedValue(raw.value, limits);
       return copied.ok ? { ok: true, value: deepFreeze(copied.value) } : copied;

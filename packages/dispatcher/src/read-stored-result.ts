@@ -36,8 +36,11 @@ function text(value: JsonValue | undefined): string | null {
  * Reads a completed idempotency record's sealed package and checks it before anything of it is
  * replayed: it must parse within the registry's package limits and verify (every digest
  * recomputed) as a package sealed for this principal, this tool contract, these exact arguments
- * and this idempotency key, under the operation and provider context it names. With a keyed
- * digester nobody without the key can forge one. A record that fails any check is `null`: the
+ * and this idempotency key, under the operation and provider context it names, and the record's
+ * `receipt` column must equal the package's `protected_audit.downstream.receipt` (the receipt
+ * replayed). With a keyed digester nobody without the key can forge the bound parts of a package
+ * (the downstream receipt and status reference are not bound: a writer of the database can still
+ * change both together in the package and the column). A record that fails any check is `null`: the
  * caller answers STATUS_CONFLICT (the recorded status cannot be trusted; a person must look).
  *
  * Never throws.
@@ -89,6 +92,12 @@ export function readStoredResult(stored: StoredResult, context: StoredResultCont
     });
     if (!verified.ok) return null;
 
+    // The receipt comes from the verified package, never from the store's `receipt` column, which
+    // nothing verifies: a record whose column says otherwise was changed after it was written and
+    // is as unverifiable as any other mismatch. (The package's own receipt and status reference
+    // are not bound by its digests either; only the audit chain protects what was appended.)
+    const receipt = text(downstream['receipt']);
+    if (receipt !== stored.receipt) return null;
     const statusRef = text(downstream['status_ref']);
     const execution = modelResult['execution'];
     const provenance = modelResult['provenance'];
@@ -105,7 +114,7 @@ export function readStoredResult(stored: StoredResult, context: StoredResultCont
             observed_at: provenance['observed_at'],
             complete: execution['complete'],
             truncated: execution['truncated'],
-            receipt: stored.receipt,
+            receipt,
             status_ref: statusRef,
           },
         },
@@ -126,7 +135,7 @@ export function readStoredResult(stored: StoredResult, context: StoredResultCont
           const entry = reason as { field: string; rule: string };
           return { field: entry.field, rule: entry.rule };
         }),
-        receipt: stored.receipt,
+        receipt,
         status_ref: statusRef,
       },
     };

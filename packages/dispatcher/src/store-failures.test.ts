@@ -89,6 +89,47 @@ describe('an idempotency store that refuses an input of the dispatcher (StoreInp
   });
 });
 
+describe('a claim whose answer is lost (applied by the store, the connection dropped after commit)', () => {
+  it('the review: TIMEOUT_BEFORE_EXECUTE with retry_after_ms = leaseMs, the time after which the key is free for certain', async () => {
+    const host = createTestHost({
+      options: { leaseMs: 20_000 },
+      tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+    });
+    const store = host.stores.idempotencyStore;
+    const claim = store.claim.bind(store);
+    let first = true;
+    store.claim = async (input) => {
+      const applied = await claim(input);
+      if (!first) return applied;
+      first = false;
+      throw new Error('Connection terminated unexpectedly');
+    };
+    const lost = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(lost.gate).toBe('idempotency');
+    expect(lost.sealed.model_result.error).toMatchObject({ code: 'TIMEOUT_BEFORE_EXECUTE', retry_after_ms: 20_000 });
+    expect((await auditBodyOf(host, lost))['notes']).toEqual(['idempotency_store_unavailable']);
+
+    // Why not 1 000 ms: the claim applied and holds the key for its whole lease.
+    host.clock.advance(1_000);
+    const early = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(early.sealed.model_result.error?.code).toBe('OUTCOME_UNKNOWN');
+    host.clock.advance(19_000);
+    const retried = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(retried.gate).toBe('sealed');
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('caps retry_after_ms at the catalog bound of TIMEOUT_BEFORE_EXECUTE (600 000) for a longer lease', async () => {
+    const host = createTestHost({
+      options: { leaseMs: 3_600_000 },
+      tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+    });
+    host.stores.idempotencyStore.claim = () => Promise.reject(new Error('connection refused'));
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(result.sealed.model_result.error).toMatchObject({ code: 'TIMEOUT_BEFORE_EXECUTE', retry_after_ms: 600_000 });
+  });
+});
+
 describe('markStarted whose answer is lost (applied by the store, the connection dropped after commit)', () => {
   function lostAcknowledgement(host: TestHost, after: (input: MarkStartedInput) => Promise<void> = async () => undefined): void {
     const store = host.stores.idempotencyStore;
