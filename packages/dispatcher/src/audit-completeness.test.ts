@@ -2,7 +2,7 @@
 // refuse never reach a gate, a handler cannot inflate the audit body past the store's limit, and a
 // refused full entry of an executed call is retried once with a minimal one.
 import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
-import { createMemoryStores, ManualClock, type AuditEntryInput } from '@toolseal/audit';
+import { createMemoryStores, ManualClock, type AuditEntry, type AuditEntryInput } from '@toolseal/audit';
 import type { JsonObject, ToolCall } from '@toolseal/contracts';
 import { canonicalize, createDigester } from '@toolseal/digests';
 import { createToolRegistry } from '@toolseal/result';
@@ -236,6 +236,40 @@ describe('a refused full audit entry of an executed call is retried once with a 
     expect(host.calls['create_refund_draft']).toBe(1);
     expect(again.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { delivery: 'local_replay' } });
     expect(again.audit_entry).toMatchObject({ sequence: 1, body: 'full' });
+  });
+});
+
+describe('an append that answers without naming an entry is taken as a failure (fuzzing review)', () => {
+  for (const [label, garbage] of [
+    ['undefined', undefined],
+    ['an empty object', {}],
+    ['a sequence of 0', { sequence: 0, entry_hash: 'a'.repeat(64) }],
+    ['a hash that is not 64 hex', { sequence: 1, entry_hash: 'not-a-digest' }],
+  ] as const) {
+    it(`${label}: an executed read retries with the minimal body, and is withheld when that answers the same`, async () => {
+      const host = createTestHost();
+      let attempts = 0;
+      host.stores.auditLog.append = () => {
+        attempts++;
+        return Promise.resolve(garbage as unknown as AuditEntry);
+      };
+      const result = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context));
+      expect(host.calls['get_order']).toBe(1);
+      expect(attempts).toBe(2);
+      expect(result.gate).toBe('audit');
+      expect(result.audit_entry).toBeNull();
+      expect(result.sealed.model_result.error?.code).toBe('TOOL_ERROR');
+    });
+  }
+
+  it('a well-formed answer to the minimal retry is used', async () => {
+    const host = createTestHost();
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    host.stores.auditLog.append = (input) =>
+      input.body['audit_body'] === 'minimal' ? append(input) : Promise.resolve({} as unknown as AuditEntry);
+    const result = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context));
+    expect(result.sealed.model_result.status).toBe('succeeded');
+    expect(result.audit_entry).toMatchObject({ sequence: 1, body: 'minimal' });
   });
 });
 

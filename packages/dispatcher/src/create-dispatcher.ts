@@ -13,7 +13,7 @@ import type {
   Sha256Hex,
   ToolCall,
 } from '@toolseal/contracts';
-import { canonicalize, type Digester } from '@toolseal/digests';
+import { canonicalize, isSha256Hex, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
 import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
@@ -387,7 +387,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (state.approval !== null) body['approval'] = state.approval;
     if (state.replayOf !== null) body['replay_of'] = state.replayOf;
     if (state.notes.length > 0) body['notes'] = state.notes;
-    const answer = (entry: { sequence: number; entry_hash: string }, detail: AuditPosition['body']): DispatchedCall => ({
+    const answer = (appended: unknown, detail: AuditPosition['body']): DispatchedCall => {
+      // An answer that does not name the entry (a store far outside its contract) shows nothing was
+      // appended: taken as a throw, so the fallbacks below run.
+      const entry = auditPositionOf(appended);
+      if (entry === null) throw new TypeError('auditLog.append answered without a sequence and an entry hash');
+      return answered(entry, detail);
+    };
+    const answered = (entry: { sequence: number; entry_hash: string }, detail: AuditPosition['body']): DispatchedCall => ({
       call_id: state.call.call_id,
       tool_name: state.call.tool_name,
       gate,
@@ -1097,6 +1104,13 @@ function minimalAuditBody(sealed: SealResultOutput['sealed'], gate: DispatchGate
     downstream: { ...audit.downstream },
     binding: { ...audit.binding },
   };
+}
+
+/** The sequence and entry hash of what `auditLog.append` answered, or `null` when it names no entry. */
+function auditPositionOf(appended: unknown): { sequence: number; entry_hash: string } | null {
+  if (typeof appended !== 'object' || appended === null) return null;
+  const { sequence, entry_hash } = appended as { sequence?: unknown; entry_hash?: unknown };
+  return Number.isSafeInteger(sequence) && (sequence as number) >= 1 && isSha256Hex(entry_hash) ? { sequence: sequence as number, entry_hash } : null;
 }
 
 /** RFC 8785 text of a whole sealed package, reusing the canonical model result ("model_result" sorts first). */
