@@ -1,4 +1,4 @@
-import { correlateToolResults, type AdapterSettings } from '@toolseal/adapter-core';
+import { correlateToolResults, formatOptionsOf, type AdapterSettings } from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
 import type {
   AnthropicMessagesFormatOptions,
@@ -28,15 +28,16 @@ function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock
  * refuses the whole turn. A `tool_use` without a result is an error (`missing_result`), never a
  * silently shorter message.
  *
- * Never throws on bad results. Throws a `TypeError` on host misuse: no calls, calls from several
- * messages, or empty extra text.
+ * Never throws on bad results. Throws a `TypeError` on host misuse: `options` or `calls` missing or
+ * not what they must be (`options` is an object, `{}` without extra text), no calls, calls from
+ * several messages, or empty extra text.
  */
 export function convertToAnthropicToolResults(
   input: FormatToolResultsInput<AnthropicMessagesFormatOptions>,
   settings: AdapterSettings = ANTHROPIC_MESSAGES_DEFAULT_SETTINGS,
 ): FormatToolResultsOutcome<AnthropicToolResultMessage> {
-  const text = textBlocks(input.options);
-  const correlated = correlateToolResults(settings.identity, input);
+  const text = textBlocks(formatOptionsOf(input));
+  const correlated = correlateToolResults(settings.identity, input, settings.limits);
   if (!correlated.ok) return correlated;
   const results = correlated.results.map(
     (result): AnthropicToolResultBlock => ({

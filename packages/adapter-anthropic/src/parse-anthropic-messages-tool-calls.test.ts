@@ -120,6 +120,116 @@ describe('parseAnthropicMessagesToolCalls: refusals', () => {
   });
 });
 
+describe('parseAnthropicMessagesToolCalls: stop_reason is type-exact', () => {
+  it.each<[string, unknown]>([
+    ['["max_tokens"]', ['max_tokens']],
+    ['["refusal"]', ['refusal']],
+    ['an object whose toString says max_tokens', { toString: () => 'max_tokens' }],
+    ['an object whose toString throws', { toString: () => { throw new Error('toString'); } }],
+    ['a number', 7],
+    ['a boolean', true],
+  ])('refuses a stop_reason that is %s as malformed, with or without tool_use', (_label, stopReason) => {
+    for (const content of [[toolUse('t1', 'a', {})], [{ type: 'text', text: 'Hello.' }]]) {
+      assertParseRefused(
+        parseAnthropicMessagesToolCalls(messageWith(content, { stop_reason: stopReason })),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+    }
+  });
+
+  it('accepts a stop_reason that is null, absent or a stop reason it does not refuse', () => {
+    for (const extra of [{ stop_reason: null }, { stop_reason: undefined }, { stop_reason: 'end_turn' }, { stop_reason: 'pause_turn' }]) {
+      expect(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {})], extra)).ok).toBe(true);
+    }
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: hidden refusal fields', () => {
+  /** `target` with `key` replaced by an own getter answering `answer`; records whether it ran. */
+  function withGetter<T extends object>(target: T, key: string, answer: unknown): { value: T; ran: () => boolean } {
+    let ran = false;
+    const copy = { ...target } as Record<string, unknown>;
+    delete copy[key];
+    Object.defineProperty(copy, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        ran = true;
+        return answer;
+      },
+    });
+    return { value: copy as T, ran: () => ran };
+  }
+
+  it.each(['max_tokens', 'refusal', 'tool_use'])('refuses a message whose stop_reason is a getter (answering %s), without running it', (answer) => {
+    const { value, ran } = withGetter(messageWith([toolUse('t1', 'a', {})]), 'stop_reason', answer);
+    assertParseRefused(parseAnthropicMessagesToolCalls(value), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(ran()).toBe(false);
+  });
+
+  it('refuses a message whose stop_reason comes only from its prototype (a class, a polluted Object.prototype)', () => {
+    class Message {
+      get stop_reason(): string {
+        return 'max_tokens';
+      }
+    }
+    const { stop_reason: _stop, ...own } = messageWith([toolUse('t1', 'a', {})]) as unknown as Record<string, unknown>;
+    assertParseRefused(
+      parseAnthropicMessagesToolCalls(Object.assign(new Message(), own) as unknown as AnthropicMessagesResponse),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype['stop_reason'] = 'refusal';
+    try {
+      assertParseRefused(
+        parseAnthropicMessagesToolCalls(own as unknown as AnthropicMessagesResponse),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+    } finally {
+      delete prototype['stop_reason'];
+    }
+  });
+
+  it.each<[string, unknown]>([
+    ['type', 'tool_use'],
+    ['toolset_name', 'browser'],
+    ['toolset_name', null],
+  ])('refuses a tool_use block whose %s is a getter (answering %j), without running it', (key, answer) => {
+    const { value, ran } = withGetter(toolUse('t1', 'a', {}), key, answer);
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([value])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(ran()).toBe(false);
+  });
+
+  it.each(['type', 'toolset_name'])('refuses a tool_use block whose %s comes only from its prototype', (key) => {
+    const { [key]: inherited, ...own } = toolUse('t1', 'a', {}, { toolset_name: 'browser' }) as Record<string, unknown>;
+    const block: unknown = Object.assign(Object.create({ [key]: inherited }) as object, own);
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([block])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: size limits behind a value JSON cannot express (pending the guard fix)', () => {
+  // What the SDK hands over: `JSON.parse` of the wire text, where 1e400 becomes Infinity.
+  function sdkMessage(inputText: string): AnthropicMessagesResponse {
+    const wire = `{"id":"msg_1","type":"message","role":"assistant","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"get_order","caller":{"type":"direct"},"input":${inputText}}]}`;
+    return JSON.parse(wire) as AnthropicMessagesResponse;
+  }
+  const strings = Array.from({ length: 40 }, () => JSON.stringify('x'.repeat(50_000))).join(','); // 2 MB
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+  it.each([
+    ['2 MB of strings after 1e400', `{"n":1e400,"a":[${strings}]}`, `{"n":1,"a":[${strings}]}`],
+    ['2 MB of strings before 1e400', `{"a":[${strings}],"n":1e400}`, `{"a":[${strings}],"n":1}`],
+    ['100,000-deep nesting after 1e400', `{"n":1e400,"a":${deep}}`, `{"n":1,"a":${deep}}`],
+  ])('refuses %s with INVALID_ARGUMENTS, as without the Infinity', (_label, withInfinity, without) => {
+    const expected = parseAnthropicMessagesToolCalls(sdkMessage(without));
+    expect(!expected.ok && expected.error.code).toBe('INVALID_ARGUMENTS');
+    expect(parseAnthropicMessagesToolCalls(sdkMessage(withInfinity))).toEqual(expected);
+  });
+});
+
 describe('parseAnthropicMessagesToolCalls: properties', () => {
   it('never throws, and every refusal is a catalogued error', () => {
     fc.assert(

@@ -1,7 +1,9 @@
 import {
   collectToolCalls,
+  HIDDEN_FIELD,
   isPlainObject,
   readOwnData,
+  readRefusalField,
   rejectMalformedToolCall,
   type AdapterSettings,
 } from '@toolseal/adapter-core';
@@ -24,11 +26,16 @@ const REFUSED_STOP_REASON = 'refusal';
  * (text, thinking, server tool use, ...) are ignored.
  *
  * The message is untrusted and validated by hand: it never throws. The whole message is refused
- * (`MALFORMED_TOOL_CALL`) for a missing message id, a repeated or missing block id, an empty name,
- * an `input` that is not an object, a toolset member (`toolset_name`: the registry knows bare
- * names only), a last `tool_use` block cut off by `max_tokens`, any `tool_use` block of a message
- * stopped with `refusal`, or more than `maxCalls` calls; and
- * (`INVALID_ARGUMENTS`) for an `input` over the size limits.
+ * (`MALFORMED_TOOL_CALL`) for a missing message id, a `stop_reason` that is neither a string nor
+ * `null`, a repeated or missing block id, an empty name, an `input` that is not an object, a
+ * toolset member (`toolset_name`: the registry knows bare names only), a last `tool_use` block
+ * cut off by `max_tokens`, any `tool_use` block of a message stopped with `refusal`, or more than
+ * `maxCalls` calls; and (`INVALID_ARGUMENTS`) for an `input` over the size limits.
+ *
+ * Every field whose value refuses the message (`stop_reason`; a block's `type`, `toolset_name`)
+ * is read with `readRefusalField`: one defined as a getter or reachable only through the prototype
+ * chain refuses the message as malformed instead of reading as absent, so it cannot hide a cut-off
+ * or refused turn or make a `tool_use` block vanish.
  */
 export function parseAnthropicMessagesToolCalls(
   message: AnthropicMessagesResponse,
@@ -37,16 +44,27 @@ export function parseAnthropicMessagesToolCalls(
   return collectToolCalls(message, 'id', settings, (checked, collector) => {
     const content = readOwnData(checked, 'content');
     if (!Array.isArray(content)) return rejectMalformedToolCall('malformed_response');
-    const stopReason = readOwnData(checked, 'stop_reason');
-    const truncated = TRUNCATING_STOP_REASONS.has(String(stopReason));
+    const stopReason = readRefusalField(checked, 'stop_reason');
+    // Type-exact: a string, or null while the message is unfinished (absent in older payloads).
+    // Anything else (a hidden field, `['max_tokens']`, an object with a `toString`) is malformed,
+    // never compared through a conversion that could read it as one stop reason or another.
+    if (stopReason !== undefined && stopReason !== null && typeof stopReason !== 'string') {
+      return rejectMalformedToolCall('malformed_response');
+    }
+    const truncated = typeof stopReason === 'string' && TRUNCATING_STOP_REASONS.has(stopReason);
     const refused = stopReason === REFUSED_STOP_REASON;
-    for (let index = 0; index < content.length; index++) {
-      const block = readOwnData(content, index);
+    const blocks: readonly unknown[] = content;
+    const count = blocks.length;
+    for (let index = 0; index < count; index++) {
+      const block = readOwnData(blocks, index);
       if (typeof block !== 'object' || block === null) return rejectMalformedToolCall('malformed_response');
-      if (readOwnData(block, 'type') !== 'tool_use') continue;
+      const type = readRefusalField(block, 'type');
+      // A hidden type could make a tool_use block vanish: refused, never skipped.
+      if (type === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
+      if (type !== 'tool_use') continue;
       if (refused) return rejectMalformedToolCall('malformed_response');
-      if (truncated && index === content.length - 1) return rejectMalformedToolCall('malformed_response');
-      const toolsetName = readOwnData(block, 'toolset_name');
+      if (truncated && index === count - 1) return rejectMalformedToolCall('malformed_response');
+      const toolsetName = readRefusalField(block, 'toolset_name');
       if (toolsetName !== undefined && toolsetName !== null) return rejectMalformedToolCall('malformed_response');
       const input = readOwnData(block, 'input');
       if (!isPlainObject(input)) return rejectMalformedToolCall('malformed_response');

@@ -1,5 +1,9 @@
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import { createToolCallCollector, type ToolCallCollector } from './create-tool-call-collector.js';
+import {
+  createToolCallCollector,
+  type ToolCallCollector,
+  type ToolCallCollectorOptions,
+} from './create-tool-call-collector.js';
 import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from './is-well-formed-identifier.js';
 import { readOwnData } from './read-own-data.js';
 import { rejectMalformedToolCall, type ParseRejection } from './reject-malformed-tool-call.js';
@@ -10,7 +14,7 @@ import type { AdapterSettings } from './resolve-adapter-settings.js';
  * id from own data property `idKey` and refuses the response (`MALFORMED_TOOL_CALL`,
  * `malformed_response`) unless it is a well-formed identifier; starts a collector for that id;
  * runs `visit`, which feeds the response's calls to the collector and returns the first
- * rejection, or `null`; and answers the collected calls.
+ * rejection, or `null`; and answers the collected calls. `options` go to the collector.
  *
  * Never throws: anything thrown while reading the response (only a hostile object, such as a
  * proxy with throwing traps, can throw) refuses it as `malformed_response`.
@@ -20,6 +24,7 @@ export function collectToolCalls(
   idKey: string,
   settings: AdapterSettings,
   visit: (response: object, collector: ToolCallCollector) => ParseRejection | null,
+  options?: ToolCallCollectorOptions,
 ): ParseToolCallsOutcome {
   try {
     const responseId = readOwnData(response, idKey);
@@ -27,7 +32,7 @@ export function collectToolCalls(
     if (!isWellFormedIdentifier(responseId, MAX_PROVIDER_ID_LENGTH) || typeof response !== 'object' || response === null) {
       return rejectMalformedToolCall('malformed_response');
     }
-    const collector = createToolCallCollector(settings.identity, responseId, settings.limits);
+    const collector = createToolCallCollector(settings.identity, responseId, settings.limits, options);
     return visit(response, collector) ?? collector.finish();
   } catch {
     return rejectMalformedToolCall('malformed_response');

@@ -349,6 +349,139 @@ describe('correlateToolResults', () => {
     });
   });
 
+  describe('a results array is read only up to a plausible length', () => {
+    const malformedTurn = (callIds: readonly string[]) => ({
+      ok: false,
+      failures: [
+        { call_id: null, reason: 'verification_failed', verify_reasons: ['malformed_package'] },
+        ...callIds.map((callId) => ({ call_id: callId, reason: 'missing_result', verify_reasons: [] })),
+      ],
+    });
+
+    it.each([1_000_000, 2 ** 32 - 1])('refuses a sparse results array of length %i as a whole, with bounded failures', (length) => {
+      const results = [fakeSealedResult(calls[0]!)];
+      results.length = length;
+      const started = performance.now();
+      const outcome = correlateToolResults(identity, { calls: [calls[0]!], results, verify: createRecordingVerifier().verify });
+      expect(outcome).toEqual(malformedTurn(['c1']));
+      expect(performance.now() - started).toBeLessThan(100);
+    });
+
+    it('reads no result and the length only once when a proxy reports an implausible length', () => {
+      const reads: string[] = [];
+      const sealed = calls.map((each) => fakeSealedResult(each));
+      const results = new Proxy(sealed, {
+        getOwnPropertyDescriptor: (target, key) => {
+          reads.push(String(key));
+          if (key === 'length') return { value: 1_000_000, writable: true, enumerable: false, configurable: false };
+          return Reflect.getOwnPropertyDescriptor(target, key);
+        },
+      });
+      const recorder = createRecordingVerifier();
+      const outcome = correlateToolResults(identity, { calls, results, verify: recorder.verify });
+      expect(outcome).toEqual(malformedTurn(['c1', 'c2', 'c3']));
+      expect(reads).toEqual(['length']);
+      expect(recorder.seen).toEqual([]);
+    });
+
+    it('reads the length of a plausible results array once', () => {
+      const reads: string[] = [];
+      const results = new Proxy(
+        calls.map((each) => fakeSealedResult(each)),
+        {
+          getOwnPropertyDescriptor: (target, key) => {
+            reads.push(String(key));
+            return Reflect.getOwnPropertyDescriptor(target, key);
+          },
+        },
+      );
+      const outcome = correlateToolResults(identity, { calls, results, verify: createRecordingVerifier().verify });
+      expect(outcome.ok).toBe(true);
+      expect(reads).toEqual(['length', '0', '1', '2']);
+    });
+
+    it('still refuses each stray on its own up to maxCalls strays, and the whole array beyond', () => {
+      const results = calls.map((each) => fakeSealedResult(each));
+      const { verify } = createRecordingVerifier();
+      const limits = { maxCalls: 2 };
+      // Every call's result plus two strays (maxCalls): each stray is named.
+      expect(correlateToolResults(identity, { calls, results: [...results, results[0]!, results[1]!], verify }, limits)).toEqual({
+        ok: false,
+        failures: [
+          { call_id: 'c1', reason: 'duplicate_result', verify_reasons: [] },
+          { call_id: 'c2', reason: 'duplicate_result', verify_reasons: [] },
+        ],
+      });
+      // One more: implausible for this turn, refused before any result is read.
+      const tooMany = [...results, results[0]!, results[1]!, results[2]!];
+      expect(correlateToolResults(identity, { calls, results: tooMany, verify }, limits)).toEqual(malformedTurn(['c1', 'c2', 'c3']));
+      // The default allows 64 strays.
+      const strays = Array.from({ length: 64 }, () => results[0]!);
+      const outcome = correlateToolResults(identity, { calls, results: [...results, ...strays], verify });
+      expect(!outcome.ok && outcome.failures.length).toBe(64);
+      expect(correlateToolResults(identity, { calls, results: [...results, ...strays, results[0]!], verify })).toEqual(
+        malformedTurn(['c1', 'c2', 'c3']),
+      );
+    });
+  });
+
+  describe('a package is exactly { model_result, protected_audit }', () => {
+    it.each<[string, (sealed: SealedResult) => object]>([
+      ['a third key', (sealed) => ({ ...sealed, smuggled: { anything: 'here' } })],
+      ['a symbol key', (sealed) => ({ ...sealed, [Symbol('smuggled')]: 1 })],
+      ['a non-enumerable third key', (sealed) => Object.defineProperty({ ...sealed }, 'hidden', { value: 1, enumerable: false })],
+      ['model_result replaced by another key', (sealed) => ({ protected_audit: sealed.protected_audit, model_results: sealed.model_result })],
+    ])('refuses a package with %s as malformed, without calling the verifier', (_label, reshape) => {
+      const results = calls.map((each) => fakeSealedResult(each));
+      const recorder = createRecordingVerifier();
+      const reshaped = reshape(results[1]!) as SealedResult;
+      const outcome = correlateToolResults(identity, { calls, results: [results[0]!, reshaped, results[2]!], verify: recorder.verify });
+      expect(outcome).toEqual({
+        ok: false,
+        failures: [{ call_id: 'c2', reason: 'verification_failed', verify_reasons: ['malformed_package'] }],
+      });
+      expect(recorder.seen.map((entry) => entry.call.call_id)).toEqual(['c1', 'c3']);
+    });
+  });
+
+  describe('only catalogued verifier reasons are passed on', () => {
+    it.each<[string, unknown]>([
+      ['junk reasons', ['evil', 42, null]],
+      ['one junk reason among catalogued ones', ['result_digest', 'evil']],
+      ['a reason of another letter case', ['Result_Digest']],
+      ['an inherited name', ['toString']],
+      ['reasons that are not an array', 'result_digest'],
+      ['more reasons than the catalogue holds', Array.from({ length: 14 }, () => 'result_digest')],
+    ])('refuses %s as malformed_package', (_label, reasons) => {
+      const verify = () => ({ ok: false, reasons }) as never;
+      expect(correlateToolResults(identity, { calls: [calls[0]!], results: [fakeSealedResult(calls[0]!)], verify })).toEqual({
+        ok: false,
+        failures: [{ call_id: 'c1', reason: 'verification_failed', verify_reasons: ['malformed_package'] }],
+      });
+    });
+
+    it('passes on a copy of every catalogued reason, in the verifier order', () => {
+      const reasons = ['unregistered_adapter', 'malformed_package', 'provenance'];
+      const verify = () => ({ ok: false, reasons }) as never;
+      const outcome = correlateToolResults(identity, { calls: [calls[0]!], results: [fakeSealedResult(calls[0]!)], verify });
+      expect(!outcome.ok && outcome.failures[0]!.verify_reasons).toEqual(reasons);
+      expect(!outcome.ok && outcome.failures[0]!.verify_reasons).not.toBe(reasons);
+    });
+
+    it('refuses, never throws, when reading the answer throws', () => {
+      const verify = () =>
+        ({
+          get ok(): boolean {
+            throw new Error('hostile answer');
+          },
+        }) as never;
+      expect(correlateToolResults(identity, { calls: [calls[0]!], results: [fakeSealedResult(calls[0]!)], verify })).toEqual({
+        ok: false,
+        failures: [{ call_id: 'c1', reason: 'verification_failed', verify_reasons: ['malformed_package'] }],
+      });
+    });
+  });
+
   it('refuses a model_result that cannot be canonicalized', () => {
     const sealed = fakeSealedResult(calls[0]!, { data: { text: 'lone \ud800 surrogate' } });
     const outcome = correlateToolResults(identity, {
@@ -382,6 +515,25 @@ describe('correlateToolResults', () => {
     } else {
       expect(outcome.failures[0]?.verify_reasons).toEqual(['malformed_package']);
     }
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['undefined calls', undefined, /^formatToolResults: calls must be the array parseToolCalls returned, got undefined$/],
+    ['null calls', null, /^formatToolResults: calls must be the array parseToolCalls returned, got null$/],
+    ['calls that are an object', { 0: fakeToolCall(), length: 1 }, /calls must be the array parseToolCalls returned, got an object$/],
+    ['a hole in the calls', [call('c1'), , call('c3')], /^formatToolResults: calls\[1\] is not a call parseToolCalls returned$/],
+    ['a sparse calls array claiming 2^32 - 1 calls', Object.assign([call('c1')], { length: 2 ** 32 - 1 }), /calls\[1\] is not a call/],
+    ['a call that is not an object', [call('c1'), 'c2'], /calls\[1\] is not a call/],
+  ])('throws a TypeError naming calls for %s', (_label, badCalls, message) => {
+    const { verify } = createRecordingVerifier();
+    expect(() => correlateToolResults(identity, { calls: badCalls as ToolCall[], results: [], verify })).toThrow(TypeError);
+    expect(() => correlateToolResults(identity, { calls: badCalls as ToolCall[], results: [], verify })).toThrow(message);
+  });
+
+  it('throws a TypeError naming the input when there is none', () => {
+    expect(() => correlateToolResults(identity, undefined as never)).toThrow(
+      new TypeError('formatToolResults needs { calls, results, verify, options }: got undefined'),
+    );
   });
 
   it('throws on host misuse: no calls, repeated call ids, calls of several responses', () => {

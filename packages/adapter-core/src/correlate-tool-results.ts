@@ -8,7 +8,9 @@ import type {
 } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import type { AdapterIdentity } from './create-adapter-identity.js';
+import { describeArgument } from './format-options-of.js';
 import { readOwnData } from './read-own-data.js';
+import { DEFAULT_MAX_TOOL_CALLS, type ToolCallLimits } from './resolve-tool-call-limits.js';
 
 /** One call with its verified result, ready to serialize. */
 export interface CorrelatedResult {
@@ -48,41 +50,71 @@ function isOwnIdentity(identity: AdapterIdentity, context: {
 
 /**
  * Checks the calls of one turn (trusted host input: they must come from this adapter's
- * `parseToolCalls` on one response). Throws a `TypeError` when they cannot have: no calls, a
- * repeated call id, or calls from several responses. A bug in the host, not an outcome.
+ * `parseToolCalls` on one response) and reads them once, into a private list. Throws a `TypeError`
+ * when they cannot have: not an array, no calls, a hole or something that is no call, a repeated
+ * call id, or calls from several responses. A bug in the host, not an outcome. `length` is read
+ * once and a hole stops the loop, so a sparse array costs nothing however long it claims to be.
  */
-function indexCalls(calls: readonly ToolCall[]): { responseId: string; byId: Map<string, ToolCall> } {
-  const first = calls[0];
-  if (first === undefined) {
+function indexCalls(calls: unknown): { list: ToolCall[]; responseId: string; byId: Map<string, ToolCall> } {
+  if (!Array.isArray(calls)) {
+    throw new TypeError(`formatToolResults: calls must be the array parseToolCalls returned, got ${describeArgument(calls)}`);
+  }
+  const items: readonly unknown[] = calls;
+  const count = items.length;
+  if (count === 0) {
     throw new TypeError('formatToolResults needs the calls of one response: got none');
   }
+  const list: ToolCall[] = [];
   const byId = new Map<string, ToolCall>();
-  for (const call of calls) {
-    if (call.response_id !== first.response_id) {
+  let responseId: string | undefined;
+  for (let index = 0; index < count; index++) {
+    const call = items[index];
+    if (!isCallLike(call)) {
+      throw new TypeError(`formatToolResults: calls[${index}] is not a call parseToolCalls returned`);
+    }
+    responseId ??= call.response_id;
+    if (call.response_id !== responseId) {
       throw new TypeError('formatToolResults needs the calls of one response: got several response ids');
     }
     if (byId.has(call.call_id)) {
       throw new TypeError('formatToolResults needs the calls of one response: got a repeated call id');
     }
     byId.set(call.call_id, call);
+    list.push(call);
   }
-  return { responseId: first.response_id, byId };
+  return { list, responseId: responseId ?? '', byId };
+}
+
+/** Enough of a `ToolCall` to index it: an object with string response and call ids. */
+function isCallLike(value: unknown): value is ToolCall {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<ToolCall>).response_id === 'string' &&
+    typeof (value as Partial<ToolCall>).call_id === 'string'
+  );
 }
 
 /**
- * The results of one turn as an array and its length, or `null` when `results` cannot be read as
- * one: not an array, or a hostile object (a revoked proxy, a throwing `length`) that throws when
- * read. Results are untrusted: they may come from a store.
+ * The results of one turn as an array and its length (read once), or `null` when `results` cannot
+ * be read as one: a hostile object (a revoked proxy, a throwing `length`) that throws when read, or
+ * a length over `maxCount`. Results are untrusted: they may come from a store. Not an array at all
+ * reads as no results (every call then misses its result).
  */
-function readResults(results: unknown): { items: readonly unknown[]; count: number } | null {
+function readResults(results: unknown, maxCount: number): { items: readonly unknown[]; count: number } | null {
   try {
     if (!Array.isArray(results)) return { items: [], count: 0 };
     const count = readOwnData(results, 'length');
-    return typeof count === 'number' && Number.isSafeInteger(count) && count >= 0 ? { items: results, count } : null;
+    return typeof count === 'number' && Number.isSafeInteger(count) && count >= 0 && count <= maxCount
+      ? { items: results, count }
+      : null;
   } catch {
     return null;
   }
 }
+
+/** Without limits, the default `maxCalls` of every adapter. */
+const DEFAULT_LIMITS: Pick<ToolCallLimits, 'maxCalls'> = { maxCalls: DEFAULT_MAX_TOOL_CALLS };
 
 /**
  * The provider-neutral half of `formatToolResults`: correlates results to calls by
@@ -92,25 +124,37 @@ function readResults(results: unknown): { items: readonly unknown[]; count: numb
  *
  * Never throws on bad results (they may come from a store): a result that cannot be read (a
  * revoked or hostile proxy as the result, its `protected_audit` or anything read through them,
- * or a `results` array that throws when read) and a throwing verifier are refusals
- * (`verification_failed`, `malformed_package`), with the call id when it was read before the throw.
- * Results stay in call order, whatever order they arrive in.
+ * or a `results` array that throws when read), a package with own keys other than `model_result`
+ * and `protected_audit`, a throwing verifier and a verifier answer that is no catalogued outcome
+ * are refusals (`verification_failed`, `malformed_package`), with the call id when it was read
+ * before. Results stay in call order, whatever order they arrive in.
+ *
+ * Results are read only up to a plausible count: every call's result plus at most `maxCalls` (the
+ * adapter's limit, default 64) strays, each refused on its own (a duplicate, another turn's
+ * result). A longer `results` array (a sparse one claiming 2^32 - 1 items, a proxy reporting any
+ * length) is refused as a whole before any result is read, so the work and the list of failures
+ * stay bounded by the turn. Throws a `TypeError` on host misuse (see `indexCalls`).
  */
 export function correlateToolResults(
   identity: AdapterIdentity,
   input: Pick<FormatToolResultsInput<unknown>, 'calls' | 'results' | 'verify'>,
+  limits: Pick<ToolCallLimits, 'maxCalls'> = DEFAULT_LIMITS,
 ): CorrelateToolResultsOutcome {
-  const { responseId, byId } = indexCalls(input.calls);
+  if (typeof input !== 'object' || input === null) {
+    throw new TypeError(`formatToolResults needs { calls, results, verify, options }: got ${describeArgument(input)}`);
+  }
+  const { list: calls, responseId, byId } = indexCalls(input.calls);
   const failures: FormatFailure[] = [];
 
-  for (const call of input.calls) {
+  for (const call of calls) {
     if (!isOwnIdentity(identity, call)) failures.push(refusal(call.call_id, 'foreign_adapter'));
   }
 
+  const results = readResults(input.results, calls.length + limits.maxCalls);
+  if (results === null) failures.push(refusal(null, 'verification_failed', ['malformed_package']));
+
   const named = new Set<string>();
   const verified = new Map<string, CorrelatedResult>();
-  const results = readResults(input.results);
-  if (results === null) failures.push(refusal(null, 'verification_failed', ['malformed_package']));
   const count = results === null ? 0 : results.count;
   for (let index = 0; index < count; index++) {
     // Set once the call id is read, so that a later throw is reported against it.
@@ -156,13 +200,13 @@ export function correlateToolResults(
     }
   }
 
-  for (const call of input.calls) {
+  for (const call of calls) {
     if (!named.has(call.call_id)) failures.push(refusal(call.call_id, 'missing_result'));
   }
   if (failures.length > 0) return { ok: false, failures };
 
   const ordered: CorrelatedResult[] = [];
-  for (const call of input.calls) {
+  for (const call of calls) {
     const result = verified.get(call.call_id);
     // Unreachable: every call was named exactly once and nothing failed.
     if (result === undefined) return { ok: false, failures: [refusal(call.call_id, 'missing_result')] };
@@ -175,6 +219,58 @@ type SnapshotOutcome =
   | { ok: true; text: string; isError: boolean }
   | { ok: false; reasons: VerifyFailureReason[] };
 
+/** The two own keys of a sealed package: the verifier is shown these and nothing else. */
+const PACKAGE_KEY_COUNT = 2;
+
+/**
+ * Every `VerifyFailureReason`, once: a `Record` over the union, so a reason added to the contract
+ * and missing here (or one listed here and not in the contract) fails to compile.
+ */
+const CATALOGUED_VERIFY_REASONS: Readonly<Record<VerifyFailureReason, true>> = {
+  malformed_package: true,
+  model_result_schema: true,
+  output_contract: true,
+  error_catalog: true,
+  provenance: true,
+  principal_ref: true,
+  provider_context: true,
+  tool_contract: true,
+  downstream: true,
+  request_digest: true,
+  result_digest: true,
+  call_binding: true,
+  unregistered_adapter: true,
+};
+const MAX_VERIFY_REASONS = Object.keys(CATALOGUED_VERIFY_REASONS).length;
+
+function isCataloguedReason(reason: unknown): reason is VerifyFailureReason {
+  return typeof reason === 'string' && Object.hasOwn(CATALOGUED_VERIFY_REASONS, reason);
+}
+
+/**
+ * The reasons of a verifier's answer: `null` for `{ ok: true }`, a copy of its reasons for
+ * `{ ok: false, reasons }` when there are 1 to 13 of them (no more than the catalogue holds) and
+ * every one is a catalogued `VerifyFailureReason`, else `['malformed_package']`. A verifier is host
+ * code, but its answer ends up in `FormatFailure.verify_reasons`, whose type promises catalogued
+ * reasons: anything else (`'evil'`, `42`, `null`) is junk, like an answer that is no outcome.
+ */
+function verdictReasons(outcome: unknown): VerifyFailureReason[] | null {
+  if (typeof outcome !== 'object' || outcome === null) return ['malformed_package'];
+  const { ok, reasons } = outcome as { ok?: unknown; reasons?: unknown };
+  if (ok === true) return null;
+  if (ok !== false || !Array.isArray(reasons)) return ['malformed_package'];
+  const given: readonly unknown[] = reasons;
+  const count = given.length;
+  if (count === 0 || count > MAX_VERIFY_REASONS) return ['malformed_package'];
+  const copy: VerifyFailureReason[] = [];
+  for (let index = 0; index < count; index++) {
+    const reason = given[index];
+    if (!isCataloguedReason(reason)) return ['malformed_package'];
+    copy.push(reason);
+  }
+  return copy;
+}
+
 /**
  * Canonicalizes `model_result` once and verifies a plain-data copy parsed back from that text, so
  * the bytes that reach the provider are exactly the bytes that were verified (no getter, proxy or
@@ -186,6 +282,10 @@ type SnapshotOutcome =
  * safe: a getter or proxy can answer the validator's reads and the canonicalizer's read differently.
  * The one exception is a package the verifier itself vouches for (`verify.canonicalTextOf`): the
  * frozen projections the host sealed for this call, whose text it kept when sealing.
+ *
+ * The verifier is shown `{ model_result, protected_audit }` only, so a package with any other own
+ * key (a third one, a symbol) is refused here, as `verifyResult` refuses it, instead of having
+ * that key dropped unseen: one `Reflect.ownKeys` of a two-key object, no walk.
  */
 function verifySnapshot(
   verify: ResultVerifier,
@@ -196,7 +296,13 @@ function verifySnapshot(
   let text: string;
   let snapshot: SealedResult;
   try {
+    // `protected_audit` was read from `sealed` as an own data property: with `model_result` one
+    // too, two own keys mean exactly these two.
+    if (typeof sealed !== 'object' || sealed === null || Reflect.ownKeys(sealed).length !== PACKAGE_KEY_COUNT) {
+      return { ok: false, reasons: ['malformed_package'] };
+    }
     const modelResult = readOwnData(sealed, 'model_result');
+    if (modelResult === undefined) return { ok: false, reasons: ['malformed_package'] };
     const presented = {
       model_result: modelResult as SealedResult['model_result'],
       protected_audit: protectedAudit as SealedResult['protected_audit'],
@@ -216,15 +322,13 @@ function verifySnapshot(
   } catch {
     return { ok: false, reasons: ['malformed_package'] };
   }
-  let outcome: ReturnType<ResultVerifier>;
+  let reasons: VerifyFailureReason[] | null;
   try {
-    outcome = verify(snapshot, call, { canonical_model_result: text });
+    reasons = verdictReasons(verify(snapshot, call, { canonical_model_result: text }));
   } catch {
+    // A throwing verifier, or an answer whose `ok`, `reasons` or items throw when read.
     return { ok: false, reasons: ['malformed_package'] };
   }
-  if (outcome.ok !== true) {
-    const reasons = outcome.ok === false && Array.isArray(outcome.reasons) ? [...outcome.reasons] : [];
-    return { ok: false, reasons: reasons.length > 0 ? reasons : ['malformed_package'] };
-  }
+  if (reasons !== null) return { ok: false, reasons };
   return { ok: true, text, isError: readOwnData(snapshot.model_result, 'status') !== 'succeeded' };
 }

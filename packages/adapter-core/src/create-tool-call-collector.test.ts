@@ -3,9 +3,10 @@ import { checkError } from '@toolseal/errors';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAdapterIdentity } from './create-adapter-identity.js';
-import { createToolCallCollector } from './create-tool-call-collector.js';
+import { createToolCallCollector, privateArgumentsOf } from './create-tool-call-collector.js';
 import { fakeToolCall } from './fake-tool-call.js';
 import { resolveToolCallLimits, type ToolCallLimitOptions } from './resolve-tool-call-limits.js';
+import { DEFAULT_JSON_LIMITS } from '@toolseal/guard';
 
 const identity = createAdapterIdentity('acme', 'chat', 'acme-chat-v1');
 
@@ -159,6 +160,49 @@ describe('createToolCallCollector', () => {
       const hostile = JSON.parse('{"__proto__":{"admin":true},"order_id":"x"}') as unknown;
       const outcome = collect([['c1', 'a', value(hostile)], ['c2', 'a', value({ note: 'lone \ud800' })], ['c3', 'a', value({})]]);
       expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['c1', 'c2', 'c3']);
+    });
+  });
+
+  describe('private argument copies (keepArgumentCopies, privateArgumentsOf)', () => {
+    function collectKept(input: unknown): ParseToolCallsOutcome {
+      const collector = createToolCallCollector(identity, 'resp_1', resolveToolCallLimits(), { keepArgumentCopies: true });
+      return collector.add('c1', 'a', value(input)) ?? collector.finish();
+    }
+
+    it('keeps a copy taken when the call was parsed, never the host object: later changes do not show', () => {
+      const sdkArguments = { order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1' }] };
+      const outcome = collectKept(sdkArguments);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      const call = outcome.calls[0]!;
+      // The call itself still carries the SDK's value, for the dispatcher.
+      expect(call.arguments).toEqual(value(sdkArguments));
+      sdkArguments.lines[0]!.line_id = 'changed after parse';
+      (sdkArguments as Record<string, unknown>)['injected'] = true;
+      const copy = privateArgumentsOf(call, DEFAULT_JSON_LIMITS);
+      expect(copy).toEqual({ order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1' }] });
+      expect(copy).not.toBe(sdkArguments);
+    });
+
+    it('copies the arguments of a call it did not keep (rebuilt by the host), never returning the host object', () => {
+      const call = fakeToolCall({ arguments: value({ order_id: 'ORDER-C7' }) });
+      const copy = privateArgumentsOf(call, DEFAULT_JSON_LIMITS);
+      expect(copy).toEqual({ order_id: 'ORDER-C7' });
+      expect(copy).not.toBe(call.arguments.format === 'json_value' && call.arguments.value);
+    });
+
+    it.each<[string, unknown]>([
+      ['Infinity (1e400 after JSON.parse)', JSON.parse('{"n":1e400}')],
+      ['a __proto__ key', JSON.parse('{"__proto__":{"admin":true}}')],
+      ['an accessor', Object.defineProperty({}, 'g', { get: () => 1, enumerable: true })],
+    ])('has no copy of arguments that are not JSON data: %s', (_label, input) => {
+      const outcome = collectKept(input);
+      expect(outcome.ok).toBe(true);
+      expect(outcome.ok && privateArgumentsOf(outcome.calls[0]!, DEFAULT_JSON_LIMITS)).toBeUndefined();
+    });
+
+    it('has no copy of text arguments', () => {
+      expect(privateArgumentsOf(fakeToolCall(), DEFAULT_JSON_LIMITS)).toBeUndefined();
     });
   });
 

@@ -1,6 +1,6 @@
-import type { ParseToolCallsOutcome, RawArguments, ToolCall } from '@toolseal/contracts';
+import type { JsonValue, ParseToolCallsOutcome, RawArguments, ToolCall } from '@toolseal/contracts';
 import { makeError } from '@toolseal/errors';
-import { checkUntrustedValue, GUARD_RULES, utf8LengthWithin } from '@toolseal/guard';
+import { checkUntrustedValue, copyUntrustedValue, GUARD_RULES, utf8LengthWithin, type JsonLimits } from '@toolseal/guard';
 import type { AdapterIdentity } from './create-adapter-identity.js';
 import {
   isWellFormedIdentifier,
@@ -17,6 +17,24 @@ const SIZE_RULES: ReadonlySet<string> = new Set(GUARD_RULES.filter((rule) => rul
 
 function rejectArguments(rule: string): ParseRejection {
   return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule }] }) };
+}
+
+/**
+ * The private copies of `json_value` arguments kept by collectors created with
+ * `keepArgumentCopies`, by the `ToolCall` they belong to. Only `privateArgumentsOf` reads them, for
+ * the payload an adapter builds; the host's objects are never stored here.
+ */
+const keptArguments = new WeakMap<ToolCall, JsonValue>();
+
+/** Options of `createToolCallCollector`. */
+export interface ToolCallCollectorOptions {
+  /**
+   * Keep a private copy of every `json_value` argument value that passes the guard, taken by the
+   * same walk that checks its size (the guard's `copyUntrustedValue`), for an adapter that sends
+   * the arguments back to the provider (a stateless continuation): `privateArgumentsOf` returns
+   * it. Costs the copy's allocations (about 130 ns for a one-key object). Default `false`.
+   */
+  keepArgumentCopies?: boolean;
 }
 
 /** Accumulates the calls of one response, refusing it at the first broken rule. */
@@ -39,7 +57,9 @@ export function createToolCallCollector(
   identity: AdapterIdentity,
   responseId: string,
   limits: ToolCallLimits,
+  options: ToolCallCollectorOptions = {},
 ): ToolCallCollector {
+  const keepCopies = options.keepArgumentCopies === true;
   const calls: ToolCall[] = [];
   const seen = new Set<string>();
   return {
@@ -63,14 +83,19 @@ export function createToolCallCollector(
         if (!utf8LengthWithin(rawArguments.text, limits.maxArgumentBytes)) {
           return rejectArguments('max_bytes');
         }
-      } else {
+      }
+      let copy: JsonValue | undefined;
+      if (rawArguments.format === 'json_value') {
         // The walk bounds the value's serialized size too (`argumentLimits.maxBytes` is
-        // `maxArgumentBytes`), without building its text.
-        const checked = checkUntrustedValue(rawArguments.value, limits.argumentLimits);
+        // `maxArgumentBytes`), without building its text; when asked, the same walk copies it.
+        const checked = keepCopies
+          ? copyUntrustedValue(rawArguments.value, limits.argumentLimits)
+          : checkUntrustedValue(rawArguments.value, limits.argumentLimits);
         if (!checked.ok && SIZE_RULES.has(checked.violation.rule)) return rejectArguments(checked.violation.rule);
+        if (keepCopies && checked.ok) copy = checked.value;
       }
       seen.add(callId);
-      calls.push({
+      const call: ToolCall = {
         provider: identity.provider,
         api_family: identity.apiFamily,
         adapter_revision: identity.adapterRevision,
@@ -78,11 +103,33 @@ export function createToolCallCollector(
         call_id: callId,
         tool_name: toolName,
         arguments: rawArguments,
-      });
+      };
+      if (copy !== undefined) keptArguments.set(call, copy);
+      calls.push(call);
       return null;
     },
     finish() {
       return { ok: true, response_id: responseId, calls };
     },
   };
+}
+
+/**
+ * A private copy of the `json_value` arguments of `call`, for an adapter that sends them back to
+ * the provider (a stateless continuation) and must never send the host's object itself: an SDK
+ * response mutated after parsing, or a value too deep to serialize, would reach the payload.
+ *
+ * The copy the collector kept while checking the arguments (`keepArgumentCopies`), when `call` is
+ * the very object it returned; else (calls the host rebuilt, e.g. from storage, or a collector that
+ * kept no copy) a copy taken now by the guard's `copyUntrustedValue` under `limits`. `undefined`
+ * for arguments that are not JSON data the guard accepts (`Infinity`, a `__proto__` key, an
+ * accessor: the dispatcher refuses such a call) or not `json_value` at all. A kept copy is the
+ * same object on every call (no second walk): treat it as read-only.
+ */
+export function privateArgumentsOf(call: ToolCall, limits: Readonly<JsonLimits>): JsonValue | undefined {
+  const kept = keptArguments.get(call);
+  if (kept !== undefined) return kept;
+  if (call.arguments.format !== 'json_value') return undefined;
+  const copied = copyUntrustedValue(call.arguments.value, limits);
+  return copied.ok ? copied.value : undefined;
 }

@@ -1,4 +1,4 @@
-export { readOwnData } from './read-own-data.js';
+export { readOwnData, readRefusalField, HIDDEN_FIELD } from './read-own-data.js';
 export { isPlainObject } from './is-plain-object.js';
 export {
   isWellFormedIdentifier,
@@ -21,8 +21,14 @@ export {
   type MalformedToolCallRule,
   type ParseRejection,
 } from './reject-malformed-tool-call.js';
-export { createToolCallCollector, type ToolCallCollector } from './create-tool-call-collector.js';
+export {
+  createToolCallCollector,
+  privateArgumentsOf,
+  type ToolCallCollector,
+  type ToolCallCollectorOptions,
+} from './create-tool-call-collector.js';
 export { collectToolCalls } from './collect-tool-calls.js';
+export { formatOptionsOf } from './format-options-of.js';
 export {
   correlateToolResults,
   type CorrelatedResult,

@@ -5,6 +5,7 @@ import {
   collectToolCalls,
   correlateToolResults,
   createProviderAdapter,
+  formatOptionsOf,
   readOwnData,
   rejectMalformedToolCall,
   type AdapterOptions,
@@ -44,8 +45,9 @@ function convertToAcmeAnswers(
   input: FormatToolResultsInput<Record<string, never>>,
   settings: AdapterSettings,
 ): FormatToolResultsOutcome<AcmeAnswer[]> {
+  formatOptionsOf(input); // a TypeError naming `options` when the host forgot them
   // Correlates by call id, refuses foreign/missing/duplicate/unknown results, verifies each one.
-  const correlated = correlateToolResults(settings.identity, input);
+  const correlated = correlateToolResults(settings.identity, input, settings.limits);
   if (!correlated.ok) return correlated;
   const payload = correlated.results.map((result) => ({
     call_id: result.call.call_id,

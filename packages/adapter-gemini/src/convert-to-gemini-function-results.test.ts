@@ -82,4 +82,84 @@ describe('convertToGeminiFunctionResults', () => {
       }),
     ).toThrow(TypeError);
   });
+
+  describe('stateless continuation: the echoed arguments are a private copy', () => {
+    function formatStateless(calls: ReturnType<typeof parsedCalls>) {
+      return convertToGeminiFunctionResults({
+        calls,
+        results: calls.map((call) => fakeSealedResult(call)),
+        verify: createRecordingVerifier().verify,
+        options: { continuation: 'stateless' },
+      });
+    }
+    function sdkInteraction(argumentsText: string) {
+      const wire = `{"id":"int_1","status":"requires_action","steps":[{"type":"function_call","id":"g_1","name":"get_order","arguments":${argumentsText}}]}`;
+      return JSON.parse(wire) as { id: string; steps: Array<{ arguments: Record<string, unknown> }> };
+    }
+
+    it('echoes a copy taken when the call was parsed, never the SDK object: later changes do not show', () => {
+      const interaction = sdkInteraction('{"order_id":"ORDER-C7","lines":[{"line_id":"LINE-1"}]}');
+      const calls = assertParsed(parseGeminiInteractionsToolCalls(interaction as never));
+      const sdkArguments = interaction.steps[0]!.arguments;
+      sdkArguments['injected'] = 'changed after parse';
+      (sdkArguments['lines'] as Array<Record<string, unknown>>)[0]!['line_id'] = 'LINE-9';
+      const outcome = formatStateless(calls);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      const echoed = outcome.payload.input[0]!;
+      expect(echoed.type === 'function_call' && echoed.arguments).toEqual({ order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1' }] });
+      expect(echoed.type === 'function_call' && echoed.arguments).not.toBe(sdkArguments);
+    });
+
+    it('echoes a copy for calls the host rebuilt (e.g. from storage)', () => {
+      const calls = parsedCalls().map((call) => structuredClone(call));
+      const outcome = formatStateless(calls);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      expect(outcome.payload.input.slice(0, 3)).toEqual(interaction.steps);
+      outcome.payload.input.slice(0, 3).forEach((step, index) => {
+        const original = calls[index]!.arguments;
+        expect(step.type === 'function_call' && step.arguments).not.toBe(original.format === 'json_value' && original.value);
+      });
+    });
+
+    it('echoes empty arguments for a call whose arguments are not JSON data (1e400): its result carries the refusal', () => {
+      const interaction = sdkInteraction('{"n":1e400,"order_id":"ORDER-C7"}');
+      const calls = assertParsed(parseGeminiInteractionsToolCalls(interaction as never));
+      const outcome = formatStateless(calls);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      expect(outcome.payload.input[0]).toEqual({ type: 'function_call', id: 'g_1', name: 'get_order', arguments: {} });
+      expect(() => JSON.stringify(outcome.payload)).not.toThrow();
+    });
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+  ])('throws a TypeError naming options when they are %s', (label, options) => {
+    const calls = parsedCalls();
+    expect(() =>
+      convertToGeminiFunctionResults({
+        calls,
+        results: calls.map((call) => fakeSealedResult(call)),
+        verify: createRecordingVerifier().verify,
+        options: options as never,
+      }),
+    ).toThrow(new TypeError(`formatToolResults: options must be an object, got ${label}`));
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+  ])('throws a TypeError naming calls when they are %s', (label, calls) => {
+    expect(() =>
+      convertToGeminiFunctionResults({
+        calls: calls as never,
+        results: [],
+        verify: createRecordingVerifier().verify,
+        options: { continuation: 'previous_interaction_id' },
+      }),
+    ).toThrow(new TypeError(`formatToolResults: calls must be the array parseToolCalls returned, got ${label}`));
+  });
 });

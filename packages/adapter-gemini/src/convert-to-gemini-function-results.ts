@@ -1,5 +1,10 @@
-import { correlateToolResults, type AdapterSettings } from '@toolseal/adapter-core';
-import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
+import {
+  correlateToolResults,
+  formatOptionsOf,
+  privateArgumentsOf,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
+import type { FormatToolResultsInput, FormatToolResultsOutcome, JsonObject, ToolCall } from '@toolseal/contracts';
 import type {
   GeminiFunctionCallStep,
   GeminiFunctionResultStep,
@@ -7,6 +12,23 @@ import type {
   GeminiInteractionsPayload,
 } from './gemini-interactions-api.js';
 import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-default-settings.js';
+
+/**
+ * The arguments a stateless continuation echoes for `call`: a private copy, never the host's
+ * object (the SDK response may be changed after parsing, and a value the guard refused may be too
+ * deep to serialize). The copy the parser kept when it checked the arguments, or, for calls the
+ * host rebuilt, one taken now under the adapter's limits. Arguments that are not JSON data
+ * (`Infinity` from 1e400, a `__proto__` key, an accessor) have no copy: the dispatcher refused
+ * that call, its result says so, and the call is echoed with empty arguments.
+ */
+function echoedArguments(call: ToolCall, settings: AdapterSettings): JsonObject {
+  if (call.arguments.format !== 'json_value') {
+    throw new TypeError('stateless continuation: calls must come from this adapter (json_value arguments)');
+  }
+  const copy = privateArgumentsOf(call, settings.limits.argumentLimits);
+  // The parser accepts object arguments only; anything else cannot be a copy of them.
+  return typeof copy === 'object' && copy !== null && !Array.isArray(copy) ? copy : {};
+}
 
 /**
  * Serializes one turn's verified results as Interactions API `function_result` steps, one per
@@ -20,18 +42,21 @@ import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-defa
  * - `previous_interaction_id`: `{ previous_interaction_id, input: [results] }`.
  * - `stateless`: `{ input: [function_call steps, results] }`, the calls echoed in step order.
  *
- * Never throws on bad results. Throws a `TypeError` on host misuse: no calls, calls from several
- * interactions, or an unknown continuation.
+ * The `stateless` echo carries a private copy of each call's arguments (see `echoedArguments`),
+ * never the SDK's own object.
+ *
+ * Never throws on bad results. Throws a `TypeError` on host misuse: `options` or `calls` missing or
+ * not what they must be, no calls, calls from several interactions, or an unknown continuation.
  */
 export function convertToGeminiFunctionResults(
   input: FormatToolResultsInput<GeminiInteractionsFormatOptions>,
   settings: AdapterSettings = GEMINI_INTERACTIONS_DEFAULT_SETTINGS,
 ): FormatToolResultsOutcome<GeminiInteractionsPayload> {
-  const { continuation } = input.options;
+  const { continuation } = formatOptionsOf(input);
   if (continuation !== 'previous_interaction_id' && continuation !== 'stateless') {
     throw new TypeError("options.continuation must be 'previous_interaction_id' or 'stateless'");
   }
-  const correlated = correlateToolResults(settings.identity, input);
+  const correlated = correlateToolResults(settings.identity, input, settings.limits);
   if (!correlated.ok) return correlated;
   const results = correlated.results.map(
     (result): GeminiFunctionResultStep => ({
@@ -45,16 +70,13 @@ export function convertToGeminiFunctionResults(
   if (continuation === 'previous_interaction_id') {
     return { ok: true, payload: { previous_interaction_id: correlated.response_id, input: results } };
   }
-  const echoed = correlated.results.map(({ call }): GeminiFunctionCallStep => {
-    if (call.arguments.format !== 'json_value') {
-      throw new TypeError('stateless continuation: calls must come from this adapter (json_value arguments)');
-    }
-    return {
+  const echoed = correlated.results.map(
+    ({ call }): GeminiFunctionCallStep => ({
       type: 'function_call',
       id: call.call_id,
       name: call.tool_name,
-      arguments: call.arguments.value as Record<string, unknown>,
-    };
-  });
+      arguments: echoedArguments(call, settings),
+    }),
+  );
   return { ok: true, payload: { input: [...echoed, ...results] } };
 }

@@ -143,6 +143,120 @@ describe('parseGeminiInteractionsToolCalls: refusals', () => {
   });
 });
 
+describe('parseGeminiInteractionsToolCalls: repeated call ids', () => {
+  it.each<[string, unknown[]]>([
+    [
+      'answered, then repeated by a pending call with other arguments',
+      [
+        functionCall('g_1', 'get_order', { order_id: 'ORDER-C7' }),
+        { type: 'function_result', call_id: 'g_1', name: 'get_order', result: 'done' },
+        functionCall('g_1', 'get_order', { order_id: 'ORDER-M9' }),
+      ],
+    ],
+    [
+      'repeated, then answered once',
+      [
+        functionCall('g_1', 'get_order', {}),
+        functionCall('g_1', 'get_order', {}),
+        { type: 'function_result', call_id: 'g_1', name: 'get_order', result: 'done' },
+      ],
+    ],
+    ['repeated by two pending calls', [functionCall('g_1', 'get_order', {}), functionCall('g_1', 'get_order', {})]],
+  ])('refuses a call id %s as duplicate_call_id', (_label, steps) => {
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(steps)), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+  });
+
+  it.each<[string, unknown]>([
+    ['an object with a toString', { toString: () => 'g_1' }],
+    ['a number', 1],
+    ['missing', undefined],
+  ])('refuses a function_result whose call_id is %s', (_label, callId) => {
+    const steps = [functionCall('g_1', 'get_order', {}), { type: 'function_result', call_id: callId, result: 'done' }];
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(steps)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+});
+
+describe('parseGeminiInteractionsToolCalls: hidden refusal fields', () => {
+  /** `target` with `key` replaced by an own getter answering `answer`; records whether it ran. */
+  function withGetter(target: object, key: string, answer: unknown): { value: object; ran: () => boolean } {
+    let ran = false;
+    const copy = { ...target } as Record<string, unknown>;
+    delete copy[key];
+    Object.defineProperty(copy, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        ran = true;
+        return answer;
+      },
+    });
+    return { value: copy, ran: () => ran };
+  }
+  const answered = [functionCall('g_1', 'get_order', {}), { type: 'function_result', call_id: 'g_1', result: 'done' }];
+
+  it.each<[string, object, string, unknown]>([
+    ['status (requires_action)', interactionWith([functionCall('g_1', 'get_order', {})]), 'status', 'requires_action'],
+    ['status (completed), no pending call', interactionWith(answered, 'completed'), 'status', 'completed'],
+    ['steps, status completed', interactionWith([functionCall('g_1', 'get_order', {})], 'completed'), 'steps', []],
+  ])('refuses an interaction whose %s is a getter, without running it', (_label, interaction, key, answer) => {
+    const { value, ran } = withGetter(interaction, key, answer);
+    assertParseRefused(parseGeminiInteractionsToolCalls(value as GeminiInteractionsResponse), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(ran()).toBe(false);
+  });
+
+  it.each<[string, number, string, unknown]>([
+    ['the type of a function_call step', 0, 'type', 'function_call'],
+    ['the type of a function_result step', 1, 'type', 'function_result'],
+    ['the call_id of a function_result step', 1, 'call_id', 'g_1'],
+  ])('refuses an interaction where %s is a getter, without running it', (_label, index, key, answer) => {
+    const { value, ran } = withGetter(answered[index]!, key, answer);
+    const steps = answered.map((step, each) => (each === index ? value : step));
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(steps)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(ran()).toBe(false);
+  });
+
+  it('refuses an interaction whose status comes only from its prototype (a class, a polluted Object.prototype)', () => {
+    class Interaction {
+      get status(): string {
+        return 'requires_action';
+      }
+    }
+    const own = { id: 'int_1', steps: answered };
+    assertParseRefused(
+      parseGeminiInteractionsToolCalls(Object.assign(new Interaction(), own) as unknown as GeminiInteractionsResponse),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype['status'] = 'requires_action';
+    try {
+      assertParseRefused(parseGeminiInteractionsToolCalls(own as unknown as GeminiInteractionsResponse), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    } finally {
+      delete prototype['status'];
+    }
+  });
+});
+
+describe('parseGeminiInteractionsToolCalls: size limits behind a value JSON cannot express (pending the guard fix)', () => {
+  // What the SDK hands over: `JSON.parse` of the wire text, where 1e400 becomes Infinity.
+  function sdkInteraction(argumentsText: string): GeminiInteractionsResponse {
+    const wire = `{"id":"int_1","status":"requires_action","steps":[{"type":"function_call","id":"g_1","name":"get_order","arguments":${argumentsText}}]}`;
+    return JSON.parse(wire) as GeminiInteractionsResponse;
+  }
+  const strings = Array.from({ length: 40 }, () => JSON.stringify('x'.repeat(50_000))).join(','); // 2 MB
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+  it.each([
+    ['2 MB of strings after 1e400', `{"n":1e400,"a":[${strings}]}`, `{"n":1,"a":[${strings}]}`],
+    ['2 MB of strings before 1e400', `{"a":[${strings}],"n":1e400}`, `{"a":[${strings}],"n":1}`],
+    ['100,000-deep nesting after 1e400', `{"n":1e400,"a":${deep}}`, `{"n":1,"a":${deep}}`],
+  ])('refuses %s with INVALID_ARGUMENTS, as without the Infinity', (_label, withInfinity, without) => {
+    const expected = parseGeminiInteractionsToolCalls(sdkInteraction(without));
+    expect(!expected.ok && expected.error.code).toBe('INVALID_ARGUMENTS');
+    expect(parseGeminiInteractionsToolCalls(sdkInteraction(withInfinity))).toEqual(expected);
+  });
+});
+
 describe('parseGeminiInteractionsToolCalls: properties', () => {
   it('never throws, and every refusal is a catalogued error', () => {
     fc.assert(

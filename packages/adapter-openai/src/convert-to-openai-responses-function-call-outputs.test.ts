@@ -113,4 +113,94 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
       }),
     ).toThrow(TypeError);
   });
+
+  describe('stateless continuation: the echoed items', () => {
+    function formatStateless(responseOutput: unknown) {
+      const calls = parsedCalls();
+      return convertToOpenAIResponsesFunctionCallOutputs({
+        calls,
+        results: calls.map((call) => fakeSealedResult(call)),
+        verify: createRecordingVerifier().verify,
+        options: { continuation: 'stateless', responseOutput: responseOutput as typeof response.output },
+      });
+    }
+    const misuse = /^stateless continuation: responseOutput must be the output of the response the calls were parsed from$/;
+
+    it.each([1e8, 2 ** 32 - 1])('throws at once for a sparse responseOutput of length %i', (length) => {
+      const sparse: unknown[] = [...response.output];
+      sparse.length = length;
+      const started = performance.now();
+      expect(() => formatStateless(sparse)).toThrow(misuse);
+      expect(performance.now() - started).toBeLessThan(100);
+    });
+
+    it('throws for a hole, even after every call was found', () => {
+      const holed: unknown[] = [...response.output];
+      holed.length += 1;
+      expect(() => formatStateless(holed)).toThrow(misuse);
+    });
+
+    it('throws for a responseOutput that is not an array', () => {
+      expect(() => formatStateless({ 0: response.output[0], length: 1 })).toThrow(misuse);
+      expect(() => formatStateless(undefined)).toThrow(misuse);
+    });
+
+    it.each<[string, unknown]>([
+      ['10 MB long', 'f'.repeat(10_000_000)],
+      ['with NUL', 'fc_\u0000<script>'],
+      ['with a control character', 'fc_\u001b[2J'],
+      ['with a lone surrogate', 'fc_\udc00'],
+      ['not a string', { evil: 1 }],
+    ])('throws rather than echo an item id %s', (_label, id) => {
+      const output = response.output.map((item, index) => (index === 1 ? { ...item, id } : item));
+      expect(() => formatStateless(output)).toThrow(misuse);
+    });
+
+    it('throws rather than echo an item id hidden behind a getter', () => {
+      const output = response.output.map((item, index) => {
+        if (index !== 0) return item;
+        const { id, ...rest } = item as { id: string };
+        return Object.defineProperty(rest, 'id', { enumerable: true, get: () => id });
+      });
+      expect(() => formatStateless(output)).toThrow(misuse);
+    });
+
+    it('echoes an item without an id without one', () => {
+      const output = response.output.map((item) => {
+        const { id: _id, ...rest } = item as { id: string };
+        return rest;
+      });
+      const outcome = formatStateless(output);
+      expect(outcome.ok && outcome.payload.input.slice(0, 3).map((item) => 'id' in item)).toEqual([false, false, false]);
+    });
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+  ])('throws a TypeError naming options when they are %s', (label, options) => {
+    const calls = parsedCalls();
+    expect(() =>
+      convertToOpenAIResponsesFunctionCallOutputs({
+        calls,
+        results: calls.map((call) => fakeSealedResult(call)),
+        verify: createRecordingVerifier().verify,
+        options: options as never,
+      }),
+    ).toThrow(new TypeError(`formatToolResults: options must be an object, got ${label}`));
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+  ])('throws a TypeError naming calls when they are %s', (label, calls) => {
+    expect(() =>
+      convertToOpenAIResponsesFunctionCallOutputs({
+        calls: calls as never,
+        results: [],
+        verify: createRecordingVerifier().verify,
+        options: { continuation: 'previous_response_id' },
+      }),
+    ).toThrow(new TypeError(`formatToolResults: calls must be the array parseToolCalls returned, got ${label}`));
+  });
 });

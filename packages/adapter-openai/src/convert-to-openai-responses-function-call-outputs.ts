@@ -1,27 +1,46 @@
-import { correlateToolResults, readOwnData, type AdapterSettings } from '@toolseal/adapter-core';
+import {
+  correlateToolResults,
+  formatOptionsOf,
+  isWellFormedIdentifier,
+  MAX_PROVIDER_ID_LENGTH,
+  readOwnData,
+  readRefusalField,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome, ToolCall } from '@toolseal/contracts';
-import type {
-  OpenAIResponsesFormatOptions,
-  OpenAIResponsesFunctionCall,
-  OpenAIResponsesFunctionCallOutput,
-  OpenAIResponsesOutputItem,
-  OpenAIResponsesPayload,
+import {
+  MAX_RESPONSE_OUTPUT_ITEMS,
+  type OpenAIResponsesFormatOptions,
+  type OpenAIResponsesFunctionCall,
+  type OpenAIResponsesFunctionCallOutput,
+  type OpenAIResponsesPayload,
 } from './openai-responses-api.js';
 import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
 
+function notTheParsedOutput(): TypeError {
+  return new TypeError(
+    'stateless continuation: responseOutput must be the output of the response the calls were parsed from',
+  );
+}
+
 /**
  * Rebuilds the `function_call` items of a stateless continuation from the parsed calls, taking
- * only the item id from `responseOutput`. Throws a `TypeError` when `responseOutput` does not hold
- * each call's item with the same name and arguments: the host passed the wrong response.
+ * only the item id from `responseOutput`. Throws a `TypeError` when `responseOutput` cannot be the
+ * output the calls were parsed from: not an array, longer than `MAX_RESPONSE_OUTPUT_ITEMS`, a hole
+ * or an item that is not an object, an item id that is not a well-formed identifier (or hidden
+ * behind a getter), or a call's item missing or with another name or arguments. `parseToolCalls`
+ * refuses every one of these, so the host passed the wrong response. The length is read once and
+ * checked before the loop, so a sparse array claiming billions of items costs nothing.
  */
-function echoFunctionCalls(
-  calls: readonly ToolCall[],
-  responseOutput: readonly OpenAIResponsesOutputItem[],
-): OpenAIResponsesFunctionCall[] {
-  const itemsByCallId = new Map<string, unknown>();
-  const output: readonly unknown[] = Array.isArray(responseOutput) ? responseOutput : [];
-  for (let index = 0; index < output.length; index++) {
+function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown): OpenAIResponsesFunctionCall[] {
+  if (!Array.isArray(responseOutput)) throw notTheParsedOutput();
+  const output: readonly unknown[] = responseOutput;
+  const count = output.length;
+  if (count > MAX_RESPONSE_OUTPUT_ITEMS) throw notTheParsedOutput();
+  const itemsByCallId = new Map<string, object>();
+  for (let index = 0; index < count; index++) {
     const item = readOwnData(output, index);
+    if (typeof item !== 'object' || item === null) throw notTheParsedOutput();
     const callId = readOwnData(item, 'call_id');
     if (readOwnData(item, 'type') === 'function_call' && typeof callId === 'string') {
       itemsByCallId.set(callId, item);
@@ -35,11 +54,12 @@ function echoFunctionCalls(
       readOwnData(item, 'name') !== call.tool_name ||
       readOwnData(item, 'arguments') !== call.arguments.text
     ) {
-      throw new TypeError(
-        'stateless continuation: responseOutput must be the output of the response the calls were parsed from',
-      );
+      throw notTheParsedOutput();
     }
-    const itemId = readOwnData(item, 'id');
+    // Echoed to OpenAI as is: checked as a call id is (length, controls, lone surrogates).
+    const itemId = readRefusalField(item, 'id');
+    const absent = itemId === undefined || itemId === null;
+    if (!absent && !isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH)) throw notTheParsedOutput();
     return {
       type: 'function_call',
       ...(typeof itemId === 'string' ? { id: itemId } : {}),
@@ -62,18 +82,19 @@ function echoFunctionCalls(
  * - `previous_response_id`: `{ previous_response_id, input: [outputs] }`.
  * - `stateless`: `{ input: [function_call items, outputs] }`, the calls echoed in response order.
  *
- * Never throws on bad results. Throws a `TypeError` on host misuse: no calls, calls from several
- * responses, or a `responseOutput` that does not hold the calls.
+ * Never throws on bad results. Throws a `TypeError` on host misuse: `options` or `calls` missing or
+ * not what they must be, no calls, calls from several responses, an unknown continuation, or a
+ * `responseOutput` that cannot be the output the calls were parsed from.
  */
 export function convertToOpenAIResponsesFunctionCallOutputs(
   input: FormatToolResultsInput<OpenAIResponsesFormatOptions>,
   settings: AdapterSettings = OPENAI_RESPONSES_DEFAULT_SETTINGS,
 ): FormatToolResultsOutcome<OpenAIResponsesPayload> {
-  const { options } = input;
+  const options = formatOptionsOf(input);
   if (options.continuation !== 'previous_response_id' && options.continuation !== 'stateless') {
     throw new TypeError("options.continuation must be 'previous_response_id' or 'stateless'");
   }
-  const correlated = correlateToolResults(settings.identity, input);
+  const correlated = correlateToolResults(settings.identity, input, settings.limits);
   if (!correlated.ok) return correlated;
   const outputs = correlated.results.map(
     (result): OpenAIResponsesFunctionCallOutput => ({
@@ -85,6 +106,8 @@ export function convertToOpenAIResponsesFunctionCallOutputs(
   if (options.continuation === 'previous_response_id') {
     return { ok: true, payload: { previous_response_id: correlated.response_id, input: outputs } };
   }
-  const echoed = echoFunctionCalls(input.calls, options.responseOutput);
+  // The calls as correlateToolResults read them once, in call order.
+  const calls = correlated.results.map((result) => result.call);
+  const echoed = echoFunctionCalls(calls, options.responseOutput);
   return { ok: true, payload: { input: [...echoed, ...outputs] } };
 }

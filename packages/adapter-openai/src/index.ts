@@ -9,6 +9,7 @@ export {
   OPENAI_PROVIDER,
   OPENAI_RESPONSES_API_FAMILY,
   OPENAI_RESPONSES_ADAPTER_REVISION,
+  MAX_RESPONSE_OUTPUT_ITEMS,
   type OpenAIResponsesResponse,
   type OpenAIResponsesOutputItem,
   type OpenAIResponsesFunctionCall,

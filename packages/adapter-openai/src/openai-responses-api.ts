@@ -10,6 +10,14 @@ export const OPENAI_RESPONSES_API_FAMILY = 'responses';
 /** This adapter's revision: bound into every call digest it serializes results for. */
 export const OPENAI_RESPONSES_ADAPTER_REVISION = 'openai-responses-v1';
 
+/**
+ * Most items one response's `output` may hold: far above anything a response can carry (every
+ * item costs output tokens, and `max_output_tokens` is at most a few hundred thousand), low enough
+ * that a sparse or proxied array claiming billions of items is refused before any loop. A longer
+ * output is refused by `parseToolCalls` and, as a `responseOutput`, by a stateless continuation.
+ */
+export const MAX_RESPONSE_OUTPUT_ITEMS = 100_000;
+
 /** Any item of `Response.output`: only `type` is read before narrowing. */
 export interface OpenAIResponsesOutputItem {
   readonly type: string;
@@ -21,6 +29,12 @@ export interface OpenAIResponsesResponse {
   readonly id: string;
   /** The output items; `function_call` items are the tool calls, everything else is ignored. */
   readonly output: readonly OpenAIResponsesOutputItem[];
+  /**
+   * `completed` when the response is finished. Any other value (`incomplete` after
+   * `max_output_tokens`, `in_progress`, `queued`, `failed`, `cancelled`) refuses a response that
+   * holds a function call: its arguments may be cut short. Absent is taken as finished.
+   */
+  readonly status?: string | undefined;
 }
 
 /** A `function_call` item, as echoed back in a stateless continuation (`ResponseFunctionToolCall`). */
@@ -70,6 +84,6 @@ export type OpenAIResponsesFormatOptions =
     }
   | {
       continuation: 'stateless';
-      /** `response.output` of the response the calls were parsed from. */
+      /** `response.output` of the response the calls were parsed from, unchanged. */
       responseOutput: readonly OpenAIResponsesOutputItem[];
     };

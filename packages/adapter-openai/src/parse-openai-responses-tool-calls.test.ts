@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { OpenAIResponsesResponse } from './openai-responses-api.js';
+import { MAX_RESPONSE_OUTPUT_ITEMS, type OpenAIResponsesResponse } from './openai-responses-api.js';
 import { parseOpenAIResponsesToolCalls } from './parse-openai-responses-tool-calls.js';
 
 function fixture(name: string): OpenAIResponsesResponse {
@@ -121,6 +121,66 @@ describe('parseOpenAIResponsesToolCalls: refusals', () => {
     );
   });
 
+  it.each(['incomplete', 'in_progress', 'queued', 'failed', 'cancelled', null, 7])(
+    'refuses a function call in a response whose status is %s, even a completed item',
+    (status) => {
+      const response = { id: 'resp_1', status, output: [functionCall('call_1', 'a', '{"order_id":"ORD')] };
+      assertParseRefused(
+        parseOpenAIResponsesToolCalls(response as unknown as OpenAIResponsesResponse),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+    },
+  );
+
+  it('accepts a function call in a completed response, or one without a status', () => {
+    for (const extra of [{ status: 'completed' }, {}]) {
+      const response = { id: 'resp_1', ...extra, output: [functionCall('call_1', 'a', '{}')] };
+      expect(parseOpenAIResponsesToolCalls(response as unknown as OpenAIResponsesResponse).ok).toBe(true);
+    }
+  });
+
+  it('gives no calls, not a refusal, for an unfinished response without function calls', () => {
+    const response = { id: 'resp_1', status: 'incomplete', output: [{ type: 'message', status: 'incomplete', content: [] }] };
+    expect(parseOpenAIResponsesToolCalls(response as unknown as OpenAIResponsesResponse)).toEqual({
+      ok: true,
+      response_id: 'resp_1',
+      calls: [],
+    });
+  });
+
+  it.each([
+    ['over 256 characters', 'f'.repeat(257)],
+    ['10 MB long', 'f'.repeat(10_000_000)],
+    ['with NUL', 'fc_\u0000'],
+    ['with a control character', 'fc_\u001b[0m'],
+    ['with a lone surrogate', 'fc_\ud800'],
+    ['empty', ''],
+    ['not a string', { evil: 1 }],
+  ])('refuses an item id %s: it is echoed back in a stateless continuation', (_label, id) => {
+    assertParseRefused(
+      parseOpenAIResponsesToolCalls(responseWith([functionCall('call_1', 'a', '{}', { id })])),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+  });
+
+  it('accepts an item without an id', () => {
+    const { id: _id, ...withoutId } = functionCall('call_1', 'a', '{}');
+    expect(parseOpenAIResponsesToolCalls(responseWith([withoutId])).ok).toBe(true);
+  });
+
+  it(`refuses an output of more than ${MAX_RESPONSE_OUTPUT_ITEMS} items before reading them`, () => {
+    const output: unknown[] = [functionCall('call_1', 'a', '{}')];
+    output.length = 2 ** 32 - 1;
+    const started = performance.now();
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(output)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(performance.now() - started).toBeLessThan(100);
+    const many = Array.from({ length: MAX_RESPONSE_OUTPUT_ITEMS + 1 }, () => ({ type: 'message' }));
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(many)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(parseOpenAIResponsesToolCalls(responseWith(many.slice(1))).ok).toBe(true);
+  });
+
   it('does not parse or judge the argument text: malformed JSON is the dispatcher’s to refuse per call', () => {
     const outcome = parseOpenAIResponsesToolCalls(responseWith([functionCall('c1', 'a', '{"a":1,"a":2,"__proto__":{}')]));
     expect(outcome.ok).toBe(true);
@@ -140,6 +200,82 @@ describe('parseOpenAIResponsesToolCalls: hostile objects', () => {
     });
     assertParseRefused(parseOpenAIResponsesToolCalls(responseWith([item])), 'MALFORMED_TOOL_CALL', 'empty_tool_name');
     expect(ran).toBe(false);
+  });
+
+  /** `item` with `key` replaced by an own getter answering `answer`; records whether it ran. */
+  function withGetter(item: Record<string, unknown>, key: string, answer: unknown): { item: object; ran: () => boolean } {
+    let ran = false;
+    const copy: Record<string, unknown> = { ...item };
+    delete copy[key];
+    Object.defineProperty(copy, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        ran = true;
+        return answer;
+      },
+    });
+    return { item: copy, ran: () => ran };
+  }
+
+  it.each<[string, unknown]>([
+    ['status', 'incomplete'],
+    ['status', 'completed'],
+    ['namespace', 'crm'],
+    ['caller', { type: 'program', caller_id: 'ci_1' }],
+    ['caller', { type: 'direct' }],
+    ['type', 'function_call'],
+    ['id', 'fc_1'],
+  ])('refuses an item whose %s is a getter (answering %j), without running it', (key, answer) => {
+    const { item, ran } = withGetter(functionCall('call_1', 'a', '{}'), key, answer);
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith([item])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(ran()).toBe(false);
+  });
+
+  it('refuses a response whose status is a getter, without running it', () => {
+    let ran = false;
+    const response = { id: 'resp_1', output: [functionCall('call_1', 'a', '{}')] };
+    Object.defineProperty(response, 'status', {
+      enumerable: true,
+      get: () => {
+        ran = true;
+        return 'incomplete';
+      },
+    });
+    assertParseRefused(parseOpenAIResponsesToolCalls(response), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(ran).toBe(false);
+  });
+
+  it.each(['status', 'namespace', 'caller', 'type'])('refuses an item whose %s comes only from its prototype', (key) => {
+    const full: Record<string, unknown> = functionCall('call_1', 'a', '{}', { namespace: 'crm', caller: { type: 'program' } });
+    const { [key]: inherited, ...own } = full;
+    const item: unknown = Object.assign(Object.create({ [key]: inherited }) as object, own);
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith([item])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('refuses an item of a class whose status is a getter on its prototype', () => {
+    class Item {
+      get status(): string {
+        return 'in_progress';
+      }
+    }
+    const { status: _status, ...own } = functionCall('call_1', 'a', '{}');
+    const item = Object.assign(new Item(), own);
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith([item])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('refuses, rather than reads as absent, a status or namespace planted on Object.prototype', () => {
+    const prototype = Object.prototype as Record<string, unknown>;
+    for (const key of ['status', 'namespace']) {
+      prototype[key] = 'in_progress';
+      try {
+        const full: Record<string, unknown> = functionCall('call_1', 'a', '{}');
+        const { [key]: _own, ...item } = full;
+        assertParseRefused(parseOpenAIResponsesToolCalls(responseWith([item])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+      } finally {
+        delete prototype[key];
+      }
+    }
   });
 
   it('does not read fields through a polluted prototype', () => {

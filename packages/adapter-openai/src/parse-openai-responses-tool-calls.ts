@@ -1,7 +1,22 @@
-import { collectToolCalls, readOwnData, rejectMalformedToolCall, type AdapterSettings } from '@toolseal/adapter-core';
+import {
+  collectToolCalls,
+  HIDDEN_FIELD,
+  isWellFormedIdentifier,
+  MAX_PROVIDER_ID_LENGTH,
+  readOwnData,
+  readRefusalField,
+  rejectMalformedToolCall,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import type { OpenAIResponsesResponse } from './openai-responses-api.js';
+import { MAX_RESPONSE_OUTPUT_ITEMS, type OpenAIResponsesResponse } from './openai-responses-api.js';
 import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
+
+/** A `status` (of the response or of an item) under which its function calls are finished. */
+function isFinished(status: unknown): boolean {
+  // Absent means finished (older payloads omit it); a hidden status (HIDDEN_FIELD) is not.
+  return status === undefined || status === 'completed';
+}
 
 /**
  * Parses the `function_call` output items of a Responses API response into `ToolCall`s, in output
@@ -9,12 +24,21 @@ import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-se
  * tool with the guard. Other item types are ignored.
  *
  * The response is untrusted and validated by hand: it never throws. The whole response is refused
- * (`MALFORMED_TOOL_CALL`) for a missing response id, a repeated or missing call id, an empty name,
- * an item that is not finished (`status` other than `completed`: its arguments may be cut short),
- * a namespaced function (the registry knows bare names only), a call made by a program rather than
- * directly by the model (`caller.type` other than `direct`) or more than `maxCalls` calls, and
- * (`INVALID_ARGUMENTS`, `max_bytes`) for arguments over
- * `maxArgumentBytes`, checked before anything reads the text.
+ * (`MALFORMED_TOOL_CALL`) for a missing response id, more than 100,000 output items, a repeated
+ * or missing call id, a malformed item id (it is echoed in a stateless continuation), an empty
+ * name, a function call in an unfinished response (`status` present and other than `completed`:
+ * `incomplete` after `max_output_tokens`, `in_progress`, `queued`, `failed`, `cancelled`) or an
+ * unfinished item (its own `status` other than `completed`): either may have its arguments cut
+ * short; a namespaced function (the registry knows bare names only), a call made by a program
+ * rather than directly by the model (`caller.type` other than `direct`) or more than `maxCalls`
+ * calls; and (`INVALID_ARGUMENTS`, `max_bytes`) for arguments over `maxArgumentBytes`, checked
+ * before anything reads the text. A response without function calls gives no calls, whatever its
+ * status.
+ *
+ * Every field whose presence or value refuses the response (the response `status`; an item's
+ * `type`, `status`, `namespace`, `caller`, `id`) is read with `readRefusalField`: one defined as a
+ * getter or reachable only through the prototype chain refuses the response as malformed instead
+ * of reading as absent, so it cannot hide an unfinished call or make one vanish.
  */
 export function parseOpenAIResponsesToolCalls(
   response: OpenAIResponsesResponse,
@@ -23,25 +47,40 @@ export function parseOpenAIResponsesToolCalls(
   return collectToolCalls(response, 'id', settings, (checked, collector) => {
     const output = readOwnData(checked, 'output');
     if (!Array.isArray(output)) return rejectMalformedToolCall('malformed_response');
-    for (let index = 0; index < output.length; index++) {
-      const item = readOwnData(output, index);
+    const items: readonly unknown[] = output;
+    const count = items.length;
+    if (count > MAX_RESPONSE_OUTPUT_ITEMS) return rejectMalformedToolCall('malformed_response');
+    const responseStatus = readRefusalField(checked, 'status');
+    if (responseStatus === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
+    const responseFinished = isFinished(responseStatus);
+    for (let index = 0; index < count; index++) {
+      const item = readOwnData(items, index);
       if (typeof item !== 'object' || item === null) return rejectMalformedToolCall('malformed_response');
-      if (readOwnData(item, 'type') !== 'function_call') continue;
-      const status = readOwnData(item, 'status');
-      if (status !== undefined && status !== 'completed') {
+      const type = readRefusalField(item, 'type');
+      // A hidden type could make a call vanish: refused, never skipped.
+      if (type === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
+      if (type !== 'function_call') continue;
+      // An unfinished response (or item) may have cut this call's arguments short.
+      if (!responseFinished || !isFinished(readRefusalField(item, 'status'))) {
         return rejectMalformedToolCall('malformed_response');
       }
       // A namespaced function cannot be told apart from a plain one of the same name by the
       // registry, so it is refused rather than routed by its bare name.
-      const namespace = readOwnData(item, 'namespace');
+      const namespace = readRefusalField(item, 'namespace');
       if (namespace !== undefined && namespace !== null) {
         return rejectMalformedToolCall('malformed_response');
       }
       // A call made by a program the model wrote (`caller.type: "program"`) belongs to that
       // program's item, which a stateless continuation would have to echo with it; only direct
-      // calls (no caller, or `{ type: "direct" }`) are accepted.
-      const caller = readOwnData(item, 'caller');
+      // calls (no caller, or `{ type: "direct" }`) are accepted. A hidden caller is neither.
+      const caller = readRefusalField(item, 'caller');
       if (caller !== undefined && caller !== null && readOwnData(caller, 'type') !== 'direct') {
+        return rejectMalformedToolCall('malformed_response');
+      }
+      // The item id goes back to OpenAI in a stateless continuation: it must be an identifier
+      // as well formed as a call id, or absent.
+      const itemId = readRefusalField(item, 'id');
+      if (itemId !== undefined && itemId !== null && !isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH)) {
         return rejectMalformedToolCall('malformed_response');
       }
       const text = readOwnData(item, 'arguments');

@@ -17,7 +17,8 @@ import { adapterConformanceCases, type ConformanceCall } from './adapter-conform
 // every case, and each broken variant must fail the case that guards against its flaw.
 interface KitResponse {
   id: string;
-  calls: Array<{ id: string; name: string; args: string }>;
+  /** `args` is the JSON text of the arguments, `value` the arguments as an SDK would parse them. */
+  calls: Array<{ id: string; name: string; args: string; value: unknown }>;
 }
 interface KitPayload {
   results: Array<{ id: string; text: string; error: boolean }>;
@@ -39,6 +40,29 @@ interface Flaws {
   verifyLiveObject?: boolean;
   /** Sets the error flag for `status: 'failed'` only, not for `unknown`. */
   flagOnlyFailed?: boolean;
+  /** Measures the parsed `value` of the arguments, but stops at the first number JSON cannot express. */
+  sizeStopsAtNonFinite?: boolean;
+}
+
+/**
+ * The UTF-8 size of `value` as JSON, measured by a walk that gives up (answers 0) at the first
+ * number JSON cannot express: the flaw the kit must catch.
+ */
+function sizeUntilNonFinite(value: unknown): number {
+  const text = JSON.stringify(value, (_key, each: unknown) => {
+    if (typeof each === 'number' && !Number.isFinite(each)) throw new RangeError('not JSON');
+    return each;
+  });
+  return Buffer.byteLength(text);
+}
+
+function measuredSize(call: { args: string; value: unknown }, flaws: Flaws): number {
+  if (flaws.sizeStopsAtNonFinite !== true) return call.args.length;
+  try {
+    return sizeUntilNonFinite(call.value);
+  } catch {
+    return 0;
+  }
 }
 
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
@@ -76,7 +100,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
           if (!(wellFormed(call.id) && wellFormed(call.name))) return malformed('malformed_response');
           if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
           if (calls.length >= 64) return malformed('too_many_calls');
-          if (call.args.length > 1_048_576) {
+          if (measuredSize(call, flaws) > 1_048_576) {
             return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule: 'max_bytes' }] }) };
           }
           seen.add(call.id);
@@ -154,7 +178,7 @@ function kitCases(flaws: Flaws = {}) {
     adapter: kitAdapter(flaws),
     makeResponse: (calls: readonly ConformanceCall[], responseId: string) => ({
       id: responseId,
-      calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: JSON.stringify(call.arguments) })),
+      calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: JSON.stringify(call.arguments), value: call.arguments })),
     }),
     formatOptions: () => ({}),
     readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
@@ -217,6 +241,11 @@ describe('adapterConformanceCases catches broken adapters', () => {
       'flagging only failed results, not unknown ones',
       { flagOnlyFailed: true },
       'format: an OUTCOME_UNKNOWN result (status unknown) carries the provider error flag too',
+    ],
+    [
+      'measuring arguments only up to a value JSON cannot express',
+      { sizeStopsAtNonFinite: true },
+      'parse: arguments over maxArgumentBytes are refused just the same beside a value JSON cannot express (1e400 as Infinity)',
     ],
     [
       'letting a hostile proxy throw',

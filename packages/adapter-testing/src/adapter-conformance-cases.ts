@@ -165,8 +165,8 @@ function permutations<T>(items: readonly T[]): T[][] {
  *
  * They cover both directions against real sealed packages (`@toolseal/result`): parsing round trip
  * and refusals (duplicate, missing and empty ids and names; ids and names with control characters,
- * a lone surrogate or over adapter-core's length limits; too many calls, oversized arguments,
- * garbage, hostile proxies), formatting round trip with canonical `model_result` text, correlation
+ * a lone surrogate or over adapter-core's length limits; too many calls, oversized arguments, also
+ * beside an Infinity, garbage, hostile proxies), formatting round trip with canonical `model_result` text, correlation
  * by call id under every order of results, refusal of unverified, swapped, forged,
  * foreign-revision, missing, duplicate and unknown packages with nothing serialized, a package
  * that reads differently after verification (refused, or sent exactly as sealed), a verifier run
@@ -330,6 +330,23 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         assert.equal(outcome.error.code, 'INVALID_ARGUMENTS');
         assert.ok(checkError(outcome.error).ok);
         assert.ok(outcome.error.reasons.every((reason) => reason.field === '' && SIZE_RULES.has(reason.rule)));
+      },
+    },
+    {
+      name: 'parse: arguments over maxArgumentBytes are refused just the same beside a value JSON cannot express (1e400 as Infinity)',
+      run() {
+        // An SDK's `JSON.parse` turns the number 1e400 into Infinity. A size check that stops at the
+        // first value JSON cannot express never measures the rest, before or after it.
+        const chunk = 'x'.repeat(60_000);
+        const blobs = Array.from({ length: Math.ceil(maxArgumentBytes / chunk.length) + 1 }, () => chunk);
+        const expected = parse([{ ...TURN[0]!, arguments: { n: 1, blobs } }]);
+        assert.equal(expected.ok, false);
+        if (expected.ok) return;
+        assert.equal(expected.error.code, 'INVALID_ARGUMENTS');
+        const infinite = Number.POSITIVE_INFINITY as unknown as JsonObject[string];
+        for (const args of [{ n: infinite, blobs }, { blobs, n: infinite }]) {
+          assert.deepEqual(parse([{ ...TURN[0]!, arguments: args }]), expected, `${Object.keys(args).join(' then ')}`);
+        }
       },
     },
     {

@@ -48,10 +48,33 @@ function collect(value: unknown, path: string, into: Array<{ path: string; value
   }
 }
 
+/** `text` as it appears inside a JSON string literal: `"` as `\"`, `\` as `\\`, controls escaped. */
+function jsonEscaped(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+/** `text` with every character outside printable ASCII as a `\uXXXX` escape (`ensure_ascii` serializers). */
+function asciiEscaped(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The forms a value can take in a serialized request body: as is (raw text), JSON-escaped once (a
+ * string in the JSON body), twice (a string inside JSON text that is itself a string of the body,
+ * as a `model_result` text is), and each escaped with non-ASCII as `\uXXXX`. A value with a quote,
+ * a backslash or a control character differs between them, so searching the raw form alone misses it.
+ */
+function serializedForms(value: string): Set<string> {
+  const once = jsonEscaped(value);
+  const twice = jsonEscaped(once);
+  return new Set([value, once, twice, asciiEscaped(once), asciiEscaped(twice)]);
+}
+
 /**
  * Every protected value of `results` (principal reference, digests, operation id, idempotency key,
- * receipt, status reference, contract revisions) that occurs in `serialized`, plus every
- * protected-only key name, as `{ path: '#key', value }`. Empty means nothing protected leaked.
+ * receipt, status reference, contract revisions) that occurs in `serialized`, raw or in any form
+ * JSON serialization gives it (see `serializedForms`), plus every protected-only key name, as
+ * `{ path: '#key', value }`. Empty means nothing protected leaked.
  *
  * Values shorter than 8 characters are skipped (they would match by accident); give test packages
  * distinctive protected values, as `fakeSealedResult` and the conformance kit do.
@@ -63,7 +86,12 @@ export function findProtectedValues(serialized: string, results: readonly Sealed
     collect(result.protected_audit, '', values);
     for (const entry of values) {
       if (PUBLIC_PATHS.has(entry.path) || entry.value.length < 8) continue;
-      if (serialized.includes(entry.value)) hits.push(entry);
+      for (const form of serializedForms(entry.value)) {
+        if (serialized.includes(form)) {
+          hits.push(entry);
+          break;
+        }
+      }
     }
   }
   for (const key of PROTECTED_KEY_NAMES) {
