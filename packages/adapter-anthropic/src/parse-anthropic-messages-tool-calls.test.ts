@@ -69,9 +69,20 @@ describe('parseAnthropicMessagesToolCalls: refusals', () => {
     ['missing input', toolUse('t1', 'a', undefined)],
     ['input that is a class instance', toolUse('t1', 'a', new Date(0))],
     ['a toolset member', toolUse('t1', 'click', {}, { toolset_name: 'browser' })],
+    ['a call a server tool made', toolUse('t1', 'a', {}, { caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_1' } })],
+    ['a caller without a type', toolUse('t1', 'a', {}, { caller: {} })],
+    ['a caller that is a string', toolUse('t1', 'a', {}, { caller: 'direct' })],
     ['a block that is not an object', 'tool_use'],
   ])('refuses %s as a malformed message', (_label, block) => {
     assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([block])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('accepts the model\'s own calls: caller { type: "direct" }, null or absent', () => {
+    const { caller: _direct, ...withoutCaller } = toolUse('t1', 'a', {});
+    for (const block of [toolUse('t1', 'a', {}, { caller: { type: 'direct' } }), toolUse('t1', 'a', {}, { caller: null }), withoutCaller]) {
+      const outcome = parseAnthropicMessagesToolCalls(messageWith([block]));
+      expect(outcome.ok, JSON.stringify(block)).toBe(true);
+    }
   });
 
   it.each(['max_tokens', 'model_context_window_exceeded'])(
@@ -197,6 +208,7 @@ describe('parseAnthropicMessagesToolCalls: hidden refusal fields', () => {
     ['type', 'tool_use'],
     ['toolset_name', 'browser'],
     ['toolset_name', null],
+    ['caller', { type: 'direct' }],
   ])('refuses a tool_use block whose %s is a getter (answering %j), without running it', (key, answer) => {
     const { value, ran } = withGetter(toolUse('t1', 'a', {}), key, answer);
     assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([value])), 'MALFORMED_TOOL_CALL', 'malformed_response');

@@ -28,11 +28,12 @@ const REFUSED_STOP_REASON = 'refusal';
  * The message is untrusted and validated by hand: it never throws. The whole message is refused
  * (`MALFORMED_TOOL_CALL`) for a missing message id, a `stop_reason` that is neither a string nor
  * `null`, a repeated or missing block id, an empty name, an `input` that is not an object, a
- * toolset member (`toolset_name`: the registry knows bare names only), a last `tool_use` block
+ * toolset member (`toolset_name`: the registry knows bare names only), a call a server tool made
+ * (`caller.type` other than `direct`), a last `tool_use` block
  * cut off by `max_tokens`, any `tool_use` block of a message stopped with `refusal`, or more than
  * `maxCalls` calls; and (`INVALID_ARGUMENTS`) for an `input` over the size limits.
  *
- * Every field whose value refuses the message (`stop_reason`; a block's `type`, `toolset_name`)
+ * Every field whose value refuses the message (`stop_reason`; a block's `type`, `toolset_name`, `caller`)
  * is read with `readRefusalField`: one defined as a getter or reachable only through the prototype
  * chain refuses the message as malformed instead of reading as absent, so it cannot hide a cut-off
  * or refused turn or make a `tool_use` block vanish.
@@ -66,6 +67,14 @@ export function parseAnthropicMessagesToolCalls(
       if (truncated && index === count - 1) return rejectMalformedToolCall('malformed_response');
       const toolsetName = readRefusalField(block, 'toolset_name');
       if (toolsetName !== undefined && toolsetName !== null) return rejectMalformedToolCall('malformed_response');
+      // A call a server tool made on the model's behalf (`caller.type` such as
+      // `code_execution_20250825`) belongs to that tool's run, whose result goes back another way;
+      // only the model's own calls (`{ type: "direct" }`, or no caller in older payloads) are
+      // accepted, as the OpenAI adapter accepts only `direct` callers. A hidden caller is neither.
+      const caller = readRefusalField(block, 'caller');
+      if (caller !== undefined && caller !== null && readOwnData(caller, 'type') !== 'direct') {
+        return rejectMalformedToolCall('malformed_response');
+      }
       const input = readOwnData(block, 'input');
       if (!isPlainObject(input)) return rejectMalformedToolCall('malformed_response');
       const rejection = collector.add(readOwnData(block, 'id'), readOwnData(block, 'name'), {
