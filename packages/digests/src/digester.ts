@@ -98,12 +98,16 @@ export interface CallBindingDigestInput {
 export interface Digester {
   /** True in keyed (HMAC) mode. */
   readonly keyed: boolean;
-  /** SHA-256 (or HMAC) over the UTF-8 bytes of `text`. Throws `lone_surrogate` for text UTF-8 cannot encode. */
+  /**
+   * SHA-256 (or HMAC) over the UTF-8 bytes of `text`. Throws `lone_surrogate` for text UTF-8 cannot
+   * encode. Any text: given the canonical text of a tagged object it gives that object's digest,
+   * the digester's own kinds included, so a digester is handed to trusted code only.
+   */
   digestText(text: string): Sha256Hex;
   /**
    * Digest of `canonicalize({ domain, ...fields })`, for tags other than the digester's own:
    * a `DIGEST_DOMAINS` tag throws a `TypeError`, so this never reproduces a principal reference,
-   * request, result or call binding digest. `fields` must be a plain object without a `domain`
+   * request, result or call binding digest (`digestText` of the same canonical text would). `fields` must be a plain object without a `domain`
    * member; a symbol-keyed or non-enumerable member throws `CanonicalizationError`
    * (`unsupported_type`), as `canonicalize` refuses such an object, rather than being left out.
    * Each member is read exactly once (a getter is invoked once, and the digest covers the value it

@@ -48,7 +48,7 @@ import { readHandlerOutcome, readStatusOutcome, type ReadOutcome } from './read-
 import { readProposalDecision, type ProposalErrorCode } from './read-proposal-decision.js';
 import { readStoredResult } from './read-stored-result.js';
 import { runWithDeadline, type DeadlineRun } from './run-with-deadline.js';
-import { StoreWatchdog } from './store-watchdog.js';
+import { StoreWaitEnded, StoreWatchdog } from './store-watchdog.js';
 import { TurnDigester } from './turn-digester.js';
 
 const DEFAULT_LEASE_MS = 30_000;
@@ -686,10 +686,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // The store refused an input of the dispatcher's own making: a bug, not an outage (nothing
       // was written), and a retry would fail the same way.
       if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
-      state.notes.push('idempotency_store_unavailable');
       // The claim may have applied with its answer lost (or may still apply): then the key is
       // held until the claim's lease runs out, and a retry before that answers OUTCOME_UNKNOWN.
-      return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: claimRetryAfterMs });
+      // The host's abort is no store outage: audited at the deadline gate, as an abort elsewhere.
+      const aborted = isAbortedWait(error);
+      state.notes.push(aborted ? 'aborted_during_store_call' : 'idempotency_store_unavailable');
+      return refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: claimRetryAfterMs });
     }
     switch (claim.kind) {
       case 'conflict':
@@ -775,9 +777,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // "nothing was executed, retry"; otherwise the key may stay held (see README).
       const released = await releaseDeclaredNotStarted(fence, state);
       if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
-      state.notes.push('idempotency_store_unavailable');
+      const aborted = isAbortedWait(error);
+      state.notes.push(aborted ? 'aborted_during_store_call' : 'idempotency_store_unavailable');
       if (released === 'released') {
-        return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+        return refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
       }
       // Another claim took the key over and may run the write; or the key could not be freed
       // (the handler never ran, but the record may stay `started` until a person frees it).
@@ -1104,6 +1107,11 @@ function minimalAuditBody(sealed: SealResultOutput['sealed'], gate: DispatchGate
     downstream: { ...audit.downstream },
     binding: { ...audit.binding },
   };
+}
+
+/** Whether a store wait was ended by the call's abort (the host's signal or the turn's), not by the store. */
+function isAbortedWait(error: unknown): boolean {
+  return error instanceof StoreWaitEnded && error.reason === 'aborted';
 }
 
 /** The sequence and entry hash of what `auditLog.append` answered, or `null` when it names no entry. */

@@ -1,6 +1,6 @@
 import { ManualClock } from '@toolseal/audit';
 import { describe, expect, it } from 'vitest';
-import { DispatcherClock } from './dispatcher-clock.js';
+import { CLOCK_RESYNC_MS, DispatcherClock } from './dispatcher-clock.js';
 
 const START = Date.UTC(2026, 6, 19);
 
@@ -41,5 +41,39 @@ describe('DispatcherClock', () => {
     expect(clock.date().getTime()).toBe(START - 5_000);
     manual.set(START + 1_500);
     expect(clock.now()).toBe(START + 1_500);
+  });
+
+  it('the review: follows the clock back once it has read behind for CLOCK_RESYNC_MS of real time, so a glitch cannot hold it', () => {
+    let reading = START;
+    let monotonic = 0;
+    const clock = new DispatcherClock({ now: () => reading }, () => monotonic);
+    const tenYears = 10 * 365 * 86_400_000;
+    reading = START + tenYears;
+    expect(clock.now()).toBe(START + tenYears);
+    reading = START + 1_000;
+    expect(clock.now()).toBe(START + tenYears);
+    monotonic += CLOCK_RESYNC_MS - 1;
+    reading = START + 1_000 + CLOCK_RESYNC_MS - 1;
+    expect(clock.now()).toBe(START + tenYears);
+    monotonic += 1;
+    reading = START + 1_000 + CLOCK_RESYNC_MS;
+    expect(clock.now()).toBe(START + 1_000 + CLOCK_RESYNC_MS);
+    // From there on it holds again against a new swing.
+    reading -= 5_000;
+    expect(clock.now()).toBe(START + 1_000 + CLOCK_RESYNC_MS);
+  });
+
+  it('a swing shorter than CLOCK_RESYNC_MS is held however often it repeats', () => {
+    let reading = START;
+    let monotonic = 0;
+    const clock = new DispatcherClock({ now: () => reading }, () => monotonic);
+    for (let swing = 0; swing < 10; swing++) {
+      reading = START + 3_600_000;
+      expect(clock.now()).toBe(START + 3_600_000);
+      monotonic += 1_000;
+      reading = START;
+      expect(clock.now()).toBe(START + 3_600_000);
+      monotonic += 1_000;
+    }
   });
 });

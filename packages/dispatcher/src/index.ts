@@ -28,3 +28,4 @@ export type {
 export { matchApproval, type Approval, type ApprovalRequest, type ApprovalMatch } from './approval.js';
 export { DispatcherConfigError } from './dispatcher-config-error.js';
 export { MAX_DEADLINE_MS } from './compile-dispatcher-tools.js';
+export { CLOCK_RESYNC_MS } from './dispatcher-clock.js';

@@ -38,12 +38,14 @@ export class RateLimiter {
     } else {
       // Refresh the recency order (Map iteration order is insertion order).
       this.#buckets.delete(key);
-      // Only time past the last refill counts: a clock that swings back and forth must not refill
-      // the same interval twice (back: nothing moves; forth again: only the time beyond it counts).
+      // Only time past the last refill counts. A time before it refills nothing and becomes the new
+      // reference: the dispatcher's clock holds its time while the host's clock swings
+      // (`DispatcherClock`) and steps back only after a lasting correction, which is followed here
+      // too, so a glitch far in the future cannot keep the bucket from ever refilling again.
       if (now > bucket.updatedAt) {
         bucket.tokens = Math.min(limit.capacity, bucket.tokens + ((now - bucket.updatedAt) * limit.refillPerSecond) / 1000);
-        bucket.updatedAt = now;
       }
+      bucket.updatedAt = now;
     }
     this.#buckets.set(key, bucket);
     if (bucket.tokens >= 1) {

@@ -85,6 +85,9 @@ describe('an idempotency store call that never answers, before the handler', () 
       const result = only(turn);
       expect(ms, method).toBeLessThan(2_000);
       expect(result.sealed.model_result.error?.code, method).toBe('TIMEOUT_BEFORE_EXECUTE');
+      // The host's abort, not a store outage (the review): audited at the deadline gate.
+      expect(result.gate, method).toBe('deadline');
+      expect((await host.stores.auditLog.query({}, { limit: 10 })).entries.at(-1)?.body['notes'], method).toEqual(['aborted_during_store_call']);
       expect(host.calls['create_refund_draft']).toBe(0);
       if (method === 'markStarted') expect((await host.stores.idempotencyStore.get(keyOf(result)))?.state).toBe('released');
     }

@@ -68,6 +68,19 @@ describe('StoreWatchdog', () => {
     await first;
   });
 
+  it('answers a store promise that Promise.resolve cannot read (a throwing constructor getter) as a throw (the review)', async () => {
+    const watchdog = new StoreWatchdog(10_000);
+    const hostile = new Promise<never>(() => undefined);
+    Object.defineProperty(hostile, 'constructor', {
+      get() {
+        throw new Error('constructor getter');
+      },
+    });
+    const error = await failureOf(watchdog.watch(() => hostile));
+    expect((error as Error).message).toBe('constructor getter');
+    expect(watchdog.pending).toBe(0);
+  });
+
   it('uses one timer for all pending calls, and none per call', async () => {
     const setTimer = vi.spyOn(globalThis, 'setTimeout');
     const watchdog = new StoreWatchdog(10_000);

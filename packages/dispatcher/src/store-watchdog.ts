@@ -107,7 +107,10 @@ export class StoreWatchdog {
           },
         );
       } catch (error) {
-        // A thenable whose `then` getter throws on the second read: a store that threw.
+        // `Promise.resolve` threw: a native promise whose `constructor` getter throws, a store
+        // answering far outside its contract, handled as a store that threw. No handler can be
+        // attached to such a promise (every `then` reads `constructor` too), so its own later
+        // rejection, if any, stays the store's unhandled rejection.
         if (end()) reject(error);
       }
     });

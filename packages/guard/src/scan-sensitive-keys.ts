@@ -29,8 +29,9 @@ export interface SensitiveKeyScanOptions {
   /**
    * Names the host's contracts legitimately use (say `subject` for an e-mail tool), in any spelling;
    * compared on the normalized form, exactly. A non-ASCII entry is compared after NFKC and removal
-   * of invisible characters. Allowing a name weakens the scan: prefer renaming the field. A
-   * credential or a control field of the boundary can never be lifted (`isLiftableKeyName`):
+   * of invisible characters. Allowing a name weakens the scan: prefer renaming the field. A name a
+   * credential or control rule flags can never be lifted (`isLiftableKeyName`); one only a
+   * business-ambiguous suffix rule flags (`csrf_cookie`, `owner_tenant_id`) can, at the host's word:
    * such an entry throws a `TypeError` when the scanner is built, as do a list that is not an array
    * (a string would otherwise be read character by character) and an entry that is not a string.
    */
