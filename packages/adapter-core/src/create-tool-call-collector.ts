@@ -32,7 +32,9 @@ export interface ToolCallCollectorOptions {
    * Keep a private copy of every `json_value` argument value that passes the guard, taken by the
    * same walk that checks its size (the guard's `copyUntrustedValue`), for an adapter that sends
    * the arguments back to the provider (a stateless continuation): `privateArgumentsOf` returns
-   * it. Costs the copy's allocations (about 130 ns for a one-key object). Default `false`.
+   * it, and the `ToolCall` carries it as its `arguments.value` instead of the host's object, so the
+   * dispatcher runs exactly what the continuation echoes. Costs the copy's allocations (about 130 ns
+   * for a one-key object). Default `false`.
    */
   keepArgumentCopies?: boolean;
 }
@@ -102,7 +104,9 @@ export function createToolCallCollector(
         response_id: responseId,
         call_id: callId,
         tool_name: toolName,
-        arguments: rawArguments,
+        // With a kept copy, the call carries it instead of the host's object: what the dispatcher
+        // runs is then what a stateless continuation echoes, whatever happens to the SDK response.
+        arguments: copy === undefined ? rawArguments : { format: 'json_value', value: copy },
       };
       if (copy !== undefined) keptArguments.set(call, copy);
       calls.push(call);

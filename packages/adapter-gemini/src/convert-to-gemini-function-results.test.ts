@@ -111,6 +111,23 @@ describe('convertToGeminiFunctionResults', () => {
       expect(echoed.type === 'function_call' && echoed.arguments).not.toBe(sdkArguments);
     });
 
+    it('the call carries that same copy, so the dispatcher runs what the continuation echoes (the review)', () => {
+      const interaction = sdkInteraction('{"order_id":"ORDER-C7"}');
+      const calls = assertParsed(parseGeminiInteractionsToolCalls(interaction as never));
+      const sdkArguments = interaction.steps[0]!.arguments;
+      const carried = calls[0]!.arguments;
+      expect(carried.format).toBe('json_value');
+      expect(carried.format === 'json_value' && carried.value).not.toBe(sdkArguments);
+      expect(carried.format === 'json_value' && carried.value).toEqual({ order_id: 'ORDER-C7' });
+      sdkArguments['order_id'] = 'ORDER-M9';
+      const outcome = formatStateless(calls);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      const echoed = outcome.payload.input[0]!;
+      expect(echoed.type === 'function_call' && echoed.arguments).toBe(carried.format === 'json_value' && carried.value);
+      expect(carried.format === 'json_value' && carried.value).toEqual({ order_id: 'ORDER-C7' });
+    });
+
     it('echoes a copy for calls the host rebuilt (e.g. from storage)', () => {
       const calls = parsedCalls().map((call) => structuredClone(call));
       const outcome = formatStateless(calls);
