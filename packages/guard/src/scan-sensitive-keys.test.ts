@@ -410,7 +410,7 @@ describe('allowKeys never lifts a credential or a control field of the boundary'
 // credential or control rule flags is unliftable; a flagged name is liftable only when every rule
 // that flags it is one of the business-ambiguous ones the README lists with its business example.
 const BUSINESS_AMBIGUOUS_NAMES = ['authentication', 'subject', 'response_id', 'response_ids'];
-const BUSINESS_AMBIGUOUS_SUFFIXES = ['sessionid', 'authorization', 'cookie', 'operationid', 'operationids', 'tenantid', 'tenantids'];
+const BUSINESS_AMBIGUOUS_SUFFIXES = ['sessionid', 'authorization', 'cookie', 'operationid', 'operationids', 'tenantid', 'tenantids', 'subjectid', 'subjectids'];
 // Every prefix rule marks a credential or the binding digest: none is liftable.
 const UNLIFTABLE_PREFIXES = [
   'secretkey', 'secretaccesskey', 'secretvalue', 'secretstring', 'secretbinary', 'password', 'passwd', 'apikey', 'accesstoken',
@@ -498,6 +498,19 @@ describe('allowKeys lifts business-ambiguous names only (fuzzing review)', () =>
     const names = ['response_id', 'subtenant_id', 'fortune_cookie', 'cooperation_id', 'authentication', 'subject', 'prior_authorization', 'training_session_id'];
     const scan = createSensitiveKeyScanner({ allowKeys: names });
     expect(scan({ ...Object.fromEntries(names.map((name) => [name, 1])), token: 2 }).map((hit) => hit.key)).toEqual(['token']);
+  });
+
+  it('flags idempotency keys and subject ids whatever precedes them; only the subject ids can be lifted (the review)', () => {
+    const scan = createSensitiveKeyScanner();
+    expect(scan({ x_idempotency_key: 1, idempotency_keys: 2, owner_subject_id: 3, subject_ids: 4 }).map((hit) => hit.key)).toEqual([
+      'x_idempotency_key',
+      'idempotency_keys',
+      'owner_subject_id',
+      'subject_ids',
+    ]);
+    expect(isLiftableKeyName('x_idempotency_key')).toBe(false);
+    expect(isLiftableKeyName('idempotency_keys')).toBe(false);
+    expect(isLiftableKeyName('course_subject_id')).toBe(true);
   });
 
   it('never lifts a name a credential prefix flags, metadata included: a name cannot tell it from a form of the credential', () => {

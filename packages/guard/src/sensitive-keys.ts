@@ -163,6 +163,8 @@ const CONTROL_SUFFIXES = [
   'principalid',
   'principalids',
   'principalref',
+  'idempotencykey', // `x_idempotency_key`, a header's name
+  'idempotencykeys',
 ];
 
 /**
@@ -178,6 +180,8 @@ const BUSINESS_AMBIGUOUS_SUFFIXES = [
   'operationids',
   'tenantid', // `subtenant_id`
   'tenantids',
+  'subjectid', // `course_subject_id`
+  'subjectids',
 ];
 
 /**
