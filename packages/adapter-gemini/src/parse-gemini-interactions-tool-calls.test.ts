@@ -237,20 +237,19 @@ describe('parseGeminiInteractionsToolCalls: hidden refusal fields', () => {
   });
 });
 
-describe('parseGeminiInteractionsToolCalls: size limits behind a value JSON cannot express (pending the guard fix)', () => {
+describe('parseGeminiInteractionsToolCalls: depth behind a value JSON cannot express', () => {
+  // The conformance kit covers sizes before and after Infinity; nesting 100,000 deep only a
+  // value-argument adapter can be handed (the kit's response builders would overflow building it).
   // What the SDK hands over: `JSON.parse` of the wire text, where 1e400 becomes Infinity.
   function sdkInteraction(argumentsText: string): GeminiInteractionsResponse {
     const wire = `{"id":"int_1","status":"requires_action","steps":[{"type":"function_call","id":"g_1","name":"get_order","arguments":${argumentsText}}]}`;
     return JSON.parse(wire) as GeminiInteractionsResponse;
   }
-  const strings = Array.from({ length: 40 }, () => JSON.stringify('x'.repeat(50_000))).join(','); // 2 MB
   const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
 
-  it.each([
-    ['2 MB of strings after 1e400', `{"n":1e400,"a":[${strings}]}`, `{"n":1,"a":[${strings}]}`],
-    ['2 MB of strings before 1e400', `{"a":[${strings}],"n":1e400}`, `{"a":[${strings}],"n":1}`],
-    ['100,000-deep nesting after 1e400', `{"n":1e400,"a":${deep}}`, `{"n":1,"a":${deep}}`],
-  ])('refuses %s with INVALID_ARGUMENTS, as without the Infinity', (_label, withInfinity, without) => {
+  it('refuses 100,000-deep nesting after 1e400 with INVALID_ARGUMENTS, as without the Infinity', () => {
+    const withInfinity = `{"n":1e400,"a":${deep}}`;
+    const without = `{"n":1,"a":${deep}}`;
     const expected = parseGeminiInteractionsToolCalls(sdkInteraction(without));
     expect(!expected.ok && expected.error.code).toBe('INVALID_ARGUMENTS');
     expect(parseGeminiInteractionsToolCalls(sdkInteraction(withInfinity))).toEqual(expected);

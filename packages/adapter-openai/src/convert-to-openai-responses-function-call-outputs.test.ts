@@ -175,32 +175,5 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
     });
   });
 
-  it.each([
-    ['undefined', undefined],
-    ['null', null],
-  ])('throws a TypeError naming options when they are %s', (label, options) => {
-    const calls = parsedCalls();
-    expect(() =>
-      convertToOpenAIResponsesFunctionCallOutputs({
-        calls,
-        results: calls.map((call) => fakeSealedResult(call)),
-        verify: createRecordingVerifier().verify,
-        options: options as never,
-      }),
-    ).toThrow(new TypeError(`formatToolResults: options must be an object, got ${label}`));
-  });
 
-  it.each([
-    ['undefined', undefined],
-    ['null', null],
-  ])('throws a TypeError naming calls when they are %s', (label, calls) => {
-    expect(() =>
-      convertToOpenAIResponsesFunctionCallOutputs({
-        calls: calls as never,
-        results: [],
-        verify: createRecordingVerifier().verify,
-        options: { continuation: 'previous_response_id' },
-      }),
-    ).toThrow(new TypeError(`formatToolResults: calls must be the array parseToolCalls returned, got ${label}`));
-  });
 });

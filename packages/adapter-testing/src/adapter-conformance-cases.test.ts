@@ -1,4 +1,4 @@
-import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
+import { formatOptionsOf, isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
 import type {
   FormatFailure,
   FormatToolResultsInput,
@@ -113,6 +113,11 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
       }
     },
     formatToolResults(input: FormatToolResultsInput<Record<string, never>>): FormatToolResultsOutcome<KitPayload> {
+      // Host misuse (options or calls left out) throws, as every adapter built on adapter-core does.
+      formatOptionsOf(input);
+      if (!Array.isArray(input.calls)) {
+        throw new TypeError(`formatToolResults: calls must be the array parseToolCalls returned, got ${String(input.calls)}`);
+      }
       const failures: FormatFailure[] = [];
       const byCall = new Map<string, { text: string; error: boolean; sealed: unknown }>();
       input.results.forEach((sealed, index) => {

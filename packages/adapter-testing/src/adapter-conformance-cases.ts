@@ -590,6 +590,28 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       },
     },
     {
+      name: 'format: options or calls left out are host misuse: a TypeError naming them',
+      run() {
+        const { harness, response, calls, results } = sealedTurn();
+        for (const [label, options] of [['undefined', undefined], ['null', null]] as const) {
+          assert.throws(
+            () => adapter.formatToolResults({ calls, results, verify: harness.verify, options: options as unknown as TOptions }),
+            new TypeError(`formatToolResults: options must be an object, got ${label}`),
+          );
+          assert.throws(
+            () =>
+              adapter.formatToolResults({
+                calls: options as unknown as ToolCall[],
+                results: [],
+                verify: harness.verify,
+                options: formatOptions(response),
+              }),
+            new TypeError(`formatToolResults: calls must be the array parseToolCalls returned, got ${label}`),
+          );
+        }
+      },
+    },
+    {
       name: 'format: malformed packages and a throwing verifier are refusals, never exceptions',
       run() {
         const { harness, response, calls, results } = sealedTurn();
