@@ -353,8 +353,9 @@ describe('scanSensitiveKeys', () => {
   });
 
   it('lets the host allow exact names it needs, and nothing more', () => {
-    const scan = createSensitiveKeyScanner({ allowKeys: ['subject', '名前'] });
+    const scan = createSensitiveKeyScanner({ allowKeys: ['subject'] });
     expect(scan({ Subject: 'Invoice', 名前: 'x', subject_id: 1, 't\u043eken': 2 }).map((hit) => hit.key)).toEqual([
+      '名前',
       'subject_id',
       't\u043eken',
     ]);
@@ -405,6 +406,52 @@ describe('allowKeys never lifts a credential or a control field of the boundary'
   });
 });
 
+describe('allowKeys never lifts a name that is still not ASCII after normalization', () => {
+  // Each stays non-ASCII after NFKC and invisible-character removal, so the scanner reports it as
+  // `non_ascii_key` whatever it looks like: a look-alike of a credential or an innocent name alike.
+  const NON_ASCII_NAMES: readonly [string, string][] = [
+    ['Cyrillic о in token', 't\u043eken'],
+    ['Greek omicron in token', 't\u03bfken'],
+    ['fullwidth letters around a Cyrillic о', '\uff54\u043e\uff4b\uff45\uff4e'],
+    ['Cyrillic е and a zero-width space in api_key', 'api_\u200bk\u0435y'],
+    ['Cyrillic і in the business name subject_id', 'subject_\u0456d'],
+    ['an accented business name', 'pr\u00e9nom'],
+    ['the same, decomposed', 'pre\u0301nom'],
+    ['a Japanese business name', '\u540d\u524d'],
+  ];
+
+  it.each(NON_ASCII_NAMES)('is not liftable: %s', (_, name) => {
+    expect(scanSensitiveKeys({ [name]: 1 })).toEqual([{ path: `/${name}`, key: name, matched: 'non_ascii_key' }]);
+    expect(isLiftableKeyName(name)).toBe(false);
+    expect(() => createSensitiveKeyScanner({ allowKeys: [name] })).toThrow(TypeError);
+    expect(() => createSensitiveKeyScanner({ allowKeys: ['subject', name] })).toThrow(/cannot be lifted/);
+    expect(() => scanSensitiveKeys({ [name]: 1 }, { allowKeys: [name] })).toThrow(TypeError);
+  });
+
+  it('lifts no non-ASCII key through the ASCII name it looks like or normalizes near', () => {
+    const scan = createSensitiveKeyScanner({ allowKeys: ['prenom', 'subject', 'response_id'] });
+    expect(scan({ prenom: 1, 'pr\u00e9nom': 2, 's\u0443bject': 3, 'response_\u0456d': 4 }).map((hit) => [hit.key, hit.matched])).toEqual([
+      ['pr\u00e9nom', 'non_ascii_key'],
+      ['s\u0443bject', 'non_ascii_key'],
+      ['response_\u0456d', 'non_ascii_key'],
+    ]);
+  });
+
+  it('still lifts a fullwidth spelling of a liftable name, which NFKC makes ASCII', () => {
+    expect(isLiftableKeyName('\uff53\uff55\uff42\uff4a\uff45\uff43\uff54')).toBe(true); // ｓｕｂｊｅｃｔ
+    expect(createSensitiveKeyScanner({ allowKeys: ['\uff53\uff55\uff42\uff4a\uff45\uff43\uff54'] })({ subject: 1 })).toEqual([]);
+    expect(isLiftableKeyName('\uff54\uff4f\uff4b\uff45\uff4e')).toBe(false); // ｔｏｋｅｎ: a credential
+  });
+
+  it('never finds a liftable name that normalizes to null', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), (name) => {
+        if (normalizeKeyName(name) === null) expect(isLiftableKeyName(name)).toBe(false);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
 
 // What the README's "Sensitive-key rules" promise about lifting, rule by rule: every name a
 // credential or control rule flags is unliftable; a flagged name is liftable only when every rule

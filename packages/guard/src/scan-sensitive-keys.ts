@@ -28,12 +28,13 @@ export interface SensitiveKeyScanOptions {
   extraKeys?: readonly string[];
   /**
    * Names the host's contracts legitimately use (say `subject` for an e-mail tool), in any spelling;
-   * compared on the normalized form, exactly. A non-ASCII entry is compared after NFKC and removal
-   * of invisible characters. Allowing a name weakens the scan: prefer renaming the field. A name a
-   * credential or control rule flags can never be lifted (`isLiftableKeyName`); one only a
-   * business-ambiguous suffix rule flags (`csrf_cookie`, `owner_tenant_id`) can, at the host's word:
-   * such an entry throws a `TypeError` when the scanner is built, as do a list that is not an array
-   * (a string would otherwise be read character by character) and an entry that is not a string.
+   * compared on the normalized form, exactly. Allowing a name weakens the scan: prefer renaming the
+   * field. A name a credential or control rule flags, or one still not ASCII after normalization
+   * (`non_ascii_key`: `tоken` with a Cyrillic `о`, `prénom`), can never be lifted
+   * (`isLiftableKeyName`): such an entry throws a `TypeError` when the scanner is built, as do a
+   * list that is not an array (a string would otherwise be read character by character) and an
+   * entry that is not a string. One only a business-ambiguous suffix rule flags (`csrf_cookie`,
+   * `owner_tenant_id`) can be lifted, at the host's word.
    */
   allowKeys?: readonly string[];
 }
@@ -48,7 +49,6 @@ interface Frame {
   readonly segment: string;
 }
 
-const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 const NO_NAMES: readonly string[] = Object.freeze([]);
 const CACHE_LIMIT = 4_096;
 const VISITED_LIST_LIMIT = 32;
@@ -93,7 +93,7 @@ function namesOf(options: SensitiveKeyScanOptions, option: 'extraKeys' | 'allowK
  * start-up: the lists are normalized here, and each scanner caches the verdict per distinct key.
  * Throws a `TypeError` for options that are not an object, a list that is not an array of strings,
  * an `extraKeys` entry with no ASCII name, or an `allowKeys` entry that names a credential or a
- * control field (`isLiftableKeyName`).
+ * control field or is not ASCII after normalization (`isLiftableKeyName`).
  */
 export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {}): SensitiveKeyScanner {
   if (typeof options !== 'object' || options === null) {
@@ -110,14 +110,15 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
     exact.add(normalized);
   }
   const allowed = new Set<string>();
-  const allowedNonAscii = new Set<string>();
   for (const name of allowKeys) {
+    const normalized = normalizeKeyName(name);
+    if (normalized === null) {
+      throw new TypeError(`allowKeys: ${JSON.stringify(name)} is not ASCII after normalization (it may be a look-alike of a listed name) and cannot be lifted`);
+    }
     if (!isLiftableKeyName(name)) {
       throw new TypeError(`allowKeys: ${JSON.stringify(name)} is a credential or control field name and cannot be lifted`);
     }
-    const normalized = normalizeKeyName(name);
-    if (normalized === null) allowedNonAscii.add(name.normalize('NFKC').replace(INVISIBLE, ''));
-    else allowed.add(normalized);
+    allowed.add(normalized);
   }
 
   const verdicts = new Map<string, string | null>();
@@ -126,9 +127,8 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
     if (cached !== undefined) return cached;
     let verdict: string | null = null;
     const normalized = normalizeKeyName(key);
-    if (normalized === null) {
-      verdict = allowedNonAscii.has(key.normalize('NFKC').replace(INVISIBLE, '')) ? null : 'non_ascii_key';
-    } else if (!allowed.has(normalized)) {
+    if (normalized === null) verdict = 'non_ascii_key';
+    else if (!allowed.has(normalized)) {
       if (exact.has(normalized)) verdict = normalized;
       else {
         const suffix = SENSITIVE_KEY_SUFFIXES.find((rule) => normalized.endsWith(rule));
@@ -196,8 +196,8 @@ const defaultScanner = createSensitiveKeyScanner();
  * and untrusted content"), iteratively, visiting each object once. A key matches when its
  * normalized form (see `normalizeKeyName`) equals a listed name (`DEFAULT_SENSITIVE_KEYS` plus
  * `extraKeys`), ends with a `SENSITIVE_KEY_SUFFIXES` entry or starts with a `SENSITIVE_KEY_PREFIXES`
- * entry; a key that is still not ASCII after NFKC is always reported (`non_ascii_key`), so a
- * look-alike cannot slip through. Keys only: values are not read as names. Never throws on
+ * entry; a key that is still not ASCII after NFKC is always reported (`non_ascii_key`, which no
+ * `allowKeys` entry lifts), so a look-alike cannot slip through. Keys only: values are not read as names. Never throws on
  * JSON data; invalid options throw as `createSensitiveKeyScanner` says.
  */
 export function scanSensitiveKeys(value: unknown, options?: SensitiveKeyScanOptions): SensitiveKeyHit[] {

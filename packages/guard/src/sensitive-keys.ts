@@ -3,7 +3,8 @@
 // output whatever a contract says), a business-ambiguous rule yes (it also catches ordinary
 // business fields, named next to it). The flag lists and the unliftable lists are both built from
 // these groups, so a name a credential or control rule flags is unliftable by construction: there
-// is no second list to keep in step with the first.
+// is no second list to keep in step with the first. A name still not ASCII after normalization
+// (`non_ascii_key`) matches no list, so it may be a look-alike of any of them: never liftable either.
 
 /** Credential names: flagged exactly, never liftable. */
 const CREDENTIAL_KEYS = [
@@ -266,7 +267,8 @@ export type NormalizedKeyName = string | null;
  * characters removed, lowercased, and every character other than `a-z0-9` removed (so separators
  * and camelCase boundaries no longer matter: `API_Key`, `api-key`, `apiKey` → `apikey`).
  * Returns `null` when the key is still not ASCII after NFKC: such a key cannot be matched against
- * the list (a Cyrillic `о` in `tоken`), so the scanner reports it as `non_ascii_key`.
+ * the list (a Cyrillic `о` in `tоken`), so the scanner reports it as `non_ascii_key` and
+ * `allowKeys` cannot lift it.
  */
 export function normalizeKeyName(key: string): NormalizedKeyName {
   let text = key;
@@ -292,15 +294,16 @@ const UNLIFTABLE_KEY_SET: ReadonlySet<string> = new Set(UNLIFTABLE_KEYS);
 
 /**
  * Whether `allowKeys` may lift `key`: false when a credential or control rule flags it
- * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`, `UNLIFTABLE_KEY_PREFIXES`) in any spelling, true
- * otherwise, so only names flagged by a business-ambiguous rule alone (or not at all) can be lifted.
- * A key that is still not ASCII after NFKC cannot be matched and may be lifted as it is. Throws a
- * `TypeError` for a key that is not a string.
+ * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`, `UNLIFTABLE_KEY_PREFIXES`) in any spelling, or
+ * when it is still not ASCII after NFKC and invisible-character removal (`non_ascii_key`: a
+ * Cyrillic `tоken` cannot be told from `token` by matching, nor `prénom` from a look-alike);
+ * true otherwise, so only ASCII names flagged by a business-ambiguous rule alone (or not at all)
+ * can be lifted. Throws a `TypeError` for a key that is not a string.
  */
 export function isLiftableKeyName(key: string): boolean {
   if (typeof key !== 'string') throw new TypeError(`isLiftableKeyName: key must be a string, got ${key === null ? 'null' : typeof key}`);
   const normalized = normalizeKeyName(key);
-  if (normalized === null) return true;
+  if (normalized === null) return false;
   return (
     !UNLIFTABLE_KEY_SET.has(normalized) &&
     !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix)) &&

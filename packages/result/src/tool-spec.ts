@@ -92,7 +92,7 @@ export interface ToolSpec {
    * (a survey's `response_id`, a lease's `subtenant_id`), compared on the guard's normalized form,
    * exactly. Lifting a name weakens the scan for it in this tool's output only. Each entry must be
    * a property the output schema declares, and never a credential or a control field of the
-   * boundary (the guard's `isLiftableKeyName`): the registry refuses either at start-up.
+   * boundary nor a non-ASCII name (the guard's `isLiftableKeyName`): the registry refuses either at start-up.
    */
   sensitive_keys?: { extra?: readonly string[]; allow?: readonly string[] };
   /**
