@@ -22,8 +22,9 @@ export interface AnthropicMessagesResponse {
   /** The content blocks; `tool_use` blocks are the tool calls, everything else is ignored. */
   readonly content: readonly AnthropicContentBlock[];
   /**
-   * Why generation stopped; a `tool_use` block cut off by `max_tokens` is refused, and so is every
-   * `tool_use` block of a message stopped with `refusal`.
+   * Why generation stopped; a last `tool_use` block cut off by `max_tokens` or
+   * `model_context_window_exceeded` is refused, and so is every `tool_use` block of a message
+   * stopped with `refusal`.
    */
   readonly stop_reason?: string | null;
 }

@@ -30,7 +30,7 @@ const REFUSED_STOP_REASON = 'refusal';
  * `null`, a repeated or missing block id, an empty name, an `input` that is not an object, a
  * toolset member (`toolset_name`: the registry knows bare names only), a call a server tool made
  * (`caller.type` other than `direct`), a last `tool_use` block
- * cut off by `max_tokens`, any `tool_use` block of a message stopped with `refusal`, or more than
+ * cut off by `max_tokens` or `model_context_window_exceeded`, any `tool_use` block of a message stopped with `refusal`, or more than
  * `maxCalls` calls; and (`INVALID_ARGUMENTS`) for an `input` over the size limits.
  *
  * Every field whose value refuses the message (`stop_reason`; a block's `type`, `toolset_name`, `caller`)
