@@ -70,37 +70,66 @@ export function matchApproval(
   return sameTool ? { kind: 'invalid' } : { kind: 'required' };
 }
 
+/** The approvals of a turn that has none: one shared frozen list, nothing allocated per turn. */
+const NO_APPROVALS: readonly Approval[] = Object.freeze([]);
 
 /**
- * Checks the host's approvals once per turn. They are trusted host input, so a malformed one is a
- * host bug: it throws a `TypeError` rather than being ignored.
+ * Checks the host's approvals once per turn and returns a frozen list of private, frozen, plain
+ * copies, which are all the dispatcher uses afterwards. They are read as calls are (`checkCalls`):
+ * the list's length and each item once, then every field of an approval exactly once, in the order
+ * of the literal below (a getter or a proxy's `get` is invoked once and its first answer is the one
+ * checked, matched, audited and written under; an inherited field is read like an own one and
+ * copied as an own data property). So a getter cannot pass the check with one key or approver and
+ * answer another later, and the host (or a handler or trusted check holding the host's objects)
+ * cannot change, add or remove an approval while the turn runs. They are trusted host input, so a
+ * malformed one is a host bug: it throws a `TypeError` (`dispatch` rejects before any call runs)
+ * rather than being ignored; so does a getter or proxy that throws.
  */
 export function checkApprovals(value: unknown): readonly Approval[] {
-  if (value === undefined) return [];
+  if (value === undefined) return NO_APPROVALS;
   if (!Array.isArray(value)) throw new TypeError('dispatch: context.approvals must be an array');
-  for (const [index, approval] of value.entries()) {
+  const count = value.length;
+  if (count === 0) return NO_APPROVALS;
+  const copies: Approval[] = [];
+  for (let index = 0; index < count; index += 1) {
     const where = `dispatch: context.approvals[${index}]`;
+    const approval: unknown = value[index];
     if (typeof approval !== 'object' || approval === null) throw new TypeError(`${where} must be an object`);
-    const candidate = approval as Partial<Approval>;
-    if (!isSha256Hex(candidate.request_sha256)) {
-      throw new TypeError(`${where}.request_sha256 must be 64 lowercase hex characters`);
-    }
-    if (typeof candidate.tool_name !== 'string' || candidate.tool_name.length === 0) {
-      throw new TypeError(`${where}.tool_name must be a tool name`);
-    }
-    // Both are written to the stores and the audit log: an id they would refuse must never let a
-    // write start.
-    if (!isWellFormedIdentifier(candidate.idempotency_key, 256)) {
-      throw new TypeError(`${where}.idempotency_key must be 1 to 256 characters without control characters`);
-    }
-    if (!isWellFormedIdentifier(candidate.approved_by, 256)) {
-      throw new TypeError(`${where}.approved_by must be 1 to 256 characters without control characters`);
-    }
-    if (typeof candidate.expires_at !== 'number' || !Number.isFinite(candidate.expires_at)) {
-      throw new TypeError(`${where}.expires_at must be epoch milliseconds`);
-    }
+    const record = approval as Record<string, unknown>;
+    const copy: Approval = Object.freeze({
+      request_sha256: approvalDigest(where, record['request_sha256']),
+      tool_name: approvalToolName(where, record['tool_name']),
+      // Both are written to the stores and the audit log: an id they would refuse must never let a
+      // write start.
+      idempotency_key: approvalIdentifier(where, 'idempotency_key', record['idempotency_key']),
+      approved_by: approvalIdentifier(where, 'approved_by', record['approved_by']),
+      expires_at: approvalExpiry(where, record['expires_at']),
+    });
+    copies.push(copy);
   }
-  return value as Approval[];
+  return Object.freeze(copies);
+}
+
+function approvalDigest(where: string, value: unknown): Sha256Hex {
+  if (!isSha256Hex(value)) throw new TypeError(`${where}.request_sha256 must be 64 lowercase hex characters`);
+  return value;
+}
+
+function approvalToolName(where: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw new TypeError(`${where}.tool_name must be a tool name`);
+  return value;
+}
+
+function approvalIdentifier(where: string, field: 'idempotency_key' | 'approved_by', value: unknown): string {
+  if (!isWellFormedIdentifier(value, 256)) {
+    throw new TypeError(`${where}.${field} must be 1 to 256 characters without control characters`);
+  }
+  return value;
+}
+
+function approvalExpiry(where: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${where}.expires_at must be epoch milliseconds`);
+  return value;
 }
 
 /** The approval fields the protected audit keeps. */

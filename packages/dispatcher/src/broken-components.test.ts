@@ -123,7 +123,7 @@ describe('an exception no reader catches', () => {
     expect(turn.verify(writeResult.sealed, write)).toEqual({ ok: true });
   });
 
-  it("a host operationId() that breaks throws before any call of the turn runs", async () => {
+  it("a host operationId() that breaks rejects the turn before any of its calls runs", async () => {
     let made = 0;
     const host = createTestHost({ options: { operationId: () => (++made === 2 ? 'op-\u0000' : `op-${made}`) } });
     const calls = [toolCall('get_order', { order_id: 'ORDER-C7' }), toolCall('kb_search', { query: 'refund' })];
@@ -161,6 +161,27 @@ describe('a call or a clock that changes after the turn was checked', () => {
     expect(host.calls).toMatchObject({ get_order: 1, create_refund_draft: 1 });
     expect(await auditedGates(host)).toEqual({ [write.call_id]: 'sealed', [plain.call_id]: 'sealed' });
     expect(turn.verify(readResult.sealed, plain)).toEqual({ ok: true });
+  });
+
+  it("reads the principal's roles once: a role that later answers a lone surrogate is not what the turn runs with", async () => {
+    const host = createTestHost();
+    let roleReads = 0;
+    const roles: string[] = [];
+    Object.defineProperty(roles, 0, {
+      enumerable: true,
+      get: () => (++roleReads === 1 ? 'support_drafter' : 'bad\ud800'),
+    });
+    const seen: unknown[] = [];
+    const original = host.impl.get_order_check;
+    host.impl.get_order_check = (input) => {
+      seen.push([...input.principal.roles]);
+      return original(input);
+    };
+    const principal = { tenant_id: CEDAR_DRAFTER.tenant_id, subject_id: CEDAR_DRAFTER.subject_id, roles };
+    const result = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal }));
+    expect(roleReads).toBe(1);
+    expect(seen).toEqual([['support_drafter']]);
+    expect(result.gate).toBe('sealed');
   });
 
   it.each([

@@ -66,6 +66,44 @@ describe('start-up checks', () => {
     expect(startUpError(() => createDispatcher(options(overrides)))).toMatch(message);
   });
 
+  it.each([
+    ['a misspelt option (storeTimeoutMS)', 'storeTimeoutMS'],
+    ['an option of another layer', 'approvals'],
+    ['an inherited name', 'toString'],
+    ['the prototype key', '__proto__'],
+  ])('refuses an unknown top-level option: %s, naming it', (_name, key) => {
+    const given = { ...options() } as Record<string, unknown>;
+    Object.defineProperty(given, key, { value: 5, enumerable: true, configurable: true, writable: true });
+    let thrown: unknown;
+    try {
+      createDispatcher(given as unknown as DispatcherOptions);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(DispatcherConfigError.isInstance(thrown)).toBe(true);
+    expect((thrown as DispatcherConfigError).toolName).toBeNull();
+    expect((thrown as Error).message).toBe(`createDispatcher: unknown option ${JSON.stringify(key)}`);
+  });
+
+  it('accepts every documented option at once', () => {
+    // `Required`: a new option in DispatcherOptions fails to compile here until it is listed.
+    const every: Required<DispatcherOptions> = {
+      registry,
+      tools: goodTools,
+      stores,
+      digester,
+      clock,
+      operationId: () => 'op-1',
+      owner: 'host-1',
+      rateLimit: { capacity: 10, refillPerSecond: 1 },
+      leaseMs: 20_000,
+      defaultDeadlineMs: 10_000,
+      leaseMarginMs: 1_000,
+      storeTimeoutMs: 5_000,
+    };
+    expect(() => createDispatcher(every)).not.toThrow();
+  });
+
   it('fails at start-up, through the registry, for a missing revision or a schema strict Ajv refuses', () => {
     const noRevision = structuredClone(specs.getOrder);
     const contract: Partial<ToolSpec['contract']> = noRevision.contract;

@@ -125,6 +125,41 @@ function isPlainObject(value: JsonValue | null): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Every top-level key `createDispatcher` accepts: exactly the keys of `DispatcherOptions`. The
+ * `satisfies` refuses a name that is not an option, and `EVERY_OPTION_LISTED` below fails to
+ * compile, naming the key, when `DispatcherOptions` gains an option this list lacks: the list
+ * cannot drift from the type.
+ */
+const DISPATCHER_OPTION_KEYS = [
+  'registry',
+  'tools',
+  'stores',
+  'digester',
+  'clock',
+  'operationId',
+  'owner',
+  'rateLimit',
+  'leaseMs',
+  'defaultDeadlineMs',
+  'leaseMarginMs',
+  'storeTimeoutMs',
+] as const satisfies readonly (keyof DispatcherOptions)[];
+type UnlistedOption = Exclude<keyof DispatcherOptions, (typeof DISPATCHER_OPTION_KEYS)[number]>;
+/** Compile-time only: `true` type-checks exactly when no key of `DispatcherOptions` is unlisted. */
+const EVERY_OPTION_LISTED: [UnlistedOption] extends [never] ? true : { unlisted: UnlistedOption } = true;
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set(DISPATCHER_OPTION_KEYS);
+
+/**
+ * An option the dispatcher does not know is a mistake (a misspelt `storeTimeoutMS` would silently
+ * leave the default): refused at start-up, naming the key, as unknown keys of a tool are.
+ */
+function checkOptionKeys(options: object): void {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new DispatcherConfigError(null, `unknown option ${JSON.stringify(key)}`);
+  }
+}
+
 function checkStores(options: DispatcherOptions): void {
   const stores = options.stores as Partial<DispatcherOptions['stores']> | undefined;
   const auditLog = stores?.auditLog as unknown as Record<string, unknown> | undefined;
@@ -172,14 +207,22 @@ function checkPrincipal(value: unknown): PrincipalContext {
       throw new TypeError(`dispatch: context.principal.${name} must be 1 to ${MAX_IDENTIFIER} characters without lone surrogates`);
     }
   }
-  if (!Array.isArray(roles) || roles.length > 32 || !roles.every((role) => typeof role === 'string' && isWellFormedText(role))) {
-    throw new TypeError('dispatch: context.principal.roles must be at most 32 strings without lone surrogates');
+  const rolesError = 'dispatch: context.principal.roles must be at most 32 strings without lone surrogates';
+  if (!Array.isArray(roles)) throw new TypeError(rolesError);
+  // Length and each role read once, into the copy that is checked and kept (as for calls).
+  const count = roles.length;
+  if (count > 32) throw new TypeError(rolesError);
+  const copiedRoles: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const role: unknown = roles[index];
+    if (typeof role !== 'string' || !isWellFormedText(role)) throw new TypeError(rolesError);
+    copiedRoles.push(role);
   }
   // A private frozen copy: nothing the handlers receive can change the turn's principal.
   return Object.freeze({
     tenant_id: tenant_id as string,
     subject_id: subject_id as string,
-    roles: Object.freeze([...roles]) as string[],
+    roles: Object.freeze(copiedRoles) as string[],
   });
 }
 
@@ -209,7 +252,8 @@ function callField(record: Record<string, unknown>, field: CallField): string {
  * with one id and later answer another, say a lone surrogate no digest or store accepts, and the
  * host cannot change a call while it runs. Only the copies are used afterwards. A call whose ids
  * could not be audited never runs. Calls come from `adapter.parseToolCalls`, so a bad one is a
- * host bug and throws, for the whole turn, before anything executes.
+ * host bug and throws (`dispatch` rejects with the `TypeError`), for the whole turn, before anything
+ * executes. The one exception is an empty `tool_name`, which the model chose: UNKNOWN_TOOL.
  */
 function checkCalls(calls: unknown): readonly ToolCall[] {
   if (!Array.isArray(calls)) throw new TypeError('dispatch: calls must be an array of ToolCall');
@@ -239,22 +283,24 @@ function checkCalls(calls: unknown): readonly ToolCall[] {
 }
 
 /**
- * Creates the pipeline of one host (ARCHITECTURE.md, "One tool call, end to end"). Everything that
- * can be decided before the first call is decided here: every tool is paired with its registry
- * entry, every option is checked, and a misconfiguration throws a `DispatcherConfigError` with a
- * message naming the problem, never at the first call.
+ * Creates the pipeline of one host (this package's README, "Gates, in order"). Everything that can
+ * be decided before the first call is decided here: every tool is paired with its registry entry,
+ * every option is checked (an unknown key included), and a misconfiguration throws a
+ * `DispatcherConfigError` with a message naming the problem, never at the first call.
  *
  * Per call, in order: registry (UNKNOWN_TOOL) → rate limit (RATE_LIMIT, per principal and tool) →
  * guard (INVALID_ARGUMENTS) → input contract (INVALID_ARGUMENTS with field reasons) → trusted
  * checks and the proposal gate (NOT_FOUND, RULE_REJECTED, FACTS_UNAVAILABLE, STATE_CHANGED) →
  * writes: approval bound to `request_sha256` (APPROVAL_REQUIRED with a preview, APPROVAL_INVALID)
- * → idempotency claim (replay, reconciliation, IDEMPOTENCY_CONFLICT, OUTCOME_UNKNOWN) → proposal
+ * → idempotency claim (replay, IDEMPOTENCY_CONFLICT, OUTCOME_UNKNOWN; a record whose outcome is
+ * unknown goes to the status query instead: receipt_reconciled, STATUS_CONFLICT, OUTCOME_UNKNOWN) → proposal
  * recheck → deadline (TIMEOUT_BEFORE_EXECUTE) → handler under the deadline (OUTCOME_UNKNOWN for a
  * write that does not report back, TOOL_ERROR) → output contract (OUTPUT_CONTRACT_VIOLATION) →
  * seal → idempotency completion → audit append.
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (typeof options !== 'object' || options === null) throw new DispatcherConfigError(null, 'options are required');
+  checkOptionKeys(options);
   const { registry } = options;
   if (typeof registry !== 'object' || registry === null || typeof registry.get !== 'function' || !Array.isArray(registry.toolNames)) {
     throw new DispatcherConfigError(null, 'registry must be a ToolRegistry (@toolseal/result createToolRegistry)');
@@ -971,7 +1017,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const principal = checkPrincipal(context.principal);
     const approvals = checkApprovals(context.approvals);
     const deadline = checkDeadline(context.deadline);
-    // Every operation id before any call runs: a bad one from the host throws with nothing executed.
+    // Every operation id before any call runs: a bad one from the host rejects the turn with nothing executed.
     const operationIds = checkedCalls.map(() => nextOperationId());
     const signal = context.signal;
     const turn: Turn = {

@@ -61,7 +61,11 @@ export interface DispatcherOptions {
 export interface DispatchContext {
   /** The authenticated principal, from the host's authentication: never from arguments or tool output. */
   principal: PrincipalContext;
-  /** Approvals a person gave for exact requests of this principal (host-issued, trusted). */
+  /**
+   * Approvals a person gave for exact requests of this principal (host-issued, trusted). Read once,
+   * before any call runs, into private frozen copies: changing the list or its objects during the
+   * turn changes nothing, and a getter's first answer is the one used.
+   */
   approvals?: readonly Approval[];
   /**
    * Deadline of the whole turn, epoch ms of the dispatcher's clock: finite and non-negative (a
@@ -152,9 +156,9 @@ export interface DispatchedTurn {
 export interface Dispatcher {
   /**
    * Runs every gate for every call, concurrently, and seals each call on its own. Never rejects for
-   * anything a model, handler, store or downstream system did; throws a `TypeError` for host misuse
-   * (malformed principal, approvals, deadline or calls, a repeated call id, a bad `operationId()`),
-   * before any call runs. The one other cause of a rejection is a broken digester: one that throws
+   * anything a model, handler, store or downstream system did; rejects with a `TypeError` before any
+   * call runs for host misuse (malformed principal, approvals, deadline or calls, a repeated call
+   * id, a bad `operationId()`). The one other cause of a rejection is a broken digester: one that throws
    * computing the principal reference (before any call runs), or that makes sealing throw even for
    * a call's TOOL_ERROR fallback, when there is nothing left to answer that call with (README, gate
    * `internal`).
