@@ -66,7 +66,7 @@ describe('the real workspace', () => {
     expect(found, `\n${formatViolations(found)}\n`).toEqual([]);
   });
 
-  it('follows ARCHITECTURE.md: contracts 0, errors and digests 1, guard 2, ..., dispatcher 5', () => {
+  it('follows the Layers section of the top-level README: contracts 0, errors and digests 1, guard 2, ..., dispatcher 5', () => {
     expect(PACKAGE_LAYERS['@toolseal/contracts']).toBe(0);
     expect(PACKAGE_LAYERS['@toolseal/errors']).toBe(1);
     expect(PACKAGE_LAYERS['@toolseal/digests']).toBe(1);

@@ -1,7 +1,8 @@
 /**
- * The layer of every publishable package under `packages/`, lowest first. Source of truth:
- * ARCHITECTURE.md ("A package may depend only on packages in a lower layer. Never sideways, never
- * upward."). A package that is not listed here fails the workspace check until it is given a layer.
+ * The layer of every publishable package under `packages/`, lowest first, kept in step with the
+ * diagram in the top-level README's "Layers" section (a package may depend only on packages in a
+ * lower layer: never sideways, never upward). A package that is not listed here fails the
+ * workspace check until it is given a layer.
  */
 export const PACKAGE_LAYERS: Readonly<Record<string, number>> = {
   '@toolseal/contracts': 0,
