@@ -18,9 +18,20 @@ export const OPENAI_RESPONSES_ADAPTER_REVISION = 'openai-responses-v1';
  */
 export const MAX_RESPONSE_OUTPUT_ITEMS = 100_000;
 
-/** Any item of `Response.output`: only `type` is read before narrowing. */
+/**
+ * Any item of `Response.output`: only `type` is read before narrowing. The fields a
+ * `function_call` item carries are declared (as `unknown`: each is checked at run time) so an
+ * item written inline in a `parseToolCalls` call type-checks as well as the SDK's `Response` does.
+ */
 export interface OpenAIResponsesOutputItem {
   readonly type: string;
+  readonly id?: unknown;
+  readonly call_id?: unknown;
+  readonly name?: unknown;
+  readonly arguments?: unknown;
+  readonly status?: unknown;
+  readonly namespace?: unknown;
+  readonly caller?: unknown;
 }
 
 /** The part of a Responses API `Response` the adapter reads. The SDK's `Response` is assignable. */

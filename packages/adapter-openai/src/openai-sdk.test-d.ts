@@ -46,4 +46,18 @@ describe('openai SDK types', () => {
     expectTypeOf(adapter.parseToolCalls).toBeCallableWith({} as Response);
     expectTypeOf({ continuation: 'stateless', responseOutput: ({} as Response).output } as const).toExtend<OpenAIResponsesFormatOptions>();
   });
+
+  it('a response written inline, as in a test or a proxy, type-checks without a cast', () => {
+    const adapter = createOpenAIResponsesAdapter();
+    adapter.parseToolCalls({
+      id: 'resp_1',
+      status: 'completed',
+      output: [
+        { type: 'message', id: 'msg_1', status: 'completed' },
+        { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_order', arguments: '{}', status: 'completed', caller: null },
+      ],
+    });
+    // @ts-expect-error a field no output item has is still an excess property
+    adapter.parseToolCalls({ id: 'resp_1', output: [{ type: 'function_call', call_identifier: 'call_1' }] });
+  });
 });
