@@ -165,17 +165,22 @@ async function writeRecord(host: TestHost, callId: string): Promise<{ key: unkno
   return { key: entry?.idempotency_key, approval: entry?.body['approval'], drafts: [...host.drafts.keys()] };
 }
 
+/** A valid approval of the baseline refund draft, as the host checked it: key `checked-key`, approver `alice`. */
+function checkedApproval(host: TestHost, digest: Approval['request_sha256']): Approval {
+  return {
+    request_sha256: digest,
+    tool_name: 'create_refund_draft',
+    idempotency_key: 'checked-key',
+    approved_by: 'alice',
+    expires_at: host.clock.now() + 600_000,
+  };
+}
+
 describe('approvals are read once per turn (the review)', () => {
   it('an approval whose getters answer differently per read: the write runs under the key, and the audit records the approver, that were checked', async () => {
     const host = createTestHost();
     const digest = await previewDigest(host);
-    const checked: Approval = {
-      request_sha256: digest,
-      tool_name: 'create_refund_draft',
-      idempotency_key: 'checked-key',
-      approved_by: 'alice',
-      expires_at: host.clock.now() + 600_000,
-    };
+    const checked = checkedApproval(host, digest);
     const later: Approval = { ...checked, idempotency_key: 'other-key', approved_by: 'mallory' };
     const reads: Record<string, number> = {};
     const shifty = {} as Approval;
@@ -211,13 +216,7 @@ describe('approvals are read once per turn (the review)', () => {
       }
     });
     const digest = await previewDigest(host);
-    approvals.push({
-      request_sha256: digest,
-      tool_name: 'create_refund_draft',
-      idempotency_key: 'checked-key',
-      approved_by: 'alice',
-      expires_at: host.clock.now() + 600_000,
-    });
+    approvals.push(checkedApproval(host, digest));
     const expiresAt = approvals[0]?.expires_at;
     const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: CEDAR_DRAFTER, approvals }));
     expect(approvals[0]?.approved_by).toBe('mallory');
@@ -247,13 +246,7 @@ describe('approvals are read once per turn (the review)', () => {
   it("replacing the host's approvals from another call's handler in the same turn changes nothing for the write", async () => {
     const host = createTestHost();
     const digest = await previewDigest(host);
-    const checked: Approval = {
-      request_sha256: digest,
-      tool_name: 'create_refund_draft',
-      idempotency_key: 'checked-key',
-      approved_by: 'alice',
-      expires_at: host.clock.now() + 600_000,
-    };
+    const checked = checkedApproval(host, digest);
     const approvals: Approval[] = [{ ...checked }];
     const original = host.impl.get_order;
     host.impl.get_order = (input) => {
