@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOG, ERROR_CODES, errorCatalogDocument, isErrorCode } from './index.js';
+import { ERROR_CATALOG, ERROR_CODES, checkError, errorCatalogDocument, isErrorCode, makeError } from './index.js';
 
 // Expected rows written from spec 000's table ("An error catalog expresses the recovery protocol")
 // and spec 002's decisions, before the catalog was written.
@@ -63,6 +63,53 @@ describe('ERROR_CATALOG', () => {
     expect(() => {
       (ERROR_CATALOG.NOT_FOUND as { recovery: string }).recovery = 'retry_after';
     }).toThrow(TypeError);
+  });
+
+  it('every exported object or array of the package is frozen at every level', async () => {
+    const api: Record<string, unknown> = await import('./index.js');
+    const seen = new Set<object>();
+    const walk = (value: unknown, path: string): void => {
+      if (typeof value !== 'object' || value === null || seen.has(value)) return;
+      seen.add(value);
+      expect(Object.isFrozen(value), `${path} is frozen`).toBe(true);
+      for (const key of Reflect.ownKeys(value)) {
+        const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+        if (descriptor !== undefined && 'value' in descriptor) walk(descriptor.value, `${path}.${String(key)}`);
+      }
+    };
+    let exported = 0;
+    for (const [name, value] of Object.entries(api)) {
+      if (typeof value === 'function') continue;
+      exported += 1;
+      walk(value, name);
+    }
+    // ERROR_CATALOG, ERROR_CODES and the four rule lists.
+    expect(exported).toBe(6);
+    expect(seen.has(ERROR_CATALOG.NOT_FOUND.retry_after)).toBe(true);
+    expect(seen.has(ERROR_CATALOG.RATE_LIMIT.retry_after)).toBe(true);
+  });
+
+  it('a nested write (retry_after of a shared policy) throws and changes nothing', () => {
+    const before = checkError({ ...makeError('OUTCOME_UNKNOWN'), retry_after_ms: 1 });
+    expect(() => {
+      (ERROR_CATALOG.NOT_FOUND.retry_after as { policy: string }).policy = 'optional';
+    }).toThrow(TypeError);
+    expect(() => {
+      (ERROR_CATALOG.RATE_LIMIT.retry_after as { max_ms: number }).max_ms = Number.MAX_SAFE_INTEGER;
+    }).toThrow(TypeError);
+    expect(() => {
+      (ERROR_CATALOG.RULE_REJECTED.reason_rules as string[]).push('anything');
+    }).toThrow(TypeError);
+    expect(() => {
+      (ERROR_CODES as string[]).push('ANYTHING');
+    }).toThrow(TypeError);
+    expect(ERROR_CATALOG.NOT_FOUND.retry_after).toEqual({ policy: 'forbidden' });
+    expect(ERROR_CATALOG.OUTCOME_UNKNOWN.retry_after).toEqual({ policy: 'forbidden' });
+    expect(ERROR_CATALOG.RATE_LIMIT.retry_after).toEqual({ policy: 'required', min_ms: 1, max_ms: 3_600_000 });
+    expect(ERROR_CATALOG.RULE_REJECTED.reason_rules).not.toContain('anything');
+    expect(checkError({ ...makeError('OUTCOME_UNKNOWN'), retry_after_ms: 1 })).toEqual(before);
+    expect(before).toEqual({ ok: false, problems: ['retry_after_ms is not allowed'] });
+    expect(() => makeError('RATE_LIMIT', { retryAfterMs: Number.MAX_SAFE_INTEGER })).toThrow(TypeError);
   });
 
   it('isErrorCode accepts own codes only', () => {

@@ -8,14 +8,14 @@ import type {
 
 /** Whether an error may carry `retry_after_ms`, and within which bounds. */
 export type RetryAfterPolicy =
-  | { policy: 'forbidden' }
+  | { readonly policy: 'forbidden' }
   | {
       /** `optional`: may be `null`; `required`: must be a number. */
-      policy: 'optional' | 'required';
+      readonly policy: 'optional' | 'required';
       /** Smallest allowed value, in milliseconds. */
-      min_ms: number;
+      readonly min_ms: number;
       /** Largest allowed value, in milliseconds. */
-      max_ms: number;
+      readonly max_ms: number;
     };
 
 /** One row of the fixed catalog. Everything here is trusted control data. */
@@ -120,11 +120,26 @@ export const MALFORMED_CALL_RULES = Object.freeze([
   'max_bytes',
 ] as const);
 
-const NO_RETRY: RetryAfterPolicy = { policy: 'forbidden' };
+const NO_RETRY: RetryAfterPolicy = Object.freeze({ policy: 'forbidden' });
 const NO_REASONS: readonly string[] = Object.freeze([]);
 
+/** Types one row; `deepFreeze` below freezes it with the rest of the catalog. */
 function entry(row: CatalogEntry): CatalogEntry {
-  return Object.freeze(row);
+  return row;
+}
+
+/**
+ * Freezes `value` and every object or array reachable from it (each once), so no part of the
+ * catalog can be changed at run time: not a row, not a `retry_after` policy, not a rule list.
+ */
+function deepFreeze<T>(value: T, seen: WeakSet<object> = new WeakSet()): T {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return value;
+  seen.add(value);
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+    if (descriptor !== undefined && 'value' in descriptor) deepFreeze(descriptor.value, seen);
+  }
+  return Object.freeze(value);
 }
 
 /**
@@ -132,7 +147,7 @@ function entry(row: CatalogEntry): CatalogEntry {
  * "Return an actionable rejection without silently repairing it"). It is data: hosts read it,
  * `schemas/error-catalog.json` publishes it, and `checkError` compares every error against it.
  */
-export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogEntry>> = Object.freeze({
+export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogEntry>> = deepFreeze({
   UNKNOWN_TOOL: entry({
     code: 'UNKNOWN_TOOL',
     category: 'input',
@@ -297,7 +312,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogEntry>> = Object.f
 });
 
 /** Every catalog code, in catalog order. */
-export const ERROR_CODES: readonly ErrorCode[] = Object.freeze(Object.keys(ERROR_CATALOG) as ErrorCode[]);
+export const ERROR_CODES: readonly ErrorCode[] = deepFreeze(Object.keys(ERROR_CATALOG) as ErrorCode[]);
 
 /** True when `value` is a catalog code (own key only: `"toString"` is not a code). */
 export function isErrorCode(value: unknown): value is ErrorCode {

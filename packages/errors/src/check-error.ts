@@ -1,49 +1,129 @@
-import type { ModelError } from '@toolseal/contracts';
+import type { ErrorReason, ModelError } from '@toolseal/contracts';
 import { ERROR_CATALOG, isErrorCode } from './catalog.js';
 
-/** The outcome of comparing an error body with the catalog. */
+/**
+ * The outcome of comparing an error body with the catalog. On success, `error` is a frozen copy
+ * built from the values read during the check, never the object that was passed in.
+ */
 export type CheckErrorOutcome = { ok: true; error: ModelError } | { ok: false; problems: string[] };
 
-const ERROR_KEYS = ['category', 'code', 'reasons', 'recovery', 'retry_after_ms', 'safe_message'];
-const REASON_KEYS = ['field', 'rule'];
+const ERROR_KEYS: readonly string[] = ['category', 'code', 'reasons', 'recovery', 'retry_after_ms', 'safe_message'];
+const REASON_KEYS: readonly string[] = ['field', 'rule'];
 const MAX_REASONS = 16;
 // A pointer built only from contract-known names and indexes (see ErrorReason.field).
 const REASON_FIELD = /^(?:\/(?:[A-Za-z0-9_]{1,64}|[0-9]{1,6})){0,16}$/;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is object {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
+  const prototype: unknown = Reflect.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
 
-function hasExactKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
+/**
+ * Reads the own properties of `value` once each, through their descriptors (never through `get`),
+ * when they are exactly `keys` and each is an enumerable data property. Returns the values in the
+ * order the object lists them, or `undefined` when the shape differs.
+ */
+function readExactData(value: object, keys: readonly string[]): [string, unknown][] | undefined {
   const own = Reflect.ownKeys(value);
-  if (own.length !== keys.length) return false;
+  if (own.length !== keys.length) return undefined;
+  const entries: [string, unknown][] = [];
+  const seen = new Set<string>();
   for (const key of own) {
-    if (typeof key !== 'string' || !keys.includes(key)) return false;
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor === undefined || !('value' in descriptor)) return false;
+    if (typeof key !== 'string' || !keys.includes(key) || seen.has(key)) return undefined;
+    seen.add(key);
+    const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true) return undefined;
+    entries.push([key, descriptor.value]);
   }
-  return true;
+  return entries;
 }
 
+/** Builds an object with `entries` in their order, then freezes it. */
+function frozenRecord<T>(entries: readonly (readonly [string, unknown])[]): T {
+  const record: Record<string, unknown> = {};
+  for (const [key, value] of entries) record[key] = value;
+  return Object.freeze(record) as T;
+}
+
+type ReasonsRead = { ok: true; reasons: readonly ErrorReason[] } | { ok: false };
+
 /**
- * Compares an error body with the fixed catalog exactly: the field set, code, category, message
- * text, recovery, the retry-after rule and the allowed reason rules. Used again at verification,
- * so a model or a tampered store cannot rewrite a recovery. Never throws.
+ * Checks `reasons` (an array of at most 16 `{field, rule}`, with no holes, no other own
+ * properties and no accessors at any level) and copies it. Problems go to `problems`.
  */
-export function checkError(error: unknown): CheckErrorOutcome {
+function readReasons(reasons: unknown, code: string, allowedRules: readonly string[], problems: string[]): ReasonsRead {
+  if (!Array.isArray(reasons)) {
+    problems.push('reasons is not an array');
+    return { ok: false };
+  }
+  const lengthDescriptor = Reflect.getOwnPropertyDescriptor(reasons, 'length');
+  const length: unknown = lengthDescriptor !== undefined && 'value' in lengthDescriptor ? lengthDescriptor.value : undefined;
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    problems.push('reasons is not an array');
+    return { ok: false };
+  }
+  if (length > MAX_REASONS) {
+    problems.push(`more than ${MAX_REASONS} reasons`);
+    return { ok: false };
+  }
+  // Only the indexes below `length` and `length` itself: no named or symbol properties.
+  const own = Reflect.ownKeys(reasons);
+  if (own.length > length + 1) {
+    problems.push('reasons is not an array');
+    return { ok: false };
+  }
+  for (const key of own) {
+    if (key === 'length') continue;
+    if (typeof key !== 'string' || !/^(?:0|[1-9][0-9]?)$/.test(key) || Number(key) >= length) {
+      problems.push('reasons is not an array');
+      return { ok: false };
+    }
+  }
+  const copies: ErrorReason[] = [];
+  let ok = true;
+  for (let index = 0; index < length; index++) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(reasons, String(index));
+    // A hole, an accessor or a hidden element is not a reason.
+    const fields =
+      descriptor !== undefined && 'value' in descriptor && descriptor.enumerable === true && isPlainObject(descriptor.value)
+        ? readExactData(descriptor.value, REASON_KEYS)
+        : undefined;
+    if (fields === undefined) {
+      problems.push(`reasons/${index} is not {field, rule}`);
+      ok = false;
+      continue;
+    }
+    const values = new Map(fields);
+    const field = values.get('field');
+    const rule = values.get('rule');
+    if (typeof field !== 'string' || !REASON_FIELD.test(field)) {
+      problems.push(`reasons/${index}/field is not a contract-safe pointer`);
+      ok = false;
+    }
+    if (typeof rule !== 'string' || !allowedRules.includes(rule)) {
+      problems.push(`reasons/${index}/rule is not allowed for ${code}`);
+      ok = false;
+    }
+    copies.push(frozenRecord<ErrorReason>(fields));
+  }
+  return ok ? { ok: true, reasons: Object.freeze(copies) } : { ok: false };
+}
+
+function check(error: unknown): CheckErrorOutcome {
   if (!isPlainObject(error)) return { ok: false, problems: ['error is not a plain object'] };
-  if (!hasExactKeys(error, ERROR_KEYS)) return { ok: false, problems: ['error fields differ from the catalog shape'] };
-  const { code } = error;
+  const fields = readExactData(error, ERROR_KEYS);
+  if (fields === undefined) return { ok: false, problems: ['error fields differ from the catalog shape'] };
+  const values = new Map(fields);
+  const code = values.get('code');
   if (!isErrorCode(code)) return { ok: false, problems: ['code is not in the catalog'] };
   const entry = ERROR_CATALOG[code];
   const problems: string[] = [];
-  if (error.category !== entry.category) problems.push('category differs from the catalog');
-  if (error.safe_message !== entry.safe_message) problems.push('safe_message differs from the catalog');
-  if (error.recovery !== entry.recovery) problems.push('recovery differs from the catalog');
+  if (values.get('category') !== entry.category) problems.push('category differs from the catalog');
+  if (values.get('safe_message') !== entry.safe_message) problems.push('safe_message differs from the catalog');
+  if (values.get('recovery') !== entry.recovery) problems.push('recovery differs from the catalog');
 
-  const retry = error.retry_after_ms;
+  const retry = values.get('retry_after_ms');
   const rule = entry.retry_after;
   if (retry === null) {
     if (rule.policy === 'required') problems.push('retry_after_ms is required');
@@ -53,25 +133,29 @@ export function checkError(error: unknown): CheckErrorOutcome {
     problems.push(`retry_after_ms must be an integer from ${rule.min_ms} to ${rule.max_ms}`);
   }
 
-  const reasons = error.reasons;
-  if (!Array.isArray(reasons)) {
-    problems.push('reasons is not an array');
-  } else if (reasons.length > MAX_REASONS) {
-    problems.push(`more than ${MAX_REASONS} reasons`);
-  } else {
-    for (let index = 0; index < reasons.length; index++) {
-      const reason: unknown = reasons[index];
-      if (!isPlainObject(reason) || !hasExactKeys(reason, REASON_KEYS)) {
-        problems.push(`reasons/${index} is not {field, rule}`);
-        continue;
-      }
-      if (typeof reason.field !== 'string' || !REASON_FIELD.test(reason.field)) {
-        problems.push(`reasons/${index}/field is not a contract-safe pointer`);
-      }
-      if (typeof reason.rule !== 'string' || !entry.reason_rules.includes(reason.rule)) {
-        problems.push(`reasons/${index}/rule is not allowed for ${code}`);
-      }
-    }
+  const reasons = readReasons(values.get('reasons'), code, entry.reason_rules, problems);
+  if (problems.length > 0 || !reasons.ok) return { ok: false, problems };
+  // The copy holds exactly the values that were checked, in the order the caller listed them.
+  const copy = fields.map(([key, value]): [string, unknown] => [key, key === 'reasons' ? reasons.reasons : value]);
+  return { ok: true, error: frozenRecord<ModelError>(copy) };
+}
+
+/**
+ * Compares an error body with the fixed catalog exactly: the field set, code, category, message
+ * text, recovery, the retry-after rule and the allowed reason rules. Used again at verification,
+ * so a model or a tampered store cannot rewrite a recovery.
+ *
+ * Only plain data passes: plain objects (prototype `Object.prototype` or `null`) and real arrays
+ * without holes, whose every property is an own, enumerable data property (no getters or setters)
+ * of the catalog shape. Each value is read exactly once, and on success `error` is a deeply frozen
+ * copy built from those values, never the caller's object: later reads of `error` see what was
+ * checked. Never throws: a value that cannot be read (for example a Proxy whose traps throw) is
+ * reported as `{ ok: false, problems: ['error could not be read'] }`.
+ */
+export function checkError(error: unknown): CheckErrorOutcome {
+  try {
+    return check(error);
+  } catch {
+    return { ok: false, problems: ['error could not be read'] };
   }
-  return problems.length === 0 ? { ok: true, error: error as unknown as ModelError } : { ok: false, problems };
 }
