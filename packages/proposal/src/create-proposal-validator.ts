@@ -72,6 +72,13 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
    * no limit (the host's own deadline applies).
    */
   factsTimeoutMs?: number;
+  /**
+   * Guard limits for the trusted facts, which are copied (JSON data only) before the rules judge
+   * them; each one left out is the guard's `DEFAULT_JSON_LIMITS` (1 MiB, depth 32...). Facts past
+   * them hold the proposal. A limit that is not a non-negative safe integer throws a `TypeError`
+   * here, at start-up.
+   */
+  factsLimits?: Partial<JsonLimits>;
 }
 
 /** Validates proposals for one contract. Build it once at start-up. */
@@ -83,10 +90,12 @@ export interface ProposalValidator<TProposal, TFacts> {
   /**
    * Checks a proposal for `actor` in this order: shape (guard, then schema) → access (trusted
    * lookup) → current state → business rules. The first failing stage decides. Never repairs,
-   * never throws on any proposal (a host facts source or rule that throws gives `hold`). `actor` is
-   * trusted host input: one that is not an object whose `tenant_id` and `subject_id` are non-empty
-   * strings without lone surrogates rejects with a `TypeError` naming the field, before the
-   * proposal is read or the facts source runs (a host bug, never a decision).
+   * never throws on any proposal (a host facts source, facts or rule that throws, or a rule that
+   * answers outside its contract, gives `hold`). `actor` is trusted host input: one that is not an
+   * object whose `tenant_id` and `subject_id` are non-empty strings without lone surrogates, and
+   * whose `roles`, when present, are an array of strings, rejects with a `TypeError` naming the
+   * field, before the proposal is read or the facts source runs (a host bug, never a decision). It
+   * is read once, into a frozen copy: the facts source receives that copy.
    */
   validate(actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>>;
   /**
@@ -95,13 +104,15 @@ export interface ProposalValidator<TProposal, TFacts> {
    * the principal attempting the effect) has exactly the snapshot the decision was made on and
    * still passes state and rules. Anything else fails (`STATE_CHANGED`, or `NOT_FOUND` /
    * `FACTS_UNAVAILABLE` per the lookup). A `decision` that is not an object with a `record` (not
-   * what `validate` returned at all) throws a `TypeError`.
+   * what `validate` returned at all) throws a `TypeError`. The decision and its record are read
+   * once; a proposal this validator did not return is judged as a private copy (`STATE_CHANGED`
+   * when it is not plain JSON within the proposal limits).
    */
   recheck(decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>): RecheckOutcome;
   /**
    * `recheck` with facts looked up now through the contract's `TrustedFacts` for `actor`. A malformed
    * `actor` (as for `validate`) or `decision` (as for `recheck`) rejects with a `TypeError` before
-   * the lookup.
+   * the lookup; a stale decision is `STATE_CHANGED` without any lookup.
    */
   recheckCurrent(actor: PrincipalContext, decision: ReadyForReview<TProposal>): Promise<RecheckOutcome>;
 }
@@ -110,35 +121,82 @@ export interface ProposalValidator<TProposal, TFacts> {
  * The actor is trusted host input, the authenticated principal: a malformed one is a host bug, not
  * something to decide on. Refused before the proposal is read or any facts source runs, with the
  * field named (a lone surrogate, say from a parsed token claim, has no UTF-8 form: no actor
- * reference can be made of it).
+ * reference can be made of it). Each field is read once, into the frozen copy every later step uses
+ * (the actor reference and the facts lookup), so a getter cannot pass the check as one principal
+ * and be looked up as another. `roles` left out is an empty list.
  */
-function checkActor(method: string, actor: unknown): void {
+function checkActor(method: string, actor: unknown): PrincipalContext {
   if (typeof actor !== 'object' || actor === null) throw new TypeError(`${method}: actor must be a PrincipalContext object`);
-  for (const field of ['tenant_id', 'subject_id'] as const) {
-    const value = (actor as Partial<PrincipalContext>)[field];
+  const { tenant_id, subject_id, roles } = actor as Partial<Record<keyof PrincipalContext, unknown>>;
+  for (const [field, value] of [
+    ['tenant_id', tenant_id],
+    ['subject_id', subject_id],
+  ] as const) {
     if (typeof value !== 'string' || value.length === 0) throw new TypeError(`${method}: actor.${field} must be a non-empty string`);
     if (!isWellFormedText(value)) throw new TypeError(`${method}: actor.${field} holds a lone surrogate`);
   }
+  const copiedRoles: string[] = [];
+  if (roles !== undefined) {
+    const rolesError = `${method}: actor.roles must be an array of strings`;
+    if (!Array.isArray(roles)) throw new TypeError(rolesError);
+    const count: unknown = roles.length;
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new TypeError(rolesError);
+    for (let index = 0; index < count; index += 1) {
+      const role: unknown = roles[index];
+      if (typeof role !== 'string') throw new TypeError(rolesError);
+      copiedRoles.push(role);
+    }
+  }
+  return Object.freeze({ tenant_id: tenant_id as string, subject_id: subject_id as string, roles: Object.freeze(copiedRoles) as string[] });
+}
+
+/** What recheck uses of a decision: each part read once, at the start. */
+interface HeldDecision {
+  readonly ok: unknown;
+  readonly decision: unknown;
+  readonly proposal: unknown;
+  readonly contract_id: unknown;
+  readonly rule_version: unknown;
+  readonly proposal_sha256: unknown;
+  readonly facts_sha256: unknown;
+  readonly actor_ref: Sha256Hex;
 }
 
 /**
  * A decision to recheck is the host's own record of a `validate` result. One without a record is a
  * host bug (nothing to compare), refused like a malformed actor; any other stale or altered one is
- * `STATE_CHANGED`.
+ * `STATE_CHANGED`. The decision and its record are read once, here, into a frozen copy: nothing read
+ * later (a getter's second answer) can differ from what is compared.
  */
-function checkDecision(method: string, decision: unknown): void {
-  const record = typeof decision === 'object' && decision !== null ? (decision as { record?: unknown }).record : undefined;
+function readDecision(method: string, decision: unknown): HeldDecision {
+  if (typeof decision !== 'object' || decision === null) throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
+  const { ok, decision: kind, proposal, record } = decision as Partial<Record<keyof ReadyForReview<unknown>, unknown>>;
   if (typeof record !== 'object' || record === null) {
     throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
   }
+  const { contract_id, rule_version, proposal_sha256, facts_sha256, actor_ref } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
+  return Object.freeze({ ok, decision: kind, proposal, contract_id, rule_version, proposal_sha256, facts_sha256, actor_ref: actor_ref as Sha256Hex });
 }
 
-function isFactsLookup(value: unknown): value is FactsLookup<unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const status = (value as { status?: unknown }).status;
-  if (status === 'found') return Object.hasOwn(value, 'facts');
-  return status === 'not_available' || status === 'lookup_failed';
+/**
+ * Keeps a dropped rule answer that is a rejected Promise (an async rule that threw) from becoming an
+ * unhandled rejection. Only native promises are touched: a foreign thenable's `then` is host code.
+ */
+function ignoreRejection(answer: unknown): void {
+  if (answer instanceof Promise) {
+    try {
+      Promise.prototype.then.call(answer, undefined, () => undefined);
+    } catch {
+      // Not a real promise after all: nothing to track.
+    }
+  }
 }
+
+/** The boxed answer of a trusted lookup: a box, so no `then` of the answer is ever read again. */
+interface LookupAnswer {
+  readonly answer: unknown;
+}
+const LOOKUP_FAILED: LookupAnswer = Object.freeze({ answer: Object.freeze({ status: 'lookup_failed' }) });
 
 /**
  * Creates the validator of one proposal contract (spec 002). The schema is compiled here, so a
@@ -156,6 +214,10 @@ export function createProposalValidator<TProposal, TFacts>(
   const declaredFields = createDeclaredFields(options.schema);
   // Not a spread: `{ maxBytes: undefined }` would replace the 16 KiB default with the guard's 1 MiB.
   const limits = resolveJsonLimits(options.limits, DEFAULT_PROPOSAL_LIMITS);
+  // Facts are the host's, so the guard's own defaults (1 MiB...) unless the host sets others.
+  const factsLimits = resolveJsonLimits(options.factsLimits);
+  // The proposals this validator kept (deep-frozen private copies): read as they are at recheck.
+  const issued = new WeakSet<object>();
   const clock = options.clock ?? (() => new Date());
 
   const proposalDigest = (proposal: JsonValue): Sha256Hex | null => {
@@ -217,19 +279,35 @@ export function createProposalValidator<TProposal, TFacts>(
     });
   };
 
-  // The rule reasons, or null when the rule set broke (threw or answered outside the catalog).
+  // The rule reasons, or null when the rule set broke (threw, or answered anything but a list of
+  // catalog reasons at fields the contract declares). The answer is read once, into the copy that
+  // is checked and kept (the first MAX_REASONS reasons; later ones are never read nor kept).
   const runRules = (proposal: TProposal, found: TFacts): ErrorReason[] | null => {
-    const reasons: unknown = rules.check(proposal, found);
-    if (!Array.isArray(reasons)) return null;
-    const typed = reasons as ErrorReason[];
-    if (typed.length === 0) return typed;
+    const answer: unknown = rules.check(proposal, found);
+    if (!Array.isArray(answer)) {
+      ignoreRejection(answer);
+      return null;
+    }
     try {
+      const length: unknown = answer.length;
+      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return null;
+      const count = Math.min(length, MAX_REASONS);
+      const copied: ErrorReason[] = [];
+      for (let index = 0; index < count; index += 1) {
+        const reason: unknown = answer[index];
+        if (typeof reason !== 'object' || reason === null) return null;
+        const { field, rule } = reason as Partial<Record<keyof ErrorReason, unknown>>;
+        // A field the contract does not declare may be a key the model chose (a map's keys): never
+        // something to show the model or keep in the record.
+        if (typeof field !== 'string' || typeof rule !== 'string' || !declaredFields.declares(field)) return null;
+        copied.push(Object.freeze({ field, rule }));
+      }
       // Each reason must be a catalog RULE_REJECTED reason: a finite rule and a contract-safe field.
-      makeError('RULE_REJECTED', { reasons: typed.slice(0, MAX_REASONS) });
+      if (copied.length > 0) makeError('RULE_REJECTED', { reasons: copied });
+      return copied;
     } catch {
       return null;
     }
-    return typed;
   };
 
   // Access (already looked up) → state → rules, shared by validate and recheck.
@@ -237,18 +315,35 @@ export function createProposalValidator<TProposal, TFacts>(
     | { kind: 'ready'; factsSha: Sha256Hex }
     | { kind: 'reject'; decision: Exclude<ProposalDecisionKind, 'ready_for_review'>; category: FailureCategory; reasons: ErrorReason[]; factsSha: Sha256Hex | null };
 
+  // Everything here runs inside one try: a lookup answer, facts or rule set that throws (a getter, a
+  // Proxy trap, a rule) holds. The answer's `status` and `facts` are read once each; the facts are
+  // copied once by the guard's walk (JSON data only: an accessor is refused, never invoked) and
+  // frozen, and that copy is what is digested and what every rule function judges. A rule answer
+  // is taken only as exactly `true` / `false` (`statePermits`) or `true` (`describes`): a Promise (an
+  // async rule), a string or anything else holds, like a `check` answer that is not a list.
   const judge = (proposal: TProposal, lookup: unknown): Judged => {
     const hold: Judged = { kind: 'reject', decision: 'hold', category: 'facts_unavailable', reasons: [], factsSha: null };
-    if (!isFactsLookup(lookup) || lookup.status === 'lookup_failed') return hold;
-    if (lookup.status === 'not_available') {
-      return { kind: 'reject', decision: 'rejected_access', category: 'access', reasons: [], factsSha: null };
-    }
-    const found = lookup.facts as TFacts;
     try {
-      if (!rules.describes(proposal, found)) return hold;
+      if (typeof lookup !== 'object' || lookup === null) return hold;
+      const status: unknown = (lookup as { status?: unknown }).status;
+      if (status === 'not_available') {
+        return { kind: 'reject', decision: 'rejected_access', category: 'access', reasons: [], factsSha: null };
+      }
+      if (status !== 'found' || !Object.hasOwn(lookup, 'facts')) return hold;
+      const copied = copyUntrustedValue((lookup as { facts?: unknown }).facts, factsLimits);
+      if (!copied.ok) return hold;
+      const found = deepFreeze(copied.value) as TFacts;
+      const describes: unknown = rules.describes(proposal, found);
+      if (describes !== true) {
+        ignoreRejection(describes);
+        return hold;
+      }
       const factsSha = factsDigest(found);
-      if (!rules.statePermits(found)) {
-        return { kind: 'reject', decision: 'refresh_required', category: 'state', reasons: [], factsSha };
+      const permits: unknown = rules.statePermits(found);
+      if (permits === false) return { kind: 'reject', decision: 'refresh_required', category: 'state', reasons: [], factsSha };
+      if (permits !== true) {
+        ignoreRejection(permits);
+        return { ...hold, factsSha };
       }
       const reasons = runRules(proposal, found);
       if (reasons === null) return { ...hold, factsSha };
@@ -263,25 +358,26 @@ export function createProposalValidator<TProposal, TFacts>(
   if (factsTimeoutMs !== undefined && (!Number.isSafeInteger(factsTimeoutMs) || factsTimeoutMs <= 0)) {
     throw new TypeError('factsTimeoutMs must be a positive integer');
   }
-  const lookUp = async (actor: PrincipalContext, proposal: TProposal): Promise<unknown> => {
-    const failed = { status: 'lookup_failed' };
+  // The answer comes back boxed: resolving a promise with the bare answer would read its `then`
+  // again (a getter there could throw, or swap the answer, after `await` had settled it).
+  const lookUp = async (actor: PrincipalContext, proposal: TProposal): Promise<LookupAnswer> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const pending = Promise.resolve(facts.lookup(actor, proposal));
+      const pending = (async (): Promise<LookupAnswer> => ({ answer: await facts.lookup(actor, proposal) }))();
       if (factsTimeoutMs === undefined) return await pending;
-      const timeout = new Promise<unknown>((resolve) => {
-        timer = setTimeout(() => resolve(failed), factsTimeoutMs);
+      const timeout = new Promise<LookupAnswer>((resolve) => {
+        timer = setTimeout(() => resolve(LOOKUP_FAILED), factsTimeoutMs);
       });
       return await Promise.race([pending, timeout]);
     } catch {
-      return failed;
+      return LOOKUP_FAILED;
     } finally {
       if (timer !== undefined) clearTimeout(timer);
     }
   };
 
-  const validate = async (actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>> => {
-    checkActor('validate', actor);
+  const validate = async (givenActor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>> => {
+    const actor = checkActor('validate', givenActor);
     const actorRef = digester.principalRef(actor);
     // Shape reasons are about the model's own input, which may hold keys the contract does not
     // declare (often why it was refused): each field is cut to its longest declared prefix, so an
@@ -294,12 +390,11 @@ export function createProposalValidator<TProposal, TFacts>(
     // what is kept, and the caller cannot change it between review and recheck.
     let guarded: GuardOutcome<JsonValue>;
     try {
-      if (typeof input !== 'object' || input === null) {
-        guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
-      } else if (input.format === 'json_text') {
-        guarded = parseUntrustedJson(input.text, limits);
-      } else if (input.format === 'json_value') {
-        guarded = copyUntrustedValue(input.value, limits);
+      const format: unknown = typeof input === 'object' && input !== null ? input.format : undefined;
+      if (format === 'json_text') {
+        guarded = parseUntrustedJson((input as { text: string }).text, limits);
+      } else if (format === 'json_value') {
+        guarded = copyUntrustedValue((input as { value: unknown }).value, limits);
       } else {
         guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
       }
@@ -320,10 +415,11 @@ export function createProposalValidator<TProposal, TFacts>(
     const proposal = value as TProposal;
 
     // Access, state, rules: from trusted facts, looked up for the authenticated actor only.
-    const judged = judge(proposal, await lookUp(actor, proposal));
+    const judged = judge(proposal, (await lookUp(actor, proposal)).answer);
     if (judged.kind === 'reject') {
       return reject('validate', judged.decision, judged.category, judged.reasons, actorRef, proposalSha, judged.factsSha);
     }
+    issued.add(value as object);
     const ready: ReadyForReview<TProposal> = {
       ok: true,
       decision: 'ready_for_review',
@@ -333,34 +429,53 @@ export function createProposalValidator<TProposal, TFacts>(
     return Object.freeze(ready);
   };
 
-  const recheckWith = (decision: ReadyForReview<TProposal>, currentFacts: unknown, actorRef: Sha256Hex | null): RecheckOutcome => {
-    const record = decision.record;
-    const ref = actorRef ?? record.actor_ref;
-    const proposalSha = proposalDigest(decision.proposal as JsonValue);
+  // The proposal of a decision being rechecked, as a private deep-frozen copy: one this validator
+  // issued is its own frozen copy already; any other is copied by the guard's walk (an accessor or
+  // anything not JSON is refused, never invoked: not the proposal reviewed). `null` when refused.
+  const privateProposal = (proposal: unknown): TProposal | null => {
+    if (typeof proposal === 'object' && proposal !== null && issued.has(proposal)) return proposal as TProposal;
+    try {
+      const copied = copyUntrustedValue(proposal, limits);
+      return copied.ok ? (deepFreeze(copied.value) as TProposal) : null;
+    } catch {
+      return null;
+    }
+  };
+
+  // A decision from another contract or rule version, or whose proposal no longer matches its
+  // digest, is stale: it must be validated again, never trusted.
+  interface Prepared {
+    readonly proposal: TProposal | null;
+    readonly proposalSha: Sha256Hex | null;
+    readonly stale: boolean;
+  }
+  const prepare = (held: HeldDecision): Prepared => {
+    const proposal = privateProposal(held.proposal);
+    const proposalSha = proposal === null ? null : proposalDigest(proposal as JsonValue);
+    const stale =
+      held.ok !== true ||
+      held.decision !== 'ready_for_review' ||
+      held.contract_id !== contractId ||
+      held.rule_version !== ruleVersion ||
+      held.proposal_sha256 === null ||
+      held.facts_sha256 === null ||
+      proposalSha === null ||
+      !constantTimeEqual(proposalSha, held.proposal_sha256 as Sha256Hex);
+    return { proposal, proposalSha, stale };
+  };
+
+  const recheckWith = (held: HeldDecision, prepared: Prepared, currentFacts: unknown, ref: Sha256Hex): RecheckOutcome => {
+    const { proposal, proposalSha } = prepared;
     const changed = (factsSha: Sha256Hex | null) =>
       reject('recheck', 'refresh_required', 'state', [], ref, proposalSha, factsSha);
-
-    // A decision from another contract or rule version, or whose proposal no longer matches its
-    // digest, is stale: it must be validated again, never trusted.
-    if (
-      decision.ok !== true ||
-      decision.decision !== 'ready_for_review' ||
-      record.contract_id !== contractId ||
-      record.rule_version !== ruleVersion ||
-      record.proposal_sha256 === null ||
-      record.facts_sha256 === null ||
-      proposalSha === null ||
-      !constantTimeEqual(proposalSha, record.proposal_sha256)
-    ) {
-      return changed(null);
-    }
-    const judged = judge(decision.proposal, currentFacts);
+    if (prepared.stale || proposal === null) return changed(null);
+    const judged = judge(proposal, currentFacts);
     if (judged.kind === 'reject') {
       // A rule rejection against facts that passed at review is a state change too.
       if (judged.decision === 'rejected_rule') return changed(judged.factsSha);
       return reject('recheck', judged.decision, judged.category, [], ref, proposalSha, judged.factsSha);
     }
-    if (!constantTimeEqual(judged.factsSha, record.facts_sha256)) return changed(judged.factsSha);
+    if (!constantTimeEqual(judged.factsSha, held.facts_sha256 as Sha256Hex)) return changed(judged.factsSha);
     return Object.freeze({
       ok: true as const,
       decision: 'ready_for_review' as const,
@@ -373,14 +488,17 @@ export function createProposalValidator<TProposal, TFacts>(
     ruleVersion,
     validate,
     recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>) => {
-      checkDecision('recheck', decision);
-      return recheckWith(decision, currentFacts, null);
+      const held = readDecision('recheck', decision);
+      return recheckWith(held, prepare(held), currentFacts, held.actor_ref);
     },
-    recheckCurrent: async (actor: PrincipalContext, decision: ReadyForReview<TProposal>) => {
-      checkActor('recheckCurrent', actor);
-      checkDecision('recheckCurrent', decision);
+    recheckCurrent: async (givenActor: PrincipalContext, decision: ReadyForReview<TProposal>) => {
+      const actor = checkActor('recheckCurrent', givenActor);
+      const held = readDecision('recheckCurrent', decision);
       const actorRef = digester.principalRef(actor);
-      return recheckWith(decision, await lookUp(actor, decision.proposal), actorRef);
+      const prepared = prepare(held);
+      // A stale decision is refused as it is: no facts are looked up for a proposal not reviewed.
+      if (prepared.stale || prepared.proposal === null) return recheckWith(held, prepared, null, actorRef);
+      return recheckWith(held, prepared, (await lookUp(actor, prepared.proposal)).answer, actorRef);
     },
   });
 }

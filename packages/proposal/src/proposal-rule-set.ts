@@ -2,23 +2,33 @@ import type { ErrorReason, JsonValue } from '@toolseal/contracts';
 
 /**
  * A versioned set of business rules for one proposal contract, computed from trusted facts only.
- * Every function must be deterministic and must not change its arguments. A rule that throws makes
- * the validator hold the proposal (`FACTS_UNAVAILABLE`): a broken rule service is never a pass.
+ * Every function must be deterministic, synchronous, and must not change its arguments (both are
+ * deep-frozen: the validator's copy of the proposal and its copy of the facts, the same facts
+ * object for every function of one check). A rule that throws, or answers anything outside what is
+ * documented here (a Promise from an async function included), makes the validator hold the
+ * proposal (`FACTS_UNAVAILABLE`): a broken rule service is never a pass.
  */
 export interface ProposalRuleSet<TProposal, TFacts> {
   /** The rule version, recorded in every decision; a decision made under another version must be redone. */
   readonly version: string;
   /**
    * True when `facts` are the facts of the resource `proposal` targets (the host looked up the
-   * right thing). False makes the validator hold: facts for something else prove nothing.
+   * right thing). Anything but exactly `true` makes the validator hold: facts for something else
+   * prove nothing.
    */
   describes(proposal: TProposal, facts: TFacts): boolean;
-  /** True when the resource's current state permits a proposal at all (else: refresh required). */
+  /**
+   * `true` when the resource's current state permits a proposal at all, `false` when it does not
+   * (`refresh_required`, `STATE_CHANGED`). Any other answer makes the validator hold.
+   */
   statePermits(facts: TFacts): boolean;
   /**
    * The business rules. Returns safe reasons: each `rule` from `RULE_REJECTION_RULES`, each
-   * `field` a pointer built from contract-declared names and indexes. Empty when the proposal
-   * equals what the trusted facts allow. Never repairs: it judges the proposal as given.
+   * `field` a pointer the contract declares (property names of its schema, and indexes where it
+   * describes an array; never a key the proposal chose, such as a map's key). Empty when the
+   * proposal equals what the trusted facts allow. Never repairs: it judges the proposal as given.
+   * Anything else (not an array, a reason outside the catalog or at an undeclared field) holds. The
+   * first 16 reasons are read once and kept; later ones are not read.
    */
   check(proposal: TProposal, facts: TFacts): ErrorReason[];
   /**

@@ -152,6 +152,8 @@ export interface RefundProposalValidatorOptions {
   clock?: () => Date;
   /** How long the order lookup may take before the proposal is held. */
   factsTimeoutMs?: number;
+  /** Guard limits for the order facts (copied before the rules judge them); default the guard's. */
+  factsLimits?: Partial<JsonLimits>;
 }
 
 /** The spec 002 refund validator: `REFUND_PROPOSAL_SCHEMA` and `REFUND_RULES_V1` over the host's orders. */
@@ -168,5 +170,6 @@ export function createRefundProposalValidator(
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.factsTimeoutMs === undefined ? {} : { factsTimeoutMs: options.factsTimeoutMs }),
+    ...(options.factsLimits === undefined ? {} : { factsLimits: options.factsLimits }),
   });
 }

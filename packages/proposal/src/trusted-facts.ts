@@ -9,7 +9,12 @@ export type FactsLookup<TFacts> =
   | {
       /** The resource exists and the actor may use it. */
       status: 'found';
-      /** The trusted facts, as the actor may see them. */
+      /**
+       * The trusted facts, as the actor may see them: JSON data (plain objects and arrays, strings,
+       * finite numbers, booleans, null), within the validator's `factsLimits`. The validator copies
+       * them once and judges the copy; anything else (a Date, a class instance, an accessor,
+       * `undefined`) holds the proposal.
+       */
       facts: TFacts;
     }
   | {
@@ -26,7 +31,9 @@ export type FactsLookup<TFacts> =
  * authenticated actor from the host's own authentication, never with a tenant, role or approval
  * taken from the proposal, and returns only resources that actor may use. It may read the resource
  * reference (an order id, say) from the shape-valid proposal; it must not trust anything else in it.
- * A thrown error or rejected promise counts as `lookup_failed`.
+ * A thrown error or rejected promise counts as `lookup_failed`, and so does an answer that is not
+ * one of the three below or cannot be read (a getter or Proxy trap that throws). The answer's
+ * `status` and `facts` are read once each. The actor it receives is the validator's frozen copy.
  */
 export interface TrustedFacts<TProposal, TFacts> {
   lookup(actor: PrincipalContext, proposal: TProposal): FactsLookup<TFacts> | Promise<FactsLookup<TFacts>>;
