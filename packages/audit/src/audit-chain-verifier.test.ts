@@ -158,6 +158,87 @@ describe('AuditChainVerifier', () => {
     expect(verify(rows, headOf(rows), { anchor: { sequence: 2, entry_hash: (rows[1] as StoredAuditRow).entry_hash } })).toMatchObject({ ok: true });
   });
 
+  it('returns no head when no row was checked, and still compares the stored head with entry from - 1', () => {
+    const rows = chain(5);
+    const hashOf = (sequence: number) => (rows[sequence - 1] as StoredAuditRow).entry_hash;
+    const past = (storedHead: AuditHead | null) => verify([], storedHead, { from: 6, previousHash: hashOf(5) });
+    // Nothing after entry 5: nothing checked, nothing to save as a new anchor.
+    expect(past(headOf(rows))).toEqual({ ok: true, checked: 0, head: null, anchored: false });
+    // The reviewer's forged head row: it verified from 6, and was returned as the head.
+    expect(past({ sequence: 5, entry_hash: 'e'.repeat(64) })).toEqual({ ok: false, position: 5, problem: 'edited', detail: 'head_mismatch' });
+    expect(past({ sequence: 4, entry_hash: hashOf(4) })).toEqual({ ok: false, position: 5, problem: 'inserted', detail: 'beyond_head' });
+    expect(past(null)).toEqual({ ok: false, position: 5, problem: 'inserted', detail: 'beyond_head' });
+    expect(past({ sequence: 7, entry_hash: 'e'.repeat(64) })).toEqual({ ok: false, position: 6, problem: 'deleted', detail: 'truncated' });
+    // The same heads checked from 1 fail at the same positions.
+    expect(verify(rows, { sequence: 5, entry_hash: 'e'.repeat(64) })).toEqual({ ok: false, position: 5, problem: 'edited', detail: 'head_mismatch' });
+    expect(verify(rows, { sequence: 4, entry_hash: hashOf(4) })).toEqual({ ok: false, position: 5, problem: 'inserted', detail: 'beyond_head' });
+    // An empty log verifies with no head; a row checked gives the head recomputed from it.
+    expect(verify([], null)).toEqual({ ok: true, checked: 0, head: null, anchored: false });
+    expect(verify(rows.slice(4), headOf(rows), { from: 5, previousHash: hashOf(4) })).toEqual({ ok: true, checked: 1, head: headOf(rows), anchored: false });
+  });
+
+  it('never returns a malformed stored head: it is reported as head_malformed', () => {
+    const rows = chain(3);
+    const hash = (rows[2] as StoredAuditRow).entry_hash;
+    const malformed: unknown[] = [
+      { sequence: 0, entry_hash: 'f'.repeat(64) }, // the reviewer's head: used as an anchor, it threw a RangeError
+      { sequence: -1, entry_hash: hash },
+      { sequence: 2.5, entry_hash: hash },
+      { sequence: '3', entry_hash: hash },
+      { sequence: Number.NaN, entry_hash: hash },
+      { sequence: 2 ** 53, entry_hash: hash },
+      { sequence: 3, entry_hash: hash.toUpperCase() },
+      { sequence: 3, entry_hash: hash.slice(1) },
+      { sequence: 3 },
+      [3, hash],
+      'head',
+      undefined,
+    ];
+    for (const head of malformed) {
+      const storedHead = head as AuditHead;
+      expect(verify([], storedHead), JSON.stringify(head)).toEqual({ ok: false, position: 1, problem: 'edited', detail: 'head_malformed' });
+      expect(verify(rows, storedHead), JSON.stringify(head)).toEqual({ ok: false, position: 3, problem: 'edited', detail: 'head_malformed' });
+      expect(verify([], storedHead, { from: 4, previousHash: hash }), JSON.stringify(head)).toEqual({
+        ok: false,
+        position: 3,
+        problem: 'edited',
+        detail: 'head_malformed',
+      });
+    }
+    // An earlier bad row is still the first bad position.
+    const edited = rows.map((row) => (row.sequence === 2 ? { ...row, canonical: row.canonical.replace('entry 2', 'entry 9') } : row));
+    expect(verify(edited, { sequence: 0, entry_hash: hash })).toMatchObject({ ok: false, position: 2, problem: 'edited' });
+  });
+
+  it('verifies only with the genuine stored head, and returns a head it recomputed or null (property)', () => {
+    const hex64 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 8 }),
+        fc.nat(),
+        fc.nat(),
+        fc.oneof(hex64, fc.string(), fc.constant('E'.repeat(64))),
+        fc.oneof(fc.integer({ min: -2, max: 11 }), fc.double(), fc.string()),
+        fc.anything(),
+        (length, fromSeed, choice, hash, sequence, anything) => {
+          const rows = chain(length);
+          const genuine = headOf(rows);
+          const from = (fromSeed % (length + 1)) + 1; // 1..length + 1
+          const rowHash = (rows[choice % Math.max(length, 1)] as StoredAuditRow | undefined)?.entry_hash ?? hash;
+          const candidates: unknown[] = [genuine, null, { sequence, entry_hash: hash }, { sequence, entry_hash: rowHash }, { sequence: length, entry_hash: rowHash }, anything];
+          const storedHead = candidates[choice % candidates.length] as AuditHead | null;
+          const previousHash = from === 1 ? GENESIS_HASH : (rows[from - 2] as StoredAuditRow).entry_hash;
+          const result = verify(rows.slice(from - 1), storedHead, { from, previousHash });
+          if (!result.ok) return;
+          // Verified: the stored head is the genuine one, and the head returned was recomputed.
+          expect(storedHead === null ? null : { sequence: storedHead.sequence, entry_hash: storedHead.entry_hash }).toEqual(genuine);
+          expect(result).toEqual({ ok: true, checked: length - from + 1, head: from > length ? null : genuine, anchored: false });
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('verifies entries written before version 2 with their own link, and a log continued in version 2', () => {
     const old1 = asVersion1(entry(1, GENESIS_HASH, digester, 'entry 1'));
     const old2 = asVersion1(entry(2, old1.entry_hash, digester, 'entry 2'));

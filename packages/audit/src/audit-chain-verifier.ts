@@ -1,4 +1,4 @@
-import { canonicalize, type Digester } from '@toolseal/digests';
+import { canonicalize, isSha256Hex, type Digester } from '@toolseal/digests';
 import type { AuditHead, ChainProblem, ChainVerification, StoredAuditRow } from './audit-log.js';
 import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { AUDIT_ENTRY_SCHEMA_VERSION, AUDIT_ENTRY_SCHEMA_VERSION_V1, computeAuditEntryHash, GENESIS_HASH } from './seal-audit-entry.js';
@@ -13,7 +13,11 @@ export interface AuditChainVerifierOptions {
    * stored hash of entry `from - 1`, or `null` when that entry is missing (reported as deleted).
    */
   previousHash?: string | null;
-  /** The head stored beside the rows, read in the same snapshot (`null`: the log says it is empty). */
+  /**
+   * The head stored beside the rows, read in the same snapshot (`null`: the log says it is empty).
+   * Anything but `null` or a positive safe integer `sequence` with a 64-hex `entry_hash` is
+   * reported as `edited` / `head_malformed`, never returned.
+   */
   storedHead: AuditHead | null;
   /**
    * A head kept outside the store that the chain must still contain. Checked like
@@ -48,17 +52,28 @@ const RECORD_KEYS = [
  * - otherwise, when the next row holds entry p: `inserted` (a forged entry pushed p back);
  * - otherwise `broken_link` (previous_hash is not the head) or `edited` (content, column or hash);
  * - rows past the stored head: `inserted`; a stored head past the last row: `deleted`.
+ *
+ * A successful verification's `head` is always the last row whose hash it recomputed, or `null`
+ * when it recomputed none (an empty log, or `from` just past the last entry): never a value taken
+ * from the stored head. When no row is checked from `from > 1`, the stored head must still name
+ * entry `from - 1` with the hash the check starts from (`previousHash`), else `head_mismatch`
+ * (another hash) or `beyond_head` (an earlier or no head, while entry `from - 1` exists).
  */
 export class AuditChainVerifier {
   readonly #digester: Digester;
   readonly #storedHeadSequence: number;
+  /** A well-formed copy of the stored head, or `null` (also when it was malformed). */
   readonly #storedHead: AuditHead | null;
+  /** The stored head was neither `null` nor `{ sequence: positive safe integer, entry_hash: 64 hex }`. */
+  readonly #storedHeadMalformed: boolean;
   readonly #anchor: Readonly<AuditHead> | undefined;
   /** The anchor was compared with the row at its position (and matched). */
   #anchorCompared = false;
   readonly #from: number;
   #position: number;
   #previousHash: string;
+  /** The hash entry `from` must link to, as given (`null`: entry `from - 1` is missing). */
+  readonly #startHash: string | null;
   #last: AuditHead | null = null;
   #lastPreviousHash: string | null = null;
   #pending: Failure | null = null;
@@ -72,10 +87,14 @@ export class AuditChainVerifier {
     const checked = checkVerifyChainOptions({ from: options.from, anchor: options.anchor });
     this.#from = checked.from;
     this.#position = this.#from;
-    this.#storedHead = options.storedHead;
-    this.#storedHeadSequence = options.storedHead?.sequence ?? 0;
+    const storedHead = readStoredHead(options.storedHead);
+    this.#storedHeadMalformed = storedHead === undefined;
+    this.#storedHead = storedHead ?? null;
+    // A malformed head bounds no row: the rows are checked in full, then the head is reported.
+    this.#storedHeadSequence = storedHead === undefined ? Number.POSITIVE_INFINITY : (storedHead?.sequence ?? 0);
     this.#anchor = checked.anchor;
     const previousHash = options.previousHash === undefined ? GENESIS_HASH : options.previousHash;
+    this.#startHash = previousHash;
     this.#previousHash = previousHash ?? '';
     if (previousHash === null) this.#verdict = fail(this.#from - 1, 'deleted', 'missing');
   }
@@ -149,12 +168,23 @@ export class AuditChainVerifier {
     if (this.#anchor !== undefined && this.#anchor.sequence > lastSequence && this.#anchor.sequence >= this.#from) {
       return fail(lastSequence + 1, 'deleted', 'anchor_beyond_end');
     }
+    // Where the head should point: the last entry checked, else the one before `from` (at least 1).
+    if (this.#storedHeadMalformed) return fail(Math.max(lastSequence, 1), 'edited', 'head_malformed');
     if (this.#storedHeadSequence > lastSequence) return fail(lastSequence + 1, 'deleted', 'truncated');
-    if (this.#storedHead !== null && this.#last !== null && this.#storedHead.entry_hash !== this.#last.entry_hash) {
+    const storedHead = this.#storedHead;
+    if (this.#last === null && this.#from > 1) {
+      // No row was checked: `from` is just past the last entry. The stored head must name entry
+      // `from - 1` as the check's starting link does (a later head was reported as truncated).
+      if (storedHead === null || storedHead.sequence < lastSequence) return fail(lastSequence, 'inserted', 'beyond_head');
+      if (storedHead.entry_hash !== this.#startHash) return fail(lastSequence, 'edited', 'head_mismatch');
+    }
+    if (storedHead !== null && this.#last !== null && storedHead.entry_hash !== this.#last.entry_hash) {
       return fail(lastSequence, 'edited', 'head_mismatch');
     }
-    // Only an anchor that was compared with a row counts (one before `from` never was).
-    return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last ?? this.#storedHead, anchored: this.#anchorCompared };
+    // Only an anchor that was compared with a row counts (one before `from` never was). The head
+    // is the last row whose hash was recomputed, never the stored one: `null` when none was (an
+    // empty log, or nothing after `from - 1`), so a host keeps the anchor it already has.
+    return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last, anchored: this.#anchorCompared };
   }
 
   #checkRow(row: StoredAuditRow, record: CanonicalRecord | null, position: number): Failure | null {
@@ -230,6 +260,18 @@ function parseCanonicalRecord(text: string): CanonicalRecord | null {
     return null;
   }
   return { schema_version, sequence, recorded_at, kind, call_id, operation_id, idempotency_key };
+}
+
+/**
+ * A copy of a stored head read once: `null` for none, `undefined` unless it is an object with a
+ * positive safe integer `sequence` and a 64-hex `entry_hash` (a database can hand back anything).
+ */
+function readStoredHead(head: unknown): AuditHead | null | undefined {
+  if (head === null) return null;
+  if (typeof head !== 'object') return undefined;
+  const { sequence, entry_hash } = head as Record<string, unknown>;
+  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1 || !isSha256Hex(entry_hash)) return undefined;
+  return { sequence, entry_hash };
 }
 
 function recordSequence(text: string): number | null {

@@ -74,7 +74,12 @@ export type ChainVerification =
       ok: true;
       /** How many entries were checked. */
       checked: number;
-      /** The last entry checked, or `null` when the log is empty. Save it to detect rewrites later. */
+      /**
+       * The last entry checked, its hash recomputed by this verification (never a value read from
+       * the stored head row), or `null` when no entry was checked: the log is empty, or `from` is
+       * just past its last entry (then keep the anchor you already have). Save it outside the
+       * store, as the next `anchor`, to detect rewrites later.
+       */
       head: AuditHead | null;
       /**
        * `true` when an `anchor` kept outside the store was compared with the row at its position
@@ -97,7 +102,10 @@ export type ChainVerification =
 export interface VerifyChainOptions {
   /**
    * First sequence to check (default 1; a positive integer, else a `RangeError`). Checking from
-   * `n > 1` trusts entry `n - 1`'s stored hash as the starting link.
+   * `n > 1` trusts entry `n - 1`'s stored hash as the starting link. With nothing stored from `n`
+   * on (`n` = last sequence + 1), no entry is checked: the stored head must still name entry
+   * `n - 1` with that hash (else `head_mismatch`, or `beyond_head` for an earlier or empty head),
+   * and the result is `{ ok: true, checked: 0, head: null }`.
    */
   from?: number;
   /**
@@ -144,13 +152,22 @@ export interface AuditPage {
  * everything from the stored canonical text.
  */
 export interface AuditLog {
-  /** Appends one entry at the head of the chain (serialized across every connection and host). */
+  /**
+   * Appends one entry at the head of the chain (serialized across every connection and host).
+   * Each field of `entry` is read once; the value checked is the value stored. The entry returned
+   * carries as `body` the object passed (not a copy), the one its `canonical` text was made from;
+   * `canonical` is what was stored, so parse it (or `query`) for the stored body when that object
+   * has accessors or may have changed since.
+   */
   append(entry: AuditEntryInput): Promise<AuditEntry>;
   /** Re-derives the chain from the stored text and names the first bad position. */
   verifyChain(options?: VerifyChainOptions): Promise<ChainVerification>;
   /** Entries matching `filter`, in sequence order, one page at a time. */
   query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage>;
-  /** The current head, or `null` when the log is empty. */
+  /**
+   * The current head as stored beside the rows, or `null` when the log is empty. Not verified:
+   * an anchor is better taken from an append's answer or a successful `verifyChain`'s `head`.
+   */
   head(): Promise<AuditHead | null>;
 }
 

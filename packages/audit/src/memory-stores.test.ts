@@ -24,6 +24,16 @@ describe('in-memory stores: options', () => {
   });
 });
 
+describe('in-memory stores: the stored head', () => {
+  it('never returns a head row of sequence 0 (which the durable stores read as an empty log) as verified', async () => {
+    const stores = createMemoryStores({ clock: new ManualClock(Date.UTC(2026, 6, 19)), digester: createDigester() });
+    await stores.tamper.writeHead({ sequence: 0, entry_hash: 'f'.repeat(64) });
+    expect(await stores.auditLog.verifyChain()).toEqual({ ok: false, position: 1, problem: 'edited', detail: 'head_malformed' });
+    await stores.tamper.writeHead(null);
+    expect(await stores.auditLog.verifyChain()).toEqual({ ok: true, checked: 0, head: null, anchored: false });
+  });
+});
+
 function captured(run: () => unknown): unknown {
   try {
     run();

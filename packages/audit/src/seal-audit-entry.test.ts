@@ -192,6 +192,60 @@ describe('prepareAuditEntry', () => {
     }
   });
 
+  it('reads each field once: accessors answering differently per read get the value that was checked stored', () => {
+    // Valid on the first read, not on any later one (the reviewer's kind that became 7 after the check).
+    const reads: Record<string, number> = {};
+    const firstBody = { stored: 'this' };
+    const later: Record<string, unknown> = { kind: 7, call_id: 'nul\u0000', operation_id: '', idempotency_key: 42, body: { returned: 'that' } };
+    const first: Record<string, unknown> = { kind: 'sealed_call', call_id: 'call-1', operation_id: null, idempotency_key: 'key-1', body: firstBody };
+    const input = {};
+    for (const field of Object.keys(first)) {
+      reads[field] = 0;
+      Object.defineProperty(input, field, {
+        enumerable: true,
+        get: () => ((reads[field] = (reads[field] ?? 0) + 1) === 1 ? first[field] : later[field]),
+      });
+    }
+    const prepared = prepareAuditEntry(input as typeof valid);
+    expect(reads).toEqual({ kind: 1, call_id: 1, operation_id: 1, idempotency_key: 1, body: 1 });
+    expect(prepared).toEqual({
+      kind: 'sealed_call',
+      call_id: 'call-1',
+      operation_id: null,
+      idempotency_key: 'key-1',
+      body: firstBody,
+      bodyCanonical: '{"stored":"this"}',
+    });
+    // The returned entry carries the very object that was canonicalized.
+    expect(prepared.body).toBe(firstBody);
+    const row = sealAuditEntry(prepared, { sequence: 1, recorded_at: '2026-07-19T00:00:00.000Z', previous_hash: GENESIS_HASH }, createDigester());
+    expect(auditEntryWithBody(row, prepared.body)).toEqual(auditEntryFromRow(row));
+
+    // Invalid on the first read: refused, whatever later reads would answer.
+    let kindReads = 0;
+    const refused = { ...valid, get kind() { return (kindReads += 1) === 1 ? 'Sealed-Call' : 'sealed_call'; } };
+    expect(() => prepareAuditEntry(refused)).toThrow(StoreInputError);
+    expect(kindReads).toBe(1);
+  });
+
+  it('canonicalizes one reading of a body with accessors inside (each member is read once)', () => {
+    let reads = 0;
+    const body = {
+      get amount() {
+        reads += 1;
+        return reads;
+      },
+      nested: { fixed: true },
+    };
+    const prepared = prepareAuditEntry({ ...valid, body: body as unknown as JsonObject });
+    expect(reads).toBe(1);
+    expect(prepared.bodyCanonical).toBe('{"amount":1,"nested":{"fixed":true}}');
+    // The prepared body is the caller's object itself (not a copy): the stored record is the
+    // canonical text, which a later read of the accessor no longer matches.
+    expect(prepared.body).toBe(body);
+    expect(canonicalize(prepared.body)).toBe('{"amount":2,"nested":{"fixed":true}}');
+  });
+
   it('limits the canonical body size in UTF-8 bytes', () => {
     // 3 bytes per euro sign: {"text":"…"} with 350 of them is 1061 bytes, with 300 it is 911.
     expect(() => prepareAuditEntry({ ...valid, body: { text: '\u20ac'.repeat(350) } }, { maxBodyBytes: 1000 })).toThrow(/exceeds 1000 bytes/);

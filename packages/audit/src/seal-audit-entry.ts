@@ -32,24 +32,40 @@ export interface PreparedAuditEntry {
   call_id: string | null;
   operation_id: string | null;
   idempotency_key: string | null;
+  /**
+   * The object `bodyCanonical` was made from: the caller's own, read once, not a copy. The stored
+   * record is `bodyCanonical`; an accessor inside the body, or a change to it after the append,
+   * makes this object read differently from it.
+   */
   body: JsonObject;
-  /** RFC 8785 text of `body`. */
+  /** RFC 8785 text of `body`, from one reading of each of its members. */
   bodyCanonical: string;
 }
 
 /**
  * Checks an entry (throws StoreInputError on a caller bug) and canonicalizes its body once, so
  * the work done while holding the append lock is string assembly and one hash.
+ *
+ * Each field of `input` is read exactly once, into a local that is both checked and stored: an
+ * accessor (or Proxy) answering differently per read cannot get an unchecked `kind` or identifier
+ * stored, nor make the prepared `body` an object other than the one `bodyCanonical` was made from.
+ * `canonicalize` in turn reads each member of the body once, so `bodyCanonical` is one consistent
+ * reading of it.
  */
 export function prepareAuditEntry(
   input: AuditEntryInput,
   options: { maxBodyBytes?: number } = {},
 ): PreparedAuditEntry {
   if (typeof input !== 'object' || input === null) throw new StoreInputError('entry', 'must be an object');
-  if (typeof input.kind !== 'string' || !KIND.test(input.kind)) {
+  // One read per field, in the order they are checked.
+  const kind: unknown = input.kind;
+  const body: unknown = input.body;
+  const callId: unknown = input.call_id;
+  const operationId: unknown = input.operation_id;
+  const idempotencyKey: unknown = input.idempotency_key;
+  if (typeof kind !== 'string' || !KIND.test(kind)) {
     throw new StoreInputError('kind', 'must match ^[a-z][a-z0-9_]{0,63}$');
   }
-  const body: unknown = input.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new StoreInputError('body', 'must be a JSON object');
   }
@@ -68,11 +84,12 @@ export function prepareAuditEntry(
     throw new StoreInputError('body', `canonical form exceeds ${maxBodyBytes} bytes`);
   }
   return {
-    kind: input.kind,
-    call_id: checkOptionalIdentifier('call_id', input.call_id),
-    operation_id: checkOptionalIdentifier('operation_id', input.operation_id),
-    idempotency_key: checkOptionalIdentifier('idempotency_key', input.idempotency_key),
-    body: input.body,
+    kind,
+    call_id: checkOptionalIdentifier('call_id', callId),
+    operation_id: checkOptionalIdentifier('operation_id', operationId),
+    idempotency_key: checkOptionalIdentifier('idempotency_key', idempotencyKey),
+    // The very object canonicalized above (canonicalize accepts only plain objects and arrays).
+    body: body as JsonObject,
     bodyCanonical,
   };
 }
@@ -228,8 +245,10 @@ export function auditEntryFromRow(row: StoredAuditRow): AuditEntry {
 }
 
 /**
- * The API view of a row just appended, with the body the caller passed: the stored canonical text
- * is not parsed back (it was written from that body a moment ago).
+ * The API view of a row just appended, with the body the caller passed (`prepared.body`, the very
+ * object `prepared.bodyCanonical` was made from): the stored canonical text is not parsed back (it
+ * was written from that body a moment ago). `canonical` is what was stored; parse it for the
+ * stored body when the caller's object may have accessors or may have changed since.
  */
 export function auditEntryWithBody(row: StoredAuditRow, body: JsonObject): AuditEntry {
   return {

@@ -5,6 +5,7 @@
 //   for (const testCase of storeConformanceCases(factory)) it(testCase.name, testCase.run);
 import assert from 'node:assert/strict';
 import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
+import { isWellFormedText } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
 import { ManualClock, type Clock } from './clock.js';
 import type { ClaimOutcome, FencedOutcome, IdempotencyStore, ReleaseInput } from './idempotency-store.js';
@@ -629,6 +630,100 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal((await log.verifyChain()).ok, true);
     }),
 
+    define('append: an entry whose fields answer differently on each read is stored as checked, or refused with StoreInputError', async ({ log }) => {
+      await log.append(entryInput(1));
+      // [the first `reads` reads, every later read] per field: a valid value first and an invalid one
+      // after (a store reading a field again would store what it did not check), and the other
+      // way round; for 1, 2 and 3 reads, whatever a store's number of reads before it stores.
+      const variants: Array<Record<keyof AuditEntryInput, [unknown, unknown]>> = [
+        {
+          kind: ['sealed_call', 'Not A Kind; anything at all, longer than the sixty-four characters a kind may have'],
+          call_id: ['call-shifting', 'nul\u0000'],
+          operation_id: ['op-shifting', ''],
+          idempotency_key: [null, 'x'.repeat(257)],
+          body: [{ amount: 1, stored: true }, { amount: 2, returned: true }],
+        },
+        {
+          kind: ['approval', 7],
+          call_id: [null, 42],
+          operation_id: [null, { op: 1 }],
+          idempotency_key: ['key-shifting', 'lone \uD800'],
+          body: [{ amount: 3 }, [1, 2]],
+        },
+        {
+          kind: ['Sealed-Call', 'sealed_call'],
+          call_id: ['call-shifting', 'call-shifting'],
+          operation_id: [null, null],
+          idempotency_key: [null, null],
+          body: [{ amount: 4 }, { amount: 4 }],
+        },
+        {
+          kind: ['sealed_call', 'sealed_call'],
+          call_id: [7, 'call-shifting'],
+          operation_id: [null, null],
+          idempotency_key: [null, null],
+          body: [{ amount: 5 }, { amount: 5 }],
+        },
+        {
+          kind: ['sealed_call', 'sealed_call'],
+          call_id: [null, null],
+          operation_id: [null, null],
+          idempotency_key: [null, null],
+          body: [null, { amount: 6 }],
+        },
+        {
+          kind: ['sealed_call', 'sealed_call'],
+          call_id: ['call-shifting', 'call-shifting'],
+          operation_id: [null, null],
+          idempotency_key: [null, null],
+          body: [{ amount: 7, stored: true }, { amount: 8, returned: true }],
+        },
+      ];
+      let appended = 1;
+      const runs = [1, 2, 3].flatMap((reads) => variants.map((variant, index) => ({ reads, variant, index: `${index} (${reads} reads)` })));
+      for (const { reads: validReads, variant, index } of runs) {
+        const input = {} as AuditEntryInput;
+        for (const [field, [first, later]] of Object.entries(variant)) {
+          let reads = 0;
+          Object.defineProperty(input, field, { enumerable: true, get: () => (++reads <= validReads ? first : later) });
+        }
+        let entry: AuditEntry;
+        try {
+          entry = await log.append(input);
+        } catch (error) {
+          assert.ok(StoreInputError.isInstance(error), `variant #${index}: only a StoreInputError may refuse it (${String(error)})`);
+          continue;
+        }
+        appended += 1;
+        assert.equal(entry.sequence, appended, `variant #${index}`);
+        const record = JSON.parse(entry.canonical) as Record<string, unknown>;
+        assert.ok(typeof entry.kind === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(entry.kind), `variant #${index}: kind ${String(entry.kind)}`);
+        for (const field of ['call_id', 'operation_id', 'idempotency_key'] as const) {
+          const value: unknown = entry[field];
+          assert.ok(
+            value === null || (typeof value === 'string' && value.length >= 1 && value.length <= 256 && !value.includes('\u0000') && isWellFormedText(value)),
+            `variant #${index}: ${field} ${JSON.stringify(value)}`,
+          );
+        }
+        for (const field of ['kind', 'call_id', 'operation_id', 'idempotency_key'] as const) {
+          assert.equal(record[field], entry[field], `variant #${index}: the stored ${field} is the one returned`);
+        }
+        assert.deepEqual(entry.body, record['body'], `variant #${index}: the returned body is the one stored`);
+        const stored = (await log.query({}, { limit: 1, after: entry.sequence - 1 })).entries[0];
+        assert.deepEqual(stored, entry, `variant #${index}: read back as returned`);
+      }
+      const head = await log.head();
+      assert.equal(head?.sequence, appended);
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: appended, head, anchored: false });
+      const next = await log.append(entryInput(2));
+      assert.deepEqual(await log.verifyChain(), {
+        ok: true,
+        checked: appended + 1,
+        head: { sequence: appended + 1, entry_hash: next.entry_hash },
+        anchored: false,
+      });
+    }),
+
     define('query: filters by call id, operation id, idempotency key, kind and time range', async ({ log, clock }) => {
       const appended: AuditEntry[] = [];
       for (let index = 1; index <= 12; index += 1) {
@@ -1014,6 +1109,63 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
         problem: 'edited',
         detail: 'anchor_mismatch',
       });
+    }),
+
+    define('tamper: a rewritten head is detected from just past the last entry, and no unchecked head is returned as verified', async ({ log, stores }) => {
+      const malformed = [
+        { sequence: -1, entry_hash: 'f'.repeat(64) },
+        { sequence: 1, entry_hash: 'F'.repeat(64) },
+        { sequence: 1, entry_hash: 'not a hash' },
+      ];
+      // An empty log whose head row was given a value no append could have written.
+      for (const head of malformed) {
+        await stores.tamper.writeHead(head);
+        assert.deepEqual(await log.verifyChain(), { ok: false, position: 1, problem: 'edited', detail: 'head_malformed' }, JSON.stringify(head));
+      }
+      // Sequence 0 is how a durable store spells an empty log's head: either an empty log, or refused.
+      await stores.tamper.writeHead({ sequence: 0, entry_hash: 'f'.repeat(64) });
+      const zero = await log.verifyChain();
+      assert.ok(!zero.ok || (zero.checked === 0 && zero.head === null), `head 0: ${JSON.stringify(zero)}`);
+      await stores.tamper.writeHead(null);
+
+      const entries = await appendMany(log, N);
+      const head = { sequence: N, entry_hash: entries[N - 1]?.entry_hash ?? '' };
+      // Nothing after the last entry: nothing checked, so no head (the host keeps the anchor it has).
+      assert.deepEqual(await log.verifyChain({ from: N + 1 }), { ok: true, checked: 0, head: null, anchored: false });
+      assert.deepEqual(await log.verifyChain({ from: N }), { ok: true, checked: 1, head, anchored: false });
+
+      // The head row rewritten by someone who can write the database: caught from N + 1 as from 1.
+      await stores.tamper.writeHead({ sequence: N, entry_hash: 'e'.repeat(64) });
+      for (const from of [1, N, N + 1]) {
+        assert.deepEqual(await log.verifyChain({ from }), { ok: false, position: N, problem: 'edited', detail: 'head_mismatch' }, `from ${from}`);
+      }
+      // Rewound behind entry N, or to "empty": entry N lies beyond the head.
+      for (const rewound of [{ sequence: N - 1, entry_hash: entries[N - 2]?.entry_hash ?? '' }, null]) {
+        await stores.tamper.writeHead(rewound);
+        assert.deepEqual(
+          await log.verifyChain({ from: N + 1 }),
+          { ok: false, position: N, problem: 'inserted', detail: 'beyond_head' },
+          JSON.stringify(rewound),
+        );
+      }
+      // Moved past the end: truncated, from N + 1 as from 1.
+      await stores.tamper.writeHead({ sequence: N + 2, entry_hash: 'e'.repeat(64) });
+      assert.deepEqual(await log.verifyChain({ from: N + 1 }), { ok: false, position: N + 1, problem: 'deleted', detail: 'truncated' });
+      assert.deepEqual(await log.verifyChain(), { ok: false, position: N + 1, problem: 'deleted', detail: 'truncated' });
+      // Malformed heads are never returned, whatever was checked.
+      for (const bad of [...malformed, { sequence: N, entry_hash: head.entry_hash.toUpperCase() }]) {
+        await stores.tamper.writeHead(bad);
+        for (const from of [1, N + 1]) {
+          assert.deepEqual(
+            await log.verifyChain({ from }),
+            { ok: false, position: N, problem: 'edited', detail: 'head_malformed' },
+            `${JSON.stringify(bad)} from ${from}`,
+          );
+        }
+      }
+      await stores.tamper.writeHead(head);
+      assert.deepEqual(await log.verifyChain({ from: N + 1 }), { ok: true, checked: 0, head: null, anchored: false });
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: N, head, anchored: false });
     }),
 
     define('tamper: verifyChain from a later position trusts the entry before it', async ({ log, stores }) => {
