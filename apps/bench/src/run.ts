@@ -43,9 +43,12 @@ if (only === undefined && process.env.BENCH_QUICK !== '1') {
   const readme = readFileSync(readmePath, 'utf8');
   const start = '<!-- results:start -->';
   const end = '<!-- results:end -->';
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from !== -1 && to > from) {
+  // The markers on lines of their own, so prose that quotes them is never taken for them.
+  const startLine = readme.indexOf(`\n${start}\n`);
+  const endLine = startLine === -1 ? -1 : readme.indexOf(`\n${end}`, startLine + 1);
+  if (startLine !== -1 && endLine !== -1) {
+    const from = startLine + 1;
+    const to = endLine + 1;
     writeFileSync(readmePath, `${readme.slice(0, from + start.length)}\n${markdown}${readme.slice(to)}`);
   }
 }
