@@ -300,6 +300,15 @@ describe('scanSensitiveKeys', () => {
     ]);
   });
 
+  it('flags the plurals of named credentials, which no suffix rule catches, and never lifts them', () => {
+    const plurals = ['session_tokens', 'set_cookies', 'setCookies', 'session_keys', 'session_ids', 'id_tokens', 'jwts', 'auth_tokens', 'api_tokens', 'csrf_tokens', 'xsrf_tokens'];
+    const hits = scanSensitiveKeys(Object.fromEntries(plurals.map((key) => [key, 1])));
+    expect(hits.map((hit) => hit.key)).toEqual(plurals);
+    for (const key of plurals) expect(isLiftableKeyName(key), key).toBe(false);
+    // Counts of tokens stay business data.
+    expect(scanSensitiveKeys({ prompt_tokens: 1, completion_tokens: 2, max_tokens: 3, cached_tokens: 4 })).toEqual([]);
+  });
+
   it('leaves ordinary business keys alone', () => {
     const value = Object.fromEntries(ORDINARY_KEYS.map((key) => [key, 1]));
     expect(scanSensitiveKeys({ data: value, rows: [value] })).toEqual([]);
