@@ -19,30 +19,35 @@ function isPlainObject(value: unknown): value is object {
   return prototype === Object.prototype || prototype === null;
 }
 
-/**
- * Reads the own properties of `value` once each, through their descriptors (never through `get`),
- * when they are exactly `keys` and each is an enumerable data property. Returns the values in the
- * order the object lists them, or `undefined` when the shape differs.
- */
-function readExactData(value: object, keys: readonly string[]): [string, unknown][] | undefined {
-  const own = Reflect.ownKeys(value);
-  if (own.length !== keys.length) return undefined;
-  const entries: [string, unknown][] = [];
-  const seen = new Set<string>();
-  for (const key of own) {
-    if (typeof key !== 'string' || !keys.includes(key) || seen.has(key)) return undefined;
-    seen.add(key);
-    const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
-    if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true) return undefined;
-    entries.push([key, descriptor.value]);
-  }
-  return entries;
+/** The own data properties of an object, read once: their names in the object's order, and values by name. */
+interface ExactData {
+  readonly keys: readonly string[];
+  readonly values: Readonly<Record<string, unknown>>;
 }
 
-/** Builds an object with `entries` in their order, then freezes it. */
-function frozenRecord<T>(entries: readonly (readonly [string, unknown])[]): T {
+/**
+ * Reads the own properties of `value` once each, through their descriptors (never through `get`),
+ * when they are exactly `keys` and each is an enumerable data property; `undefined` when the shape
+ * differs. (`Reflect.ownKeys` never lists a key twice: a Proxy trap that tries throws.)
+ */
+function readExactData(value: object, keys: readonly string[]): ExactData | undefined {
+  const own = Reflect.ownKeys(value);
+  if (own.length !== keys.length) return undefined;
+  // Only names from `keys` are ever written (`__proto__` is not one of them).
+  const values: Record<string, unknown> = {};
+  for (const key of own) {
+    if (typeof key !== 'string' || !keys.includes(key)) return undefined;
+    const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true) return undefined;
+    values[key] = descriptor.value;
+  }
+  return { keys: own as string[], values };
+}
+
+/** A frozen plain object of `read`'s fields in their order, with `replace` overriding some values. */
+function frozenCopy<T>(read: ExactData, replace?: { key: string; value: unknown }): T {
   const record: Record<string, unknown> = {};
-  for (const [key, value] of entries) record[key] = value;
+  for (const key of read.keys) record[key] = key === replace?.key ? replace.value : read.values[key];
   return Object.freeze(record) as T;
 }
 
@@ -85,18 +90,16 @@ function readReasons(reasons: unknown, code: string, allowedRules: readonly stri
   for (let index = 0; index < length; index++) {
     const descriptor = Reflect.getOwnPropertyDescriptor(reasons, String(index));
     // A hole, an accessor or a hidden element is not a reason.
-    const fields =
+    const read =
       descriptor !== undefined && 'value' in descriptor && descriptor.enumerable === true && isPlainObject(descriptor.value)
         ? readExactData(descriptor.value, REASON_KEYS)
         : undefined;
-    if (fields === undefined) {
+    if (read === undefined) {
       problems.push(`reasons/${index} is not {field, rule}`);
       ok = false;
       continue;
     }
-    const values = new Map(fields);
-    const field = values.get('field');
-    const rule = values.get('rule');
+    const { field, rule } = read.values;
     if (typeof field !== 'string' || !REASON_FIELD.test(field)) {
       problems.push(`reasons/${index}/field is not a contract-safe pointer`);
       ok = false;
@@ -105,25 +108,25 @@ function readReasons(reasons: unknown, code: string, allowedRules: readonly stri
       problems.push(`reasons/${index}/rule is not allowed for ${code}`);
       ok = false;
     }
-    copies.push(frozenRecord<ErrorReason>(fields));
+    copies.push(frozenCopy<ErrorReason>(read));
   }
   return ok ? { ok: true, reasons: Object.freeze(copies) } : { ok: false };
 }
 
 function check(error: unknown): CheckErrorOutcome {
   if (!isPlainObject(error)) return { ok: false, problems: ['error is not a plain object'] };
-  const fields = readExactData(error, ERROR_KEYS);
-  if (fields === undefined) return { ok: false, problems: ['error fields differ from the catalog shape'] };
-  const values = new Map(fields);
-  const code = values.get('code');
+  const read = readExactData(error, ERROR_KEYS);
+  if (read === undefined) return { ok: false, problems: ['error fields differ from the catalog shape'] };
+  const { values } = read;
+  const code = values['code'];
   if (!isErrorCode(code)) return { ok: false, problems: ['code is not in the catalog'] };
   const entry = ERROR_CATALOG[code];
   const problems: string[] = [];
-  if (values.get('category') !== entry.category) problems.push('category differs from the catalog');
-  if (values.get('safe_message') !== entry.safe_message) problems.push('safe_message differs from the catalog');
-  if (values.get('recovery') !== entry.recovery) problems.push('recovery differs from the catalog');
+  if (values['category'] !== entry.category) problems.push('category differs from the catalog');
+  if (values['safe_message'] !== entry.safe_message) problems.push('safe_message differs from the catalog');
+  if (values['recovery'] !== entry.recovery) problems.push('recovery differs from the catalog');
 
-  const retry = values.get('retry_after_ms');
+  const retry = values['retry_after_ms'];
   const rule = entry.retry_after;
   if (retry === null) {
     if (rule.policy === 'required') problems.push('retry_after_ms is required');
@@ -133,11 +136,10 @@ function check(error: unknown): CheckErrorOutcome {
     problems.push(`retry_after_ms must be an integer from ${rule.min_ms} to ${rule.max_ms}`);
   }
 
-  const reasons = readReasons(values.get('reasons'), code, entry.reason_rules, problems);
+  const reasons = readReasons(values['reasons'], code, entry.reason_rules, problems);
   if (problems.length > 0 || !reasons.ok) return { ok: false, problems };
   // The copy holds exactly the values that were checked, in the order the caller listed them.
-  const copy = fields.map(([key, value]): [string, unknown] => [key, key === 'reasons' ? reasons.reasons : value]);
-  return { ok: true, error: frozenRecord<ModelError>(copy) };
+  return { ok: true, error: frozenCopy<ModelError>(read, { key: 'reasons', value: reasons.reasons }) };
 }
 
 /**
