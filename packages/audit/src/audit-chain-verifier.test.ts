@@ -283,9 +283,56 @@ describe('AuditChainVerifier', () => {
     expect(verify(rows, headOf(rows), { anchor: at(1) })).toEqual(intact(true));
     expect(verify(rows, headOf(rows), { anchor: at(5) })).toEqual(intact(true));
     expect(verify(rows.slice(2), headOf(rows), { from: 3, previousHash: at(2).entry_hash, anchor: at(3) })).toEqual(intact(true, 3));
-    // Before `from`: never compared, so not anchored.
-    expect(verify(rows.slice(2), headOf(rows), { from: 3, previousHash: at(2).entry_hash, anchor: at(2) })).toEqual(intact(false, 3));
+    // At `from - 1`: compared with the stored hash the check starts from.
+    expect(verify(rows.slice(2), headOf(rows), { from: 3, previousHash: at(2).entry_hash, anchor: at(2) })).toEqual(intact(true, 3));
+    // Further before `from`: never compared, so not anchored.
+    expect(verify(rows.slice(2), headOf(rows), { from: 3, previousHash: at(2).entry_hash, anchor: at(1) })).toEqual(intact(false, 3));
     expect(verify(rows, headOf(rows))).toEqual(intact(false));
+  });
+
+  it('compares an anchor at from - 1 with the stored hash the check starts from', () => {
+    const rows = chain(5);
+    const at = (sequence: number): AuditHead => ({ sequence, entry_hash: (rows[sequence - 1] as StoredAuditRow).entry_hash });
+    // The incremental check: from just past the saved anchor, nothing new since.
+    expect(verify([], headOf(rows), { from: 6, previousHash: at(5).entry_hash, anchor: at(5) })).toEqual({
+      ok: true,
+      checked: 0,
+      head: null,
+      anchored: true,
+    });
+    // The whole chain rewritten (an unkeyed forger, here another key): the stored hash of entry 5
+    // and the stored head agree with each other, but not with the anchor kept outside the store.
+    const forged = chain(5, attacker);
+    const forgedHash = (forged[4] as StoredAuditRow).entry_hash;
+    expect(verify([], headOf(forged), { from: 6, previousHash: forgedHash, anchor: at(5) })).toEqual({
+      ok: false,
+      position: 5,
+      problem: 'edited',
+      detail: 'anchor_mismatch',
+    });
+    // With rows after it, the anchor at from - 1 is still reported first.
+    expect(verify(forged.slice(3), headOf(forged), { from: 4, previousHash: (forged[2] as StoredAuditRow).entry_hash, anchor: at(3) })).toEqual({
+      ok: false,
+      position: 3,
+      problem: 'edited',
+      detail: 'anchor_mismatch',
+    });
+    // Reported before a stored head problem found from just past the end.
+    expect(verify([], null, { from: 6, previousHash: forgedHash, anchor: at(5) })).toEqual({
+      ok: false,
+      position: 5,
+      problem: 'edited',
+      detail: 'anchor_mismatch',
+    });
+    // A matching anchor does not hide a rewritten head.
+    expect(verify([], { sequence: 5, entry_hash: 'e'.repeat(64) }, { from: 6, previousHash: at(5).entry_hash, anchor: at(5) })).toEqual({
+      ok: false,
+      position: 5,
+      problem: 'edited',
+      detail: 'head_mismatch',
+    });
+    // Entry from - 1 missing: reported as deleted, never as anchored.
+    expect(verify([], headOf(rows), { from: 6, previousHash: null, anchor: at(5) })).toEqual({ ok: false, position: 5, problem: 'deleted', detail: 'missing' });
   });
 
   it('throws a RangeError for an anchor that could never be compared with a row', () => {

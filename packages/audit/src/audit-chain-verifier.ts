@@ -20,7 +20,8 @@ export interface AuditChainVerifierOptions {
    */
   storedHead: AuditHead | null;
   /**
-   * A head kept outside the store that the chain must still contain. Checked like
+   * A head kept outside the store that the chain must still contain (at `from - 1` it is compared
+   * with `previousHash`, the stored hash of that entry). Checked like
    * `verifyChain`'s (`checkVerifyChainOptions`): a malformed one throws a `RangeError`.
    */
   anchor?: AuditHead;
@@ -58,6 +59,11 @@ const RECORD_KEYS = [
  * from the stored head. When no row is checked from `from > 1`, the stored head must still name
  * entry `from - 1` with the hash the check starts from (`previousHash`), else `head_mismatch`
  * (another hash) or `beyond_head` (an earlier or no head, while entry `from - 1` exists).
+ *
+ * An anchor is compared with the row at its position, or, when it sits at `from - 1`, with the
+ * stored hash of that entry the check starts from (`previousHash`): a mismatch is `edited` /
+ * `anchor_mismatch` at its sequence, a match makes the result `anchored`. An anchor further
+ * before `from` is never compared.
  */
 export class AuditChainVerifier {
   readonly #digester: Digester;
@@ -67,7 +73,7 @@ export class AuditChainVerifier {
   /** The stored head was neither `null` nor `{ sequence: positive safe integer, entry_hash: 64 hex }`. */
   readonly #storedHeadMalformed: boolean;
   readonly #anchor: Readonly<AuditHead> | undefined;
-  /** The anchor was compared with the row at its position (and matched). */
+  /** The anchor was compared with the row at its position, or with `previousHash` at `from - 1` (and matched). */
   #anchorCompared = false;
   readonly #from: number;
   #position: number;
@@ -96,7 +102,15 @@ export class AuditChainVerifier {
     const previousHash = options.previousHash === undefined ? GENESIS_HASH : options.previousHash;
     this.#startHash = previousHash;
     this.#previousHash = previousHash ?? '';
-    if (previousHash === null) this.#verdict = fail(this.#from - 1, 'deleted', 'missing');
+    if (previousHash === null) {
+      this.#verdict = fail(this.#from - 1, 'deleted', 'missing');
+    } else if (this.#anchor !== undefined && this.#from > 1 && this.#anchor.sequence === this.#from - 1) {
+      // An anchor at `from - 1` (the incremental check: from just past the last anchor) is compared
+      // with that entry's stored hash, the link the check starts from: a rewritten chain no longer
+      // holds it, even when no row is checked after it.
+      if (this.#anchor.entry_hash !== previousHash) this.#verdict = fail(this.#from - 1, 'edited', 'anchor_mismatch');
+      else this.#anchorCompared = true;
+    }
   }
 
   /** Feeds the next stored row; returns `false` once a verdict is reached (stop feeding). */
@@ -181,7 +195,8 @@ export class AuditChainVerifier {
     if (storedHead !== null && this.#last !== null && storedHead.entry_hash !== this.#last.entry_hash) {
       return fail(lastSequence, 'edited', 'head_mismatch');
     }
-    // Only an anchor that was compared with a row counts (one before `from` never was). The head
+    // Only an anchor that was compared counts: with the row at its position, or at `from - 1` with
+    // the stored hash the check starts from (one further before `from` never was). The head
     // is the last row whose hash was recomputed, never the stored one: `null` when none was (an
     // empty log, or nothing after `from - 1`), so a host keeps the anchor it already has.
     return { ok: true, checked: lastSequence - this.#from + 1, head: this.#last, anchored: this.#anchorCompared };

@@ -77,13 +77,15 @@ export type ChainVerification =
       /**
        * The last entry checked, its hash recomputed by this verification (never a value read from
        * the stored head row), or `null` when no entry was checked: the log is empty, or `from` is
-       * just past its last entry (then keep the anchor you already have). Save it outside the
-       * store, as the next `anchor`, to detect rewrites later.
+       * just past its last entry (then keep the anchor you already have: never replace it with
+       * `null`). Save it outside the store, as the next `anchor`, to detect rewrites later.
        */
       head: AuditHead | null;
       /**
        * `true` when an `anchor` kept outside the store was compared with the row at its position
-       * and matched: the chain still holds it. `false` for an anchor before `from` (never compared).
+       * and matched: the chain still holds it. An anchor at `from - 1` (verifying from just past
+       * it) is compared with that entry's stored hash, the link the check starts from. `false`
+       * for an anchor further before `from` (never compared).
        * `false` without one: the rows were only compared with the head row stored beside them,
        * which anyone able to delete rows can rewind too, so deleting the newest entries goes
        * undetected (even with a key). Only entries up to the anchor are protected from truncation.
@@ -110,7 +112,8 @@ export interface VerifyChainOptions {
   from?: number;
   /**
    * A head saved earlier (from an append or a verification) and kept outside the store: the
-   * chain must still contain exactly this entry hash at this sequence. Without a key or an
+   * chain must still contain exactly this entry hash at this sequence (an anchor at `from - 1`
+   * is compared with that entry's stored hash, where the check starts). Without a key or an
    * anchor, someone who can rewrite the whole table can rewrite the whole chain; without an
    * anchor, even with a key, someone who can delete rows can drop the newest entries and rewind
    * the stored head (the result then says `anchored: false`). `sequence` must be a positive

@@ -787,8 +787,11 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       const anchor = { sequence: 3, entry_hash: entries[2]?.entry_hash ?? '' };
       assert.deepEqual(await log.verifyChain({ anchor }), { ok: true, checked: 6, head, anchored: true });
       assert.deepEqual(await log.verifyChain({ anchor: head }), { ok: true, checked: 6, head, anchored: true });
-      // An anchor before `from` is never compared with a row, so it does not count.
-      assert.deepEqual(await log.verifyChain({ from: 4, anchor }), { ok: true, checked: 3, head, anchored: false });
+      // An anchor at `from - 1` is compared with the stored hash the check starts from.
+      assert.deepEqual(await log.verifyChain({ from: 4, anchor }), { ok: true, checked: 3, head, anchored: true });
+      assert.deepEqual(await log.verifyChain({ from: 7, anchor: head }), { ok: true, checked: 0, head: null, anchored: true });
+      // An anchor further before `from` is never compared with a row, so it does not count.
+      assert.deepEqual(await log.verifyChain({ from: 5, anchor }), { ok: true, checked: 2, head, anchored: false });
       assert.deepEqual(await log.verifyChain({ anchor: { sequence: 3, entry_hash: 'f'.repeat(64) } }), {
         ok: false,
         position: 3,
@@ -1109,6 +1112,34 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
         problem: 'edited',
         detail: 'anchor_mismatch',
       });
+    }),
+
+    define('tamper: a full unkeyed rewrite is caught verifying incrementally from just past the anchor', async ({ log, stores, digester }) => {
+      const entries = await appendMany(log, N);
+      const anchor = { sequence: N, entry_hash: entries[N - 1]?.entry_hash ?? '' };
+      // The host's incremental check before the rewrite: nothing new, and the anchor still holds.
+      assert.deepEqual(await log.verifyChain({ from: N + 1, anchor }), { ok: true, checked: 0, head: null, anchored: true });
+      // Every entry re-hashed without a key (one body changed), the head row moved along with it.
+      let previous = GENESIS_HASH;
+      const rewritten = (await stores.tamper.readRows()).map((row) => {
+        const canonical = row.sequence === K ? row.canonical.replace('"amount":4', '"amount":9') : row.canonical;
+        const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash: previous });
+        const next = { ...row, canonical, previous_hash: previous, entry_hash };
+        previous = entry_hash;
+        return next;
+      });
+      await stores.tamper.writeRows(rewritten);
+      await stores.tamper.writeHead({ sequence: N, entry_hash: previous });
+      assert.equal((await log.verifyChain()).ok, true, 'self-consistent without a key or an anchor');
+      assert.equal((await log.verifyChain({ from: N + 1 })).ok, true, 'self-consistent from just past the end without an anchor');
+      const mismatch = { ok: false, position: N, problem: 'edited', detail: 'anchor_mismatch' };
+      // From just past the anchor no row is checked, but the anchor is compared with entry N's stored hash.
+      assert.deepEqual(await log.verifyChain({ from: N + 1, anchor }), mismatch);
+      assert.deepEqual(await log.verifyChain({ from: N, anchor }), mismatch);
+      assert.deepEqual(await log.verifyChain({ anchor }), mismatch);
+      // An earlier anchor, checked from just past it while later entries exist.
+      const earlier = { sequence: N - 2, entry_hash: entries[N - 3]?.entry_hash ?? '' };
+      assert.deepEqual(await log.verifyChain({ from: N - 1, anchor: earlier }), { ok: false, position: N - 2, problem: 'edited', detail: 'anchor_mismatch' });
     }),
 
     define('tamper: a rewritten head is detected from just past the last entry, and no unchecked head is returned as verified', async ({ log, stores }) => {
