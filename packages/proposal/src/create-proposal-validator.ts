@@ -1,5 +1,5 @@
 import type { ErrorReason, JsonValue, PrincipalContext, RawArguments, Sha256Hex } from '@toolseal/contracts';
-import { constantTimeEqual, type Digester } from '@toolseal/digests';
+import { constantTimeEqual, isSha256Hex, type Digester } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
 import {
   ajvErrorsToReasons,
@@ -94,8 +94,10 @@ export interface ProposalValidator<TProposal, TFacts> {
    * answers outside its contract, gives `hold`). `actor` is trusted host input: one that is not an
    * object whose `tenant_id` and `subject_id` are non-empty strings without lone surrogates, and
    * whose `roles`, when present, are an array of strings, rejects with a `TypeError` naming the
-   * field, before the proposal is read or the facts source runs (a host bug, never a decision). It
-   * is read once, into a frozen copy: the facts source receives that copy.
+   * field, before the proposal is read or the facts source runs (a host bug, never a decision), and
+   * so does one with any other own enumerable string-keyed field that is an accessor or cannot be
+   * read. It is read once, into a frozen copy that keeps those other fields (shallowly): the facts
+   * source receives that copy. The actor reference is made of `tenant_id` and `subject_id` only.
    */
   validate(actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>>;
   /**
@@ -106,7 +108,8 @@ export interface ProposalValidator<TProposal, TFacts> {
    * `FACTS_UNAVAILABLE` per the lookup). A `decision` that is not an object with a `record` (not
    * what `validate` returned at all) throws a `TypeError`. The decision and its record are read
    * once; a proposal this validator did not return is judged as a private copy (`STATE_CHANGED`
-   * when it is not plain JSON within the proposal limits).
+   * when it is not plain JSON within the proposal limits). A record whose `actor_ref` is not 64
+   * lowercase hex is `STATE_CHANGED` too, recorded with an `actor_ref` of 64 zeros.
    */
   recheck(decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>): RecheckOutcome;
   /**
@@ -117,13 +120,20 @@ export interface ProposalValidator<TProposal, TFacts> {
   recheckCurrent(actor: PrincipalContext, decision: ReadyForReview<TProposal>): Promise<RecheckOutcome>;
 }
 
+/** The actor fields `checkActor` checks itself; every other own field is copied as it is. */
+const CHECKED_ACTOR_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 'roles']);
+
 /**
  * The actor is trusted host input, the authenticated principal: a malformed one is a host bug, not
  * something to decide on. Refused before the proposal is read or any facts source runs, with the
  * field named (a lone surrogate, say from a parsed token claim, has no UTF-8 form: no actor
  * reference can be made of it). Each field is read once, into the frozen copy every later step uses
  * (the actor reference and the facts lookup), so a getter cannot pass the check as one principal
- * and be looked up as another. `roles` left out is an empty list.
+ * and be looked up as another. `roles` left out is an empty list. A host's principal may carry more
+ * than `PrincipalContext` (a `suspended` flag its facts source checks, say): every other own
+ * enumerable string-keyed field is kept in the copy, shallowly, as read once from its descriptor; one
+ * that is an accessor, or that cannot be read (a Proxy trap that throws), is refused like any other
+ * malformed actor. The copy is built with `defineProperty`, so an own `__proto__` key stays a field.
  */
 function checkActor(method: string, actor: unknown): PrincipalContext {
   if (typeof actor !== 'object' || actor === null) throw new TypeError(`${method}: actor must be a PrincipalContext object`);
@@ -147,7 +157,32 @@ function checkActor(method: string, actor: unknown): PrincipalContext {
       copiedRoles.push(role);
     }
   }
-  return Object.freeze({ tenant_id: tenant_id as string, subject_id: subject_id as string, roles: Object.freeze(copiedRoles) as string[] });
+  const copy = {} as Record<string, unknown>;
+  const keep = (key: string, value: unknown): void => {
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  };
+  keep('tenant_id', tenant_id);
+  keep('subject_id', subject_id);
+  keep('roles', Object.freeze(copiedRoles));
+  let keys: (string | symbol)[];
+  try {
+    keys = Reflect.ownKeys(actor);
+  } catch {
+    throw new TypeError(`${method}: actor fields cannot be read`);
+  }
+  for (const key of keys) {
+    if (typeof key !== 'string' || CHECKED_ACTOR_FIELDS.has(key)) continue;
+    let descriptor: PropertyDescriptor | undefined;
+    try {
+      descriptor = Object.getOwnPropertyDescriptor(actor, key);
+    } catch {
+      throw new TypeError(`${method}: actor.${key} cannot be read`);
+    }
+    if (descriptor === undefined || descriptor.enumerable !== true) continue;
+    if (!Object.hasOwn(descriptor, 'value')) throw new TypeError(`${method}: actor.${key} must be a data field, not an accessor`);
+    keep(key, descriptor.value);
+  }
+  return Object.freeze(copy) as unknown as PrincipalContext;
 }
 
 /** What recheck uses of a decision: each part read once, at the start. */
@@ -159,14 +194,22 @@ interface HeldDecision {
   readonly rule_version: unknown;
   readonly proposal_sha256: unknown;
   readonly facts_sha256: unknown;
-  readonly actor_ref: Sha256Hex;
+  /** The record's `actor_ref` when it has the shape of a digest, else `null` (an altered decision). */
+  readonly actor_ref: Sha256Hex | null;
 }
+
+/**
+ * The `actor_ref` of a `recheck` record whose decision held no actor reference (free text, an
+ * object...): 64 zeros, never anything taken from the decision.
+ */
+const NO_ACTOR_REF = '0'.repeat(64) as Sha256Hex;
 
 /**
  * A decision to recheck is the host's own record of a `validate` result. One without a record is a
  * host bug (nothing to compare), refused like a malformed actor; any other stale or altered one is
  * `STATE_CHANGED`. The decision and its record are read once, here, into a frozen copy: nothing read
- * later (a getter's second answer) can differ from what is compared.
+ * later (a getter's second answer) can differ from what is compared. An `actor_ref` that is not 64
+ * lowercase hex is kept as `null` (the decision is then stale), never used, copied or frozen.
  */
 function readDecision(method: string, decision: unknown): HeldDecision {
   if (typeof decision !== 'object' || decision === null) throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
@@ -175,7 +218,7 @@ function readDecision(method: string, decision: unknown): HeldDecision {
     throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
   }
   const { contract_id, rule_version, proposal_sha256, facts_sha256, actor_ref } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
-  return Object.freeze({ ok, decision: kind, proposal, contract_id, rule_version, proposal_sha256, facts_sha256, actor_ref: actor_ref as Sha256Hex });
+  return Object.freeze({ ok, decision: kind, proposal, contract_id, rule_version, proposal_sha256, facts_sha256, actor_ref: isSha256Hex(actor_ref) ? actor_ref : null });
 }
 
 /**
@@ -419,7 +462,8 @@ export function createProposalValidator<TProposal, TFacts>(
     if (judged.kind === 'reject') {
       return reject('validate', judged.decision, judged.category, judged.reasons, actorRef, proposalSha, judged.factsSha);
     }
-    issued.add(value as object);
+    // Only an object needs remembering: a string, number, boolean or null root is immutable already.
+    if (typeof value === 'object' && value !== null) issued.add(value);
     const ready: ReadyForReview<TProposal> = {
       ok: true,
       decision: 'ready_for_review',
@@ -431,27 +475,29 @@ export function createProposalValidator<TProposal, TFacts>(
 
   // The proposal of a decision being rechecked, as a private deep-frozen copy: one this validator
   // issued is its own frozen copy already; any other is copied by the guard's walk (an accessor or
-  // anything not JSON is refused, never invoked: not the proposal reviewed). `null` when refused.
-  const privateProposal = (proposal: unknown): TProposal | null => {
-    if (typeof proposal === 'object' && proposal !== null && issued.has(proposal)) return proposal as TProposal;
+  // anything not JSON is refused, never invoked: not the proposal reviewed). Boxed, so a `null`
+  // proposal (a contract whose root is `null`) is not mistaken for a refusal; `null` when refused.
+  const privateProposal = (proposal: unknown): { readonly value: TProposal } | null => {
+    if (typeof proposal === 'object' && proposal !== null && issued.has(proposal)) return { value: proposal as TProposal };
     try {
       const copied = copyUntrustedValue(proposal, limits);
-      return copied.ok ? (deepFreeze(copied.value) as TProposal) : null;
+      return copied.ok ? { value: deepFreeze(copied.value) as TProposal } : null;
     } catch {
       return null;
     }
   };
 
   // A decision from another contract or rule version, or whose proposal no longer matches its
-  // digest, is stale: it must be validated again, never trusted.
+  // digest, or whose actor reference is not a digest, is stale: it must be validated again, never
+  // trusted. `proposal` is the private copy, boxed (`null` when refused).
   interface Prepared {
-    readonly proposal: TProposal | null;
+    readonly proposal: { readonly value: TProposal } | null;
     readonly proposalSha: Sha256Hex | null;
     readonly stale: boolean;
   }
   const prepare = (held: HeldDecision): Prepared => {
     const proposal = privateProposal(held.proposal);
-    const proposalSha = proposal === null ? null : proposalDigest(proposal as JsonValue);
+    const proposalSha = proposal === null ? null : proposalDigest(proposal.value as JsonValue);
     const stale =
       held.ok !== true ||
       held.decision !== 'ready_for_review' ||
@@ -459,6 +505,7 @@ export function createProposalValidator<TProposal, TFacts>(
       held.rule_version !== ruleVersion ||
       held.proposal_sha256 === null ||
       held.facts_sha256 === null ||
+      held.actor_ref === null ||
       proposalSha === null ||
       !constantTimeEqual(proposalSha, held.proposal_sha256 as Sha256Hex);
     return { proposal, proposalSha, stale };
@@ -469,7 +516,7 @@ export function createProposalValidator<TProposal, TFacts>(
     const changed = (factsSha: Sha256Hex | null) =>
       reject('recheck', 'refresh_required', 'state', [], ref, proposalSha, factsSha);
     if (prepared.stale || proposal === null) return changed(null);
-    const judged = judge(proposal, currentFacts);
+    const judged = judge(proposal.value, currentFacts);
     if (judged.kind === 'reject') {
       // A rule rejection against facts that passed at review is a state change too.
       if (judged.decision === 'rejected_rule') return changed(judged.factsSha);
@@ -489,7 +536,7 @@ export function createProposalValidator<TProposal, TFacts>(
     validate,
     recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>) => {
       const held = readDecision('recheck', decision);
-      return recheckWith(held, prepare(held), currentFacts, held.actor_ref);
+      return recheckWith(held, prepare(held), currentFacts, held.actor_ref ?? NO_ACTOR_REF);
     },
     recheckCurrent: async (givenActor: PrincipalContext, decision: ReadyForReview<TProposal>) => {
       const actor = checkActor('recheckCurrent', givenActor);
@@ -498,7 +545,7 @@ export function createProposalValidator<TProposal, TFacts>(
       const prepared = prepare(held);
       // A stale decision is refused as it is: no facts are looked up for a proposal not reviewed.
       if (prepared.stale || prepared.proposal === null) return recheckWith(held, prepared, null, actorRef);
-      return recheckWith(held, prepared, (await lookUp(actor, prepared.proposal)).answer, actorRef);
+      return recheckWith(held, prepared, (await lookUp(actor, prepared.proposal.value)).answer, actorRef);
     },
   });
 }

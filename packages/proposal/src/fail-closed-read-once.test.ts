@@ -599,3 +599,170 @@ describe('factsLimits', () => {
     expect(() => make({ maxArrayItems: -1 })).toThrow(TypeError);
   });
 });
+
+describe('second review: regressions of the read-once copies', () => {
+  it('keeps every other own enumerable data field of the actor in the copy the facts source receives, each read once', async () => {
+    const seen: PrincipalContext[] = [];
+    // The reviewer's hosts: a richer principal whose facts source refuses on its own flags.
+    type HostPrincipal = PrincipalContext & { suspended?: boolean; active?: boolean };
+    const validator = refundValidator({
+      lookup: (actor: HostPrincipal) => {
+        seen.push(actor);
+        return actor.suspended !== false || actor.active !== true ? { status: 'not_available' } : found();
+      },
+    });
+    const base = { tenant_id: 'cedar', subject_id: 'drafter-1', roles: ['support_drafter'] };
+    expect((await validator.validate({ ...base, suspended: true, active: true } as HostPrincipal, text(baseline))).decision).toBe('rejected_access');
+    expect((await validator.validate({ ...base, suspended: false, active: false } as HostPrincipal, text(baseline))).decision).toBe('rejected_access');
+    expect((await validator.validate(base, text(baseline))).decision).toBe('rejected_access');
+    const ready = await validator.validate({ ...base, suspended: false, active: true } as HostPrincipal, text(baseline));
+    expect(ready.decision).toBe('ready_for_review');
+    expect(seen.at(-1)).toEqual({ ...base, suspended: false, active: true });
+    expect(Object.isFrozen(seen.at(-1))).toBe(true);
+    // The actor reference is made of tenant_id and subject_id only.
+    expect(ready.record.actor_ref).toBe(digester.principalRef(base));
+    if (!ready.ok) throw new Error('unreachable');
+    expect((await validator.recheckCurrent({ ...base, suspended: true, active: true } as HostPrincipal, ready)).decision).toBe('rejected_access');
+
+    // Each field is read exactly once (a Proxy counts every read), shallowly: the nested object is kept as it is.
+    const claims = { scope: 'refunds' };
+    const target = { ...base, suspended: false, active: true, claims, [Symbol('host')]: 'skipped' };
+    Object.defineProperty(target, 'hidden', { value: 'not enumerable', enumerable: false });
+    const reads = new Map<PropertyKey, number>();
+    const count = (key: PropertyKey) => reads.set(key, (reads.get(key) ?? 0) + 1);
+    const proxy = new Proxy(target, {
+      get: (object, key, receiver) => (count(key), Reflect.get(object, key, receiver)),
+      getOwnPropertyDescriptor: (object, key) => (count(key), Reflect.getOwnPropertyDescriptor(object, key)),
+    });
+    expect((await validator.validate(proxy as HostPrincipal, text(baseline))).decision).toBe('ready_for_review');
+    for (const key of ['tenant_id', 'subject_id', 'roles', 'suspended', 'active', 'claims', 'hidden']) expect(reads.get(key), key).toBe(1);
+    const given = seen.at(-1) as HostPrincipal & { claims?: unknown };
+    expect(given).toEqual({ ...base, suspended: false, active: true, claims });
+    expect(given.claims).toBe(claims);
+    expect(Object.hasOwn(given, 'hidden')).toBe(false);
+
+    // An own `__proto__` key stays a field: the copy's prototype does not change.
+    const protoKeyed = JSON.parse('{"tenant_id":"cedar","subject_id":"drafter-1","suspended":false,"active":true,"__proto__":{"suspended":true}}') as HostPrincipal;
+    expect((await validator.validate(protoKeyed, text(baseline))).decision).toBe('ready_for_review');
+    expect(Object.getPrototypeOf(seen.at(-1))).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(seen.at(-1), '__proto__')?.value).toEqual({ suspended: true });
+  });
+
+  it('refuses an actor whose other fields are accessors or cannot be read, with a TypeError, before any lookup', async () => {
+    const lookup = vi.fn(() => found());
+    const validator = refundValidator({ lookup });
+    const decision = await readyDecision();
+    const flag = vi.fn(() => false);
+    const accessor = Object.defineProperty({ ...cedar.actor }, 'suspended', { get: flag, enumerable: true });
+    await expect(validator.validate(accessor, text(baseline))).rejects.toThrow(/^validate: actor\.suspended must be a data field/);
+    await expect(validator.recheckCurrent(accessor, decision)).rejects.toThrow(/^recheckCurrent: actor\.suspended must be a data field/);
+    expect(flag).not.toHaveBeenCalled();
+    const unreadable = new Proxy({ ...cedar.actor, suspended: false }, {
+      getOwnPropertyDescriptor: () => {
+        throw new Error('trap');
+      },
+    });
+    await expect(validator.validate(unreadable, text(baseline))).rejects.toThrow(TypeError);
+    const noKeys = new Proxy({ ...cedar.actor }, {
+      ownKeys: () => {
+        throw new Error('trap');
+      },
+    });
+    await expect(validator.validate(noKeys, text(baseline))).rejects.toThrow(/^validate: actor fields cannot be read/);
+    expect(lookup).not.toHaveBeenCalled();
+  });
+
+  it('reviews contracts whose root is a string, an integer or null, and rechecks them', async () => {
+    const rules: ProposalRuleSet<unknown, { ok: boolean }> = {
+      version: 'r1',
+      describes: () => true,
+      statePermits: () => true,
+      check: () => [],
+      snapshot: (facts) => facts,
+    };
+    const cases: [object, unknown][] = [
+      [{ type: 'string', maxLength: 32 }, 'refund-7'],
+      [{ type: 'integer', minimum: 0, maximum: 10 }, 3],
+      [{ type: 'null' }, null],
+    ];
+    for (const [schema, value] of cases) {
+      const label = JSON.stringify(schema);
+      const validator = createProposalValidator({
+        contractId: 'primitive',
+        schema,
+        digester,
+        clock,
+        rules,
+        facts: { lookup: () => ({ status: 'found', facts: { ok: true } }) },
+      });
+      const outcome = await settle(() => validator.validate(cedar.actor, { format: 'json_value', value }));
+      expect(outcome, label).toHaveProperty('value');
+      if (!('value' in outcome) || !outcome.value.ok) throw new Error(`${label} must be ready`);
+      expect(outcome.value.proposal, label).toBe(value);
+      expect(validator.recheck(outcome.value, { status: 'found', facts: { ok: true } }).decision, label).toBe('ready_for_review');
+      expect((await validator.recheckCurrent(cedar.actor, outcome.value)).decision, label).toBe('ready_for_review');
+      expect(validator.recheck(outcome.value, { status: 'found', facts: { ok: false } }).decision, label).toBe('refresh_required');
+      // Another value of the same type is not the one reviewed.
+      const other = value === null ? 0 : typeof value === 'string' ? 'refund-8' : 4;
+      expect(validator.recheck({ ...outcome.value, proposal: other }, { status: 'found', facts: { ok: true } }).decision, label).toBe('refresh_required');
+    }
+  });
+
+  it('treats a stored actor_ref that is not a digest as a stale decision: never kept, frozen or read twice, never throws', async () => {
+    const reviewed = await readyDecision();
+    const validator = refundValidator({ lookup: () => found() });
+    const stored = JSON.parse(JSON.stringify(reviewed)) as ReadyForReview<RefundProposal>;
+    // The stored decision as it is still holds, with its own actor reference.
+    const intact = validator.recheck(stored, found());
+    expect(intact.decision).toBe('ready_for_review');
+    expect(intact.record.actor_ref).toBe(reviewed.record.actor_ref);
+    const hostObject = { session: 'abc' };
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const variants: [string, unknown][] = [
+      ['free text', 'jane.doe@example.com, card 4111 1111 1111 1111'],
+      ['a host object', hostObject],
+      ['a revoked proxy', proxy],
+      ['upper-case hex', reviewed.record.actor_ref.toUpperCase()],
+    ];
+    for (const [label, actor_ref] of variants) {
+      const decision = { ...stored, record: { ...stored.record, actor_ref } } as unknown as ReadyForReview<RefundProposal>;
+      const outcome = await settle(() => validator.recheck(decision, found()));
+      expect(outcome, label).toHaveProperty('value');
+      if (!('value' in outcome)) continue;
+      expect(outcome.value.decision, label).toBe('refresh_required');
+      if (outcome.value.ok) throw new Error('unreachable');
+      expect(outcome.value.error, label).toEqual(makeError('STATE_CHANGED'));
+      expect(outcome.value.record.actor_ref, label).toBe('0'.repeat(64));
+      expect(JSON.stringify(outcome.value.record), label).not.toContain('jane.doe');
+      // recheckCurrent records the current actor, and refuses the altered decision too.
+      const current = await validator.recheckCurrent(cedar.actor, decision);
+      expect(current.decision, label).toBe('refresh_required');
+      expect(current.record.actor_ref, label).toBe(digester.principalRef(cedar.actor));
+    }
+    expect(Object.isFrozen(hostObject)).toBe(false);
+  });
+
+  it('copies a frozen proposal it did not issue: an accessor in it is refused, never invoked', async () => {
+    const { lookup, calls } = (() => {
+      const seen: number[] = [];
+      return { lookup: (_actor: PrincipalContext, proposal: RefundProposal) => (seen.push(proposal.amount), found()), calls: seen };
+    })();
+    const validator = refundValidator({ lookup });
+    const reviewed = await validator.validate(cedar.actor, text(baseline));
+    if (!reviewed.ok) throw new Error('baseline must be ready');
+    calls.length = 0;
+    const amount = vi.fn(() => 6000);
+    const foreign = { order_id: 'ORDER-C7', unit: 'CREDIT_A', lines: Object.freeze([Object.freeze({ line_id: 'LINE-1', quantity: 1 })]) };
+    Object.defineProperty(foreign, 'amount', { enumerable: true, get: amount });
+    Object.freeze(foreign);
+    const decision = { ...reviewed, proposal: foreign as unknown as RefundProposal };
+    expect(validator.recheck(decision, found()).decision).toBe('refresh_required');
+    expect((await validator.recheckCurrent(cedar.actor, decision)).decision).toBe('refresh_required');
+    expect(amount).not.toHaveBeenCalled();
+    expect(calls).toEqual([]);
+    // A frozen plain copy of the reviewed proposal is still the one reviewed (copied, then judged).
+    const frozenCopy = Object.freeze(JSON.parse(JSON.stringify(reviewed.proposal)) as RefundProposal);
+    expect(validator.recheck({ ...reviewed, proposal: frozenCopy }, found()).decision).toBe('ready_for_review');
+  });
+});
