@@ -1094,17 +1094,9 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       const entries = await appendMany(log, N);
       const anchor = { sequence: N - 1, entry_hash: entries[N - 2]?.entry_hash ?? '' };
       const rows = await stores.tamper.readRows();
-      let previous = rowAt(rows, K - 1).entry_hash;
-      const rewritten = rows.map((row) => {
-        if (row.sequence < K) return row;
-        const canonical = row.sequence === K ? row.canonical.replace('"amount":4', '"amount":9') : row.canonical;
-        const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash: previous });
-        const next = { ...row, canonical, previous_hash: previous, entry_hash };
-        previous = entry_hash;
-        return next;
-      });
+      const { rewritten, head } = rehashWithoutKey(rows, K, K, rowAt(rows, K - 1).entry_hash, digester);
       await stores.tamper.writeRows(rewritten);
-      await stores.tamper.writeHead({ sequence: N, entry_hash: previous });
+      await stores.tamper.writeHead({ sequence: N, entry_hash: head });
       assert.equal((await log.verifyChain()).ok, true, 'self-consistent without a key or an anchor');
       assert.deepEqual(await log.verifyChain({ anchor }), {
         ok: false,
@@ -1120,16 +1112,9 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       // The host's incremental check before the rewrite: nothing new, and the anchor still holds.
       assert.deepEqual(await log.verifyChain({ from: N + 1, anchor }), { ok: true, checked: 0, head: null, anchored: true });
       // Every entry re-hashed without a key (one body changed), the head row moved along with it.
-      let previous = GENESIS_HASH;
-      const rewritten = (await stores.tamper.readRows()).map((row) => {
-        const canonical = row.sequence === K ? row.canonical.replace('"amount":4', '"amount":9') : row.canonical;
-        const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash: previous });
-        const next = { ...row, canonical, previous_hash: previous, entry_hash };
-        previous = entry_hash;
-        return next;
-      });
+      const { rewritten, head } = rehashWithoutKey(await stores.tamper.readRows(), K, 1, GENESIS_HASH, digester);
       await stores.tamper.writeRows(rewritten);
-      await stores.tamper.writeHead({ sequence: N, entry_hash: previous });
+      await stores.tamper.writeHead({ sequence: N, entry_hash: head });
       assert.equal((await log.verifyChain()).ok, true, 'self-consistent without a key or an anchor');
       assert.equal((await log.verifyChain({ from: N + 1 })).ok, true, 'self-consistent from just past the end without an anchor');
       const mismatch = { ok: false, position: N, problem: 'edited', detail: 'anchor_mismatch' };
@@ -1210,6 +1195,30 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       assert.deepEqual(await log.verifyChain({ from: 5 }), { ok: false, position: 4, problem: 'deleted', detail: 'missing' });
     }),
   ];
+}
+
+/**
+ * An attacker's unkeyed rewrite: entry `changed`'s body edited (`amount` 4 → 9) and every entry
+ * from `from` on re-hashed in order from `previous`, as a database writer without the chain key
+ * can. Returns the rows and the new head hash.
+ */
+function rehashWithoutKey(
+  rows: StoredAuditRow[],
+  changed: number,
+  from: number,
+  previous: string,
+  digester: Digester,
+): { rewritten: StoredAuditRow[]; head: string } {
+  let head = previous;
+  const rewritten = rows.map((row) => {
+    if (row.sequence < from) return row;
+    const canonical = row.sequence === changed ? row.canonical.replace('"amount":4', '"amount":9') : row.canonical;
+    const entry_hash = digester.digestTagged(AUDIT_CHAIN_DOMAIN, { entry: JSON.parse(canonical) as unknown, previous_hash: head });
+    const next = { ...row, canonical, previous_hash: head, entry_hash };
+    head = entry_hash;
+    return next;
+  });
+  return { rewritten, head };
 }
 
 function claimInput(key: string, options: { request?: string; owner?: string; lease?: number } = {}) {
