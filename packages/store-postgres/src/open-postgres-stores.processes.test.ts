@@ -96,3 +96,81 @@ describe.skipIf(!available)('PostgreSQL stores: crash injection with real proces
     expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
   });
 });
+
+interface LossMessage {
+  step: 'idle' | 'recovered' | 'append_failed';
+  claim?: ClaimOutcome['kind'];
+  sequence?: number;
+  pid?: number;
+  message?: string;
+  verified?: boolean;
+}
+
+/** The child's backends, found by the `application_name` it connects with. */
+async function backendsOf(applicationName: string) {
+  const result = await pool.query<{ pid: number; state: string | null; wait_event_type: string | null }>(
+    'SELECT pid, state, wait_event_type FROM pg_stat_activity WHERE application_name = $1',
+    [applicationName],
+  );
+  return result.rows;
+}
+
+async function terminate(pids: readonly number[]): Promise<boolean[]> {
+  const result = await pool.query<{ ended: boolean }>('SELECT pg_terminate_backend(pid) AS ended FROM unnest($1::int[]) AS pid', [pids]);
+  return result.rows.map((row) => row.ended);
+}
+
+// The server ends a connection (restart, failover, a proxy's idle timeout): the host process
+// must live on, and the stores carry on over a new connection.
+describe.skipIf(!available)('PostgreSQL stores: lost connections with real processes', { timeout: 120_000 }, () => {
+  const child = (mode: 'idle' | 'in-flight', schema: string) =>
+    forkTypeScript(new URL('./__fixtures__/connection-loss-child.ts', import.meta.url), [mode, schema, schema]);
+
+  it('a host survives the server ending an idle connection of the pool the stores created, and the next calls use a fresh one', async () => {
+    const schema = nextSchema();
+    const host = child('idle', schema);
+    const idle = await nextMessage<LossMessage>(host);
+    expect(idle).toMatchObject({ step: 'idle', claim: 'claimed' });
+    const backends = await backendsOf(schema);
+    expect(backends).toEqual([{ pid: idle.pid, state: 'idle', wait_event_type: 'Client' }]);
+    expect(await terminate([idle.pid ?? 0])).toEqual([true]);
+
+    const recovered = nextMessage<LossMessage>(host);
+    host.send('terminated');
+    const after = await recovered;
+    expect(after).toMatchObject({ step: 'recovered', claim: 'claimed', sequence: 1 });
+    expect(after.pid).not.toBe(idle.pid);
+    expect(await exited(host)).toEqual({ code: 0, signal: null });
+  });
+
+  it('a host survives the server ending the connection of an append waiting for the head lock; that append rejects and the next one commits', async () => {
+    const schema = nextSchema();
+    await openPostgresStores({ pool, schema });
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT sequence FROM "${schema}".audit_head WHERE id = 1 FOR UPDATE`);
+      const host = child('in-flight', schema);
+      const failed = nextMessage<LossMessage>(host);
+      // The child's append is checked out of its pool and blocked on the lock this test holds.
+      let waiting: number | undefined;
+      const deadline = Date.now() + 30_000;
+      while (waiting === undefined) {
+        if (Date.now() > deadline) throw new Error('the child never waited for the head lock');
+        waiting = (await backendsOf(schema)).find((backend) => backend.wait_event_type === 'Lock')?.pid;
+        if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(await terminate([waiting])).toEqual([true]);
+      expect(await failed).toEqual({ step: 'append_failed', message: 'terminating connection due to administrator command' });
+
+      await holder.query('ROLLBACK');
+      const recovered = nextMessage<LossMessage>(host);
+      host.send('released');
+      expect(await recovered).toEqual({ step: 'recovered', sequence: 1, verified: true });
+      expect(await exited(host)).toEqual({ code: 0, signal: null });
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+  });
+});

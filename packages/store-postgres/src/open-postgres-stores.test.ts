@@ -121,6 +121,68 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     expect(stores.pool.ending).toBe(true);
   });
 
+  it("listens for 'error' on a pool it creates and adds no listener to a caller's pool", async () => {
+    const before = pool.listenerCount('error');
+    await openPostgresStores({ pool, schema: nextSchema() });
+    expect(pool.listenerCount('error')).toBe(before);
+    const stores = await openPostgresStores({ connectionString: DATABASE_URL, schema: nextSchema() });
+    try {
+      expect(stores.pool.listenerCount('error')).toBe(1);
+      // With no listener, emitting 'error' throws: what pg-pool does when an idle connection is lost.
+      expect(() => stores.pool.emit('error', new Error('Connection terminated unexpectedly'))).not.toThrow();
+      expect(await stores.auditLog.head()).toBeNull();
+    } finally {
+      await stores.close();
+    }
+  });
+
+  // Two schemas served by one connection prepare their statements side by side.
+  async function shareOneConnection(schemaA: string, schemaB: string) {
+    const single = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    try {
+      const a = await openPostgresStores({ pool: single, schema: schemaA });
+      const b = await openPostgresStores({ pool: single, schema: schemaB });
+      for (const [owner, stores] of [['host-a', a], ['host-b', b]] as const) {
+        const claim = await stores.idempotencyStore.claim({ key: 'k', request_sha256: REQUEST, owner, lease_ms: 1000 });
+        expect(claim.kind).toBe('claimed');
+        expect(await stores.idempotencyStore.get('k')).toMatchObject({ owner, state: 'claimed' });
+      }
+      for (let index = 0; index < 4; index += 1) {
+        const stores = index % 2 === 0 ? a : b;
+        await stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+      }
+      expect(await a.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2, head: { sequence: 2 } });
+      expect(await b.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2, head: { sequence: 2 } });
+      expect((await b.auditLog.query({}, { limit: 10 })).entries.map((entry) => entry.call_id)).toEqual(['call-1', 'call-3']);
+      // Each schema's statements were prepared on the one connection (insert_record,
+      // select_record, insert_audit, select_head, select_audit_page).
+      const prepared = await single.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'toolseal%'");
+      const preparedFor = (schema: string) => prepared.rows.filter((row) => row.statement.includes(`"${schema}".`)).length;
+      expect([preparedFor(schemaA), preparedFor(schemaB)]).toEqual([5, 5]);
+    } finally {
+      await single.end();
+    }
+  }
+
+  it('stores of two schemas whose former 32-bit statement tags collide share one connection', async () => {
+    // The former names carried the 32-bit FNV-1a hash of the schema, and tenant_229599 and
+    // tenant_432382 share it (found by the review). FNV-1a keeps a collision under any common
+    // suffix: this run's own pair.
+    const suffix = RUN_SCHEMA.slice('toolseal_test_'.length);
+    const [schemaA, schemaB] = [`tenant_229599_${suffix}`, `tenant_432382_${suffix}`];
+    expect(fnv1a(schemaA)).toBe(fnv1a(schemaB));
+    try {
+      await shareOneConnection(schemaA, schemaB);
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schemaA}", "${schemaB}" CASCADE`);
+    }
+  });
+
+  it('stores of two 63-character schemas that differ only in their last character share one connection', async () => {
+    const stem = `${RUN_SCHEMA}_long_`.padEnd(62, 'x');
+    await shareOneConnection(`${stem}a`, `${stem}b`);
+  });
+
   it('refuse raw updates, deletes, truncation, inserts away from the head and head rewinds', async () => {
     const schema = nextSchema();
     const stores = await openPostgresStores({ pool, schema });
@@ -291,3 +353,13 @@ describe.skipIf(!available)('PostgreSQL stores: eight pools race duplicate claim
     }
   }, 120_000);
 });
+
+/** 32-bit FNV-1a: the schema tag of the former statement names. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

@@ -38,11 +38,20 @@ import { createDigester, type Digester } from '@toolseal/digests';
 import pg from 'pg';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { migratePostgres, quoteSchemaName } from './postgres-migrations.js';
+import { postgresStatementName } from './postgres-statement-name.js';
+import { withPoolClient } from './with-pool-client.js';
 
 export interface PostgresStoresOptions {
-  /** A pool the caller owns (left open by `close`). Give this or `connectionString`. */
+  /**
+   * A pool the caller owns (left open by `close`). Give this or `connectionString`. The stores add
+   * no 'error' listener to it: give it one (`pool.on('error', ...)`), or Node ends the process
+   * when the server closes one of its idle connections (see README, "Lost connections").
+   */
   pool?: Pool;
-  /** Connection string for a pool the stores create and `close` ends. */
+  /**
+   * Connection string for a pool the stores create and `close` ends. That pool has an 'error'
+   * listener, so a lost idle connection is discarded and the next call opens another.
+   */
   connectionString?: string;
   /** Schema holding the tables (default `toolseal`); created and migrated on open. */
   schema?: string;
@@ -68,7 +77,10 @@ export interface PostgresStoresOptions {
 export interface PostgresStores {
   auditLog: AuditLog;
   idempotencyStore: IdempotencyStore;
-  /** The pool the stores use. */
+  /**
+   * The pool the stores use. When the stores created it, a host that wants to see lost idle
+   * connections adds its own listener: `stores.pool.on('error', ...)`.
+   */
   pool: Pool;
   /** The schema holding the tables. */
   schema: string;
@@ -132,6 +144,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const ownsPool = options.pool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, pipeline: true });
+  // Left attached after `close`: a client still checked out then can report its loss later.
+  if (ownsPool) pool.on('error', ignoreLostIdleConnection);
   const schema = options.schema ?? 'toolseal';
   const s = quoteSchemaName(schema);
   const clock = options.clock ?? systemClock;
@@ -146,12 +160,10 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
 
   // Named statements are prepared once per connection by pg. The schema is part of the text,
   // so it is part of the name too (one pool may serve several schemas).
-  const prefix = `toolseal_${fnv1a(schema)}`;
-  const statement = (name: string, text: string) => (values: unknown[]): QueryConfig => ({
-    name: `${prefix}_${name}`,
-    text,
-    values,
-  });
+  const statement = (name: string, text: string) => {
+    const prepared = postgresStatementName(schema, name);
+    return (values: unknown[]): QueryConfig => ({ name: prepared, text, values });
+  };
 
   // ------------------------------------------------------------------ idempotency records
   const selectRecord = statement('select_record', `SELECT ${RECORD_COLUMNS} FROM ${s}.idempotency_records WHERE key = $1`);
@@ -267,49 +279,48 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     }
   }
 
-  async function appendBatch(batch: readonly PreparedAuditEntry[]): Promise<StoredAuditRow[]> {
-    const client = await pool.connect();
-    try {
-      const results = (await client.query(beginAndLockHead)) as unknown as Array<{ rows: { sequence: string; entry_hash: string }[] }>;
-      const head = results[1]?.rows[0];
-      if (head === undefined) throw new Error('audit_head row is missing');
-      let sequence = Number(head.sequence);
-      let previousHash = sequence === 0 ? genesisHash : head.entry_hash;
-      const rows: StoredAuditRow[] = [];
-      for (const prepared of batch) {
-        // Read the clock while holding the head lock, so `recorded_at` follows the chain order
-        // as far as the hosts' clocks agree.
-        const row = sealAuditEntry(
-          prepared,
-          { sequence: sequence + 1, recorded_at: formatRecordedAt(readClock(clock)), previous_hash: previousHash },
-          digester,
-        );
-        rows.push(row);
-        sequence = row.sequence;
-        previousHash = row.entry_hash;
-      }
-      if (client.pipeline) {
-        // One round trip for every insert and the commit. An insert that fails aborts the
-        // transaction: the statements behind it fail too, and COMMIT answers ROLLBACK.
-        const sent = [...rows.map((row) => client.query(insertAudit(auditValues(row)))), client.query('COMMIT')];
-        const settled = await Promise.allSettled(sent);
-        const failed = settled.find((outcome) => outcome.status === 'rejected');
-        if (failed !== undefined) throw failed.reason;
-        const commit = settled[settled.length - 1];
-        if (commit?.status !== 'fulfilled' || commit.value.command !== 'COMMIT') {
-          throw new Error('audit append transaction was rolled back');
+  function appendBatch(batch: readonly PreparedAuditEntry[]): Promise<StoredAuditRow[]> {
+    return withPoolClient(pool, async (client) => {
+      try {
+        const results = (await client.query(beginAndLockHead)) as unknown as Array<{ rows: { sequence: string; entry_hash: string }[] }>;
+        const head = results[1]?.rows[0];
+        if (head === undefined) throw new Error('audit_head row is missing');
+        let sequence = Number(head.sequence);
+        let previousHash = sequence === 0 ? genesisHash : head.entry_hash;
+        const rows: StoredAuditRow[] = [];
+        for (const prepared of batch) {
+          // Read the clock while holding the head lock, so `recorded_at` follows the chain order
+          // as far as the hosts' clocks agree.
+          const row = sealAuditEntry(
+            prepared,
+            { sequence: sequence + 1, recorded_at: formatRecordedAt(readClock(clock)), previous_hash: previousHash },
+            digester,
+          );
+          rows.push(row);
+          sequence = row.sequence;
+          previousHash = row.entry_hash;
         }
-      } else {
-        for (const row of rows) await client.query(insertAudit(auditValues(row)));
-        await client.query('COMMIT');
+        if (client.pipeline) {
+          // One round trip for every insert and the commit. An insert that fails aborts the
+          // transaction: the statements behind it fail too, and COMMIT answers ROLLBACK.
+          const sent = [...rows.map((row) => client.query(insertAudit(auditValues(row)))), client.query('COMMIT')];
+          const settled = await Promise.allSettled(sent);
+          const failed = settled.find((outcome) => outcome.status === 'rejected');
+          if (failed !== undefined) throw failed.reason;
+          const commit = settled[settled.length - 1];
+          if (commit?.status !== 'fulfilled' || commit.value.command !== 'COMMIT') {
+            throw new Error('audit append transaction was rolled back');
+          }
+        } else {
+          for (const row of rows) await client.query(insertAudit(auditValues(row)));
+          await client.query('COMMIT');
+        }
+        return rows;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
       }
-      return rows;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   function headFrom(row: { sequence: string; entry_hash: string } | undefined): AuditHead | null {
@@ -378,19 +389,18 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {
       // Before a connection is taken: a malformed `from` or anchor throws a RangeError.
       const { from, anchor } = checkVerifyChainOptions(verifyOptions);
-      const client = await pool.connect();
-      try {
-        // One snapshot for the head and every page of rows.
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const verification = await verify(client, from, anchor);
-        await client.query('COMMIT');
-        return verification;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      return withPoolClient(pool, async (client) => {
+        try {
+          // One snapshot for the head and every page of rows.
+          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+          const verification = await verify(client, from, anchor);
+          await client.query('COMMIT');
+          return verification;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      });
     },
     async query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage> {
       const query = normalizeAuditQuery(filter, page);
@@ -480,12 +490,11 @@ function auditRowFromText(row: AuditRowText): StoredAuditRow {
   return { ...row, sequence: Number(row.sequence) };
 }
 
-/** 32-bit FNV-1a, hex: a short, stable tag for statement names. */
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16);
-}
+/**
+ * The 'error' listener of the pool the stores create. pg-pool emits 'error' when the server ends
+ * an idle connection (restart, failover, a proxy's idle timeout, `pg_terminate_backend`), and
+ * with no listener Node ends the host process. By then the pool has discarded the client and the
+ * next call opens a fresh connection, so there is nothing left to do here; if the database stays
+ * away, that call rejects. A host that wants to log these adds its own listener to `stores.pool`.
+ */
+function ignoreLostIdleConnection(): void {}

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { withPoolClient } from './with-pool-client.js';
 
 /** One schema change; applied once, in order, recorded in `<schema>.schema_version`. */
 export interface PostgresMigration {
@@ -108,28 +109,27 @@ export function quoteSchemaName(schema: string): string {
  */
 export async function migratePostgres(pool: Pool, schema: string, appliedAt: string): Promise<number> {
   const quoted = quoteSchemaName(schema);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`toolseal.migrate:${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-    const current = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${quoted}.schema_version`);
-    const from = current.rows[0]?.version ?? 0;
-    if (from > POSTGRES_SCHEMA_VERSION) {
-      throw new Error(`schema ${schema} is at version ${from}, newer than this package (${POSTGRES_SCHEMA_VERSION})`);
+  return withPoolClient(pool, async (client) => {
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`toolseal.migrate:${schema}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+      const current = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${quoted}.schema_version`);
+      const from = current.rows[0]?.version ?? 0;
+      if (from > POSTGRES_SCHEMA_VERSION) {
+        throw new Error(`schema ${schema} is at version ${from}, newer than this package (${POSTGRES_SCHEMA_VERSION})`);
+      }
+      for (const migration of POSTGRES_MIGRATIONS) {
+        if (migration.version <= from) continue;
+        for (const statement of migration.statements(quoted)) await client.query(statement);
+        await client.query(`INSERT INTO ${quoted}.schema_version (version, applied_at) VALUES ($1, $2)`, [migration.version, appliedAt]);
+      }
+      await client.query('COMMIT');
+      return POSTGRES_SCHEMA_VERSION;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    for (const migration of POSTGRES_MIGRATIONS) {
-      if (migration.version <= from) continue;
-      for (const statement of migration.statements(quoted)) await client.query(statement);
-      await client.query(`INSERT INTO ${quoted}.schema_version (version, applied_at) VALUES ($1, $2)`, [migration.version, appliedAt]);
-    }
-    await client.query('COMMIT');
-    return POSTGRES_SCHEMA_VERSION;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
