@@ -207,6 +207,7 @@ describe('createProposalValidator: protected decision records', () => {
         'failure_category',
         'proposal_sha256',
         'reasons',
+        'record_sha256',
         'rule_version',
         'schema_version',
         'stage',
@@ -293,18 +294,29 @@ describe('recheck', () => {
     expect(otherContract.recheck(decision, found()).record.code).toBe('STATE_CHANGED');
   });
 
-  it('recheckCurrent looks the facts up again for the acting principal', async () => {
+  it('recheckCurrent looks the facts up again for the actor the decision describes, and no other', async () => {
     const orders = createCedarOrders();
     const validator = createRefundProposalValidator({ orders: orders.source, digester, clock });
     const decision = await validator.validate(cedar.actor, text(baseline));
     if (!decision.ok) throw new Error('baseline must be ready');
-    const approver: PrincipalContext = { tenant_id: 'cedar', subject_id: 'refund-approver-2', roles: ['refund_approver'] };
-    const outcome = await validator.recheckCurrent(approver, decision);
+    const outcome = await validator.recheckCurrent(cedar.actor, decision);
     expect(outcome.ok).toBe(true);
-    expect(outcome.record.actor_ref).toBe(digester.principalRef(approver));
-    expect(orders.calls.at(-1)).toEqual({ actor: approver, orderId: 'ORDER-C7' });
+    expect(outcome.record.actor_ref).toBe(digester.principalRef(cedar.actor));
+    expect(orders.calls).toEqual([
+      { actor: cedar.actor, orderId: 'ORDER-C7' },
+      { actor: cedar.actor, orderId: 'ORDER-C7' },
+    ]);
+    // Spec 002: "A successful check describes a particular actor". Another principal (an approver
+    // acting on the drafter's proposal, a stranger) validates the proposal again as itself.
+    const approver: PrincipalContext = { tenant_id: 'cedar', subject_id: 'refund-approver-2', roles: ['refund_approver'] };
     const stranger: PrincipalContext = { tenant_id: 'maple', subject_id: 'someone', roles: [] };
-    expect((await validator.recheckCurrent(stranger, decision)).record.code).toBe('NOT_FOUND');
+    for (const other of [approver, stranger]) {
+      const refused = await validator.recheckCurrent(other, decision);
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) expect(refused.error).toEqual(makeError('STATE_CHANGED'));
+      expect(refused.record.actor_ref).toBe(digester.principalRef(other));
+    }
+    expect(orders.calls).toHaveLength(2);
   });
 });
 

@@ -15,6 +15,7 @@ import {
 } from '@toolseal/guard';
 import {
   DECISION_CODES,
+  PROPOSAL_DECISION_SCHEMA_VERSION,
   type FailureCategory,
   type ProposalDecision,
   type ProposalDecisionKind,
@@ -27,8 +28,16 @@ import { deepFreeze } from './deep-freeze.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 
-/** Domain tag of the proposal digest. */
+/** Domain tag of the digest of a proposal that passed the structural contract (the one a recheck compares). */
 export const PROPOSAL_DIGEST_DOMAIN = 'toolseal.proposal.v1';
+/**
+ * Domain tag of the digest of a proposal the structural contract refused (`rejected_shape`): the
+ * record still identifies the refused value for audit, but the digest can never pass as the one of
+ * a reviewed proposal, whatever a stored record is rewritten to say.
+ */
+export const PROPOSAL_REJECTED_SHAPE_DIGEST_DOMAIN = 'toolseal.proposal_rejected_shape.v1';
+/** Domain tag of `record_sha256`, the digest of every other field of a decision record. */
+export const PROPOSAL_RECORD_DIGEST_DOMAIN = 'toolseal.proposal_record.v1';
 /** Domain tag of the digest of the trusted-facts snapshot a decision was made on. */
 export const PROPOSAL_FACTS_DIGEST_DOMAIN = 'toolseal.proposal_facts.v1';
 
@@ -49,7 +58,10 @@ const MAX_REASONS = 16;
 
 /** What `createProposalValidator` needs: one contract, its facts source and its rules. */
 export interface ProposalValidatorOptions<TProposal, TFacts> {
-  /** The contract's id, recorded in every decision and bound into the proposal digest. */
+  /**
+   * The contract's id, recorded in every decision and bound into the proposal and record digests:
+   * a non-empty string without lone surrogates (else a `TypeError` at start-up), as `rules.version`.
+   */
   contractId: string;
   /** The structural contract: a JSON Schema 2020-12 object with bounds, compiled once here. */
   schema: object;
@@ -101,21 +113,28 @@ export interface ProposalValidator<TProposal, TFacts> {
    */
   validate(actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>>;
   /**
-   * The check before any later effect: the ready decision still holds only when the rule version
-   * is the same, the proposal is unchanged, and `currentFacts` (looked up again by the host for
-   * the principal attempting the effect) has exactly the snapshot the decision was made on and
-   * still passes state and rules. Anything else fails (`STATE_CHANGED`, or `NOT_FOUND` /
-   * `FACTS_UNAVAILABLE` per the lookup). A `decision` that is not an object with a `record` (not
-   * what `validate` returned at all) throws a `TypeError`. The decision and its record are read
-   * once; a proposal this validator did not return is judged as a private copy (`STATE_CHANGED`
-   * when it is not plain JSON within the proposal limits). A record whose `actor_ref` is not 64
-   * lowercase hex is `STATE_CHANGED` too, recorded with an `actor_ref` of 64 zeros.
+   * The check before any later effect: the ready decision still holds only when its record is one
+   * this validator made for a ready decision, unaltered (`record_sha256` matches, so no field was
+   * changed nor taken from another record; a `toolseal-proposal-decision-v1` record has none), the
+   * contract and rule version are the same, the proposal is unchanged and still passes the
+   * structural contract, and `currentFacts` (looked up again by the host for the actor the decision
+   * describes) has exactly the snapshot the decision was made on and still passes state and rules.
+   * When `actor` is given, it must be that actor (same `principalRef`, compared in constant time).
+   * Anything else fails (`STATE_CHANGED`, or `NOT_FOUND` / `FACTS_UNAVAILABLE` per the lookup). A
+   * `decision` that is not an object with a `record` (not what `validate` returned at all), or a
+   * malformed `actor` (as for `validate`), throws a `TypeError`. The decision and its record are
+   * read once; a proposal this validator did not return is judged as a private copy (`STATE_CHANGED`
+   * when it is not plain JSON within the proposal limits, or fails the structural contract). A
+   * record whose `actor_ref` is not 64 lowercase hex is `STATE_CHANGED` too, recorded with an
+   * `actor_ref` of 64 zeros (or the given `actor`'s).
    */
-  recheck(decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>): RecheckOutcome;
+  recheck(decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>, actor?: PrincipalContext): RecheckOutcome;
   /**
-   * `recheck` with facts looked up now through the contract's `TrustedFacts` for `actor`. A malformed
-   * `actor` (as for `validate`) or `decision` (as for `recheck`) rejects with a `TypeError` before
-   * the lookup; a stale decision is `STATE_CHANGED` without any lookup.
+   * `recheck` with facts looked up now through the contract's `TrustedFacts` for `actor`, which must
+   * be the actor the decision describes (spec 002: "A successful check describes a particular
+   * actor"): another principal is `STATE_CHANGED` and validates the proposal again as itself. A
+   * malformed `actor` (as for `validate`) or `decision` (as for `recheck`) rejects with a `TypeError`
+   * before the lookup; a stale decision is `STATE_CHANGED` without any lookup.
    */
   recheckCurrent(actor: PrincipalContext, decision: ReadyForReview<TProposal>): Promise<RecheckOutcome>;
 }
@@ -190,12 +209,23 @@ interface HeldDecision {
   readonly ok: unknown;
   readonly decision: unknown;
   readonly proposal: unknown;
+  readonly schema_version: unknown;
+  readonly stage: unknown;
   readonly contract_id: unknown;
   readonly rule_version: unknown;
+  /** The record's own `decision` (the one `record_sha256` covers). */
+  readonly record_decision: unknown;
+  readonly code: unknown;
+  readonly failure_category: unknown;
+  /** Whether the record's `reasons` is an empty array, as in every ready record. */
+  readonly no_reasons: boolean;
   readonly proposal_sha256: unknown;
   readonly facts_sha256: unknown;
+  readonly decided_at: unknown;
   /** The record's `actor_ref` when it has the shape of a digest, else `null` (an altered decision). */
   readonly actor_ref: Sha256Hex | null;
+  /** The record's `record_sha256` when it has the shape of a digest, else `null` (a v1 or altered record). */
+  readonly record_sha256: Sha256Hex | null;
 }
 
 /**
@@ -217,8 +247,46 @@ function readDecision(method: string, decision: unknown): HeldDecision {
   if (typeof record !== 'object' || record === null) {
     throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
   }
-  const { contract_id, rule_version, proposal_sha256, facts_sha256, actor_ref } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
-  return Object.freeze({ ok, decision: kind, proposal, contract_id, rule_version, proposal_sha256, facts_sha256, actor_ref: isSha256Hex(actor_ref) ? actor_ref : null });
+  const {
+    schema_version,
+    stage,
+    contract_id,
+    rule_version,
+    decision: recordDecision,
+    code,
+    failure_category,
+    reasons,
+    proposal_sha256,
+    facts_sha256,
+    decided_at,
+    actor_ref,
+    record_sha256,
+  } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
+  // A ready record has no reasons: nothing of a stored list is copied, only whether it is empty.
+  let noReasons = false;
+  try {
+    noReasons = Array.isArray(reasons) && reasons.length === 0;
+  } catch {
+    // A revoked Proxy, a throwing `length`: not a record this validator made.
+  }
+  return Object.freeze({
+    ok,
+    decision: kind,
+    proposal,
+    schema_version,
+    stage,
+    contract_id,
+    rule_version,
+    record_decision: recordDecision,
+    code,
+    failure_category,
+    no_reasons: noReasons,
+    proposal_sha256,
+    facts_sha256,
+    decided_at,
+    actor_ref: isSha256Hex(actor_ref) ? actor_ref : null,
+    record_sha256: isSha256Hex(record_sha256) ? record_sha256 : null,
+  });
 }
 
 /**
@@ -251,6 +319,9 @@ export function createProposalValidator<TProposal, TFacts>(
   const { contractId, facts, rules, digester } = options;
   if (typeof contractId !== 'string' || contractId.length === 0) throw new TypeError('contractId must be a non-empty string');
   if (typeof rules.version !== 'string' || rules.version.length === 0) throw new TypeError('rules.version must be a non-empty string');
+  // Both go into every record digest: one UTF-8 cannot encode would make each decision throw.
+  if (!isWellFormedText(contractId)) throw new TypeError('contractId holds a lone surrogate');
+  if (!isWellFormedText(rules.version)) throw new TypeError('rules.version holds a lone surrogate');
   const ruleVersion = rules.version;
   const validateShape = compileSchema<TProposal>(options.schema);
   // The fields shape reasons may name: the model reads them, and the input's own keys are its choice.
@@ -263,13 +334,15 @@ export function createProposalValidator<TProposal, TFacts>(
   const issued = new WeakSet<object>();
   const clock = options.clock ?? (() => new Date());
 
-  const proposalDigest = (proposal: JsonValue): Sha256Hex | null => {
+  const digestProposalIn = (domain: string, proposal: JsonValue): Sha256Hex | null => {
     try {
-      return digester.digestTagged(PROPOSAL_DIGEST_DOMAIN, { contract_id: contractId, proposal });
+      return digester.digestTagged(domain, { contract_id: contractId, proposal });
     } catch {
       return null;
     }
   };
+  // Only a proposal that passed the structural contract gets this digest, the one recheck compares.
+  const proposalDigest = (proposal: JsonValue): Sha256Hex | null => digestProposalIn(PROPOSAL_DIGEST_DOMAIN, proposal);
 
   const factsDigest = (found: TFacts): Sha256Hex =>
     digester.digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, {
@@ -277,6 +350,38 @@ export function createProposalValidator<TProposal, TFacts>(
       rule_version: ruleVersion,
       snapshot: rules.snapshot(found),
     });
+
+  // Every field of a record but `record_sha256`, in one place: what `makeRecord` digests and what
+  // `recheck` digests again from a stored record must be the same object shape.
+  const recordBody = (
+    stage: ProposalDecisionRecord['stage'],
+    decision: ProposalDecisionKind,
+    failureCategory: FailureCategory,
+    reasons: readonly ErrorReason[],
+    actorRef: Sha256Hex,
+    proposalSha: Sha256Hex | null,
+    factsSha: Sha256Hex | null,
+    decidedAt: string,
+  ): Omit<ProposalDecisionRecord, 'record_sha256'> => ({
+    schema_version: PROPOSAL_DECISION_SCHEMA_VERSION,
+    stage,
+    contract_id: contractId,
+    rule_version: ruleVersion,
+    decision,
+    code: DECISION_CODES[decision],
+    failure_category: failureCategory,
+    reasons: reasons.map(({ field, rule }) => ({ field, rule })),
+    actor_ref: actorRef,
+    proposal_sha256: proposalSha,
+    facts_sha256: factsSha,
+    decided_at: decidedAt,
+  });
+
+  // Binds every field of a record together, so that digests of different records cannot be
+  // combined into one (review: a rejected_shape record's proposal digest plus another record's facts
+  // digest made a ready decision) and no field can be rewritten (`decision`, `actor_ref`...).
+  const recordDigest = (body: Omit<ProposalDecisionRecord, 'record_sha256'>): Sha256Hex =>
+    digester.digestTagged(PROPOSAL_RECORD_DIGEST_DOMAIN, body);
 
   const makeRecord = (
     stage: ProposalDecisionRecord['stage'],
@@ -286,21 +391,41 @@ export function createProposalValidator<TProposal, TFacts>(
     actorRef: Sha256Hex,
     proposalSha: Sha256Hex | null,
     factsSha: Sha256Hex | null,
-  ): ProposalDecisionRecord =>
-    deepFreeze({
-      schema_version: 'toolseal-proposal-decision-v1',
-      stage,
-      contract_id: contractId,
-      rule_version: ruleVersion,
-      decision,
-      code: DECISION_CODES[decision],
-      failure_category: failureCategory,
-      reasons: reasons.map(({ field, rule }) => ({ field, rule })),
-      actor_ref: actorRef,
-      proposal_sha256: proposalSha,
-      facts_sha256: factsSha,
-      decided_at: clock().toISOString(),
-    });
+  ): ProposalDecisionRecord => {
+    const body = recordBody(stage, decision, failureCategory, reasons, actorRef, proposalSha, factsSha, clock().toISOString());
+    return deepFreeze({ ...body, record_sha256: recordDigest(body) });
+  };
+
+  // Whether a held record is one this validator made for a ready decision, unaltered: every field
+  // the ready record has is checked, then digested again exactly as `makeRecord` did. A v1 record
+  // (no `record_sha256`) is not: it cannot show that its digests came from one decision.
+  const isAuthenticReadyRecord = (held: HeldDecision): boolean => {
+    const { stage, actor_ref: actorRef, proposal_sha256: proposalSha, facts_sha256: factsSha, decided_at: decidedAt, record_sha256: recordSha } = held;
+    if (
+      held.schema_version !== PROPOSAL_DECISION_SCHEMA_VERSION ||
+      (stage !== 'validate' && stage !== 'recheck') ||
+      held.contract_id !== contractId ||
+      held.rule_version !== ruleVersion ||
+      held.record_decision !== 'ready_for_review' ||
+      held.code !== null ||
+      held.failure_category !== 'none' ||
+      !held.no_reasons ||
+      actorRef === null ||
+      !isSha256Hex(proposalSha) ||
+      !isSha256Hex(factsSha) ||
+      typeof decidedAt !== 'string' ||
+      recordSha === null
+    ) {
+      return false;
+    }
+    try {
+      const body = recordBody(stage, 'ready_for_review', 'none', [], actorRef, proposalSha, factsSha, decidedAt);
+      return constantTimeEqual(recordDigest(body), recordSha);
+    } catch {
+      // A `decided_at` UTF-8 cannot encode: not a record this validator made.
+      return false;
+    }
+  };
 
   const reject = (
     stage: ProposalDecisionRecord['stage'],
@@ -447,13 +572,14 @@ export function createProposalValidator<TProposal, TFacts>(
     }
     if (!guarded.ok) return shapeFailure([{ field: guarded.violation.path, rule: guarded.violation.rule }], null);
     const value = deepFreeze(guarded.value);
-    const proposalSha = proposalDigest(value);
 
-    // Shape, part 2: the structural contract.
+    // Shape, part 2: the structural contract. A refused value is digested under its own domain:
+    // the record identifies it for audit, but its digest is never one a recheck would accept.
     if (!validateShape(value)) {
       const reasons = ajvErrorsToReasons(validateShape.errors);
-      return shapeFailure(reasons.length > 0 ? reasons : [{ field: '', rule: 'type' }], proposalSha);
+      return shapeFailure(reasons.length > 0 ? reasons : [{ field: '', rule: 'type' }], digestProposalIn(PROPOSAL_REJECTED_SHAPE_DIGEST_DOMAIN, value));
     }
+    const proposalSha = proposalDigest(value);
     if (proposalSha === null) return shapeFailure([{ field: '', rule: 'non_json_value' }], null);
     const proposal = value as TProposal;
 
@@ -474,38 +600,44 @@ export function createProposalValidator<TProposal, TFacts>(
   };
 
   // The proposal of a decision being rechecked, as a private deep-frozen copy: one this validator
-  // issued is its own frozen copy already; any other is copied by the guard's walk (an accessor or
-  // anything not JSON is refused, never invoked: not the proposal reviewed). Boxed, so a `null`
-  // proposal (a contract whose root is `null`) is not mistaken for a refusal; `null` when refused.
+  // issued is its own frozen copy already (it passed the structural contract); any other is copied
+  // by the guard's walk (an accessor or anything not JSON is refused, never invoked: not the
+  // proposal reviewed) and must pass the structural contract again, so no stored decision can
+  // bring the rules a proposal the contract refuses, whatever digests its record holds. Boxed, so a
+  // `null` proposal (a contract whose root is `null`) is not mistaken for a refusal; `null` when
+  // refused.
   const privateProposal = (proposal: unknown): { readonly value: TProposal } | null => {
     if (typeof proposal === 'object' && proposal !== null && issued.has(proposal)) return { value: proposal as TProposal };
     try {
       const copied = copyUntrustedValue(proposal, limits);
-      return copied.ok ? { value: deepFreeze(copied.value) as TProposal } : null;
+      if (!copied.ok) return null;
+      const value = deepFreeze(copied.value);
+      return validateShape(value) ? { value: value as TProposal } : null;
     } catch {
       return null;
     }
   };
 
-  // A decision from another contract or rule version, or whose proposal no longer matches its
-  // digest, or whose actor reference is not a digest, is stale: it must be validated again, never
-  // trusted. `proposal` is the private copy, boxed (`null` when refused).
+  // A decision whose record this validator did not make for a ready decision (altered, combined
+  // from several records, v1, another contract or rule version), whose proposal no longer matches
+  // its digest or fails the structural contract, or that describes another actor than `actorRef`
+  // (the principal rechecking, when known), is stale: it must be validated again, never trusted.
+  // `proposal` is the private copy, boxed (`null` when refused).
   interface Prepared {
     readonly proposal: { readonly value: TProposal } | null;
     readonly proposalSha: Sha256Hex | null;
     readonly stale: boolean;
   }
-  const prepare = (held: HeldDecision): Prepared => {
+  const prepare = (held: HeldDecision, actorRef: Sha256Hex | null): Prepared => {
     const proposal = privateProposal(held.proposal);
     const proposalSha = proposal === null ? null : proposalDigest(proposal.value as JsonValue);
     const stale =
       held.ok !== true ||
       held.decision !== 'ready_for_review' ||
-      held.contract_id !== contractId ||
-      held.rule_version !== ruleVersion ||
-      held.proposal_sha256 === null ||
-      held.facts_sha256 === null ||
+      !isAuthenticReadyRecord(held) ||
       held.actor_ref === null ||
+      // Spec 002: "A successful check describes a particular actor".
+      (actorRef !== null && !constantTimeEqual(actorRef, held.actor_ref)) ||
       proposalSha === null ||
       !constantTimeEqual(proposalSha, held.proposal_sha256 as Sha256Hex);
     return { proposal, proposalSha, stale };
@@ -534,15 +666,16 @@ export function createProposalValidator<TProposal, TFacts>(
     contractId,
     ruleVersion,
     validate,
-    recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>) => {
+    recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>, givenActor?: PrincipalContext) => {
+      const actorRef = givenActor === undefined ? null : digester.principalRef(checkActor('recheck', givenActor));
       const held = readDecision('recheck', decision);
-      return recheckWith(held, prepare(held), currentFacts, held.actor_ref ?? NO_ACTOR_REF);
+      return recheckWith(held, prepare(held, actorRef), currentFacts, actorRef ?? held.actor_ref ?? NO_ACTOR_REF);
     },
     recheckCurrent: async (givenActor: PrincipalContext, decision: ReadyForReview<TProposal>) => {
       const actor = checkActor('recheckCurrent', givenActor);
       const held = readDecision('recheckCurrent', decision);
       const actorRef = digester.principalRef(actor);
-      const prepared = prepare(held);
+      const prepared = prepare(held, actorRef);
       // A stale decision is refused as it is: no facts are looked up for a proposal not reviewed.
       if (prepared.stale || prepared.proposal === null) return recheckWith(held, prepared, null, actorRef);
       return recheckWith(held, prepared, (await lookUp(actor, prepared.proposal.value)).answer, actorRef);

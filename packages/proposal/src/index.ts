@@ -2,6 +2,7 @@ export type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 export type { ProposalRuleSet } from './proposal-rule-set.js';
 export {
   DECISION_CODES,
+  PROPOSAL_DECISION_SCHEMA_VERSION,
   type ProposalDecisionKind,
   type FailureCategory,
   type ProposalDecisionRecord,
@@ -14,6 +15,8 @@ export {
   createProposalValidator,
   DEFAULT_PROPOSAL_LIMITS,
   PROPOSAL_DIGEST_DOMAIN,
+  PROPOSAL_REJECTED_SHAPE_DIGEST_DOMAIN,
+  PROPOSAL_RECORD_DIGEST_DOMAIN,
   PROPOSAL_FACTS_DIGEST_DOMAIN,
   type ProposalValidator,
   type ProposalValidatorOptions,

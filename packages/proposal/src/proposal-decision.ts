@@ -26,14 +26,22 @@ export const DECISION_CODES: Readonly<Record<ProposalDecisionKind, ErrorCode | n
 });
 
 /**
+ * The `schema_version` of every record this package makes. Version 2 added `record_sha256`; a
+ * stored version 1 record (without it) is never rechecked as ready: it is `STATE_CHANGED`, and the
+ * proposal must be validated again.
+ */
+export const PROPOSAL_DECISION_SCHEMA_VERSION = 'toolseal-proposal-decision-v2';
+
+/**
  * The protected record of one validation or recheck (spec 002: "Keep a minimal protected decision
  * record with rule version and failure category"). It holds digests and finite codes only: never
  * the proposal, the facts, or any customer detail. Use a keyed digester: a plain SHA-256 of a small
- * proposal can be found by guessing.
+ * proposal can be found by guessing, and anyone who can write the stored record can recompute every
+ * digest in it, `record_sha256` included.
  */
 export interface ProposalDecisionRecord {
-  /** Always `toolseal-proposal-decision-v1`. */
-  schema_version: 'toolseal-proposal-decision-v1';
+  /** Always `PROPOSAL_DECISION_SCHEMA_VERSION` (`toolseal-proposal-decision-v2`). */
+  schema_version: typeof PROPOSAL_DECISION_SCHEMA_VERSION;
   /** `validate` for a first check, `recheck` for the check before a later effect. */
   stage: 'validate' | 'recheck';
   /** The proposal contract's id. */
@@ -50,12 +58,26 @@ export interface ProposalDecisionRecord {
   reasons: ErrorReason[];
   /** `principalRef` of the actor, never the raw tenant or subject. */
   actor_ref: Sha256Hex;
-  /** `digestTagged('toolseal.proposal.v1', { contract_id, proposal })`; `null` when the input was not JSON the guard accepts. */
+  /**
+   * `digestTagged('toolseal.proposal.v1', { contract_id, proposal })` for a proposal that passed the
+   * structural contract. For one the contract refused (`rejected_shape`), the same digest under
+   * `toolseal.proposal_rejected_shape.v1` instead: it still identifies the refused value for audit,
+   * and can never equal the digest of a proposal that was reviewed. `null` when the input was not
+   * JSON the guard accepts.
+   */
   proposal_sha256: Sha256Hex | null;
   /** Digest of the rule set's snapshot of the trusted facts, when they were loaded; else `null`. */
   facts_sha256: Sha256Hex | null;
   /** When the decision was made (UTC RFC 3339). */
   decided_at: string;
+  /**
+   * `digestTagged('toolseal.proposal_record.v1', every other field of this record)`, made with the
+   * validator's digester. `recheck` accepts a decision only when it matches, so no field of a record
+   * can be altered, nor digests of different records combined into one (a decision, actor, proposal
+   * digest or facts digest taken from another record). Trust it only as far as the digester's key:
+   * with a plain (unkeyed) digester anyone can recompute it.
+   */
+  record_sha256: Sha256Hex;
 }
 
 /** A proposal that matched the trusted facts. Not approval, not execution. */
