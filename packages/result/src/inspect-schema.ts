@@ -162,13 +162,111 @@ function walkOutput(
   }
 }
 
-const SUBSCHEMA_MAPS = ['properties', '$defs', 'definitions', 'patternProperties', 'dependentSchemas'];
-const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SUBSCHEMA_SINGLE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+/**
+ * Subschemas that say what a value of the arguments may be (spec 002: "reject unknown properties at
+ * both object levels"; a value a subschema leaves open can hold any keys, `approved` or
+ * `tenant_id` included): each must be closed (`isClosed`).
+ */
+const VALUE_MAPS = ['properties', 'patternProperties'];
+const VALUE_LISTS = ['prefixItems'];
+const VALUE_SINGLE = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'];
+/**
+ * Subschemas that apply to the value they sit at together with its own keywords (a typed subschema
+ * is narrowed by them; an untyped one is closed only if they are, which `isClosed` checks), or that
+ * are reached through a `$ref` (checked where the reference is made): walked for the rules below
+ * them, not required to be closed themselves.
+ */
+const NARROWING_MAPS = ['$defs', 'definitions', 'dependentSchemas'];
+const NARROWING_LISTS = ['allOf', 'anyOf', 'oneOf'];
+const NARROWING_SINGLE = ['not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+/** Combinators a subschema without its own type may defer its closure to, every branch of them. */
+const DEFERRING_LISTS = ['allOf', 'anyOf', 'oneOf'];
+const CLOSED_HINT =
+  'declare "type", "const" or "enum", or be a local "$ref", "allOf", "anyOf" or "oneOf" whose every subschema does';
 
 /**
- * Checks that every object of an input schema rejects unknown properties (`additionalProperties` or
- * `unevaluatedProperties` false), and collects the pointers an echo may name.
+ * The subschema a local `$ref` (`#` or `#/...`, RFC 6901) names, or `undefined`: the same
+ * resolution as the guard's `createDeclaredFields`, which is what Ajv does when no subschema but
+ * the root has an `$id` (the walk refuses any other `$id`).
+ */
+function resolveLocalRef(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let current: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined;
+    }
+    if (Array.isArray(current) && /^(?:0|[1-9][0-9]{0,5})$/.test(segment)) current = current[Number(segment)];
+    else if (isRecord(current) && Object.hasOwn(current, segment)) current = current[segment];
+    else return undefined;
+  }
+  return current;
+}
+
+/**
+ * Whether a subschema constrains the JSON type of the value it describes, so that no object with
+ * keys of the model's choosing can pass through it where the contract does not list them:
+ * - `false` is closed (nothing passes), `true` never is;
+ * - a subschema with its own `type`, `const` or `enum` is closed (a `const` or `enum` fixes the
+ *   value itself; its other keywords, combinators included, can only narrow it);
+ * - any other subschema is closed only when it defers to something (a local `$ref`, `allOf`,
+ *   `anyOf`, `oneOf`) and every subschema it defers to is closed: the `$ref` target and each branch.
+ * A `$ref` that is not local, does not resolve, or loops back without reaching a type is not
+ * closed. `closed` memoizes per subschema (a subschema on the current path counts as open: a
+ * cycle closes nothing).
+ */
+function isClosed(node: unknown, root: unknown, closed: Map<object, boolean>, depth = 0): boolean {
+  if (node === false) return true;
+  if (!isRecord(node) || depth > MAX_SCHEMA_DEPTH) return false;
+  if (node.type !== undefined || node.const !== undefined || node.enum !== undefined) return true;
+  const known = closed.get(node);
+  if (known !== undefined) return known;
+  closed.set(node, false);
+  const deferred: unknown[] = [];
+  if (node.$ref !== undefined) {
+    // Unresolvable: pushed as `undefined`, which is not closed.
+    deferred.push(typeof node.$ref === 'string' ? resolveLocalRef(root, node.$ref) : undefined);
+  }
+  for (const key of DEFERRING_LISTS) {
+    const list = node[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || list.length === 0) deferred.push(undefined);
+    else deferred.push(...(list as unknown[]));
+  }
+  const result = deferred.length > 0 && deferred.every((child) => isClosed(child, root, closed, depth + 1));
+  closed.set(node, result);
+  return result;
+}
+
+/**
+ * Whether an array subschema says what every item may be: `items` or `unevaluatedItems` (each a
+ * value subschema, so closed), or `prefixItems` with `maxItems` no longer than it. A `const` or
+ * `enum` fixes the items itself.
+ */
+function saysEveryItem(node: Record<string, unknown>): boolean {
+  if (node.const !== undefined || node.enum !== undefined) return true;
+  if (node.items !== undefined || node.unevaluatedItems !== undefined) return true;
+  return Array.isArray(node.prefixItems) && typeof node.maxItems === 'number' && node.maxItems <= node.prefixItems.length;
+}
+
+/**
+ * Checks that an input schema leaves no value open, so that arguments can hold only what the
+ * contract lists (`ToolSpec.input_schema`):
+ * - every subschema that says what a value may be (the root; each `properties`,
+ *   `patternProperties` and `prefixItems` entry; `items`; `additionalProperties`,
+ *   `unevaluatedProperties` and `unevaluatedItems` given as a schema) constrains its type
+ *   (`isClosed`): `{}`, `{ "description": ... }`, `{ "not": ... }` or `true` would accept an object
+ *   of any keys;
+ * - every object (a subschema with `type` `"object"` or `properties`) rejects unknown properties
+ *   (`additionalProperties` or `unevaluatedProperties` false);
+ * - every array (`type` `"array"`) says what each item may be (`saysEveryItem`);
+ * - no subschema anywhere is `true`, and only the root has an `$id` (a nested one changes what a
+ *   `$ref` below it names).
+ * Also collects the pointers an echo may name.
  */
 export function inspectInputSchema(schema: unknown): SchemaInspection {
   const inspection = emptyInspection();
@@ -176,8 +274,15 @@ export function inspectInputSchema(schema: unknown): SchemaInspection {
     inspection.problems.push('input_schema must be an object');
     return inspection;
   }
-  walkInput(schema, '', '', true, 0, inspection);
+  walkInput(schema, '', '', true, 0, true, { root: schema, closed: new Map(), inspection });
   return inspection;
+}
+
+interface InputWalk {
+  readonly root: Record<string, unknown>;
+  /** `isClosed` results by subschema. */
+  readonly closed: Map<object, boolean>;
+  readonly inspection: SchemaInspection;
 }
 
 function walkInput(
@@ -186,38 +291,55 @@ function walkInput(
   template: string | null,
   throughObjectsOnly: boolean,
   depth: number,
-  inspection: SchemaInspection,
+  isValue: boolean,
+  walk: InputWalk,
 ): void {
+  const { inspection } = walk;
   const where = schemaPath === '' ? 'input_schema' : `input_schema${schemaPath}`;
   if (depth > MAX_SCHEMA_DEPTH) {
     inspection.problems.push(`${where}: nested deeper than ${MAX_SCHEMA_DEPTH}`);
     return;
   }
+  if (node === true) {
+    inspection.problems.push(`${where}: a boolean true subschema accepts any value (write one that declares "type", or false)`);
+    return;
+  }
   if (!isRecord(node)) return;
+  if (isValue && !isClosed(node, walk.root, walk.closed)) {
+    inspection.problems.push(`${where}: a subschema must constrain its type: ${CLOSED_HINT}`);
+  }
+  if (depth > 0 && node.$id !== undefined) {
+    inspection.problems.push(`${where}: "$id" is allowed at the root only (a nested "$id" changes what a "$ref" below it names)`);
+  }
   const types = typesOf(node);
   const isObject = types?.includes('object') === true || isRecord(node.properties);
   if (isObject && node.additionalProperties !== false && node.unevaluatedProperties !== false) {
     inspection.problems.push(`${where}: an object needs "additionalProperties": false`);
   }
-  for (const key of SUBSCHEMA_MAPS) {
+  if (types?.includes('array') === true && !saysEveryItem(node)) {
+    inspection.problems.push(`${where}: an array needs "items" (or "prefixItems" with "maxItems" no longer than it)`);
+  }
+  for (const key of [...VALUE_MAPS, ...NARROWING_MAPS]) {
     const map = node[key];
     if (!isRecord(map)) continue;
+    const isValueMap = VALUE_MAPS.includes(key);
     for (const [name, child] of Object.entries(map)) {
       const isProperty = key === 'properties' && template !== null;
       const childTemplate = isProperty && PROPERTY_NAME.test(name) ? `${template}/${name}` : null;
       if (isProperty && childTemplate !== null && throughObjectsOnly) inspection.scalarPaths.add(childTemplate);
-      walkInput(child, `${schemaPath}/${key}/${name}`, childTemplate, throughObjectsOnly, depth + 1, inspection);
+      walkInput(child, `${schemaPath}/${key}/${name}`, childTemplate, throughObjectsOnly, depth + 1, isValueMap, walk);
     }
   }
-  for (const key of SUBSCHEMA_LISTS) {
+  for (const key of [...VALUE_LISTS, ...NARROWING_LISTS]) {
     const list = node[key];
     if (!Array.isArray(list)) continue;
+    const isValueList = VALUE_LISTS.includes(key);
     list.forEach((child: unknown, index) => {
-      walkInput(child, `${schemaPath}/${key}/${index}`, null, false, depth + 1, inspection);
+      walkInput(child, `${schemaPath}/${key}/${index}`, null, false, depth + 1, isValueList, walk);
     });
   }
-  for (const key of SUBSCHEMA_SINGLE) {
+  for (const key of [...VALUE_SINGLE, ...NARROWING_SINGLE]) {
     if (node[key] === undefined) continue;
-    walkInput(node[key], `${schemaPath}/${key}`, null, false, depth + 1, inspection);
+    walkInput(node[key], `${schemaPath}/${key}`, null, false, depth + 1, VALUE_SINGLE.includes(key), walk);
   }
 }

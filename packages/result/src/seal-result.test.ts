@@ -1,6 +1,7 @@
-import type { CallContext, PrincipalContext } from '@toolseal/contracts';
+import type { CallContext, PrincipalContext, Redaction } from '@toolseal/contracts';
 import { canonicalize, createDigester } from '@toolseal/digests';
 import { ERROR_CATALOG, ERROR_CODES } from '@toolseal/errors';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { sealResult, type SealResultInput } from './seal-result.js';
@@ -339,6 +340,92 @@ describe('sealResult', () => {
     for (const output of [null, undefined, 'ok', Symbol('x'), () => 1, new Map(), Promise.resolve(orderOutput)]) {
       expect(sealResult(orderInput({ subject: { kind: 'data', output } })).sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
     }
+  });
+
+  it('throws a TypeError, before sealing anything, for a redaction whose reason or path is missing or not a string', () => {
+    // Review: `REDACTION_REASON.test(reason)` coerced undefined, null and ['ok'] to matching text, so
+    // such a redaction was sealed, `canonical_protected_audit` came out null and the package failed
+    // its own verification (malformed_package).
+    const cases: [unknown, RegExp][] = [
+      [[{ path: '/data/x' }], /^sealResult: redactions\[0\]\.reason must be a snake_case string/],
+      [[{ path: '/data/x', reason: null }], /^sealResult: redactions\[0\]\.reason must be a snake_case string/],
+      [[{ path: '/data/x', reason: ['ok'] }], /^sealResult: redactions\[0\]\.reason must be a snake_case string/],
+      [[{ path: '/data/x', reason: 7 }], /^sealResult: redactions\[0\]\.reason must be a snake_case string/],
+      [[{ path: '/data/x', reason: 'pii' }, { reason: 'pii' }], /^sealResult: redactions\[1\]\.path must be a string/],
+      [[{ path: null, reason: 'pii' }], /^sealResult: redactions\[0\]\.path must be a string/],
+      [[{ path: ['/data/x'], reason: 'pii' }], /^sealResult: redactions\[0\]\.path must be a string/],
+      [[{ path: 'x'.repeat(257), reason: 'pii' }], /^sealResult: redactions\[0\]\.path must be a string of at most 256/],
+      [[null], /^sealResult: redactions\[0\] must be an object/],
+      // A hole in a sparse array.
+      [[{ path: '', reason: 'pii' }, , { path: '', reason: 'pii' }], /^sealResult: redactions\[1\] must be an object/],
+      [['pii'], /^sealResult: redactions\[0\] must be an object/],
+      ['pii', /^sealResult: redactions must be an array/],
+      [{ length: 1, 0: { path: '', reason: 'pii' } }, /^sealResult: redactions must be an array/],
+    ];
+    for (const [redactions, message] of cases) {
+      for (const subject of [{ kind: 'data', output: copy(orderOutput) }, { kind: 'error', code: 'NOT_FOUND' }] as const) {
+        // Nothing is sealed: the clock is not read and no digest is computed.
+        let work = 0;
+        const counting = {
+          ...digester,
+          requestDigest: (...args: Parameters<typeof digester.requestDigest>) => (work++, digester.requestDigest(...args)),
+          resultDigestFromCanonical: (text: string) => (work++, digester.resultDigestFromCanonical(text)),
+        };
+        const now = () => (work++, '2026-07-19T00:00:01Z');
+        let thrown: unknown;
+        try {
+          sealResult(orderInput({ redactions: redactions as readonly Redaction[], subject, digester: counting, now }));
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown, JSON.stringify(redactions)).toBeInstanceOf(TypeError);
+        expect((thrown as Error).message).toMatch(message);
+        expect(work).toBe(0);
+      }
+    }
+  });
+
+  it('reads each redaction once: what it checked is what it records', () => {
+    let reads = 0;
+    const shifty = {
+      path: '/data/note',
+      get reason(): unknown {
+        reads++;
+        return reads === 1 ? 'pii' : undefined;
+      },
+    };
+    const output = sealResult(orderInput({ redactions: [shifty as { path: string; reason: string }] }));
+    expect(reads).toBe(1);
+    expect(output.sealed.protected_audit.redactions).toEqual([{ path: '/data/note', reason: 'pii' }]);
+    expect(output.canonical_protected_audit).not.toBeNull();
+  });
+
+  it('either throws a TypeError for the redactions or seals a package that passes its own verification (property)', () => {
+    const field = fc.oneof(
+      fc.constantFrom('', '/data/note', 'pii', 'sensitive_key', 'Not Snake', 'x'.repeat(64), 'a'.repeat(65), 'x'.repeat(257), '\ud800'),
+      fc.string({ maxLength: 8 }),
+      fc.anything(),
+    );
+    const redaction = fc.oneof(fc.record({ path: field, reason: field }, { requiredKeys: [] }), fc.anything());
+    let sealed = 0;
+    fc.assert(
+      fc.property(fc.array(redaction, { maxLength: 3 }), fc.boolean(), (redactions, asError) => {
+        const subject = asError ? ({ kind: 'error', code: 'NOT_FOUND' } as const) : ({ kind: 'data', output: copy(orderOutput) } as const);
+        let output: ReturnType<typeof sealResult>;
+        try {
+          output = sealResult(orderInput({ redactions: redactions as readonly Redaction[], subject }));
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+          return;
+        }
+        sealed++;
+        expect(output.canonical_protected_audit).not.toBeNull();
+        const trusted = { registry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester };
+        expect(verifyResult(output.sealed, trusted)).toEqual({ ok: true });
+      }),
+      { numRuns: 300 },
+    );
+    expect(sealed).toBeGreaterThan(0);
   });
 
   it('throws a TypeError naming the field for a lone surrogate in the trusted principal or call', () => {

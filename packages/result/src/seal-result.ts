@@ -106,8 +106,11 @@ export interface SealResultInput {
   /** The digester (plain SHA-256, or HMAC when keyed). */
   digester: Digester;
   /**
-   * Redactions the host made before sealing (at most 63), recorded in `protected_audit`. A refused
-   * handler output adds `{ path: "", reason: "output_contract_violation" }`.
+   * Redactions the host made before sealing (at most 63), recorded in `protected_audit`: each a
+   * string `path` of at most 256 characters without lone surrogates and a string `reason` matching
+   * `^[a-z][a-z0-9_]{0,63}$`; anything else (a missing or non-string field included) throws a
+   * `TypeError` before anything is sealed. A refused handler output adds
+   * `{ path: "", reason: "output_contract_violation" }`.
    */
   redactions?: readonly Redaction[];
 }
@@ -143,6 +146,8 @@ export interface SealResultOutput {
 const DELIVERIES = new Set<string>(['fresh', 'local_replay', 'receipt_reconciled']);
 const REDACTION_REASON = /^[a-z][a-z0-9_]{0,63}$/;
 const MAX_REDACTIONS = 64;
+/** `Redaction.path` `@maxLength` (the protected-audit schema). */
+const MAX_REDACTION_PATH_LENGTH = 256;
 /** One slot stays free for the seal's own `output_contract_violation` redaction. */
 const MAX_HOST_REDACTIONS = MAX_REDACTIONS - 1;
 
@@ -155,7 +160,38 @@ function loneSurrogate(field: string): TypeError {
   return new TypeError(`sealResult: ${field} holds a lone surrogate (text without a UTF-8 form cannot be digested or audited)`);
 }
 
-function checkTrustedInput(input: SealResultInput): void {
+/**
+ * A checked private copy of the host's redactions, each field read once (what was checked is what is
+ * sealed). Every field is tested for its type first: a pattern test would coerce `undefined`, `null`
+ * or `['ok']` to text that matches, and the sealed package would then fail its own verification.
+ */
+function copyRedactions(value: unknown): Redaction[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError('sealResult: redactions must be an array');
+  if (value.length > MAX_HOST_REDACTIONS) throw new TypeError(`sealResult: more than ${MAX_HOST_REDACTIONS} redactions`);
+  const copies: Redaction[] = [];
+  // An index loop, not `map`: a hole in a sparse array is a missing redaction, not one to skip.
+  for (let index = 0; index < value.length; index++) {
+    const redaction: unknown = value[index];
+    const where = `redactions[${index}]`;
+    if (typeof redaction !== 'object' || redaction === null || Array.isArray(redaction)) {
+      throw new TypeError(`sealResult: ${where} must be an object { path, reason }`);
+    }
+    const { path, reason } = redaction as { path?: unknown; reason?: unknown };
+    if (typeof path !== 'string' || path.length > MAX_REDACTION_PATH_LENGTH) {
+      throw new TypeError(`sealResult: ${where}.path must be a string of at most ${MAX_REDACTION_PATH_LENGTH} characters`);
+    }
+    if (typeof reason !== 'string' || !REDACTION_REASON.test(reason)) {
+      throw new TypeError(`sealResult: ${where}.reason must be a snake_case string (${REDACTION_REASON.source})`);
+    }
+    if (!isWellFormedText(path)) throw loneSurrogate('a redaction path');
+    copies.push({ path, reason });
+  }
+  return copies;
+}
+
+/** Checks the trusted input and returns the private copy of its redactions. */
+function checkTrustedInput(input: SealResultInput): Redaction[] {
   const { principal, call, execution } = input;
   if (typeof principal?.tenant_id !== 'string' || typeof principal.subject_id !== 'string') {
     throw new TypeError('sealResult: principal needs tenant_id and subject_id');
@@ -173,16 +209,7 @@ function checkTrustedInput(input: SealResultInput): void {
     if (!isWellFormedText(call.idempotency_key)) throw loneSurrogate('call.idempotency_key');
   }
   if (!DELIVERIES.has(execution?.delivery)) throw new TypeError('sealResult: execution.delivery is not a Delivery');
-  const redactions = input.redactions ?? [];
-  if (redactions.length > MAX_HOST_REDACTIONS) {
-    throw new TypeError(`sealResult: more than ${MAX_HOST_REDACTIONS} redactions`);
-  }
-  for (const redaction of redactions) {
-    if (typeof redaction.path !== 'string' || redaction.path.length > 256 || !REDACTION_REASON.test(redaction.reason)) {
-      throw new TypeError('sealResult: a redaction needs a path of at most 256 characters and a snake_case reason');
-    }
-    if (!isWellFormedText(redaction.path)) throw loneSurrogate('a redaction path');
-  }
+  return copyRedactions(input.redactions);
 }
 
 interface Downstream {
@@ -200,12 +227,12 @@ interface Downstream {
  * once; the three digests are computed once from the trusted principal, call and registry.
  *
  * Throws only for caller bugs (malformed trusted input, lone surrogates in the principal or call
- * ids included, arguments without a canonical JSON form, an error the catalog forbids or whose
+ * ids and redactions without a string path and snake_case string reason included, arguments without a canonical JSON form, an error the catalog forbids or whose
  * reason fields the tool's input schema does not declare, a broken clock), never because of what a
  * handler returned.
  */
 export function sealResult(input: SealResultInput): SealResultOutput {
-  checkTrustedInput(input);
+  const redactions = checkTrustedInput(input);
   const { registry, subject, execution } = input;
   const tool = registry.get(input.tool_name);
   const contract: Readonly<ToolContract> = tool?.contract ?? registry.unregisteredContract;
@@ -215,7 +242,6 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   let modelResult: ModelResult;
   let canonical: string | null = null;
   let downstream: Downstream = { receipt: null, status_ref: null };
-  const redactions: Redaction[] = (input.redactions ?? []).map(({ path, reason }) => ({ path, reason }));
 
   if (tool === undefined) {
     modelResult = errorResult(registry, 'UNKNOWN_TOOL', {}, execution.delivery, clockReadingText(reading));

@@ -429,9 +429,12 @@ function checkMedia(name: string, value: unknown, mediaPointers: readonly string
 
 /**
  * Builds the registry once at start-up: validates every spec, compiles the input and output
- * validators with the pinned Ajv, and proves every output schema exact. Throws `RegistryError` on a
- * duplicate name, a missing revision, a schema strict Ajv rejects, an output schema that is not
- * exact at every level, a sensitive key in an output schema, or a bad pattern, link or media rule.
+ * validators with the pinned Ajv, and proves every output schema exact and every input schema
+ * closed. Throws `RegistryError` on a duplicate name, a missing revision, a schema strict Ajv
+ * rejects, an output schema that is not exact at every level, an input schema that leaves a value
+ * open (an untyped or `true` subschema, an object without `additionalProperties: false`, an array
+ * without `items`: see `ToolSpec.input_schema`), a sensitive key in an output schema, or a bad
+ * pattern, link or media rule.
  */
 export function createToolRegistry(specs: readonly ToolSpec[], options: ToolRegistryOptions = {}): ToolRegistry {
   if (!Array.isArray(specs)) throw new RegistryError(null, 'specs must be an array');
