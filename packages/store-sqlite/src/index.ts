@@ -1,4 +1,13 @@
-export { openSqliteStores, type SqliteStoresOptions, type SqliteStores } from './open-sqlite-stores.js';
+export {
+  openSqliteStores,
+  DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+  MAX_SQLITE_BUSY_TIMEOUT_MS,
+  DEFAULT_SQLITE_LOCK_TIMEOUT_MS,
+  MAX_SQLITE_LOCK_TIMEOUT_MS,
+  type SqliteStoresOptions,
+  type SqliteStores,
+} from './open-sqlite-stores.js';
+export { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
 export {
   migrateSqlite,
   SQLITE_MIGRATIONS,

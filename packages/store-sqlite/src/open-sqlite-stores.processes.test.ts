@@ -8,6 +8,7 @@ import type { ClaimOutcome } from '@toolseal/audit';
 import { exited, forkTypeScript, nextMessage } from '@toolseal/audit/child-process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStores } from './open-sqlite-stores.js';
+import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-sqlite-processes-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -35,7 +36,7 @@ describe('SQLite stores: crash injection with real processes', { timeout: 120_00
     const databasePath = join(directory, 'crash.db');
     const sideEffectPath = join(directory, 'crash.side-effects');
     const first = await attempt('after-handler', databasePath, sideEffectPath, 'key-crash', 0);
-    expect(first.message).toMatchObject({ step: 'handler_done', claim: { kind: 'claimed', fencing_token: 1 } });
+    expect(first.message).toMatchObject({ step: 'handler_done', claim: { kind: 'claimed', took_over: false } });
     first.child.kill('SIGKILL');
     expect(await exited(first.child)).toEqual({ code: null, signal: 'SIGKILL' });
     expect(sideEffects(sideEffectPath)).toHaveLength(1);
@@ -66,13 +67,15 @@ describe('SQLite stores: crash injection with real processes', { timeout: 120_00
     const databasePath = join(directory, 'crash-claim.db');
     const sideEffectPath = join(directory, 'crash-claim.side-effects');
     const first = await attempt('after-claim', databasePath, sideEffectPath, 'key-claim', 0);
-    expect(first.message).toMatchObject({ step: 'claimed', claim: { kind: 'claimed', fencing_token: 1 } });
+    expect(first.message).toMatchObject({ step: 'claimed', claim: { kind: 'claimed', took_over: false } });
+    // The first token's value is the audit package's business; a takeover adds one to it.
+    const firstToken = first.message.claim.kind === 'claimed' ? first.message.claim.fencing_token : Number.NaN;
     first.child.kill('SIGKILL');
     await exited(first.child);
     expect(sideEffects(sideEffectPath)).toHaveLength(0);
 
     const retry = await attempt('retry', databasePath, sideEffectPath, 'key-claim', 60_000);
-    expect(retry.message).toMatchObject({ step: 'completed', claim: { kind: 'claimed', fencing_token: 2, took_over: true } });
+    expect(retry.message).toMatchObject({ step: 'completed', claim: { kind: 'claimed', fencing_token: firstToken + 1, took_over: true } });
     await exited(retry.child);
     const replay = await attempt('retry', databasePath, sideEffectPath, 'key-claim', 120_000);
     expect(replay.message).toMatchObject({ step: 'not_run', claim: { kind: 'completed', delivery: 'local_replay' } });
@@ -109,4 +112,89 @@ describe('SQLite stores: eight processes race duplicate claims', () => {
     const lines = sideEffects(sideEffectPath);
     expect(lines.sort()).toEqual([...keys].sort());
   }, 120_000);
+});
+
+describe('SQLite stores: another process holds the write lock', { timeout: 120_000 }, () => {
+  const HOLD_MS = 1_000;
+
+  /** Starts a child process that holds the write lock on `databasePath` for HOLD_MS; resolves once it holds it. */
+  async function holdWriteLockElsewhere(databasePath: string) {
+    const child = forkTypeScript(new URL('./__fixtures__/lock-holder-child.ts', import.meta.url), [databasePath, String(HOLD_MS)]);
+    expect(await nextMessage<{ step: string }>(child)).toEqual({ step: 'locked' });
+    return child;
+  }
+
+  /** Records when a 10 ms interval runs, to see whether the event loop ran during a store call. */
+  function watchEventLoop() {
+    const ticks: number[] = [];
+    const started = performance.now();
+    const interval = setInterval(() => ticks.push(performance.now()), 10);
+    return {
+      stop() {
+        clearInterval(interval);
+        const stopped = performance.now();
+        const times = [started, ...ticks, stopped];
+        const longestStall = Math.max(...times.slice(1).map((time, index) => time - (times[index] ?? time)));
+        return { ticks: ticks.length, longestStall, elapsed: stopped - started };
+      },
+    };
+  }
+
+  it('a store call waiting for the lock keeps the event loop running and succeeds once the lock is released', async () => {
+    const databasePath = join(directory, 'lock-wait.db');
+    const stores = openSqliteStores({ path: databasePath }); // defaults: 25 ms per attempt, 5 000 ms in all
+    try {
+      const child = await holdWriteLockElsewhere(databasePath);
+      const loop = watchEventLoop();
+      const [claim, entry] = await Promise.all([
+        stores.idempotencyStore.claim({ key: 'key-wait', request_sha256: REQUEST, owner: 'host-a', lease_ms: 60_000 }),
+        stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-wait', operation_id: null, idempotency_key: 'key-wait', body: { n: 1 } }),
+      ]);
+      const { ticks, longestStall, elapsed } = loop.stop();
+      // It really waited for the other process (which held the lock about HOLD_MS after "locked").
+      expect(elapsed).toBeGreaterThan(HOLD_MS / 2);
+      expect(claim).toMatchObject({ kind: 'claimed', took_over: false });
+      expect(entry.sequence).toBe(1);
+      // A synchronous wait would show no tick and one stall as long as the whole wait; here each
+      // attempt blocks at most 25 ms, and timers run between attempts.
+      expect(ticks).toBeGreaterThanOrEqual(20);
+      expect(longestStall).toBeLessThan(HOLD_MS / 2);
+      expect(await exited(child)).toEqual({ code: 0, signal: null });
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('a call whose lockTimeoutMs is shorter than the hold fails with SqliteLockTimeoutError and writes nothing', async () => {
+    const databasePath = join(directory, 'lock-timeout.db');
+    const lockTimeoutMs = 200;
+    const stores = openSqliteStores({ path: databasePath, lockTimeoutMs });
+    try {
+      const child = await holdWriteLockElsewhere(databasePath);
+      const loop = watchEventLoop();
+      const outcomes = await Promise.allSettled([
+        stores.idempotencyStore.claim({ key: 'key-timeout', request_sha256: REQUEST, owner: 'host-a', lease_ms: 60_000 }),
+        stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-timeout', operation_id: null, idempotency_key: 'key-timeout', body: { n: 1 } }),
+      ]);
+      const { ticks, elapsed } = loop.stop();
+      const errors = outcomes.map((outcome) => (outcome.status === 'rejected' ? outcome.reason : outcome.value));
+      expect(errors.map((error) => SqliteLockTimeoutError.isInstance(error) && error.operation)).toEqual(['claim', 'append']);
+      for (const error of errors) {
+        if (!SqliteLockTimeoutError.isInstance(error)) throw new Error('unreachable');
+        expect(error.waitedMs).toBeGreaterThanOrEqual(lockTimeoutMs);
+        expect(error.waitedMs).toBeLessThan(HOLD_MS);
+      }
+      expect(elapsed).toBeLessThan(HOLD_MS);
+      expect(ticks).toBeGreaterThan(0);
+      // The other process lets go later: nothing of the failed calls is written then either.
+      expect(await exited(child)).toEqual({ code: 0, signal: null });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await stores.idempotencyStore.get('key-timeout')).toBeUndefined();
+      expect(await stores.auditLog.head()).toBeNull();
+      expect(await stores.auditLog.query({}, { limit: 10 })).toEqual({ entries: [], next: null });
+    } finally {
+      stores.close();
+    }
+  });
 });

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { ManualClock, StoreInputError, type ClaimOutcome } from '@toolseal/audit';
 import { storeConformanceCases } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropAppendOnlyTriggers, sqliteTamper } from './__fixtures__/sqlite-tamper.js';
-import { openSqliteStores } from './open-sqlite-stores.js';
+import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
+import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-sqlite-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -33,17 +35,49 @@ describe('SQLite stores (:memory:): conformance', () => {
 
 describe('SQLite stores: connection settings', () => {
   it('uses WAL, the busy timeout and synchronous FULL by default', () => {
-    const stores = openSqliteStores({ path: nextPath(), busyTimeoutMs: 1234 });
+    const stores = openSqliteStores({ path: nextPath(), busyTimeoutMs: 250 });
     try {
       expect(stores.database.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(stores.database.pragma('busy_timeout', { simple: true })).toBe(1234);
+      expect(stores.database.pragma('busy_timeout', { simple: true })).toBe(250);
       expect(stores.database.pragma('synchronous', { simple: true })).toBe(2);
     } finally {
       stores.close();
     }
     const normal = openSqliteStores({ path: nextPath(), synchronous: 'normal' });
+    // The default synchronous wait of one attempt is short: 25 ms, not the whole lock timeout.
+    expect(normal.database.pragma('busy_timeout', { simple: true })).toBe(25);
     expect(normal.database.pragma('synchronous', { simple: true })).toBe(1);
     normal.close();
+  });
+
+  it('refuses lock timeouts out of range, naming the option, before the file is created', () => {
+    const cases: [Partial<SqliteStoresOptions>, string][] = [
+      [{ busyTimeoutMs: 1001 }, 'busyTimeoutMs'],
+      [{ busyTimeoutMs: 10_000 }, 'busyTimeoutMs'],
+      [{ busyTimeoutMs: -1 }, 'busyTimeoutMs'],
+      [{ busyTimeoutMs: 2.5 }, 'busyTimeoutMs'],
+      [{ busyTimeoutMs: Number.NaN }, 'busyTimeoutMs'],
+      [{ lockTimeoutMs: -1 }, 'lockTimeoutMs'],
+      [{ lockTimeoutMs: 3_600_001 }, 'lockTimeoutMs'],
+      [{ lockTimeoutMs: Number.POSITIVE_INFINITY }, 'lockTimeoutMs'],
+    ];
+    for (const [options, field] of cases) {
+      const path = nextPath();
+      let thrown: unknown;
+      try {
+        openSqliteStores({ path, ...options });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(StoreInputError.isInstance(thrown) && thrown.field, JSON.stringify(options)).toBe(field);
+      expect(existsSync(path)).toBe(false);
+    }
+    expect(() => openSqliteStores({ path: nextPath(), busyTimeoutMs: 10_000 })).toThrow(
+      'busyTimeoutMs: must be a whole number of milliseconds from 0 to 1000 (one attempt to take a lock blocks the event loop this long; the total wait is lockTimeoutMs)',
+    );
+    // The bounds themselves are accepted.
+    openSqliteStores({ path: nextPath(), busyTimeoutMs: 0, lockTimeoutMs: 0 }).close();
+    openSqliteStores({ path: nextPath(), busyTimeoutMs: 1000, lockTimeoutMs: 3_600_000 }).close();
   });
 
   it('keeps records and the chain across close and reopen', async () => {
@@ -217,6 +251,146 @@ describe('SQLite stores: eight connections on one WAL file', () => {
       expect(outcomes.filter((outcome) => outcome.kind === 'completed').length).toBeGreaterThan(0);
     } finally {
       for (const connection of connections) connection.close();
+    }
+  });
+});
+
+describe('SQLite stores: another connection of this process holds the write lock', () => {
+  /** A second connection on `path` that takes the write lock now (as a backup or a long batch would). */
+  function holdWriteLock(path: string) {
+    const holder = new BetterSqlite3(path);
+    holder.exec('BEGIN IMMEDIATE');
+    return {
+      release: () => {
+        holder.exec('COMMIT');
+        holder.close();
+      },
+    };
+  }
+  const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+  const claimInput = (key: string, owner = 'host-a') => ({ key, request_sha256: REQUEST, owner, lease_ms: 60_000 });
+  const appendInput = (index: number) => ({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+
+  it('waits without holding the event loop: a timer of this process releases the lock and the calls then succeed', async () => {
+    const path = nextPath();
+    const stores = openSqliteStores({ path });
+    const lock = holdWriteLock(path);
+    try {
+      // With a synchronous busy wait, this timer could not fire before the wait gave up.
+      setTimeout(lock.release, 150);
+      const started = performance.now();
+      const [claim, entry] = await Promise.all([stores.idempotencyStore.claim(claimInput('k')), stores.auditLog.append(appendInput(1))]);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+      expect(claim).toMatchObject({ kind: 'claimed', took_over: false });
+      expect(entry.sequence).toBe(1);
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('plans a retried write again from what the other connection committed meanwhile', async () => {
+    const path = nextPath();
+    const clock = new ManualClock(T0);
+    const digester = createDigester({ key: new Uint8Array(32).fill(7) });
+    const waiting = openSqliteStores({ path, clock, digester });
+    const other = openSqliteStores({ path, clock, digester });
+    try {
+      other.database.exec('BEGIN IMMEDIATE');
+      const claim = waiting.idempotencyStore.claim(claimInput('k', 'host-a'));
+      const append = waiting.auditLog.append(appendInput(2));
+      await sleep(60);
+      // While the first connection waits, the other claims the same key and appends, then commits.
+      const otherClaim = await other.idempotencyStore.claim(claimInput('k', 'host-b'));
+      const otherEntry = await other.auditLog.append(appendInput(1));
+      other.database.exec('COMMIT');
+      expect(otherClaim).toMatchObject({ kind: 'claimed', took_over: false });
+      // Not a second winner, and no error from a stale plan: the key is now held by host-b.
+      expect(await claim).toEqual({ kind: 'in_progress', lease_expires_at: T0 + 60_000, retry_after_ms: 60_000 });
+      expect((await waiting.idempotencyStore.get('k'))?.owner).toBe('host-b');
+      const entry = await append;
+      expect(entry.sequence).toBe(2);
+      expect(entry.previous_hash).toBe(otherEntry.entry_hash);
+      expect(await waiting.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
+    } finally {
+      waiting.close();
+      other.close();
+    }
+  });
+
+  it('gives up after lockTimeoutMs with SqliteLockTimeoutError, and writes nothing even after the lock is free', async () => {
+    const path = nextPath();
+    const stores = openSqliteStores({ path, lockTimeoutMs: 80 });
+    const lock = holdWriteLock(path);
+    const outcomes = await Promise.allSettled([
+      stores.idempotencyStore.claim(claimInput('k')),
+      stores.auditLog.append(appendInput(1)),
+      stores.idempotencyStore.purgeExpired({ older_than_ms: 0 }),
+    ]);
+    lock.release();
+    try {
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      const errors = outcomes.map((outcome) => (outcome.status === 'rejected' ? outcome.reason : null));
+      expect(errors.map((error) => SqliteLockTimeoutError.isInstance(error) && error.operation)).toEqual(['claim', 'append', 'purgeExpired']);
+      // Longer than any retry pause: a retry left running would have written by now.
+      await sleep(150);
+      expect(await stores.idempotencyStore.get('k')).toBeUndefined();
+      expect(await stores.auditLog.head()).toBeNull();
+      // The store works again once the lock is free.
+      expect(await stores.idempotencyStore.claim(claimInput('k'))).toMatchObject({ kind: 'claimed', took_over: false });
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('keeps the call order of one connection\'s writes while they wait', async () => {
+    const path = nextPath();
+    const stores = openSqliteStores({ path });
+    const lock = holdWriteLock(path);
+    try {
+      const appends = [1, 2, 3, 4].map((index) => stores.auditLog.append(appendInput(index)));
+      setTimeout(lock.release, 40);
+      const entries = await Promise.all(appends);
+      expect(entries.map((entry) => [entry.sequence, entry.call_id])).toEqual([
+        [1, 'call-1'],
+        [2, 'call-2'],
+        [3, 'call-3'],
+        [4, 'call-4'],
+      ]);
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('closing the stores ends a wait: the call fails at its next attempt and writes nothing', async () => {
+    const path = nextPath();
+    const stores = openSqliteStores({ path });
+    const lock = holdWriteLock(path);
+    const claim = stores.idempotencyStore.claim(claimInput('k'));
+    await sleep(20);
+    stores.close();
+    lock.release();
+    await expect(claim).rejects.toThrow(/not open/);
+    const reopened = openSqliteStores({ path });
+    try {
+      expect(await reopened.idempotencyStore.get('k')).toBeUndefined();
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('reopens an up-to-date file while another connection holds the write lock, without waiting', () => {
+    const path = nextPath();
+    openSqliteStores({ path }).close();
+    const lock = holdWriteLock(path);
+    try {
+      const started = performance.now();
+      const stores = openSqliteStores({ path, lockTimeoutMs: 2000 });
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(stores.schemaVersion).toBe(1);
+      stores.close();
+    } finally {
+      lock.release();
     }
   });
 });

@@ -13,6 +13,7 @@ import {
   prepareAuditEntry,
   readClock,
   sealAuditEntry,
+  StoreInputError,
   systemClock,
   type AuditEntry,
   type AuditEntryInput,
@@ -36,7 +37,20 @@ import {
 import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
+import { SqliteLockWaiter } from './sqlite-lock-waiter.js';
 import { migrateSqlite } from './sqlite-migrations.js';
+
+/** Default `busyTimeoutMs`: the longest one attempt to take a lock blocks the event loop. */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 25;
+/** Largest `busyTimeoutMs` accepted: beyond it, one attempt would stall every timer of the process. */
+export const MAX_SQLITE_BUSY_TIMEOUT_MS = 1_000;
+/**
+ * Default `lockTimeoutMs`: half the dispatcher's default `storeTimeoutMs` (10 000), so that with
+ * both defaults a store call gives up (writing nothing) before the dispatcher stops waiting for it.
+ */
+export const DEFAULT_SQLITE_LOCK_TIMEOUT_MS = 5_000;
+/** Largest `lockTimeoutMs` accepted (one hour, the dispatcher's largest `storeTimeoutMs`). */
+export const MAX_SQLITE_LOCK_TIMEOUT_MS = 3_600_000;
 
 export interface SqliteStoresOptions {
   /** Database file path, or `:memory:` (tests: one connection only, nothing survives close). */
@@ -45,8 +59,23 @@ export interface SqliteStoresOptions {
   clock?: Clock;
   /** Audit chain digester (default: unkeyed `createDigester()`); pass `createDigester({ key })` for an HMAC chain. */
   digester?: Digester;
-  /** How long a connection waits for another connection's write lock, in ms (default 10 000). */
+  /**
+   * The longest one attempt to take a lock another connection holds blocks the thread (SQLite's
+   * `busy_timeout`), in whole ms from 0 to 1 000 (default 25). better-sqlite3 is synchronous: while
+   * an attempt waits, no timer or I/O callback of the process runs. A call that still meets the
+   * lock tries again after a pause on a timer (the event loop runs), until `lockTimeoutMs`.
+   */
   busyTimeoutMs?: number;
+  /**
+   * The longest a store call waits in total for a lock another connection or process holds, in
+   * whole ms from 0 to 3 600 000 (default 5 000); then it rejects with `SqliteLockTimeoutError`,
+   * having written nothing. The call settles at most about `lockTimeoutMs + busyTimeoutMs` (plus
+   * its own work) after it was made. Keep that below the dispatcher's `storeTimeoutMs` (default
+   * 10 000), so that the store always answers first and never writes after the dispatcher stopped
+   * waiting (see the README, "Lock contention"). `openSqliteStores` itself, synchronous, may block
+   * up to this long when it must create or migrate the schema while another connection writes.
+   */
+  lockTimeoutMs?: number;
   /**
    * `full` (default): every commit is on disk before it returns, surviving power loss.
    * `normal`: survives a process crash, may lose the last commits on power loss (faster).
@@ -73,7 +102,10 @@ export interface SqliteStores {
   database: Database;
   /** The schema version the database is at after opening. */
   schemaVersion: number;
-  /** Closes the connection. */
+  /**
+   * Closes the connection. A store call still waiting for a lock then fails at its next attempt
+   * (better-sqlite3's "connection is not open"), having written nothing.
+   */
   close(): void;
 }
 
@@ -106,20 +138,41 @@ const RECORD_COLUMNS =
  * Opens (and migrates) a SQLite database holding the audit log and the idempotency records: the
  * embedded default store. WAL mode, so many connections (threads or processes) can share one
  * file; every write is a BEGIN IMMEDIATE transaction, so they serialize on SQLite's write lock.
+ * A call that meets another connection's lock waits for it without holding the event loop
+ * (`busyTimeoutMs`, `lockTimeoutMs`).
  */
 export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const clock = options.clock ?? systemClock;
   const digester = options.digester ?? createDigester();
   const maxBodyBytes = options.maxBodyBytes;
-  // Checked before the file is opened: a malformed identity throws StoreInputError, nothing is created.
+  // Checked before the file is opened: a malformed option throws StoreInputError, nothing is created.
+  const busyTimeoutMs = checkMilliseconds(
+    'busyTimeoutMs',
+    options.busyTimeoutMs,
+    DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+    MAX_SQLITE_BUSY_TIMEOUT_MS,
+    'one attempt to take a lock blocks the event loop this long; the total wait is lockTimeoutMs',
+  );
+  const lockTimeoutMs = checkMilliseconds(
+    'lockTimeoutMs',
+    options.lockTimeoutMs,
+    DEFAULT_SQLITE_LOCK_TIMEOUT_MS,
+    MAX_SQLITE_LOCK_TIMEOUT_MS,
+    'the total wait of one store call for a lock',
+  );
   const genesisHash = auditGenesisHash(digester, options.logId);
+  const lock = new SqliteLockWaiter(lockTimeoutMs);
   const database = new BetterSqlite3(options.path);
   let schemaVersion: number;
   try {
-    database.pragma(`busy_timeout = ${checkNonNegativeInteger('busyTimeoutMs', options.busyTimeoutMs ?? 10_000)}`);
+    // Opening is synchronous (start-up): switching to WAL and creating or migrating the schema may
+    // wait for another connection's write lock, blocking, up to the whole lock timeout. Reopening
+    // an up-to-date file takes no write lock (migrateSqlite reads the version first).
+    database.pragma(`busy_timeout = ${Math.max(busyTimeoutMs, lockTimeoutMs)}`);
     if (options.path !== ':memory:' && options.path !== '') database.pragma('journal_mode = WAL');
     database.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     schemaVersion = migrateSqlite(database, formatRecordedAt(readClock(clock)));
+    database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
     database.close();
     throw error;
@@ -167,33 +220,41 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   }
 
   const writeTransaction = database.transaction((operation: IdempotencyOperation, now: number) => {
+    // Read and planned under the write lock: what an earlier attempt or the plain read saw is never reused.
     const planned = plan(operation, now);
     if (planned.write !== null) applyWrite(planned.write);
     return planned.outcome;
   });
 
-  function run(operation: IdempotencyOperation): ClaimOutcome | FencedOutcome {
+  async function run(operation: IdempotencyOperation): Promise<ClaimOutcome | FencedOutcome> {
     const checked = checkIdempotencyOperation(operation);
-    const now = readClock(clock);
-    // Most duplicate claims change nothing (in progress, completed, conflict): answer them from
-    // a plain read without taking the write lock. Anything that writes re-reads and decides
-    // again under BEGIN IMMEDIATE.
-    const optimistic = plan(checked, now);
-    if (optimistic.write === null) return optimistic.outcome;
-    return writeTransaction.immediate(checked, now);
+    // One attempt: everything is read again, the clock included (a retry may come seconds later).
+    return lock.write(checked.type, () => {
+      const now = readClock(clock);
+      // Most duplicate claims change nothing (in progress, completed, conflict): answer them from
+      // a plain read without taking the write lock. Anything that writes re-reads and decides
+      // again under BEGIN IMMEDIATE.
+      const optimistic = plan(checked, now);
+      if (optimistic.write === null) return optimistic.outcome;
+      return writeTransaction.immediate(checked, now);
+    });
   }
 
   const idempotencyStore: IdempotencyStore = {
-    claim: async (input) => run({ type: 'claim', input }) as ClaimOutcome,
-    markStarted: async (input) => run({ type: 'markStarted', input }) as FencedOutcome,
-    complete: async (input) => run({ type: 'complete', input }) as FencedOutcome,
-    release: async (input) => run({ type: 'release', input }) as FencedOutcome,
-    markUnknown: async (input) => run({ type: 'markUnknown', input }) as FencedOutcome,
-    reconcile: async (input) => run({ type: 'reconcile', input }) as FencedOutcome,
-    get: async (key) => readRecord(checkIdentifier('key', key)),
+    claim: (input) => run({ type: 'claim', input }) as Promise<ClaimOutcome>,
+    markStarted: (input) => run({ type: 'markStarted', input }) as Promise<FencedOutcome>,
+    complete: (input) => run({ type: 'complete', input }) as Promise<FencedOutcome>,
+    release: (input) => run({ type: 'release', input }) as Promise<FencedOutcome>,
+    markUnknown: (input) => run({ type: 'markUnknown', input }) as Promise<FencedOutcome>,
+    reconcile: (input) => run({ type: 'reconcile', input }) as Promise<FencedOutcome>,
+    get: async (key) => {
+      const checked = checkIdentifier('key', key);
+      return lock.read('get', () => readRecord(checked));
+    },
     purgeExpired: async (input) => {
-      const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
-      return purgeRecords.run({ cutoff }).changes;
+      const olderThanMs = checkNonNegativeInteger('older_than_ms', input.older_than_ms);
+      // One autocommit DELETE: it writes all or nothing, and SQLITE_BUSY means nothing.
+      return lock.write('purgeExpired', () => purgeRecords.run({ cutoff: readClock(clock) - olderThanMs }).changes);
     },
   };
 
@@ -272,12 +333,13 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const auditLog: AuditLog = {
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
-      const row = appendTransaction.immediate(prepared);
+      // Every attempt reads the head and the clock afresh under the write lock.
+      const row = await lock.write('append', () => appendTransaction.immediate(prepared));
       return auditEntryWithBody(row, prepared.body);
     },
     async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {
       const { from, anchor } = checkVerifyChainOptions(verifyOptions);
-      return verifyTransaction.deferred(from, anchor);
+      return lock.read('verifyChain', () => verifyTransaction.deferred(from, anchor));
     },
     async query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage> {
       const query = normalizeAuditQuery(filter, page);
@@ -286,13 +348,14 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
         const value = query[name];
         if (value !== null) parameters[name] = value;
       }
-      const rows = queryStatement(query).all(parameters);
+      const statement = queryStatement(query);
+      const rows = await lock.read('query', () => statement.all(parameters));
       const more = rows.length > query.limit;
       const entries = rows.slice(0, query.limit).map(auditEntryFromRow);
       return { entries, next: more ? (entries[entries.length - 1]?.sequence ?? null) : null };
     },
     async head(): Promise<AuditHead | null> {
-      return storedHead();
+      return lock.read('head', storedHead);
     },
   };
 
@@ -305,6 +368,15 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       database.close();
     },
   };
+}
+
+/** `value`, or `fallback` when absent; throws StoreInputError unless a whole number of ms in 0..max. */
+function checkMilliseconds(field: string, value: unknown, fallback: number, max: number, why: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw new StoreInputError(field, `must be a whole number of milliseconds from 0 to ${max} (${why})`);
+  }
+  return value;
 }
 
 function recordFromRow(row: RecordRow): IdempotencyRecord {

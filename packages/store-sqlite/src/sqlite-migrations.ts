@@ -71,19 +71,27 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version ?? 0;
 
 /**
- * Brings the database to SQLITE_SCHEMA_VERSION. Idempotent: reopening applies nothing; two
- * processes opening at once serialize on the write lock (BEGIN IMMEDIATE) and apply each step
- * once. Refuses a database written by a newer version of this package.
+ * Brings the database to SQLITE_SCHEMA_VERSION. Idempotent: reopening applies nothing and takes no
+ * write lock (the version is read first); two processes migrating at once serialize on the write
+ * lock (BEGIN IMMEDIATE) and apply each step once. Refuses a database written by a newer version
+ * of this package.
  */
 export function migrateSqlite(database: Database, appliedAt: string): number {
+  // A no-op, without the write lock, once the table exists.
   database.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
   const current = database.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_version');
   const record = database.prepare<[number, string]>('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
-  const migrate = database.transaction(() => {
-    const from = current.get()?.version ?? 0;
+  const checkVersion = (from: number): number => {
     if (from > SQLITE_SCHEMA_VERSION) {
       throw new Error(`database schema version ${from} is newer than this package (${SQLITE_SCHEMA_VERSION})`);
     }
+    return from;
+  };
+  // Up to date already: nothing to apply, so no need to wait for another connection's write lock.
+  if (checkVersion(current.get()?.version ?? 0) === SQLITE_SCHEMA_VERSION) return SQLITE_SCHEMA_VERSION;
+  const migrate = database.transaction(() => {
+    // Read again under the lock: another process may have migrated meanwhile.
+    const from = checkVersion(current.get()?.version ?? 0);
     for (const migration of SQLITE_MIGRATIONS) {
       if (migration.version <= from) continue;
       for (const statement of migration.statements) database.exec(statement);

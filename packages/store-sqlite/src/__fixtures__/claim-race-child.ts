@@ -10,7 +10,7 @@ if (databasePath === undefined || sideEffectPath === undefined || keysJson === u
   throw new Error('usage: claim-race-child <database> <side-effect file> <keys json> <claims per key> <request sha256>');
 }
 const keys = JSON.parse(keysJson) as string[];
-const stores = openSqliteStores({ path: databasePath, busyTimeoutMs: 60_000 });
+const stores = openSqliteStores({ path: databasePath, lockTimeoutMs: 60_000 });
 const store = stores.idempotencyStore;
 const counts: Record<ClaimOutcome['kind'], number> = { claimed: 0, in_progress: 0, completed: 0, outcome_unknown: 0, conflict: 0 };
 const won: string[] = [];
