@@ -66,4 +66,15 @@ describe('collectToolCalls', () => {
     };
     expect(collectToolCalls({ id: 'resp_1' }, 'id', settings, throwingVisitor)).toEqual(malformed);
   });
+
+  it('hands maxCallIdLength to the collector: a call id over it refuses the response', () => {
+    const visit = (callId: string) => (_response: object, collector: Parameters<Parameters<typeof collectToolCalls>[3]>[1]) =>
+      collector.add(callId, 'a', { format: 'json_text', text: '{}' });
+    expect(collectToolCalls({ id: 'resp_1' }, 'id', settings, visit('c'.repeat(64)), { maxCallIdLength: 64 }).ok).toBe(true);
+    expect(collectToolCalls({ id: 'resp_1' }, 'id', settings, visit('c'.repeat(65)), { maxCallIdLength: 64 })).toEqual(malformed);
+  });
+
+  it('throws a TypeError for a bad maxCallIdLength (a bug in the adapter) instead of refusing every response', () => {
+    expect(() => collectToolCalls({ id: 'resp_1' }, 'id', settings, () => null, { maxCallIdLength: 300 })).toThrow(TypeError);
+  });
 });

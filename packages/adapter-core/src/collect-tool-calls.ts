@@ -1,6 +1,7 @@
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
 import {
   createToolCallCollector,
+  resolveMaxCallIdLength,
   type ToolCallCollector,
   type ToolCallCollectorOptions,
 } from './create-tool-call-collector.js';
@@ -16,8 +17,10 @@ import type { AdapterSettings } from './resolve-adapter-settings.js';
  * runs `visit`, which feeds the response's calls to the collector and returns the first
  * rejection, or `null`; and answers the collected calls. `options` go to the collector.
  *
- * Never throws: anything thrown while reading the response (only a hostile object, such as a
- * proxy with throwing traps, can throw) refuses it as `malformed_response`.
+ * Never throws on the response: anything thrown while reading it (only a hostile object, such as a
+ * proxy with throwing traps, can throw) refuses it as `malformed_response`. Bad `options` (the
+ * adapter's own code, e.g. a `maxCallIdLength` over 256) throw a `TypeError` before the response is
+ * read, rather than turning every response into a refusal.
  */
 export function collectToolCalls(
   response: unknown,
@@ -26,6 +29,7 @@ export function collectToolCalls(
   visit: (response: object, collector: ToolCallCollector) => ParseRejection | null,
   options?: ToolCallCollectorOptions,
 ): ParseToolCallsOutcome {
+  resolveMaxCallIdLength(options);
   try {
     const responseId = readOwnData(response, idKey);
     // readOwnData finds no id on a non-object, so a well-formed id implies an object.

@@ -30,4 +30,44 @@ describe('createAdapterIdentity', () => {
   ])('throws a TypeError for %s: a misconfigured host', (_label, revision) => {
     expect(() => createAdapterIdentity('acme', 'chat', 'acme-chat-v2', [revision as string])).toThrow(TypeError);
   });
+
+  it.each<[string, unknown]>([
+    ['a string (each character would be a revision)', 'acme-chat-v1'],
+    ['a Set', new Set(['acme-chat-v1'])],
+    ['null', null],
+    ['an array-like object', { length: 1, 0: 'acme-chat-v1' }],
+  ])('throws a TypeError for acceptedAdapterRevisions that are %s', (_label, revisions) => {
+    expect(() => createAdapterIdentity('acme', 'chat', 'acme-chat-v2', revisions as string[])).toThrow(
+      new TypeError('acceptedAdapterRevisions must be an array of revisions (put a single revision in an array)'),
+    );
+  });
+
+  it('throws a TypeError for a hole in acceptedAdapterRevisions', () => {
+    const sparse: string[] = [];
+    sparse[1] = 'acme-chat-v1';
+    expect(() => createAdapterIdentity('acme', 'chat', 'acme-chat-v2', sparse)).toThrow(TypeError);
+  });
+
+  it.each<[string, [unknown, unknown, unknown]]>([
+    ['a provider with capitals', ['Acme', 'chat', 'acme-chat-v2']],
+    ['an empty provider', ['', 'chat', 'acme-chat-v2']],
+    ['a provider over 32 characters', ['a'.repeat(33), 'chat', 'acme-chat-v2']],
+    ['an API family with a space', ['acme', 'chat v2', 'acme-chat-v2']],
+    ['an API family that is not a string', ['acme', 7, 'acme-chat-v2']],
+    ['an empty revision', ['acme', 'chat', '']],
+    ['a revision over 64 characters', ['acme', 'chat', 'r'.repeat(65)]],
+  ])('throws a TypeError for %s: a bug in the adapter', (_label, [provider, apiFamily, revision]) => {
+    expect(() => createAdapterIdentity(provider as string, apiFamily as string, revision as string)).toThrow(TypeError);
+  });
+
+  it('accepts the identities of the provider packages and the ProviderContext bounds', () => {
+    for (const [provider, apiFamily, revision] of [
+      ['openai', 'responses', 'openai-responses-v1'],
+      ['anthropic', 'messages', 'anthropic-messages-v1'],
+      ['gemini', 'interactions', 'gemini-interactions-v1'],
+      [`a${'b'.repeat(31)}`, `a${'.'.repeat(63)}`, 'r'.repeat(64)],
+    ] as const) {
+      expect(createAdapterIdentity(provider, apiFamily, revision).provider).toBe(provider);
+    }
+  });
 });

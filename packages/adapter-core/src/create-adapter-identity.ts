@@ -12,11 +12,24 @@ export interface AdapterIdentity {
   readonly acceptedAdapterRevisions: ReadonlySet<string>;
 }
 
+// `ProviderContext` (@toolseal/contracts): the patterns of `provider` and `api_family`, and the 1 to 64
+// characters of `adapter_revision`, kept to printable ASCII.
+const PROVIDER_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+const API_FAMILY_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
 const REVISION_PATTERN = /^[\x21-\x7e]{1,64}$/;
 
+function checkPattern(name: string, value: unknown, pattern: RegExp): void {
+  if (typeof value !== 'string' || !pattern.test(value)) {
+    throw new TypeError(`${name} must be a string matching ${String(pattern)}`);
+  }
+}
+
 /**
- * Builds a frozen identity. Throws a `TypeError` for an accepted revision that is not 1 to 64
- * printable ASCII characters: a misconfigured host.
+ * Builds a frozen identity. Throws a `TypeError`, naming the argument, for a provider or API family
+ * that does not match its `ProviderContext` pattern or a revision that is not 1 to 64 printable
+ * ASCII characters (a bug in the adapter), and for `acceptedAdapterRevisions` that is not an array
+ * of such revisions (a misconfigured host: a string would otherwise be read character by
+ * character, each character an accepted revision).
  */
 export function createAdapterIdentity(
   provider: string,
@@ -24,8 +37,17 @@ export function createAdapterIdentity(
   adapterRevision: string,
   acceptedAdapterRevisions: readonly string[] = [],
 ): AdapterIdentity {
+  checkPattern('provider', provider, PROVIDER_PATTERN);
+  checkPattern('apiFamily', apiFamily, API_FAMILY_PATTERN);
+  checkPattern('adapterRevision', adapterRevision, REVISION_PATTERN);
+  const revisions: unknown = acceptedAdapterRevisions;
+  if (!Array.isArray(revisions)) {
+    throw new TypeError('acceptedAdapterRevisions must be an array of revisions (put a single revision in an array)');
+  }
   const accepted = new Set<string>([adapterRevision]);
-  for (const revision of acceptedAdapterRevisions) {
+  const count = revisions.length;
+  for (let index = 0; index < count; index++) {
+    const revision: unknown = revisions[index];
     if (typeof revision !== 'string' || !REVISION_PATTERN.test(revision)) {
       throw new TypeError('acceptedAdapterRevisions must hold 1 to 64 printable ASCII characters each');
     }

@@ -1,7 +1,7 @@
 import type { FormatToolResultsInput, ParseToolCallsOutcome } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
 import { createProviderAdapter, type ProviderAdapterDefinition } from './create-provider-adapter.js';
-import type { AdapterSettings } from './resolve-adapter-settings.js';
+import type { AdapterOptions, AdapterSettings } from './resolve-adapter-settings.js';
 
 interface AcmeResponse {
   id: string;
@@ -53,5 +53,29 @@ describe('createProviderAdapter', () => {
   it('throws a TypeError at creation for a bad option, never later', () => {
     expect(() => createProviderAdapter(acmeDefinition([]), { maxArgumentBytes: 0 })).toThrow(TypeError);
     expect(() => createProviderAdapter(acmeDefinition([]), { acceptedAdapterRevisions: ['has space'] })).toThrow(TypeError);
+  });
+
+  it.each<[string, unknown]>([
+    ['null options', null],
+    ['options that are a string', 'acme-chat-v1'],
+    ['acceptedAdapterRevisions that are a string', { acceptedAdapterRevisions: 'acme-chat-v1' }],
+    ['argumentLimits that are a string', { argumentLimits: 'x' }],
+    ['argumentLimits that are an array', { argumentLimits: [] }],
+    ['argumentLimits.maxBytes', { argumentLimits: { maxBytes: 1 } }],
+    ['a misspelt option', { maxcalls: 3 }],
+    ['maxCalls that is a string', { maxCalls: '3' }],
+  ])('throws a TypeError at creation for %s', (_label, options) => {
+    expect(() => createProviderAdapter(acmeDefinition([]), options as AdapterOptions)).toThrow(TypeError);
+  });
+
+  it('throws a TypeError at creation for a definition without both directions or with a malformed identity', () => {
+    const { parseToolCalls: _parse, ...withoutParse } = acmeDefinition([]);
+    expect(() => createProviderAdapter(withoutParse as ProviderAdapterDefinition<AcmeResponse, string[], AcmeOptions>)).toThrow(
+      new TypeError('definition.parseToolCalls and definition.formatToolResults must be functions'),
+    );
+    expect(() => createProviderAdapter(null as unknown as ProviderAdapterDefinition<AcmeResponse, string[], AcmeOptions>)).toThrow(
+      new TypeError('definition must be an object'),
+    );
+    expect(() => createProviderAdapter({ ...acmeDefinition([]), provider: 'Acme' })).toThrow(TypeError);
   });
 });

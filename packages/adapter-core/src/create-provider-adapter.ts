@@ -22,12 +22,19 @@ export interface ProviderAdapterDefinition<TResponse, TPayload, TOptions> {
 
 /**
  * Builds a frozen `ProviderAdapter` from a provider's definition. `options` are resolved once,
- * here: a bad option throws a `TypeError` at start-up, never on a request.
+ * here: a bad option throws a `TypeError` at start-up, never on a request (see
+ * `resolveAdapterSettings`), and so does a definition that is not an object with a well-formed
+ * identity (`createAdapterIdentity`) and both directions as functions.
  */
 export function createProviderAdapter<TResponse, TPayload, TOptions>(
   definition: ProviderAdapterDefinition<TResponse, TPayload, TOptions>,
   options: AdapterOptions = {},
 ): ProviderAdapter<TResponse, TPayload, TOptions> {
+  const given: unknown = definition;
+  if (typeof given !== 'object' || given === null) throw new TypeError('definition must be an object');
+  if (typeof definition.parseToolCalls !== 'function' || typeof definition.formatToolResults !== 'function') {
+    throw new TypeError('definition.parseToolCalls and definition.formatToolResults must be functions');
+  }
   const { provider, apiFamily, adapterRevision } = definition;
   const settings = resolveAdapterSettings(provider, apiFamily, adapterRevision, options);
   return Object.freeze({

@@ -161,6 +161,101 @@ describe('createToolCallCollector', () => {
       const outcome = collect([['c1', 'a', value(hostile)], ['c2', 'a', value({ note: 'lone \ud800' })], ['c3', 'a', value({})]]);
       expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['c1', 'c2', 'c3']);
     });
+
+    describe('values JSON cannot express', () => {
+      // What an SDK's JSON.parse can never make: not JSON at all, so never accepted, and never a
+      // place behind which oversized arguments pass unmeasured (the guard stops there).
+      const blobs = Array.from({ length: 40 }, () => 'x'.repeat(60_000)); // 2.4 MB of strings
+      const NOT_JSON: ReadonlyArray<[string, () => Record<string, unknown>]> = [
+        ['undefined', () => ({ u: undefined })],
+        ['a Date', () => ({ d: new Date(0) })],
+        ['a BigInt', () => ({ b: 1n })],
+        ['a function', () => ({ f: () => 1 })],
+        ['an accessor', () => Object.defineProperty({}, 'g', { get: () => 1, enumerable: true })],
+        ['a symbol key', () => ({ [Symbol('s')]: 1 })],
+      ];
+
+      /** `target` with the own properties of `source` defined on it as they are (accessors stay accessors). */
+      function extend(target: object, source: object): Record<string, unknown> {
+        return Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)) as Record<string, unknown>;
+      }
+
+      it.each(NOT_JSON)('refuses %s placed before 2.4 MB of arguments (INVALID_ARGUMENTS, non_json_value)', (_label, make) => {
+        const input = extend(make(), { blobs });
+        expectRejected(collect([['c1', 'a', value(input)]]), 'INVALID_ARGUMENTS', 'non_json_value');
+      });
+
+      it.each(NOT_JSON)('refuses %s in arguments of any size: they are not JSON', (_label, make) => {
+        expectRejected(collect([['c1', 'a', value({ order_id: 'ORDER-7', nested: [make()] })]]), 'INVALID_ARGUMENTS', 'non_json_value');
+      });
+
+      it.each(NOT_JSON)('refuses %s behind a content violation and before 2.4 MB (the guard reports the content rule)', (_label, make) => {
+        const first = JSON.parse('{"__proto__":{"admin":true}}') as Record<string, unknown>;
+        const input = extend(extend(extend(first, { note: 'lone \ud800', n: Number.POSITIVE_INFINITY }), make()), { blobs });
+        expectRejected(collect([['c1', 'a', value(input)]]), 'INVALID_ARGUMENTS', 'non_json_value');
+      });
+
+      it.each<[string, unknown]>([
+        ['a __proto__ key', JSON.parse('{"__proto__":{"admin":true}}')],
+        ['a lone surrogate', { s: '\ud800' }],
+        ['Infinity (1e400 after JSON.parse)', JSON.parse('{"n":1e400}')],
+      ])('still refuses 2.4 MB behind %s for its size', (_label, first) => {
+        const input = Object.assign(first as object, { blobs });
+        expectRejected(collect([['c1', 'a', value(input)]]), 'INVALID_ARGUMENTS', 'max_bytes');
+      });
+
+      it('refuses with keepArgumentCopies alike', () => {
+        const collector = createToolCallCollector(identity, 'resp_1', resolveToolCallLimits(), { keepArgumentCopies: true });
+        const outcome = collector.add('c1', 'a', value({ u: undefined, blobs })) ?? collector.finish();
+        expectRejected(outcome, 'INVALID_ARGUMENTS', 'non_json_value');
+      });
+
+      it('property: arguments over maxArgumentBytes are never accepted, whatever precedes or follows them', () => {
+        const oddity = fc.oneof(
+          fc.constantFrom<unknown>(undefined, 1n, Number.NaN, Number.POSITIVE_INFINITY, '\ud800', () => 1, Symbol('s')),
+          fc.constant(null).map(() => new Date(0)),
+          fc.constant(null).map(() => JSON.parse('{"__proto__":{}}') as unknown),
+          fc.constant(null).map(() => Object.defineProperty({}, 'g', { get: () => 1, enumerable: true })),
+          fc.constant(null).map(() => ({ [Symbol('s')]: 1 })),
+          fc.jsonValue({ maxDepth: 2 }),
+        );
+        fc.assert(
+          fc.property(fc.array(oddity, { maxLength: 4 }), fc.array(oddity, { maxLength: 4 }), (before, after) => {
+            // Oddities as members beside the blob, which sits in a container the walk reaches last
+            // or first: a walk that stops at one of them never measures the blob.
+            const input: Record<string, unknown> = {};
+            before.forEach((each, index) => (input[`b${index}`] = each));
+            input['blob'] = ['x'.repeat(200)];
+            after.forEach((each, index) => (input[`a${index}`] = each));
+            const outcome = collect([['c1', 'a', value(input)]], { maxArgumentBytes: 150 });
+            expect(outcome.ok).toBe(false);
+            if (outcome.ok) return;
+            expect(checkError(outcome.error).ok).toBe(true);
+            expect(outcome.error.code).toBe('INVALID_ARGUMENTS');
+            expect(['max_bytes', 'non_json_value']).toContain(outcome.error.reasons[0]?.rule);
+          }),
+        );
+      });
+    });
+  });
+
+  describe('maxCallIdLength', () => {
+    it('refuses a call id over the provider maximum it is given, and accepts one at it', () => {
+      const limits = resolveToolCallLimits();
+      const collector = createToolCallCollector(identity, 'resp_1', limits, { maxCallIdLength: 64 });
+      expect(collector.add('c'.repeat(64), 'a', text('{}'))).toBeNull();
+      expectRejected(
+        createToolCallCollector(identity, 'resp_1', limits, { maxCallIdLength: 64 }).add('c'.repeat(65), 'a', text('{}')) ?? collector.finish(),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+    });
+
+    it.each([0, 257, 1.5, Number.NaN, '64'])('throws a TypeError for a maxCallIdLength of %j: a bug in the adapter', (maxCallIdLength) => {
+      expect(() =>
+        createToolCallCollector(identity, 'resp_1', resolveToolCallLimits(), { maxCallIdLength: maxCallIdLength as number }),
+      ).toThrow(new TypeError('maxCallIdLength must be an integer from 1 to 256'));
+    });
   });
 
   describe('private argument copies (keepArgumentCopies, privateArgumentsOf)', () => {
@@ -194,11 +289,15 @@ describe('createToolCallCollector', () => {
     it.each<[string, unknown]>([
       ['Infinity (1e400 after JSON.parse)', JSON.parse('{"n":1e400}')],
       ['a __proto__ key', JSON.parse('{"__proto__":{"admin":true}}')],
-      ['an accessor', Object.defineProperty({}, 'g', { get: () => 1, enumerable: true })],
-    ])('has no copy of arguments that are not JSON data: %s', (_label, input) => {
+    ])('has no copy of arguments the dispatcher will refuse for content: %s', (_label, input) => {
       const outcome = collectKept(input);
       expect(outcome.ok).toBe(true);
       expect(outcome.ok && privateArgumentsOf(outcome.calls[0]!, DEFAULT_JSON_LIMITS)).toBeUndefined();
+    });
+
+    it('has no copy of host-rebuilt arguments that are not JSON data (an accessor)', () => {
+      const call = fakeToolCall({ arguments: value(Object.defineProperty({}, 'g', { get: () => 1, enumerable: true })) });
+      expect(privateArgumentsOf(call, DEFAULT_JSON_LIMITS)).toBeUndefined();
     });
 
     it('has no copy of text arguments', () => {

@@ -2,6 +2,7 @@ import type { JsonValue, ParseToolCallsOutcome, RawArguments, ToolCall } from '@
 import { makeError } from '@toolseal/errors';
 import { checkUntrustedValue, copyUntrustedValue, GUARD_RULES, utf8LengthWithin, type JsonLimits } from '@toolseal/guard';
 import type { AdapterIdentity } from './create-adapter-identity.js';
+import { isJsonDataWithin } from './is-json-data-within.js';
 import {
   isWellFormedIdentifier,
   MAX_PROVIDER_ID_LENGTH,
@@ -11,8 +12,9 @@ import { rejectMalformedToolCall, type ParseRejection } from './reject-malformed
 import type { ToolCallLimits } from './resolve-tool-call-limits.js';
 
 // Size rules (the guard's `max_*` rules, one per `JsonLimits` bound) refuse the whole response
-// here; content rules (`forbidden_key`, `lone_surrogate`, ...) are left to the dispatcher's guard,
-// which reports them for the one call concerned.
+// here, and so does a value JSON cannot express (`non_json_value`); content rules JSON text can
+// produce (`forbidden_key`, `lone_surrogate`, `non_json_value` for Infinity) are left to the
+// dispatcher's guard, which reports them for the one call concerned.
 const SIZE_RULES: ReadonlySet<string> = new Set(GUARD_RULES.filter((rule) => rule.startsWith('max_')));
 
 function rejectArguments(rule: string): ParseRejection {
@@ -37,6 +39,13 @@ export interface ToolCallCollectorOptions {
    * for a one-key object). Default `false`.
    */
   keepArgumentCopies?: boolean;
+  /**
+   * Longest call id accepted, for a provider whose documented schema allows fewer characters than
+   * `MAX_PROVIDER_ID_LENGTH` (256): OpenAI's `function_call_output.call_id` takes at most 64, so a
+   * longer call id could run but its result could never be delivered. An integer from 1 to 256;
+   * anything else is a bug in the adapter (`TypeError` when the collector is created). Default 256.
+   */
+  maxCallIdLength?: number;
 }
 
 /** Accumulates the calls of one response, refusing it at the first broken rule. */
@@ -51,9 +60,26 @@ export interface ToolCallCollector {
 }
 
 /**
+ * The `maxCallIdLength` of collector `options` (256 when unset). Throws a `TypeError` for anything
+ * but an integer from 1 to 256: the options are the adapter's own code, so a bad one is a bug.
+ */
+export function resolveMaxCallIdLength(options: ToolCallCollectorOptions = {}): number {
+  const maxCallIdLength = options.maxCallIdLength ?? MAX_PROVIDER_ID_LENGTH;
+  if (!Number.isSafeInteger(maxCallIdLength) || maxCallIdLength < 1 || maxCallIdLength > MAX_PROVIDER_ID_LENGTH) {
+    throw new TypeError(`maxCallIdLength must be an integer from 1 to ${MAX_PROVIDER_ID_LENGTH}`);
+  }
+  return maxCallIdLength;
+}
+
+/**
  * Starts collecting the calls of response `responseId` (already checked with
- * `isWellFormedIdentifier`). Checks, per call: id present and well formed, name present and well
- * formed, id unique within the response, call count, argument size.
+ * `isWellFormedIdentifier`). Checks, per call: id present and well formed (at most
+ * `maxCallIdLength` characters), name present and well formed, id unique within the response,
+ * call count, argument size; for parsed arguments (`json_value`), also that they are JSON data at
+ * all: a value JSON cannot express (`undefined`, a function, a BigInt, a symbol key, a `Date` or
+ * other class instance, an accessor, a hole) refuses the response (`INVALID_ARGUMENTS`,
+ * `non_json_value`), wherever it sits. The guard stops at such a value, so the size of what
+ * follows it is never measured; refusing it keeps oversized arguments from passing behind it.
  */
 export function createToolCallCollector(
   identity: AdapterIdentity,
@@ -62,6 +88,7 @@ export function createToolCallCollector(
   options: ToolCallCollectorOptions = {},
 ): ToolCallCollector {
   const keepCopies = options.keepArgumentCopies === true;
+  const maxCallIdLength = resolveMaxCallIdLength(options);
   const calls: ToolCall[] = [];
   const seen = new Set<string>();
   return {
@@ -69,7 +96,7 @@ export function createToolCallCollector(
       if (callId === undefined || callId === null || callId === '') {
         return rejectMalformedToolCall('missing_call_id');
       }
-      if (!isWellFormedIdentifier(callId, MAX_PROVIDER_ID_LENGTH)) {
+      if (!isWellFormedIdentifier(callId, maxCallIdLength)) {
         return rejectMalformedToolCall('malformed_response');
       }
       if (toolName === undefined || toolName === null || toolName === '') {
@@ -93,7 +120,13 @@ export function createToolCallCollector(
         const checked = keepCopies
           ? copyUntrustedValue(rawArguments.value, limits.argumentLimits)
           : checkUntrustedValue(rawArguments.value, limits.argumentLimits);
-        if (!checked.ok && SIZE_RULES.has(checked.violation.rule)) return rejectArguments(checked.violation.rule);
+        if (!checked.ok) {
+          if (SIZE_RULES.has(checked.violation.rule)) return rejectArguments(checked.violation.rule);
+          // The guard measures the size past a content violation, but stops at a value JSON cannot
+          // express: unless the value is JSON data throughout, its size is unknown and it is no
+          // JSON anyway, so the response is refused rather than handed to the dispatcher.
+          if (!isJsonDataWithin(rawArguments.value, limits.argumentLimits)) return rejectArguments('non_json_value');
+        }
         if (keepCopies && checked.ok) copy = checked.value;
       }
       seen.add(callId);
@@ -126,8 +159,9 @@ export function createToolCallCollector(
  * The copy the collector kept while checking the arguments (`keepArgumentCopies`), when `call` is
  * the very object it returned; else (calls the host rebuilt, e.g. from storage, or a collector that
  * kept no copy) a copy taken now by the guard's `copyUntrustedValue` under `limits`. `undefined`
- * for arguments that are not JSON data the guard accepts (`Infinity`, a `__proto__` key, an
- * accessor: the dispatcher refuses such a call) or not `json_value` at all. A kept copy is the
+ * for arguments that are not JSON data the guard accepts (`Infinity`, a `__proto__` key: the
+ * dispatcher refuses such a call; an accessor in a call the host rebuilt, which a collector would
+ * have refused) or not `json_value` at all. A kept copy is the
  * same object on every call (no second walk): treat it as read-only.
  */
 export function privateArgumentsOf(call: ToolCall, limits: Readonly<JsonLimits>): JsonValue | undefined {

@@ -34,9 +34,47 @@ describe('resolveToolCallLimits', () => {
     });
   });
 
-  it('ignores a maxBytes slipped into argumentLimits: maxArgumentBytes is the one byte bound', () => {
+  it('throws a TypeError for a maxBytes slipped into argumentLimits: maxArgumentBytes is the one byte bound', () => {
+    // Read as absent, it would leave the host believing in a tighter bound than the one applied.
     const options = { maxArgumentBytes: 100, argumentLimits: { maxBytes: 5 } } as ToolCallLimitOptions;
-    expect(resolveToolCallLimits(options).argumentLimits.maxBytes).toBe(100);
+    expect(() => resolveToolCallLimits(options)).toThrow(
+      new TypeError('argumentLimits.maxBytes is not an option: the byte bound of parsed arguments is maxArgumentBytes'),
+    );
+  });
+
+  it.each<[string, unknown]>([
+    ['a string', 'maxCalls=2'],
+    ['an array', [2]],
+    ['null', null],
+    ['a class instance', new Map([['maxCalls', 2]])],
+  ])('throws a TypeError for options that are %s', (_label, options) => {
+    expect(() => resolveToolCallLimits(options as ToolCallLimitOptions)).toThrow(/^tool call limit options must be a plain object/);
+  });
+
+  it.each<[string, unknown]>([
+    ['a string', 'x'],
+    ['an array', [3]],
+    ['null', null],
+    ['a number', 3],
+    ['a class instance', new Date(0)],
+  ])('throws a TypeError for argumentLimits that is %s', (_label, argumentLimits) => {
+    const options = { argumentLimits } as ToolCallLimitOptions;
+    expect(() => resolveToolCallLimits(options)).toThrow(/^argumentLimits must be a plain object/);
+  });
+
+  it('throws a TypeError naming an option it does not know, at either level', () => {
+    expect(() => resolveToolCallLimits({ maxCall: 2 } as ToolCallLimitOptions)).toThrow(
+      new TypeError('tool call limit options has no option "maxCall" (known: maxCalls, maxArgumentBytes, argumentLimits)'),
+    );
+    expect(() => resolveToolCallLimits({ argumentLimits: { maxDeph: 2 } } as ToolCallLimitOptions)).toThrow(
+      /^argumentLimits has no option "maxDeph"/,
+    );
+  });
+
+  it('reads a bound given as undefined, and argumentLimits given as undefined or without a prototype, as unset', () => {
+    const argumentLimits = Object.assign(Object.create(null) as object, { maxDepth: 3 });
+    expect(resolveToolCallLimits({ maxCalls: undefined, argumentLimits: undefined } as unknown as ToolCallLimitOptions)).toEqual(resolveToolCallLimits());
+    expect(resolveToolCallLimits({ argumentLimits }).argumentLimits.maxDepth).toBe(3);
   });
 
   it.each([
@@ -46,7 +84,9 @@ describe('resolveToolCallLimits', () => {
     ['maxArgumentBytes', { maxArgumentBytes: Number.POSITIVE_INFINITY }],
     ['argumentLimits.maxDepth', { argumentLimits: { maxDepth: Number.NaN } }],
     ['argumentLimits.maxTotalNodes', { argumentLimits: { maxTotalNodes: 2 ** 53 } }],
+    ['maxCalls', { maxCalls: '8' }],
+    ['argumentLimits.maxDepth', { argumentLimits: { maxDepth: null } }],
   ])('throws a TypeError naming %s when it is not a positive safe integer', (name, options) => {
-    expect(() => resolveToolCallLimits(options)).toThrow(new TypeError(`${name} must be a positive safe integer`));
+    expect(() => resolveToolCallLimits(options as ToolCallLimitOptions)).toThrow(new TypeError(`${name} must be a positive safe integer`));
   });
 });

@@ -42,6 +42,40 @@ interface Flaws {
   flagOnlyFailed?: boolean;
   /** Measures the parsed `value` of the arguments, but stops at the first number JSON cannot express. */
   sizeStopsAtNonFinite?: boolean;
+  /** Measures the parsed `value` of the arguments, but stops at the first value JSON cannot express. */
+  sizeStopsAtNonJson?: boolean;
+  /** Hands the parsed `value` on as `json_value` arguments without checking that it is JSON. */
+  valueArgumentsUnchecked?: boolean;
+}
+
+/**
+ * The UTF-8 size of `value` as JSON, measured by a walk that gives up (throws) at the first value
+ * JSON cannot express, as the guard's walk stops there: the flaw the kit must catch.
+ */
+function sizeUntilNotJson(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(JSON.stringify(value));
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value).length;
+  if (typeof value !== 'object') throw new TypeError('not JSON');
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) return 2 + value.reduce((total: number, item: unknown) => total + 1 + sizeUntilNotJson(item), 0);
+  if (prototype !== Object.prototype && prototype !== null) throw new TypeError('not JSON');
+  if (Object.getOwnPropertySymbols(value).length > 0) throw new TypeError('not JSON');
+  let total = 2;
+  for (const key of Object.keys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || !('value' in descriptor)) throw new TypeError('not JSON');
+    total += Buffer.byteLength(JSON.stringify(key)) + 2 + sizeUntilNotJson(descriptor.value);
+  }
+  return total;
+}
+
+/** The JSON text of `value`, or `null` when `JSON.stringify` throws (a BigInt). */
+function jsonTextOrNull(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return 'null';
+  }
 }
 
 /**
@@ -57,9 +91,9 @@ function sizeUntilNonFinite(value: unknown): number {
 }
 
 function measuredSize(call: { args: string; value: unknown }, flaws: Flaws): number {
-  if (flaws.sizeStopsAtNonFinite !== true) return call.args.length;
+  if (flaws.sizeStopsAtNonFinite !== true && flaws.sizeStopsAtNonJson !== true) return call.args.length;
   try {
-    return sizeUntilNonFinite(call.value);
+    return flaws.sizeStopsAtNonJson === true ? sizeUntilNotJson(call.value) : sizeUntilNonFinite(call.value);
   } catch {
     return 0;
   }
@@ -104,7 +138,8 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
             return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule: 'max_bytes' }] }) };
           }
           seen.add(call.id);
-          calls.push({ ...identity, response_id: response.id, call_id: call.id, tool_name: call.name, arguments: { format: 'json_text', text: call.args } });
+          const args = flaws.valueArgumentsUnchecked === true ? { format: 'json_value' as const, value: call.value } : { format: 'json_text' as const, text: call.args };
+          calls.push({ ...identity, response_id: response.id, call_id: call.id, tool_name: call.name, arguments: args });
         }
         return { ok: true, response_id: response.id, calls };
       } catch (error) {
@@ -178,22 +213,23 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
   };
 }
 
-function kitCases(flaws: Flaws = {}) {
+function kitCases(flaws: Flaws = {}, maxCallIdLength?: number) {
   return adapterConformanceCases({
     adapter: kitAdapter(flaws),
     makeResponse: (calls: readonly ConformanceCall[], responseId: string) => ({
       id: responseId,
-      calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: JSON.stringify(call.arguments), value: call.arguments })),
+      calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: jsonTextOrNull(call.arguments), value: call.arguments })),
     }),
+    ...(maxCallIdLength === undefined ? {} : { maxCallIdLength }),
     formatOptions: () => ({}),
     readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
     errorFlag: true,
   });
 }
 
-async function failingCases(flaws: Flaws): Promise<string[]> {
+async function failingCases(flaws: Flaws, maxCallIdLength?: number): Promise<string[]> {
   const failing: string[] = [];
-  for (const { name, run } of kitCases(flaws)) {
+  for (const { name, run } of kitCases(flaws, maxCallIdLength)) {
     try {
       await run();
     } catch {
@@ -253,12 +289,32 @@ describe('adapterConformanceCases catches broken adapters', () => {
       'parse: arguments over maxArgumentBytes are refused just the same beside a value JSON cannot express (1e400 as Infinity)',
     ],
     [
+      'measuring parsed arguments only up to a value JSON cannot express',
+      { sizeStopsAtNonJson: true },
+      'parse: arguments over maxArgumentBytes are never accepted beside a value JSON cannot express (undefined, a Date, a function, an accessor, a symbol key, a BigInt)',
+    ],
+    [
+      'handing on parsed arguments that are not JSON',
+      { valueArgumentsUnchecked: true },
+      'parse: arguments holding a value JSON cannot express are refused (INVALID_ARGUMENTS, non_json_value), never handed on as a value',
+    ],
+    [
       'letting a hostile proxy throw',
       { unguardedParse: true },
       'parse: a hostile proxy (every trap throws) never throws and is refused as MALFORMED_TOOL_CALL',
     ],
   ])('an adapter %s fails', async (_label, flaws, caseName) => {
     expect(await failingCases(flaws)).toContain(caseName);
+  });
+
+  it('fails an adapter that accepts call ids over the maxCallIdLength its provider takes back', async () => {
+    // The reference adapter accepts 256 characters: declared against a provider taking 64, it fails.
+    expect(await failingCases({}, 64)).toEqual(['parse: a call id of exactly 64 characters passes, one more refuses the whole response']);
+  });
+
+  it('throws a TypeError for a maxCallIdLength the kit cannot test', () => {
+    expect(() => kitCases({}, 300)).toThrow(TypeError);
+    expect(() => kitCases({}, 5)).toThrow(TypeError);
   });
 
   it('prefixes case names with the label', () => {

@@ -40,7 +40,13 @@ export interface ConformanceResultItem {
 export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
   /** The adapter under test, created with default options. */
   adapter: ProviderAdapter<TResponse, TPayload, TOptions>;
-  /** A provider response (as the provider's SDK returns it) carrying exactly `calls`, in order, with this id. */
+  /**
+   * A provider response (as the provider's SDK returns it) carrying exactly `calls`, in order, with
+   * this id: a finished response, waiting for the results of these calls (a provider status that
+   * says so included), or a finished one without pending calls when `calls` is empty. Keep the
+   * arguments object as given (parsed-argument providers): the kit plants values in it that JSON
+   * cannot express, which a copy would lose.
+   */
   makeResponse(calls: readonly ConformanceCall[], responseId: string): TResponse;
   /** The format options for the follow-up to `response`. */
   formatOptions(response: TResponse): TOptions;
@@ -54,6 +60,13 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
   maxCalls?: number;
   /** The adapter's `maxArgumentBytes` (default 1 MiB). */
   maxArgumentBytes?: number;
+  /**
+   * The longest call id the adapter accepts, when the provider's documented schema takes back fewer
+   * characters than adapter-core's `MAX_PROVIDER_ID_LENGTH` (256): OpenAI's
+   * `function_call_output.call_id` takes 64. An integer from 9 (the kit's call ids begin with
+   * `kitcall_`) to 256, else `adapterConformanceCases` throws a `TypeError`. Default 256.
+   */
+  maxCallIdLength?: number;
 }
 
 /** One framework-agnostic case: `run` throws (node:assert) on a conformance failure. */
@@ -69,6 +82,28 @@ const TURN: readonly ConformanceCall[] = [
   { call_id: 'kitcall_c3', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-3' } },
 ];
 const SIZE_RULES = new Set(['max_bytes']);
+
+/**
+ * Values JSON cannot express, which an SDK's `JSON.parse` never makes but a host's object can hold:
+ * each built as an object to place among the arguments. A BigInt only for adapters whose calls carry
+ * parsed values: `JSON.stringify`, which builds the text of a text-argument provider, throws on it.
+ */
+function valuesJsonCannotExpress(parsedArguments: boolean): Array<[string, () => object]> {
+  const kinds: Array<[string, () => object]> = [
+    ['undefined', () => ({ planted: undefined })],
+    ['a Date', () => ({ planted: new Date(0) })],
+    ['a function', () => ({ planted: () => 'planted' })],
+    ['an accessor', () => Object.defineProperty({}, 'planted', { get: () => 'planted', enumerable: true })],
+    ['a symbol key', () => ({ [Symbol('planted')]: 'planted' })],
+  ];
+  return parsedArguments ? [...kinds, ['a BigInt', () => ({ planted: 1n })]] : kinds;
+}
+
+/** `target` with the own properties of each source defined on it as they are (an accessor stays one). */
+function defineAll(target: object, ...sources: object[]): JsonObject {
+  for (const source of sources) Object.defineProperties(target, Object.getOwnPropertyDescriptors(source));
+  return target as JsonObject;
+}
 
 function hostileTrap(): never {
   throw new Error('hostile proxy trap');
@@ -165,8 +200,9 @@ function permutations<T>(items: readonly T[]): T[][] {
  *
  * They cover both directions against real sealed packages (`@toolseal/result`): parsing round trip
  * and refusals (duplicate, missing and empty ids and names; ids and names with control characters,
- * a lone surrogate or over adapter-core's length limits; too many calls, oversized arguments, also
- * beside an Infinity, garbage, hostile proxies), formatting round trip with canonical `model_result` text, correlation
+ * a lone surrogate or over adapter-core's length limits, call ids over the provider's
+ * `maxCallIdLength`; too many calls, oversized arguments, also beside an Infinity or a value JSON
+ * cannot express, arguments holding such a value, garbage, hostile proxies), formatting round trip with canonical `model_result` text, correlation
  * by call id under every order of results, refusal of unverified, swapped, forged,
  * foreign-revision, missing, duplicate and unknown packages with nothing serialized, a package
  * that reads differently after verification (refused, or sent exactly as sealed), a verifier run
@@ -179,6 +215,10 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   const { adapter, makeResponse, formatOptions, readResults, errorFlag } = options;
   const maxCalls = options.maxCalls ?? 64;
   const maxArgumentBytes = options.maxArgumentBytes ?? 1_048_576;
+  const maxCallIdLength = options.maxCallIdLength ?? MAX_PROVIDER_ID_LENGTH;
+  if (!Number.isSafeInteger(maxCallIdLength) || maxCallIdLength < 'kitcall_'.length + 1 || maxCallIdLength > MAX_PROVIDER_ID_LENGTH) {
+    throw new TypeError(`maxCallIdLength must be an integer from 9 to ${MAX_PROVIDER_ID_LENGTH}`);
+  }
   const prefix = options.label === undefined ? '' : `${options.label}: `;
 
   function parse(calls: readonly ConformanceCall[], responseId = RESPONSE_ID): ParseToolCallsOutcome {
@@ -190,6 +230,11 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     const outcome = adapter.parseToolCalls(response);
     assert.ok(outcome.ok, `the kit's turn must parse: ${JSON.stringify(outcome)}`);
     return { response, calls: outcome.calls };
+  }
+
+  /** Whether the adapter's calls carry parsed values (`json_value`) rather than JSON text. */
+  function parsesArgumentsToValues(): boolean {
+    return parseTurn().calls.every((call) => call.arguments.format === 'json_value');
   }
 
   /** Parses the turn and seals call 0 and 1 as data, call 2 as an error. */
@@ -347,6 +392,58 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         for (const args of [{ n: infinite, blobs }, { blobs, n: infinite }]) {
           assert.deepEqual(parse([{ ...TURN[0]!, arguments: args }]), expected, `${Object.keys(args).join(' then ')}`);
         }
+      },
+    },
+    {
+      name: 'parse: arguments over maxArgumentBytes are never accepted beside a value JSON cannot express (undefined, a Date, a function, an accessor, a symbol key, a BigInt)',
+      run() {
+        // A size check that stops at such a value (the guard's walk does) never measures what
+        // follows it. The refusal may name the size or the value; it must not be an acceptance.
+        const chunk = 'x'.repeat(60_000);
+        const blobs = Array.from({ length: Math.ceil(maxArgumentBytes / chunk.length) + 1 }, () => chunk);
+        for (const [label, make] of valuesJsonCannotExpress(parsesArgumentsToValues())) {
+          const outcome = parse([{ ...TURN[0]!, arguments: defineAll(make(), { blobs }) }]);
+          assert.equal(outcome.ok, false, `oversized arguments behind ${label} were accepted`);
+          if (outcome.ok) continue;
+          assert.equal(outcome.error.code, 'INVALID_ARGUMENTS', label);
+          assert.ok(checkError(outcome.error).ok, label);
+          assert.ok(
+            outcome.error.reasons.every((reason) => reason.field === '' && (SIZE_RULES.has(reason.rule) || reason.rule === 'non_json_value')),
+            `${label}: ${JSON.stringify(outcome.error.reasons)}`,
+          );
+        }
+      },
+    },
+    {
+      name: 'parse: arguments holding a value JSON cannot express are refused (INVALID_ARGUMENTS, non_json_value), never handed on as a value',
+      run() {
+        // Only JSON reaches a ToolCall: text a provider sent, or a value made of JSON data.
+        for (const [label, make] of valuesJsonCannotExpress(parsesArgumentsToValues())) {
+          const args = defineAll({}, { item_id: 'ITEM-1', nested: [make()] });
+          const outcome = parse([{ ...TURN[0]!, arguments: args }]);
+          if (outcome.ok) {
+            assert.ok(
+              outcome.calls.every((call) => call.arguments.format === 'json_text'),
+              `${label}: parsed arguments that are not JSON were handed on as a value`,
+            );
+            continue;
+          }
+          assert.equal(outcome.error.code, 'INVALID_ARGUMENTS', label);
+          assert.ok(checkError(outcome.error).ok, label);
+          assert.deepEqual(outcome.error.reasons, [{ field: '', rule: 'non_json_value' }], label);
+        }
+      },
+    },
+    {
+      name: `parse: a call id of exactly ${maxCallIdLength} characters passes, one more refuses the whole response`,
+      run() {
+        // The provider's own limit (its schema), else the audit stores' 256: a longer id could run
+        // but its result could never be delivered, or the call never audited.
+        const at = `kitcall_${'x'.repeat(maxCallIdLength - 'kitcall_'.length)}`;
+        assert.equal(at.length, maxCallIdLength);
+        const accepted = parse([{ ...TURN[0]!, call_id: at }]);
+        assert.ok(accepted.ok && accepted.calls[0]?.call_id === at, JSON.stringify(accepted));
+        assertParseRefused(parse([{ ...TURN[0]!, call_id: `${at}x` }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
       },
     },
     {
