@@ -24,7 +24,8 @@ export interface AnthropicMessagesResponse {
   /**
    * Why generation stopped; a last `tool_use` block cut off by `max_tokens` or
    * `model_context_window_exceeded` is refused, and so is every `tool_use` block of a message
-   * stopped with `refusal`.
+   * stopped with `refusal` or `pause_turn`, or without a stop reason (`null` or absent: the SDK sets
+   * one on every finished message, so this is an unfinished stream snapshot).
    */
   readonly stop_reason?: string | null;
 }

@@ -63,3 +63,63 @@ describe('anthropic client round trip', () => {
     expect(findProtectedValues(request.body, results)).toEqual([]);
   });
 });
+
+describe('anthropic client stream snapshots', () => {
+  /** A real client whose fetch answers one server-sent event stream of `events`. */
+  function streamingClient(events: ReadonlyArray<Record<string, unknown> & { type: string }>): Anthropic {
+    const body = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+    const fetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    return new Anthropic({ apiKey: 'sk-ant-test', fetch, maxRetries: 0 });
+  }
+
+  const start = {
+    type: 'message_start',
+    message: { id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-sonnet-5-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } },
+  };
+  const toolStart = {
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'tool_use', id: 'toolu_01', name: 'create_refund_draft', input: {}, caller: { type: 'direct' } },
+  };
+
+  it('refuses a snapshot taken before the stream ended, whose input lost a cut value, kept as the SDK made it or stored as JSON', async () => {
+    const client = streamingClient([
+      start,
+      toolStart,
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"order_id":"ORDER-7","amount":1' } },
+    ]);
+    const stream = client.messages.stream({ model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'Refund ORDER-7.' }] });
+    // What a host holding on to the live snapshot sees (a UI, a timeout, a crash before the end).
+    let snapshot: typeof stream.currentMessage;
+    stream.on('inputJson', () => {
+      snapshot = stream.currentMessage;
+    });
+    await expect(stream.finalMessage()).rejects.toThrow();
+    if (snapshot === undefined) throw new Error('the stream must have started a tool_use block');
+    expect(snapshot.stop_reason).toBeNull();
+    const stored = JSON.parse(JSON.stringify(snapshot)) as typeof snapshot;
+    // The partial-JSON parser dropped the cut `amount`: executing this would refund the wrong amount.
+    expect(stored.content[0]).toMatchObject({ type: 'tool_use', input: { order_id: 'ORDER-7' } });
+    const adapter = createAnthropicMessagesAdapter();
+    for (const message of [snapshot, stored]) {
+      const outcome = adapter.parseToolCalls(message);
+      expect(!outcome.ok && [outcome.error.code, outcome.error.reasons]).toEqual(['MALFORMED_TOOL_CALL', [{ field: '', rule: 'malformed_response' }]]);
+    }
+  });
+
+  it('parses the final message of a finished stream', async () => {
+    const client = streamingClient([
+      start,
+      toolStart,
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"order_id":"ORDER-7",' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"amount":100}' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 5 } },
+      { type: 'message_stop' },
+    ]);
+    const stream = client.messages.stream({ model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'Refund ORDER-7.' }] });
+    const message = await stream.finalMessage();
+    const outcome = createAnthropicMessagesAdapter().parseToolCalls(JSON.parse(JSON.stringify(message)) as typeof message);
+    expect(outcome.ok && outcome.calls.map((call) => call.arguments)).toEqual([{ format: 'json_value', value: { order_id: 'ORDER-7', amount: 100 } }]);
+  });
+});

@@ -149,10 +149,69 @@ describe('parseAnthropicMessagesToolCalls: stop_reason is type-exact', () => {
     }
   });
 
-  it('accepts a stop_reason that is null, absent or a stop reason it does not refuse', () => {
-    for (const extra of [{ stop_reason: null }, { stop_reason: undefined }, { stop_reason: 'end_turn' }, { stop_reason: 'pause_turn' }]) {
-      expect(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {})], extra)).ok).toBe(true);
+  it('accepts the tool_use blocks of a message with a stop reason it does not refuse', () => {
+    for (const stopReason of ['tool_use', 'end_turn', 'stop_sequence']) {
+      expect(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {})], { stop_reason: stopReason })).ok).toBe(true);
     }
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: unfinished and paused turns', () => {
+  // @anthropic-ai/sdk `Message.stop_reason`: "In non-streaming mode this value is always non-null.
+  // In streaming mode, it is null in the `message_start` event and non-null otherwise." A message
+  // without one is a stream snapshot whose tool_use input came from partial JSON.
+  function withoutStopReason(content: unknown[]): AnthropicMessagesResponse {
+    const { stop_reason: _stop, ...rest } = messageWith(content) as unknown as Record<string, unknown>;
+    return rest as unknown as AnthropicMessagesResponse;
+  }
+
+  it.each<[string, (content: unknown[]) => AnthropicMessagesResponse]>([
+    ['null', (content) => messageWith(content, { stop_reason: null })],
+    ['absent', withoutStopReason],
+    ['undefined', (content) => messageWith(content, { stop_reason: undefined })],
+  ])('refuses every tool_use of a message whose stop_reason is %s: an unfinished snapshot', (_label, make) => {
+    // What the SDK's partial-JSON parser makes of `{"order_id":"ORDER-7","amount":1`, cut mid-stream.
+    const cut = toolUse('toolu_1', 'create_refund_draft', { order_id: 'ORDER-7' });
+    assertParseRefused(parseAnthropicMessagesToolCalls(make([cut])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    assertParseRefused(
+      parseAnthropicMessagesToolCalls(make([toolUse('t1', 'a', {}), { type: 'text', text: 'and then' }])),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+  });
+
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['undefined', undefined],
+  ])('gives no calls for a message without tool_use whose stop_reason is %s', (_label, stopReason) => {
+    expect(parseAnthropicMessagesToolCalls(messageWith([{ type: 'text', text: 'Hel' }], { stop_reason: stopReason }))).toEqual({
+      ok: true,
+      response_id: 'msg_1',
+      calls: [],
+    });
+  });
+
+  it('refuses every tool_use of a turn paused with pause_turn: it is continued by sending it back unchanged', () => {
+    // "pause_turn: we paused a long-running turn. You may provide the response back as-is in a
+    // subsequent request to let the model continue." Answering its tool_use would add a turn.
+    const paused = [
+      { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'refund policy' } },
+      toolUse('t1', 'create_refund_draft', { order_id: 'ORDER-7' }),
+    ];
+    assertParseRefused(
+      parseAnthropicMessagesToolCalls(messageWith(paused, { stop_reason: 'pause_turn' })),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+  });
+
+  it('gives no calls for a paused turn of server tools only: the host sends it back to continue', () => {
+    const paused = [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'refund policy' } }];
+    expect(parseAnthropicMessagesToolCalls(messageWith(paused, { stop_reason: 'pause_turn' }))).toEqual({
+      ok: true,
+      response_id: 'msg_1',
+      calls: [],
+    });
   });
 });
 

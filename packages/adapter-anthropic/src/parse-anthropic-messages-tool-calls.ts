@@ -18,6 +18,13 @@ const TRUNCATING_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exc
 // removed or rewritten before the conversation continues (Anthropic: "Streaming refusals";
 // @anthropic-ai/sdk `StopReason`), so none of its tool_use blocks may run and be answered.
 const REFUSED_STOP_REASON = 'refusal';
+// `pause_turn`: the API paused a long-running turn (a server-tool loop reached its iteration limit);
+// the documented continuation sends the assistant content back as it is, with nothing added, for the
+// model to finish the turn (@anthropic-ai/sdk `Message.stop_reason`; Anthropic: "Handle stop
+// reasons", "Server tools"). A tool_use block in a paused turn is not a finished request for a result:
+// answering it would add the user message the continuation must not have, and the turn may still
+// change it. The model's finished calls come with `tool_use`.
+const PAUSED_STOP_REASON = 'pause_turn';
 
 /**
  * Parses the `tool_use` content blocks of a Messages API message into `ToolCall`s, in content
@@ -29,9 +36,13 @@ const REFUSED_STOP_REASON = 'refusal';
  * (`MALFORMED_TOOL_CALL`) for a missing message id, a `stop_reason` that is neither a string nor
  * `null`, a repeated or missing block id, an empty name, an `input` that is not an object, a
  * toolset member (`toolset_name`: the registry knows bare names only), a call a server tool made
- * (`caller.type` other than `direct`), a last `tool_use` block
- * cut off by `max_tokens` or `model_context_window_exceeded`, any `tool_use` block of a message stopped with `refusal`, or more than
- * `maxCalls` calls; and (`INVALID_ARGUMENTS`) for an `input` over the size limits.
+ * (`caller.type` other than `direct`), a last `tool_use` block cut off by `max_tokens` or
+ * `model_context_window_exceeded`, any `tool_use` block of an unfinished message (`stop_reason`
+ * `null` or absent: a stream snapshot, whose inputs may have lost trailing values), of a message
+ * stopped with `refusal`, or of a turn paused with `pause_turn` (continued by sending it back
+ * unchanged, never answered), or more than `maxCalls` calls; and (`INVALID_ARGUMENTS`) for an
+ * `input` over the size limits or holding a value JSON cannot express. A message without
+ * `tool_use` blocks gives no calls, whatever its stop reason.
  *
  * Every field whose value refuses the message (`stop_reason`; a block's `type`, `toolset_name`, `caller`)
  * is read with `readRefusalField`: one defined as a getter or reachable only through the prototype
@@ -46,14 +57,20 @@ export function parseAnthropicMessagesToolCalls(
     const content = readOwnData(checked, 'content');
     if (!Array.isArray(content)) return rejectMalformedToolCall('malformed_response');
     const stopReason = readRefusalField(checked, 'stop_reason');
-    // Type-exact: a string, or null while the message is unfinished (absent in older payloads).
-    // Anything else (a hidden field, `['max_tokens']`, an object with a `toString`) is malformed,
-    // never compared through a conversion that could read it as one stop reason or another.
+    // Type-exact: a string, or null/absent while the message is unfinished. Anything else (a hidden
+    // field, `['max_tokens']`, an object with a `toString`) is malformed, never compared through a
+    // conversion that could read it as one stop reason or another.
     if (stopReason !== undefined && stopReason !== null && typeof stopReason !== 'string') {
       return rejectMalformedToolCall('malformed_response');
     }
+    // The SDK documents `stop_reason` as always non-null in non-streaming mode and null only in a
+    // stream's `message_start`: a message without one is a stream snapshot taken before the end,
+    // whose `input` was parsed from partial JSON (a cut `{"order_id":"ORDER-7","amount":1` parses
+    // as `{"order_id":"ORDER-7"}`). Its tool_use blocks are refused, as OpenAI and Gemini refuse
+    // calls of an unfinished response.
+    const unfinished = stopReason === undefined || stopReason === null;
     const truncated = typeof stopReason === 'string' && TRUNCATING_STOP_REASONS.has(stopReason);
-    const refused = stopReason === REFUSED_STOP_REASON;
+    const refusedOrPaused = stopReason === REFUSED_STOP_REASON || stopReason === PAUSED_STOP_REASON;
     const blocks: readonly unknown[] = content;
     const count = blocks.length;
     for (let index = 0; index < count; index++) {
@@ -63,7 +80,7 @@ export function parseAnthropicMessagesToolCalls(
       // A hidden type could make a tool_use block vanish: refused, never skipped.
       if (type === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
       if (type !== 'tool_use') continue;
-      if (refused) return rejectMalformedToolCall('malformed_response');
+      if (unfinished || refusedOrPaused) return rejectMalformedToolCall('malformed_response');
       if (truncated && index === count - 1) return rejectMalformedToolCall('malformed_response');
       const toolsetName = readRefusalField(block, 'toolset_name');
       if (toolsetName !== undefined && toolsetName !== null) return rejectMalformedToolCall('malformed_response');
