@@ -1,7 +1,12 @@
 import { adapterConformanceCases } from '@toolseal/adapter-testing';
 import { describe, it } from 'vitest';
 import { response } from './__fixtures__/openai-responses-fixtures.js';
-import { createOpenAIResponsesAdapter, type OpenAIResponsesFormatOptions, type OpenAIResponsesPayload } from './index.js';
+import {
+  createOpenAIResponsesAdapter,
+  MAX_OPENAI_CALL_ID_LENGTH,
+  type OpenAIResponsesFormatOptions,
+  type OpenAIResponsesPayload,
+} from './index.js';
 
 function readResults(payload: OpenAIResponsesPayload) {
   return payload.input.flatMap((item) =>
@@ -31,6 +36,8 @@ describe.each<[string, (output: ReturnType<typeof response>) => OpenAIResponsesF
     formatOptions: (sdkResponse) => formatOptions(sdkResponse as ReturnType<typeof response>),
     readResults,
     errorFlag: false,
+    // FunctionCallOutputItemParam.call_id: maxLength 64 in the official OpenAPI schema.
+    maxCallIdLength: MAX_OPENAI_CALL_ID_LENGTH,
   });
   for (const { name, run } of cases) it(name, run);
 });

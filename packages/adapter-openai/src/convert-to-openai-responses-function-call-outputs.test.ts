@@ -3,6 +3,7 @@ import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { openaiParallel as response } from './__fixtures__/openai-responses-fixtures.js';
 import { convertToOpenAIResponsesFunctionCallOutputs } from './convert-to-openai-responses-function-call-outputs.js';
+import { MAX_FUNCTION_CALL_OUTPUT_LENGTH } from './openai-responses-api.js';
 import { parseOpenAIResponsesToolCalls } from './parse-openai-responses-tool-calls.js';
 
 const parsedCalls = () => assertParsed(parseOpenAIResponsesToolCalls(response));
@@ -176,4 +177,58 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
   });
 
 
+
+  describe('output length (FunctionCallOutputItemParam.output maxLength 10485760)', () => {
+    // The official OpenAPI schema (spec 2.3.0) caps a string `output` at 10,485,760 characters
+    // (JSON Schema `maxLength`: Unicode code points), while a tool may allow results up to 16 MiB.
+    const calls = parsedCalls();
+    const base = canonicalize(fakeSealedResult(calls[0]!, { data: { pad: '' } }).model_result).length;
+    /** A result for `call` whose canonical text is `padding` longer than the base text. */
+    const padded = (call: (typeof calls)[number], padding: string) => fakeSealedResult(call, { data: { pad: padding } });
+    const format = (results: ReturnType<typeof fakeSealedResult>[]) =>
+      convertToOpenAIResponsesFunctionCallOutputs({
+        calls,
+        results,
+        verify: createRecordingVerifier().verify,
+        options: { continuation: 'previous_response_id' },
+      });
+
+    it('sends an output of exactly 10,485,760 characters', () => {
+      expect(MAX_FUNCTION_CALL_OUTPUT_LENGTH).toBe(10_485_760);
+      const results = calls.map((call, index) => (index === 0 ? padded(call, 'x'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base)) : fakeSealedResult(call)));
+      const outcome = format(results);
+      expect(outcome.ok).toBe(true);
+      const first = outcome.ok ? outcome.payload.input[0] : undefined;
+      expect(first?.type === 'function_call_output' && first.output.length).toBe(MAX_FUNCTION_CALL_OUTPUT_LENGTH);
+    });
+
+    it('refuses the whole turn, nothing serialized, for one output a character longer', () => {
+      const results = calls.map((call, index) => (index === 1 ? padded(call, 'x'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base + 1)) : fakeSealedResult(call)));
+      expect(format(results)).toEqual({
+        ok: false,
+        failures: [{ call_id: calls[1]!.call_id, reason: 'verification_failed', verify_reasons: ['malformed_package'] }],
+      });
+    });
+
+    it('names every over-long result', () => {
+      const long = 'x'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH);
+      const results = calls.map((call, index) => (index === 1 ? fakeSealedResult(call) : padded(call, long)));
+      const outcome = format(results);
+      expect(!outcome.ok && outcome.failures.map((failure) => failure.call_id)).toEqual([calls[0]!.call_id, calls[2]!.call_id]);
+    });
+
+    it('counts characters, not UTF-16 code units: a surrogate pair is one character', () => {
+      // 5,300,000 astral characters: 10,600,000 UTF-16 units, but 5,300,000 characters plus the base.
+      const astral = '\u{1F600}'.repeat(5_300_000);
+      const results = calls.map((call, index) => (index === 0 ? padded(call, astral) : fakeSealedResult(call)));
+      const outcome = format(results);
+      expect(outcome.ok).toBe(true);
+      const first = outcome.ok ? outcome.payload.input[0] : undefined;
+      expect(first?.type === 'function_call_output' && first.output.length).toBeGreaterThan(MAX_FUNCTION_CALL_OUTPUT_LENGTH);
+      // One more astral character past the limit in characters is refused.
+      const over = 'x'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base - 5_300_000 + 1);
+      const refused = calls.map((call, index) => (index === 0 ? padded(call, `${astral}${over}`) : fakeSealedResult(call)));
+      expect(format(refused).ok).toBe(false);
+    });
+  });
 });

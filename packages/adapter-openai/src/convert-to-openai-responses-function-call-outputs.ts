@@ -7,8 +7,9 @@ import {
   readRefusalField,
   type AdapterSettings,
 } from '@toolseal/adapter-core';
-import type { FormatToolResultsInput, FormatToolResultsOutcome, ToolCall } from '@toolseal/contracts';
+import type { FormatFailure, FormatToolResultsInput, FormatToolResultsOutcome, ToolCall } from '@toolseal/contracts';
 import {
+  MAX_FUNCTION_CALL_OUTPUT_LENGTH,
   MAX_RESPONSE_OUTPUT_ITEMS,
   type OpenAIResponsesFormatOptions,
   type OpenAIResponsesFunctionCall,
@@ -21,6 +22,30 @@ function notTheParsedOutput(): TypeError {
   return new TypeError(
     'stateless continuation: responseOutput must be the output of the response the calls were parsed from',
   );
+}
+
+/**
+ * Whether `text` is longer than `MAX_FUNCTION_CALL_OUTPUT_LENGTH` as JSON Schema's `maxLength`
+ * counts: Unicode code points, so a surrogate pair is one character. The UTF-16 length is an upper
+ * bound, enough for every text within it; only a longer one is counted, stopping once within.
+ */
+function exceedsOutputLength(text: string): boolean {
+  const units = text.length;
+  if (units <= MAX_FUNCTION_CALL_OUTPUT_LENGTH) return false;
+  // Code points = units - surrogate pairs. The text is canonical JSON, with no lone surrogate.
+  let characters = units;
+  for (let index = 0; index < units - 1; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        characters--;
+        index++;
+        if (characters <= MAX_FUNCTION_CALL_OUTPUT_LENGTH) return false;
+      }
+    }
+  }
+  return characters > MAX_FUNCTION_CALL_OUTPUT_LENGTH;
 }
 
 /**
@@ -76,8 +101,11 @@ function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown):
  *
  * Every result is correlated by `protected_audit.provider_context.call_id`, checked against this
  * adapter's provider, API family and accepted revisions, and verified with `verify`; any refusal
- * (missing, duplicate, unknown, foreign or unverified result) refuses the whole turn. Outputs come
- * in call order.
+ * (missing, duplicate, unknown, foreign or unverified result) refuses the whole turn. So does a
+ * verified result whose canonical text is longer than OpenAI's `function_call_output.output`
+ * allows (`MAX_FUNCTION_CALL_OUTPUT_LENGTH`, 10,485,760 characters): a package this adapter cannot
+ * send, refused as `verification_failed` with `malformed_package` (the catalogued reasons hold no
+ * closer one), one failure per such result. Outputs come in call order.
  *
  * - `previous_response_id`: `{ previous_response_id, input: [outputs] }`.
  * - `stateless`: `{ input: [function_call items, outputs] }`, the calls echoed in response order.
@@ -96,6 +124,11 @@ export function convertToOpenAIResponsesFunctionCallOutputs(
   }
   const correlated = correlateToolResults(settings.identity, input, settings.limits);
   if (!correlated.ok) return correlated;
+  // OpenAI refuses a longer output: the turn is refused whole, as for any other result it cannot take.
+  const overlong: FormatFailure[] = correlated.results
+    .filter((result) => exceedsOutputLength(result.modelResultText))
+    .map((result) => ({ call_id: result.call.call_id, reason: 'verification_failed', verify_reasons: ['malformed_package'] }));
+  if (overlong.length > 0) return { ok: false, failures: overlong };
   const outputs = correlated.results.map(
     (result): OpenAIResponsesFunctionCallOutput => ({
       type: 'function_call_output',

@@ -10,6 +10,8 @@ export {
   OPENAI_RESPONSES_API_FAMILY,
   OPENAI_RESPONSES_ADAPTER_REVISION,
   MAX_RESPONSE_OUTPUT_ITEMS,
+  MAX_OPENAI_CALL_ID_LENGTH,
+  MAX_FUNCTION_CALL_OUTPUT_LENGTH,
   type OpenAIResponsesResponse,
   type OpenAIResponsesOutputItem,
   type OpenAIResponsesFunctionCall,

@@ -19,6 +19,23 @@ export const OPENAI_RESPONSES_ADAPTER_REVISION = 'openai-responses-v1';
 export const MAX_RESPONSE_OUTPUT_ITEMS = 100_000;
 
 /**
+ * Longest call id OpenAI takes back: `FunctionCallOutputItemParam.call_id` has `maxLength: 64` in
+ * the official OpenAPI schema (openai/openai-openapi, spec 2.3.0). A call with a longer id could run,
+ * but its result could never be delivered, so `parseToolCalls` refuses the response instead. The
+ * schema states no such bound for the response id or the item `id`; they keep the 256 of
+ * `MAX_PROVIDER_ID_LENGTH`.
+ */
+export const MAX_OPENAI_CALL_ID_LENGTH = 64;
+
+/**
+ * Longest `function_call_output.output` string OpenAI takes: `maxLength: 10485760` in the official
+ * OpenAPI schema (`FunctionCallOutputItemParam.output`, spec 2.3.0), counted as JSON Schema counts
+ * (Unicode code points). A tool may allow larger results (up to 16 MiB): `formatToolResults` refuses
+ * the turn rather than send an output OpenAI rejects.
+ */
+export const MAX_FUNCTION_CALL_OUTPUT_LENGTH = 10_485_760;
+
+/**
  * Any item of `Response.output`: only `type` is read before narrowing. The fields a
  * `function_call` item carries are declared (as `unknown`: each is checked at run time) so an
  * item written inline in a `parseToolCalls` call type-checks as well as the SDK's `Response` does.

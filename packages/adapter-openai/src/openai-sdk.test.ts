@@ -11,10 +11,18 @@ import {
 import type { SealedResult } from '@toolseal/contracts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { canonicalize } from '@toolseal/digests';
+import fc from 'fast-check';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { openaiParallel } from './__fixtures__/openai-responses-fixtures.js';
-import { createOpenAIResponsesAdapter, type OpenAIResponsesFormatOptions } from './index.js';
+import {
+  createOpenAIResponsesAdapter,
+  MAX_FUNCTION_CALL_OUTPUT_LENGTH,
+  MAX_OPENAI_CALL_ID_LENGTH,
+  type OpenAIResponsesFormatOptions,
+  type OpenAIResponsesResponse,
+} from './index.js';
 
 /** A real client whose fetch answers from `replies`, in order, and records every request. */
 function capturingClient(replies: readonly unknown[]) {
@@ -121,5 +129,55 @@ describe('openai client round trip', () => {
     expect(validateOutput({ type: 'function_call', call_id: 'c', output: '{}' })).toBe(false);
     expect(validateOutput({ type: 'function_call_output', call_id: 'c'.repeat(65), output: '{}' })).toBe(false);
     expect(validateCall({ type: 'function_call', call_id: 'c', name: 'n' })).toBe(false);
+  });
+
+  it('answers every call it parses with an item the official schema accepts, and parses no call it could not answer', () => {
+    const validateOutput = compileItemSchema('FunctionCallOutputItemParam');
+    const adapter = createOpenAIResponsesAdapter();
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{1,300}$/), (callId) => {
+        const response = {
+          id: 'resp_1',
+          status: 'completed',
+          output: [{ type: 'function_call', call_id: callId, name: 'get_order', arguments: '{}', status: 'completed' }],
+        } as unknown as OpenAIResponsesResponse;
+        const parsed = adapter.parseToolCalls(response);
+        expect(parsed.ok).toBe(callId.length <= MAX_OPENAI_CALL_ID_LENGTH);
+        if (!parsed.ok) return;
+        const formatted = adapter.formatToolResults({
+          calls: parsed.calls,
+          results: parsed.calls.map((call) => fakeSealedResult(call)),
+          verify: createRecordingVerifier().verify,
+          options: { continuation: 'previous_response_id' },
+        });
+        if (!formatted.ok) throw new Error('results must format');
+        const item = formatted.payload.input[0];
+        expect(validateOutput(item), JSON.stringify(validateOutput.errors)).toBe(true);
+      }),
+    );
+  });
+
+  it('sends the longest output the official schema accepts, and refuses one character more, as the schema does', () => {
+    const validateOutput = compileItemSchema('FunctionCallOutputItemParam');
+    const adapter = createOpenAIResponsesAdapter();
+    const parsed = adapter.parseToolCalls({
+      id: 'resp_1',
+      output: [{ type: 'function_call', call_id: 'call_1', name: 'get_order', arguments: '{}' }],
+    } as unknown as OpenAIResponsesResponse);
+    if (!parsed.ok) throw new Error('must parse');
+    const [call] = parsed.calls;
+    const base = canonicalize(fakeSealedResult(call!, { data: { pad: '' } }).model_result).length;
+    for (const extra of [0, 1]) {
+      const result = fakeSealedResult(call!, { data: { pad: '\u00e9'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base + extra) } });
+      const item = { type: 'function_call_output', call_id: 'call_1', output: canonicalize(result.model_result) };
+      const formatted = adapter.formatToolResults({
+        calls: parsed.calls,
+        results: [result],
+        verify: createRecordingVerifier().verify,
+        options: { continuation: 'previous_response_id' },
+      });
+      expect(validateOutput(item)).toBe(extra === 0);
+      expect(formatted.ok).toBe(extra === 0);
+    }
   });
 });

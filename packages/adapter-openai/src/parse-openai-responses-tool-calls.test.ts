@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_RESPONSE_OUTPUT_ITEMS, type OpenAIResponsesResponse } from './openai-responses-api.js';
+import { MAX_OPENAI_CALL_ID_LENGTH, MAX_RESPONSE_OUTPUT_ITEMS, type OpenAIResponsesResponse } from './openai-responses-api.js';
 import { parseOpenAIResponsesToolCalls } from './parse-openai-responses-tool-calls.js';
 
 function fixture(name: string): OpenAIResponsesResponse {
@@ -163,6 +163,29 @@ describe('parseOpenAIResponsesToolCalls: refusals', () => {
       'MALFORMED_TOOL_CALL',
       'malformed_response',
     );
+  });
+
+  // The official OpenAPI schema (spec 2.3.0) caps `FunctionCallOutputItemParam.call_id` at 64
+  // characters: a call with a longer id could run, but its result could never be sent back.
+  it('refuses a call id over 64 characters before anything runs, and accepts one of exactly 64', () => {
+    expect(MAX_OPENAI_CALL_ID_LENGTH).toBe(64);
+    const at = `call_${'a'.repeat(59)}`;
+    expect(parseOpenAIResponsesToolCalls(responseWith([functionCall(at, 'a', '{}')]))).toMatchObject({
+      ok: true,
+      calls: [{ call_id: at }],
+    });
+    for (const callId of [`${at}b`, `call_${'a'.repeat(95)}`, 'c'.repeat(256)]) {
+      assertParseRefused(
+        parseOpenAIResponsesToolCalls(responseWith([functionCall('call_ok', 'a', '{}'), functionCall(callId, 'a', '{}')])),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+    }
+  });
+
+  it('keeps 256 characters for the response id and the item id, which the schema does not bound', () => {
+    const response = { id: `resp_${'r'.repeat(251)}`, output: [functionCall('call_1', 'a', '{}', { id: `fc_${'f'.repeat(253)}` })] };
+    expect(parseOpenAIResponsesToolCalls(response as unknown as OpenAIResponsesResponse).ok).toBe(true);
   });
 
   it('accepts an item without an id', () => {

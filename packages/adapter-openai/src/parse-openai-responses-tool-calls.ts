@@ -9,7 +9,11 @@ import {
   type AdapterSettings,
 } from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import { MAX_RESPONSE_OUTPUT_ITEMS, type OpenAIResponsesResponse } from './openai-responses-api.js';
+import {
+  MAX_OPENAI_CALL_ID_LENGTH,
+  MAX_RESPONSE_OUTPUT_ITEMS,
+  type OpenAIResponsesResponse,
+} from './openai-responses-api.js';
 import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
 
 /** A `status` (of the response or of an item) under which its function calls are finished. */
@@ -25,7 +29,9 @@ function isFinished(status: unknown): boolean {
  *
  * The response is untrusted and validated by hand: it never throws. The whole response is refused
  * (`MALFORMED_TOOL_CALL`) for a missing response id, more than 100,000 output items, a repeated
- * or missing call id, a malformed item id (it is echoed in a stateless continuation), an empty
+ * or missing call id, a call id over 64 characters (`MAX_OPENAI_CALL_ID_LENGTH`: OpenAI takes no
+ * longer one back in a `function_call_output`, so the call could run but never be answered), a
+ * malformed item id (it is echoed in a stateless continuation), an empty
  * name, a function call in an unfinished response (`status` present and other than `completed`:
  * `incomplete` after `max_output_tokens`, `in_progress`, `queued`, `failed`, `cancelled`) or an
  * unfinished item (its own `status` other than `completed`): either may have its arguments cut
@@ -92,5 +98,5 @@ export function parseOpenAIResponsesToolCalls(
       if (rejection !== null) return rejection;
     }
     return null;
-  });
+  }, { maxCallIdLength: MAX_OPENAI_CALL_ID_LENGTH });
 }
