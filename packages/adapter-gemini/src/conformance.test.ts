@@ -15,11 +15,13 @@ describe.each<[string, GeminiInteractionsFormatOptions]>([
 ])('Gemini Interactions adapter conformance (%s)', (_label, options) => {
   const cases = adapterConformanceCases({
     adapter: createGeminiInteractionsAdapter(),
-    // Built as the SDK's own `Interactions.Interaction` type, as `ai.interactions.create` returns it.
+    // Built as the SDK's own `Interactions.Interaction` type, as `ai.interactions.create` returns it:
+    // waiting for function results while it has calls, `completed` without any.
     makeResponse: (calls, responseId) =>
       interaction(
         responseId,
         calls.map((call) => ({ type: 'function_call', id: call.call_id, name: call.tool_name, arguments: call.arguments })),
+        calls.length === 0 ? 'completed' : 'requires_action',
       ),
     formatOptions: () => options,
     readResults,

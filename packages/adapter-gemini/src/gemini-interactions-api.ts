@@ -22,14 +22,15 @@ export interface GeminiInteractionsResponse {
   readonly id: string;
   /**
    * `requires_action` when the model waits for the client's function results: the only status
-   * under which pending `function_call` steps are returned as calls. The SDK's other values
+   * under which pending `function_call` steps are returned as calls, and one that refuses an
+   * interaction without any. The SDK's other values
    * (`in_progress`, `queued`, `requires_continuation`, `incomplete`, `failed`, `cancelled`,
    * `budget_exceeded`, `completed`) refuse an interaction that still has a pending call.
    */
   readonly status?: string | undefined;
   /**
-   * The steps; `function_call` steps not yet answered by a `function_result` step are the tool
-   * calls, everything else is ignored.
+   * The steps; `function_call` steps not answered by a later `function_result` step are the tool
+   * calls (at least one while `status` is `requires_action`), everything else is ignored.
    */
   readonly steps?: readonly GeminiStep[] | undefined;
 }

@@ -176,6 +176,78 @@ describe('parseGeminiInteractionsToolCalls: repeated call ids', () => {
   });
 });
 
+describe('parseGeminiInteractionsToolCalls: which function_result answers which call', () => {
+  // A function_result answers a call made before it (Interactions API: the client sends results
+  // for the calls of an interaction waiting in `requires_action`); the timeline of an interaction
+  // continued with previous_interaction_id also holds the client's results for the previous one.
+  it('takes a call answered by a function_result before it as pending: here, a reused id', () => {
+    const steps = [
+      { type: 'function_result', call_id: 'fc-2', name: 'create_refund_draft', result: 'old' },
+      functionCall('fc-2', 'create_refund_draft', { order_id: 'ORDER-7' }),
+    ];
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(steps)), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+  });
+
+  it('returns a pending call behind a function_result for a call of an earlier interaction', () => {
+    // The timeline of turn 2: the client's result for turn 1's call, then the model's new call.
+    const steps = [
+      { type: 'function_result', call_id: 'fc-turn1', name: 'get_order', result: [{ type: 'text', text: '{}' }] },
+      { type: 'model_output', content: [{ type: 'text', text: 'Now the refund.' }] },
+      functionCall('fc-turn2', 'create_refund_draft', { order_id: 'ORDER-7' }),
+    ];
+    const outcome = parseGeminiInteractionsToolCalls(interactionWith(steps));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['fc-turn2']);
+  });
+
+  it('counts a call answered only by a function_result after it', () => {
+    const steps = [
+      functionCall('fc-1', 'get_order', {}),
+      functionCall('fc-2', 'get_order', {}),
+      { type: 'function_result', call_id: 'fc-1', result: 'done' },
+    ];
+    const outcome = parseGeminiInteractionsToolCalls(interactionWith(steps));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['fc-2']);
+  });
+
+  it.each<[string, unknown[]]>([
+    ['no steps at all', []],
+    ['only answered calls', [functionCall('fc-1', 'get_order', {}), { type: 'function_result', call_id: 'fc-1', result: 'done' }]],
+    ['only results for calls of an earlier interaction', [{ type: 'function_result', call_id: 'fc-0', result: 'done' }]],
+    ['only model output', [{ type: 'model_output', content: [{ type: 'text', text: 'Done.' }] }]],
+  ])('refuses an interaction that requires action with %s: nothing is pending', (_label, steps) => {
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(steps)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('property: a call is pending unless a function_result after it answers it', () => {
+    // Each entry: a call, with a result before it, after it, both or none.
+    const entry = fc.constantFrom('none', 'before', 'after', 'both');
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 8 }), (entries) => {
+        const steps = entries.flatMap((placement, index) => {
+          const result = { type: 'function_result', call_id: `fc-${index}`, result: 'x' };
+          const call = functionCall(`fc-${index}`, 'get_order', {});
+          if (placement === 'before') return [result, call];
+          if (placement === 'after') return [call, result];
+          if (placement === 'both') return [result, call, result];
+          return [call];
+        });
+        const outcome = parseGeminiInteractionsToolCalls(interactionWith(steps));
+        // A result before its call means the id was answered already: reused, refused.
+        if (entries.some((placement) => placement === 'before' || placement === 'both')) {
+          assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+          return;
+        }
+        const pending = entries.flatMap((placement, index) => (placement === 'none' ? [`fc-${index}`] : []));
+        if (pending.length === 0) {
+          assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'malformed_response');
+          return;
+        }
+        expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(pending);
+      }),
+    );
+  });
+});
+
 describe('parseGeminiInteractionsToolCalls: hidden refusal fields', () => {
   /** `target` with `key` replaced by an own getter answering `answer`; records whether it ran. */
   function withGetter(target: object, key: string, answer: unknown): { value: object; ran: () => boolean } {
@@ -310,9 +382,14 @@ describe('parseGeminiInteractionsToolCalls: properties', () => {
           ...(entry.answered ? [{ type: 'function_result', call_id: `fc-${index}`, result: 'x' }] : []),
         ]);
         const outcome = parseGeminiInteractionsToolCalls(interactionWith(steps));
+        const pending = entries.flatMap((entry, index) => (entry.answered ? [] : [[`fc-${index}`, entry.name, entry.input]]));
+        // `requires_action` with nothing pending contradicts itself: refused.
+        if (pending.length === 0) {
+          assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'malformed_response');
+          return;
+        }
         expect(outcome.ok).toBe(true);
         if (!outcome.ok) return;
-        const pending = entries.flatMap((entry, index) => (entry.answered ? [] : [[`fc-${index}`, entry.name, entry.input]]));
         expect(outcome.calls.map((call) => [call.call_id, call.tool_name, call.arguments.format === 'json_value' && call.arguments.value])).toEqual(pending);
       }),
     );

@@ -14,9 +14,11 @@ import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-defa
 /**
  * Parses the pending `function_call` steps of an interaction into `ToolCall`s, in step order, with
  * `arguments` as the SDK-parsed object (`json_value`), checked against the adapter's size limits;
- * the dispatcher validates it per tool with the guard. A `function_call` step already answered by
- * a `function_result` step in the same interaction is not pending and is skipped; other step
- * types (user input, thoughts, model output, server tools) are ignored.
+ * the dispatcher validates it per tool with the guard. A `function_call` step answered by a
+ * `function_result` step that comes after it in the same interaction is not pending and is
+ * skipped; a `function_result` before its call, or naming no call of the interaction, answers no
+ * call here (it answers one of an earlier interaction, whose timeline this one continues); other
+ * step types (user input, thoughts, model output, server tools) are ignored.
  *
  * Pending calls are returned only while the interaction waits for the client's function results,
  * `status: 'requires_action'` ("the interaction requires action/input from the user", Interactions
@@ -30,12 +32,14 @@ import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-defa
  *
  * The interaction is untrusted and validated by hand: it never throws. It is refused
  * (`MALFORMED_TOOL_CALL`, `malformed_response` unless said otherwise) for a missing interaction
- * id, missing steps while the status is `requires_action`, a pending call under another status,
- * a `function_result` step whose `call_id` is not a string, a step id repeated by any two
- * `function_call` steps, answered or pending (`duplicate_call_id`: an answered id repeated by a
- * pending call would otherwise hide that call), a missing (`missing_call_id`) step id, an empty
- * name (`empty_tool_name`), `arguments` that are not an object, or more than `maxCalls` calls
- * (`too_many_calls`); and (`INVALID_ARGUMENTS`) for arguments over the size limits.
+ * id, missing steps or no pending call while the status is `requires_action`, a pending call
+ * under another status, a `function_result` step whose `call_id` is not a string, a step id
+ * repeated by any two `function_call` steps, answered or pending (`duplicate_call_id`: an answered
+ * id repeated by a pending call would otherwise hide that call), a `function_call` step whose id
+ * an earlier `function_result` already answered (`duplicate_call_id`: its result could not be told
+ * apart from that one), a missing (`missing_call_id`) step id, an empty name (`empty_tool_name`),
+ * `arguments` that are not an object, or more than `maxCalls` calls (`too_many_calls`); and
+ * (`INVALID_ARGUMENTS`) for arguments over the size limits or holding a value JSON cannot express.
  *
  * Every field that decides whether a call is pending (the interaction's `status` and `steps`, a
  * step's `type`, a `function_result`'s `call_id`) is read with `readRefusalField`: one defined as a
@@ -62,9 +66,15 @@ export function parseGeminiInteractionsToolCalls(
       const list: readonly unknown[] = steps;
       const count = list.length;
 
-      // First pass: which calls are answered, and no call id used twice.
+      // First pass, in step order: which calls a later function_result answers, and no call id
+      // used twice. A result answers only a call made before it: one placed before its call (or
+      // naming no call of this interaction) cannot answer it. A result naming no earlier call
+      // answers a call of an earlier interaction: the timeline of an interaction continued with
+      // `previous_interaction_id` holds the client's function_result input steps, whose calls are
+      // in the previous interaction. It answers nothing here, and its call id stays taken.
       const answered = new Set<string>();
       const callIds = new Set<string>();
+      const answeredBefore = new Set<string>();
       for (let index = 0; index < count; index++) {
         const step = readOwnData(list, index);
         if (typeof step !== 'object' || step === null) return rejectMalformedToolCall('malformed_response');
@@ -74,16 +84,20 @@ export function parseGeminiInteractionsToolCalls(
         if (type === 'function_result') {
           const answers = readRefusalField(step, 'call_id');
           if (typeof answers !== 'string') return rejectMalformedToolCall('malformed_response');
-          answered.add(answers);
+          if (callIds.has(answers)) answered.add(answers);
+          else answeredBefore.add(answers);
         } else if (type === 'function_call') {
           const callId = readOwnData(step, 'id');
           if (typeof callId === 'string' && callId !== '') {
-            if (callIds.has(callId)) return rejectMalformedToolCall('duplicate_call_id');
+            // An id already used by a call, or already answered earlier in this timeline: a result
+            // sent for it could not be told apart from the one given before.
+            if (callIds.has(callId) || answeredBefore.has(callId)) return rejectMalformedToolCall('duplicate_call_id');
             callIds.add(callId);
           }
         }
       }
 
+      let pending = 0;
       for (let index = 0; index < count; index++) {
         const step = readOwnData(list, index);
         if (readOwnData(step, 'type') !== 'function_call') continue;
@@ -98,7 +112,12 @@ export function parseGeminiInteractionsToolCalls(
           value: callArguments,
         });
         if (rejection !== null) return rejection;
+        pending++;
       }
+      // `requires_action` says the model waits for function results: with no pending call, the
+      // interaction contradicts itself (a call hidden from this parser, or answered by a result
+      // that should not be there), and answering nothing would stall it.
+      if (awaitsResults && pending === 0) return rejectMalformedToolCall('malformed_response');
       return null;
     },
     // The stateless continuation echoes the arguments: from this copy, never the SDK's object.

@@ -3,12 +3,19 @@
 // are written from these objects; `fixtures.test.ts` fails when they drift apart.
 import type { Interactions } from '@google/genai';
 
-/** A complete SDK `Interaction` around `steps`. */
-export function interaction(id: string, steps: Interactions.Step[]): Interactions.Interaction {
+/**
+ * A complete SDK `Interaction` around `steps`, waiting for function results (`requires_action`)
+ * unless another `status` is given (`completed` for one without pending calls).
+ */
+export function interaction(
+  id: string,
+  steps: Interactions.Step[],
+  status: Interactions.Interaction['status'] = 'requires_action',
+): Interactions.Interaction {
   return {
     id,
     model: 'gemini-2.5-flash',
-    status: 'requires_action',
+    status,
     created: '2026-07-19T00:00:00Z',
     updated: '2026-07-19T00:00:01Z',
     steps,
