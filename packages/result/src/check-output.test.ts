@@ -1,5 +1,7 @@
 import type { JsonObject } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
+import { isWellFormedText } from '@toolseal/guard';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { checkHandlerOutput, MAX_CLOCK_SKEW_MS } from './check-output.js';
@@ -202,6 +204,46 @@ describe('checkHandlerOutput', () => {
     // A refused output still hands a well-formed receipt to the protected audit for reconciliation.
     const refused = checkHandlerOutput(tool('get_order'), { ...order, receipt: 'rcpt-2', extra: 1 }, orderArguments, NOW);
     expect(refused).toMatchObject({ ok: false, receipt: 'rcpt-2', status_ref: null });
+  });
+
+  it('refuses a receipt or status_ref no idempotency store can hold (NUL, unpaired surrogate), and keeps none of it', () => {
+    // The stores' identifier rule (@toolseal/audit checkIdentifier): 1..256 units, no NUL, no
+    // unpaired surrogate. A reference outside it could never complete the write's record.
+    for (const reference of ['R\u0000X', '\u0000', 'x'.repeat(255) + '\u0000']) {
+      expect(violationsOf('kb_search', { ...search, receipt: reference }, { query: 'q' })).toEqual([{ rule: 'downstream_reference', path: '/receipt' }]);
+      expect(violationsOf('kb_search', { ...search, status_ref: reference }, { query: 'q' })).toEqual([
+        { rule: 'downstream_reference', path: '/status_ref' },
+      ]);
+      const refused = checkHandlerOutput(tool('kb_search'), { ...search, receipt: reference, status_ref: 'ref-1' }, { query: 'q' }, NOW);
+      expect(refused).toMatchObject({ ok: false, receipt: null, status_ref: 'ref-1' });
+    }
+    // An unpaired surrogate is refused too (by the guard's walk first, before the envelope checks).
+    for (const reference of ['R\uD800', '\uDC00x', 'x\uD83D']) {
+      const refused = checkHandlerOutput(tool('kb_search'), { ...search, receipt: reference }, { query: 'q' }, NOW);
+      expect(refused).toMatchObject({ ok: false, receipt: null });
+    }
+    // Other control characters are storable, so they stay references (the stores accept them).
+    expect(checkHandlerOutput(tool('kb_search'), { ...search, receipt: 'R\u0001X' }, { query: 'q' }, NOW)).toMatchObject({
+      ok: true,
+      value: { receipt: 'R\u0001X' },
+    });
+  });
+
+  it('accepts exactly the receipts the stores accept: 1 to 256 units, no NUL, no unpaired surrogate (property)', () => {
+    const reference = fc.oneof(
+      fc.string({ maxLength: 260 }),
+      fc.string({ unit: 'binary', maxLength: 260 }),
+      fc.string({ unit: fc.constantFrom('a', '\u0000', '\u0001', '\uD800', '\uDC00', '\uD83D\uDE00', 'é'), maxLength: 260 }),
+    );
+    fc.assert(
+      fc.property(reference, (receipt) => {
+        const storable = receipt.length >= 1 && receipt.length <= 256 && !receipt.includes('\u0000') && isWellFormedText(receipt);
+        // No hits: no data string could contain the receipt (a protected value of the call).
+        const checked = checkHandlerOutput(tool('kb_search'), { ...search, data: { hits: [] }, receipt }, { query: 'q' }, NOW);
+        expect(checked.ok).toBe(storable);
+        expect(checked.ok ? checked.value.receipt : checked.receipt).toBe(storable ? receipt : null);
+      }),
+    );
   });
 
   it('checks bytes, depth and JSON-ness before any schema: hostile JavaScript values never throw', () => {

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
-import { ajvErrorsToReasons, checkUntrustedValue, utf8LengthWithin } from '@toolseal/guard';
+import { ajvErrorsToReasons, checkUntrustedValue, isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
 import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
@@ -10,7 +10,7 @@ import { parseUtcTimestamp } from './utc-timestamp.js';
 /** How far in the future a handler's `observed_at` may lie (clock skew between hosts). */
 export const MAX_CLOCK_SKEW_MS = 300_000;
 
-/** The largest `receipt` / `status_ref`, as `Downstream` allows. */
+/** The largest `receipt` / `status_ref`, as `Downstream` allows (and the stores' identifier limit). */
 const MAX_DOWNSTREAM_REFERENCE = 256;
 
 const ENVELOPE_KEYS = new Set(['data', 'resource_revision', 'observed_at', 'complete', 'truncated', 'receipt', 'status_ref']);
@@ -69,8 +69,24 @@ function parentPath(pointer: string): string {
   return index <= 0 ? '' : pointer.slice(0, index);
 }
 
+/**
+ * Whether a handler's `receipt` / `status_ref` is absent, `null`, or a reference every idempotency
+ * store can hold byte for byte: the stores' identifier rule (`checkIdentifier` of `@toolseal/audit`:
+ * 1 to 256 UTF-16 units, no NUL, no unpaired surrogate), built from the same `isWellFormedText`.
+ * `@toolseal/audit` sits beside this package (layer 3), so it cannot be imported here; the
+ * dispatcher's tests pin that both rules agree. A reference a store would refuse is an output
+ * contract violation, decided before anything is stored: otherwise the write's record could never
+ * be completed with it (the dispatcher marks a refused output's record `unknown`).
+ */
 function isDownstreamReference(value: JsonValue | undefined): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.length >= 1 && value.length <= MAX_DOWNSTREAM_REFERENCE);
+  if (value === undefined || value === null) return true;
+  return (
+    typeof value === 'string' &&
+    value.length >= 1 &&
+    value.length <= MAX_DOWNSTREAM_REFERENCE &&
+    !value.includes('\u0000') &&
+    isWellFormedText(value)
+  );
 }
 
 /** Whether `value` is a well-formed `resource_revision` for `tool`. */

@@ -26,7 +26,10 @@ export const OUTPUT_ONLY_RULES = Object.freeze([
   'incomplete_not_allowed',
   /** `truncated: true` together with `complete: true`. */
   'truncation_flags',
-  /** `receipt` or `status_ref` is not a bounded string or `null`. */
+  /**
+   * `receipt` or `status_ref` is not `null` or a bounded string the stores can hold (no NUL, no
+   * lone surrogate).
+   */
   'downstream_reference',
   /**
    * A string in `data` contains a protected value of the call (tenant or subject id, operation id,
