@@ -49,7 +49,11 @@ export interface IdempotencyRecord {
   state: IdempotencyState;
   /** The host that holds or last held the claim (diagnostics only; fencing uses the token). */
   owner: string;
-  /** Grows by one on every new claim of the key (first claim, takeover, claim after release). */
+  /**
+   * The first claim of a record gets the clock reading plus one, and every later claim of it one
+   * more (takeover, claim after release): a key's tokens never repeat, not even after retention
+   * purged a record and the key was claimed afresh (README, "Fencing tokens").
+   */
   fencing_token: number;
   /** Until when the owner's lease runs (claimed: to start; started: to report back). */
   lease_expires_at: number;
@@ -143,6 +147,13 @@ export interface ReconcileInput {
   result: ResultInput;
 }
 
+export interface FindUnresolvedInput {
+  /** The request digest (`binding.request_sha256`) whose unresolved attempts are wanted. */
+  request_sha256: Sha256Hex;
+  /** At most this many records (1..`MAX_FIND_UNRESOLVED_LIMIT`). */
+  limit: number;
+}
+
 export interface PurgeInput {
   /** Retention: records that finished at least this long ago (ms, by the injected clock) go. */
   older_than_ms: number;
@@ -174,9 +185,21 @@ export interface IdempotencyStore {
   /** The record for `key`, or `undefined`. */
   get(key: string): Promise<IdempotencyRecord | undefined>;
   /**
+   * Optional. The records of one request digest, under any key, whose write may be running or may
+   * have run without a known outcome (`isUnresolved`: `started`, `unknown`, or `claimed` with a
+   * live lease), oldest first (`created_at`, then `key` in code-unit order), at most `limit`. The
+   * dispatcher asks it before a write under an approval's key, so that an approval under a new key
+   * never writes the same request again while an earlier attempt is unknown or running (spec 000:
+   * `request_sha256` leaves the key out so that the same intent under a new key still matches). A
+   * read: no transition, no write. A store that lacks it loses only that protection (see the
+   * dispatcher's README); stores that have it run `findUnresolvedConformanceCases`.
+   */
+  findUnresolved?(input: FindUnresolvedInput): Promise<IdempotencyRecord[]>;
+  /**
    * Retention: deletes `completed` and `released` records that finished, and `claimed` records
-   * whose lease ran out (never started), at least `older_than_ms` ago. Never deletes `started` or
-   * `unknown` records. Returns how many were deleted.
+   * whose lease ran out (never started), at least `older_than_ms` ago, and only once their fencing
+   * token is at or below that cutoff (`isPurgeable`). Never deletes `started` or `unknown` records.
+   * Returns how many were deleted.
    */
   purgeExpired(input: PurgeInput): Promise<number>;
 }

@@ -25,6 +25,7 @@ export type {
   CompleteInput,
   ReconcileInput,
   PurgeInput,
+  FindUnresolvedInput,
   IdempotencyStore,
 } from './idempotency-store.js';
 export {
@@ -38,6 +39,8 @@ export {
   type IdempotencyPlan,
 } from './plan-idempotency-transition.js';
 export { isPurgeable } from './is-purgeable.js';
+export { isUnresolved, MAX_FIND_UNRESOLVED_LIMIT } from './is-unresolved.js';
+export { checkFindUnresolvedInput } from './check-find-unresolved-input.js';
 export type {
   AuditEntryInput,
   AuditEntry,

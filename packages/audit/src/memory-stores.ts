@@ -13,6 +13,7 @@ import type {
   StoredAuditRow,
   VerifyChainOptions,
 } from './audit-log.js';
+import { checkFindUnresolvedInput } from './check-find-unresolved-input.js';
 import { checkIdentifier, checkNonNegativeInteger } from './check-store-input.js';
 import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { readClock, type Clock } from './clock.js';
@@ -21,6 +22,7 @@ import type {
   ClaimOutcome,
   CompleteInput,
   FencedInput,
+  FindUnresolvedInput,
   FencedOutcome,
   IdempotencyRecord,
   IdempotencyStore,
@@ -45,6 +47,7 @@ import {
   sealAuditEntry,
 } from './seal-audit-entry.js';
 import { isPurgeable } from './is-purgeable.js';
+import { isUnresolved } from './is-unresolved.js';
 
 export interface MemoryStoresOptions {
   /** The time source for leases, retention and `recorded_at`. */
@@ -79,6 +82,22 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   let rows: StoredAuditRow[] = [];
   let storedHead: AuditHead | null = null;
   const records = new Map<string, IdempotencyRecord>();
+  /** The keys of every record, by request digest: `findUnresolved` reads one digest's keys only. */
+  const keysByRequest = new Map<string, Set<string>>();
+
+  function indexRecord(key: string, previous: string | undefined, next: string | undefined): void {
+    if (previous === next) return;
+    if (previous !== undefined) {
+      const keys = keysByRequest.get(previous);
+      keys?.delete(key);
+      if (keys?.size === 0) keysByRequest.delete(previous);
+    }
+    if (next !== undefined) {
+      const keys = keysByRequest.get(next) ?? new Set<string>();
+      keys.add(key);
+      keysByRequest.set(next, keys);
+    }
+  }
 
   const auditLog: AuditLog = {
     async append(input: AuditEntryInput): Promise<AuditEntry> {
@@ -154,6 +173,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
 
   function apply(write: PlannedWrite): void {
     // Single-threaded: the read above and this write cannot interleave with another operation.
+    indexRecord(write.record.key, records.get(write.record.key)?.request_sha256, write.record.request_sha256);
     records.set(write.record.key, structuredClone(write.record));
   }
 
@@ -180,11 +200,23 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
       const record = records.get(checkIdentifier('key', key));
       return record === undefined ? undefined : structuredClone(record);
     },
+    async findUnresolved(input: FindUnresolvedInput) {
+      const { request_sha256, limit } = checkFindUnresolvedInput(input);
+      const now = readClock(clock);
+      const found: IdempotencyRecord[] = [];
+      for (const key of keysByRequest.get(request_sha256) ?? []) {
+        const record = records.get(key);
+        if (record !== undefined && isUnresolved(record, now)) found.push(record);
+      }
+      found.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      return found.slice(0, limit).map((record) => structuredClone(record));
+    },
     async purgeExpired(input: PurgeInput) {
       const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
       let purged = 0;
       for (const [key, record] of records) {
         if (isPurgeable(record, cutoff)) {
+          indexRecord(key, record.request_sha256, undefined);
           records.delete(key);
           purged += 1;
         }

@@ -10,18 +10,22 @@ import { StoreInputError } from './store-input-error.js';
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
 
+// Fenced writes name a token relative to the key's latest one (-2: stale, 0: current, 1: never
+// issued yet): tokens are seeded from the clock, so fixed small numbers would never match.
+const tokenOffset = fc.integer({ min: -2, max: 1 });
 const operation = fc.oneof(
   fc.record({ type: fc.constant('claim' as const), key: fc.constantFrom('k1', 'k2'), request: fc.constantFrom(A, A, A, B), lease: fc.integer({ min: 1, max: 100 }) }),
-  fc.record({ type: fc.constant('markStarted' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), lease: fc.integer({ min: 1, max: 100 }) }),
-  fc.record({ type: fc.constant('complete' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), note: fc.nat(9) }),
-  fc.record({ type: fc.constant('release' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }), declared: fc.boolean() }),
-  fc.record({ type: fc.constant('markUnknown' as const), key: fc.constantFrom('k1', 'k2'), token: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({ type: fc.constant('markStarted' as const), key: fc.constantFrom('k1', 'k2'), offset: tokenOffset, lease: fc.integer({ min: 1, max: 100 }) }),
+  fc.record({ type: fc.constant('complete' as const), key: fc.constantFrom('k1', 'k2'), offset: tokenOffset, note: fc.nat(9) }),
+  fc.record({ type: fc.constant('release' as const), key: fc.constantFrom('k1', 'k2'), offset: tokenOffset, declared: fc.boolean() }),
+  fc.record({ type: fc.constant('markUnknown' as const), key: fc.constantFrom('k1', 'k2'), offset: tokenOffset }),
   fc.record({ type: fc.constant('reconcile' as const), key: fc.constantFrom('k1', 'k2'), request: fc.constantFrom(A, B), note: fc.nat(9) }),
   fc.record({ type: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 120 }) }),
+  fc.record({ type: fc.constant('purge' as const), olderThan: fc.constantFrom(0, 0, 50) }),
 );
 
 describe('the idempotency state machine (property, in-memory store)', () => {
-  it('never lets a handler start twice (unless it declared nothing executed), never changes a completed result, never revives an unknown record', async () => {
+  it('never lets a handler start twice (unless it declared nothing executed), never changes a completed result, never revives an unknown record, never repeats a token (purges included)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 60 }), async (operations) => {
         const clock = new ManualClock(1_000_000);
@@ -30,11 +34,24 @@ describe('the idempotency state machine (property, in-memory store)', () => {
         const completedJson = new Map<string, string>();
         const unknownSeen = new Set<string>();
         const lastToken = new Map<string, number>();
+        const issued = new Map<string, Set<number>>();
         for (const step of operations) {
           if (step.type === 'advance') {
             clock.advance(step.by);
             continue;
           }
+          if (step.type === 'purge') {
+            await store.purgeExpired({ older_than_ms: step.olderThan });
+            for (const key of ['k1', 'k2']) {
+              // Retention ended the key's story: what it held no longer constrains a new record.
+              if ((await store.get(key)) !== undefined) continue;
+              starts.delete(key);
+              completedJson.delete(key);
+              unknownSeen.delete(key);
+            }
+            continue;
+          }
+          const token = 'offset' in step ? Math.max(1, (lastToken.get(step.key) ?? 1) + step.offset) : 0;
           let outcome: ClaimOutcome | FencedOutcome;
           switch (step.type) {
             case 'claim': {
@@ -47,6 +64,10 @@ describe('the idempotency state machine (property, in-memory store)', () => {
               }
               if (outcome.kind === 'claimed') {
                 expect(outcome.fencing_token).toBeGreaterThan(lastToken.get(step.key) ?? 0);
+                const tokens = issued.get(step.key) ?? new Set<number>();
+                expect(tokens.has(outcome.fencing_token), 'a token is never handed out twice for a key').toBe(false);
+                tokens.add(outcome.fencing_token);
+                issued.set(step.key, tokens);
                 lastToken.set(step.key, outcome.fencing_token);
                 expect(starts.get(step.key) ?? 0, 'no new claim once a handler started').toBe(0);
               }
@@ -59,7 +80,7 @@ describe('the idempotency state machine (property, in-memory store)', () => {
               break;
             }
             case 'markStarted':
-              outcome = await store.markStarted({ key: step.key, fencing_token: step.token, lease_ms: step.lease });
+              outcome = await store.markStarted({ key: step.key, fencing_token: token, lease_ms: step.lease });
               if (outcome.ok) starts.set(step.key, (starts.get(step.key) ?? 0) + 1);
               expect(starts.get(step.key) ?? 0).toBeLessThanOrEqual(1);
               break;
@@ -68,7 +89,7 @@ describe('the idempotency state machine (property, in-memory store)', () => {
               const result = { sealed_json: `{"note":${step.note}}`, receipt: null };
               outcome =
                 step.type === 'complete'
-                  ? await store.complete({ key: step.key, fencing_token: step.token, result })
+                  ? await store.complete({ key: step.key, fencing_token: token, result })
                   : await store.reconcile({ key: step.key, request_sha256: step.request, result });
               if (outcome.ok) {
                 expect(completedJson.has(step.key), 'a result is stored once').toBe(false);
@@ -79,9 +100,9 @@ describe('the idempotency state machine (property, in-memory store)', () => {
             }
             case 'release': {
               const before = await store.get(step.key);
-              outcome = await store.release({ key: step.key, fencing_token: step.token, handler_declared_not_started: step.declared });
+              outcome = await store.release({ key: step.key, fencing_token: token, handler_declared_not_started: step.declared });
               if (outcome.ok) {
-                expect(before?.fencing_token, 'fenced').toBe(step.token);
+                expect(before?.fencing_token, 'fenced').toBe(token);
                 expect(before?.state === 'claimed' || (step.declared && before?.state === 'started')).toBe(true);
                 expect(unknownSeen.has(step.key), 'an unknown record is never released').toBe(false);
                 // The handler declared that it executed nothing: the key may run once more.
@@ -90,7 +111,7 @@ describe('the idempotency state machine (property, in-memory store)', () => {
               break;
             }
             case 'markUnknown':
-              outcome = await store.markUnknown({ key: step.key, fencing_token: step.token });
+              outcome = await store.markUnknown({ key: step.key, fencing_token: token });
               if (outcome.ok) unknownSeen.add(step.key);
               break;
           }
@@ -111,13 +132,15 @@ describe('planIdempotencyTransition', () => {
     const input = { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 };
     const first = planIdempotencyTransition(undefined, { type: 'claim', input }, 100);
     expect(first.write?.kind).toBe('insert');
+    // A key's first token is the clock reading plus one; a takeover adds one.
+    expect(first.outcome).toEqual({ kind: 'claimed', fencing_token: 101, lease_expires_at: 110, took_over: false });
     const record = first.write?.record;
     if (record === undefined) throw new Error('record');
     const frozen = structuredClone(record);
     const takeover = planIdempotencyTransition(record, { type: 'claim', input }, 110);
     expect(takeover).toEqual(planIdempotencyTransition(record, { type: 'claim', input }, 110));
-    expect(takeover.outcome).toEqual({ kind: 'claimed', fencing_token: 2, lease_expires_at: 120, took_over: true });
-    expect(takeover.write).toMatchObject({ kind: 'update', expected: { fencing_token: 1, state: 'claimed' } });
+    expect(takeover.outcome).toEqual({ kind: 'claimed', fencing_token: 102, lease_expires_at: 120, took_over: true });
+    expect(takeover.write).toMatchObject({ kind: 'update', expected: { fencing_token: 101, state: 'claimed' } });
     expect(record).toEqual(frozen);
   });
 
@@ -125,15 +148,16 @@ describe('planIdempotencyTransition', () => {
     const claimed = planIdempotencyTransition(undefined, { type: 'claim', input: { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 } }, 100).write?.record;
     if (claimed === undefined) throw new Error('record');
     const started = { ...claimed, state: 'started' as const };
-    expect(planIdempotencyTransition(started, { type: 'release', input: { key: 'k', fencing_token: 1 } }, 105)).toEqual({
+    const fencing_token = claimed.fencing_token;
+    expect(planIdempotencyTransition(started, { type: 'release', input: { key: 'k', fencing_token } }, 105)).toEqual({
       outcome: { ok: false, reason: 'wrong_state', state: 'started' },
       write: null,
     });
-    const declared = { key: 'k', fencing_token: 1, handler_declared_not_started: true };
+    const declared = { key: 'k', fencing_token, handler_declared_not_started: true };
     const plan = planIdempotencyTransition(started, { type: 'release', input: declared }, 105);
     expect(plan.write).toEqual({
       kind: 'update',
-      expected: { fencing_token: 1, state: 'started' },
+      expected: { fencing_token, state: 'started' },
       record: { ...started, state: 'released', updated_at: 105 },
     });
     for (const state of ['unknown', 'completed', 'released'] as const) {

@@ -109,19 +109,26 @@ function planClaim(
 ): IdempotencyPlan<ClaimOutcome> {
   const lease_expires_at = now + input.lease_ms;
   if (record === undefined) {
+    // The first token of a record is seeded from the clock, not 1: the key may have had a record
+    // before that retention purged, and an owner of that record (a stalled host whose late
+    // markStarted or release is still on its way) must never find its token valid again.
+    // `isPurgeable` deletes a record only once its token is at or below the purge's cutoff, so
+    // every later record of the key starts above every token the key ever had (README, "Fencing
+    // tokens"). Epoch ms + 1 stays a safe integer (clocks read at most 8.64e15).
+    const fencing_token = firstFencingToken(now);
     const fresh: IdempotencyRecord = {
       key: input.key,
       request_sha256: input.request_sha256,
       state: 'claimed',
       owner: input.owner,
-      fencing_token: 1,
+      fencing_token,
       lease_expires_at,
       created_at: now,
       updated_at: now,
       result: null,
     };
     return {
-      outcome: { kind: 'claimed', fencing_token: 1, lease_expires_at, took_over: false },
+      outcome: { kind: 'claimed', fencing_token, lease_expires_at, took_over: false },
       write: { kind: 'insert', record: fresh },
     };
   }
@@ -171,6 +178,14 @@ function planClaim(
       };
     }
   }
+}
+
+/**
+ * The fencing token of a key's first claim (no record): the clock reading plus one. Later claims
+ * of the same record add one (takeover, claim after release).
+ */
+function firstFencingToken(now: number): number {
+  return now + 1;
 }
 
 function inProgress(record: IdempotencyRecord, now: number): ClaimOutcome {

@@ -57,6 +57,8 @@ const REQUEST_B = 'b'.repeat(64);
 const OWNER_1 = 'host-1';
 const OWNER_2 = 'host-2';
 const LEASE = 30_000;
+/** The fencing token of a key's first claim at T0: the clock reading plus one. */
+const FIRST = T0 + 1;
 const SEALED_1 = canonicalize({
   model_result: { data: { note: 'caf\u00e9 \u2615 \u{1F600} "quoted" back\\slash \u0000 nul', amount: 6000 } },
   protected_audit: { binding: { result_sha256: 'c'.repeat(64) } },
@@ -99,15 +101,15 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
 
   return [
     // ---------------------------------------------------------------- idempotency: claims
-    define('claim: a new key is claimed with fencing token 1 and a lease from the injected clock', async ({ store }) => {
+    define('claim: a new key is claimed with a fencing token and a lease from the injected clock (token: its reading + 1)', async ({ store }) => {
       const outcome = await store.claim(claimInput('key-new'));
-      assert.deepEqual(outcome, { kind: 'claimed', fencing_token: 1, lease_expires_at: T0 + LEASE, took_over: false });
+      assert.deepEqual(outcome, { kind: 'claimed', fencing_token: FIRST, lease_expires_at: T0 + LEASE, took_over: false });
       assert.deepEqual(await store.get('key-new'), {
         key: 'key-new',
         request_sha256: REQUEST_A,
         state: 'claimed',
         owner: OWNER_1,
-        fencing_token: 1,
+        fencing_token: FIRST,
         lease_expires_at: T0 + LEASE,
         created_at: T0,
         updated_at: T0,
@@ -124,7 +126,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         lease_expires_at: T0 + LEASE,
         retry_after_ms: 20_000,
       });
-      const marked = await store.markStarted({ key: 'key-live', fencing_token: 1, lease_ms: 5_000 });
+      const marked = await store.markStarted({ key: 'key-live', fencing_token: FIRST, lease_ms: 5_000 });
       const started = await store.get('key-live');
       assert.deepEqual(marked, { ok: true, record: started });
       assert.equal(started?.state, 'started');
@@ -145,7 +147,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       }
       // Nothing ran under a released key: the new request takes it over, with the next token.
       const taken = await store.claim(claimInput(released, { request: REQUEST_B, owner: OWNER_2 }));
-      assert.equal(taken.kind === 'claimed' && taken.fencing_token, 2);
+      assert.equal(taken.kind === 'claimed' && taken.fencing_token, FIRST + 1);
       const record = await store.get(released);
       assert.equal(record?.request_sha256, REQUEST_B);
       assert.equal(record?.state, 'claimed');
@@ -158,28 +160,28 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       await store.claim(claimInput('key-expired-other'));
       clock.advance(LEASE);
       const taken = await store.claim(claimInput('key-expired-other', { request: REQUEST_B, owner: OWNER_2 }));
-      assert.deepEqual(taken, { kind: 'claimed', fencing_token: 2, lease_expires_at: T0 + 2 * LEASE, took_over: true });
+      assert.deepEqual(taken, { kind: 'claimed', fencing_token: FIRST + 1, lease_expires_at: T0 + 2 * LEASE, took_over: true });
       assert.equal((await store.get('key-expired-other'))?.request_sha256, REQUEST_B);
       // The first owner is fenced off: it may not start.
-      const stale = await store.markStarted({ key: 'key-expired-other', fencing_token: 1, lease_ms: LEASE });
+      const stale = await store.markStarted({ key: 'key-expired-other', fencing_token: FIRST, lease_ms: LEASE });
       assert.equal(stale.ok, false);
     }),
 
     // ---------------------------------------------------------------- idempotency: fenced writes
     define('markStarted: refuses a stale token, the wrong state, an unknown key and an expired lease', async ({ store, clock }) => {
       await store.claim(claimInput('key-start'));
-      assert.deepEqual(await store.markStarted({ key: 'key-start', fencing_token: 2, lease_ms: LEASE }), {
+      assert.deepEqual(await store.markStarted({ key: 'key-start', fencing_token: FIRST + 1, lease_ms: LEASE }), {
         ok: false,
         reason: 'fenced',
         state: 'claimed',
       });
-      assert.deepEqual(await store.markStarted({ key: 'key-none', fencing_token: 1, lease_ms: LEASE }), {
+      assert.deepEqual(await store.markStarted({ key: 'key-none', fencing_token: FIRST, lease_ms: LEASE }), {
         ok: false,
         reason: 'not_found',
         state: null,
       });
-      assert.equal((await store.markStarted({ key: 'key-start', fencing_token: 1, lease_ms: LEASE })).ok, true);
-      assert.deepEqual(await store.markStarted({ key: 'key-start', fencing_token: 1, lease_ms: LEASE }), {
+      assert.equal((await store.markStarted({ key: 'key-start', fencing_token: FIRST, lease_ms: LEASE })).ok, true);
+      assert.deepEqual(await store.markStarted({ key: 'key-start', fencing_token: FIRST, lease_ms: LEASE }), {
         ok: false,
         reason: 'wrong_state',
         state: 'started',
@@ -187,7 +189,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
 
       await store.claim(claimInput('key-late'));
       clock.advance(LEASE);
-      assert.deepEqual(await store.markStarted({ key: 'key-late', fencing_token: 1, lease_ms: LEASE }), {
+      assert.deepEqual(await store.markStarted({ key: 'key-late', fencing_token: FIRST, lease_ms: LEASE }), {
         ok: false,
         reason: 'lease_expired',
         state: 'claimed',
@@ -197,11 +199,11 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
 
     define('complete: stores the sealed result byte for byte; claims replay it as local_replay', async ({ store, clock }) => {
       await store.claim(claimInput('key-done'));
-      await store.markStarted({ key: 'key-done', fencing_token: 1, lease_ms: LEASE });
+      await store.markStarted({ key: 'key-done', fencing_token: FIRST, lease_ms: LEASE });
       clock.advance(1_234);
       const completed = await store.complete({
         key: 'key-done',
-        fencing_token: 1,
+        fencing_token: FIRST,
         result: { sealed_json: SEALED_1, receipt: 'receipt-\u00e9-1' },
       });
       const expectedResult = { sealed_json: SEALED_1, receipt: 'receipt-\u00e9-1', delivery: 'fresh', completed_at: T0 + 1_234 };
@@ -213,32 +215,32 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal(replay.kind === 'completed' && replay.result.sealed_json === SEALED_1, true);
       const record = await store.get('key-done');
       assert.equal(record?.state, 'completed');
-      assert.equal(record?.fencing_token, 1);
+      assert.equal(record?.fencing_token, FIRST);
       assert.deepEqual(record?.result, expectedResult);
     }),
 
     define('complete: refused for a stale token, before start, twice, and for an unknown key', async ({ store }) => {
       const result = { sealed_json: SEALED_1, receipt: null };
       await store.claim(claimInput('key-c'));
-      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: 1, result }), {
+      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: FIRST, result }), {
         ok: false,
         reason: 'wrong_state',
         state: 'claimed',
       });
-      await store.markStarted({ key: 'key-c', fencing_token: 1, lease_ms: LEASE });
-      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: 7, result }), {
+      await store.markStarted({ key: 'key-c', fencing_token: FIRST, lease_ms: LEASE });
+      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: FIRST + 6, result }), {
         ok: false,
         reason: 'fenced',
         state: 'started',
       });
-      assert.equal((await store.complete({ key: 'key-c', fencing_token: 1, result })).ok, true);
-      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: 1, result: { sealed_json: SEALED_2, receipt: null } }), {
+      assert.equal((await store.complete({ key: 'key-c', fencing_token: FIRST, result })).ok, true);
+      assert.deepEqual(await store.complete({ key: 'key-c', fencing_token: FIRST, result: { sealed_json: SEALED_2, receipt: null } }), {
         ok: false,
         reason: 'wrong_state',
         state: 'completed',
       });
       assert.equal((await store.get('key-c'))?.result?.sealed_json, SEALED_1, 'the first result stays');
-      assert.deepEqual(await store.complete({ key: 'key-none', fencing_token: 1, result }), {
+      assert.deepEqual(await store.complete({ key: 'key-none', fencing_token: FIRST, result }), {
         ok: false,
         reason: 'not_found',
         state: null,
@@ -253,32 +255,32 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       clock.set(T0 + LEASE);
       assert.deepEqual(await store.claim(claimInput('key-take', { owner: OWNER_2, lease: 5_000 })), {
         kind: 'claimed',
-        fencing_token: 2,
+        fencing_token: FIRST + 1,
         lease_expires_at: T0 + LEASE + 5_000,
         took_over: true,
       });
       const record = await store.get('key-take');
       assert.equal(record?.owner, OWNER_2);
-      assert.equal(record?.fencing_token, 2);
+      assert.equal(record?.fencing_token, FIRST + 1);
       assert.equal(record?.created_at, T0);
       // The old owner wakes up: every write with its token is refused.
-      assert.deepEqual(await store.markStarted({ key: 'key-take', fencing_token: 1, lease_ms: LEASE }), {
+      assert.deepEqual(await store.markStarted({ key: 'key-take', fencing_token: FIRST, lease_ms: LEASE }), {
         ok: false,
         reason: 'fenced',
         state: 'claimed',
       });
-      assert.deepEqual(await store.release({ key: 'key-take', fencing_token: 1 }), {
+      assert.deepEqual(await store.release({ key: 'key-take', fencing_token: FIRST }), {
         ok: false,
         reason: 'fenced',
         state: 'claimed',
       });
-      assert.equal((await store.markStarted({ key: 'key-take', fencing_token: 2, lease_ms: LEASE })).ok, true);
-      assert.deepEqual(await store.complete({ key: 'key-take', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: null } }), {
+      assert.equal((await store.markStarted({ key: 'key-take', fencing_token: FIRST + 1, lease_ms: LEASE })).ok, true);
+      assert.deepEqual(await store.complete({ key: 'key-take', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: null } }), {
         ok: false,
         reason: 'fenced',
         state: 'started',
       });
-      assert.deepEqual(await store.markUnknown({ key: 'key-take', fencing_token: 1 }), {
+      assert.deepEqual(await store.markUnknown({ key: 'key-take', fencing_token: FIRST }), {
         ok: false,
         reason: 'fenced',
         state: 'started',
@@ -287,7 +289,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
 
     define('outcome unknown: a started record whose lease ran out is never run again', async ({ store, clock }) => {
       await store.claim(claimInput('key-lost'));
-      await store.markStarted({ key: 'key-lost', fencing_token: 1, lease_ms: 10_000 });
+      await store.markStarted({ key: 'key-lost', fencing_token: FIRST, lease_ms: 10_000 });
       clock.advance(10_000);
       assert.deepEqual(await store.claim(claimInput('key-lost', { owner: OWNER_2 })), {
         kind: 'outcome_unknown',
@@ -300,7 +302,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         recovery: 'query_status',
       });
       // The first owner reports back too late: its result cannot overwrite the unknown record.
-      assert.deepEqual(await store.complete({ key: 'key-lost', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: 'r' } }), {
+      assert.deepEqual(await store.complete({ key: 'key-lost', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: 'r' } }), {
         ok: false,
         reason: 'wrong_state',
         state: 'unknown',
@@ -310,16 +312,16 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
 
     define('markUnknown: started → unknown; claims answer outcome_unknown at once', async ({ store }) => {
       await store.claim(claimInput('key-u'));
-      assert.deepEqual(await store.markUnknown({ key: 'key-u', fencing_token: 1 }), {
+      assert.deepEqual(await store.markUnknown({ key: 'key-u', fencing_token: FIRST }), {
         ok: false,
         reason: 'wrong_state',
         state: 'claimed',
       });
-      await store.markStarted({ key: 'key-u', fencing_token: 1, lease_ms: LEASE });
-      const marked = await store.markUnknown({ key: 'key-u', fencing_token: 1 });
+      await store.markStarted({ key: 'key-u', fencing_token: FIRST, lease_ms: LEASE });
+      const marked = await store.markUnknown({ key: 'key-u', fencing_token: FIRST });
       assert.equal(marked.ok && marked.record.state, 'unknown');
       assert.deepEqual(await store.claim(claimInput('key-u')), { kind: 'outcome_unknown', recovery: 'query_status' });
-      assert.deepEqual(await store.markUnknown({ key: 'key-u', fencing_token: 1 }), {
+      assert.deepEqual(await store.markUnknown({ key: 'key-u', fencing_token: FIRST }), {
         ok: false,
         reason: 'wrong_state',
         state: 'unknown',
@@ -339,13 +341,13 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         reason: 'wrong_state',
         state: 'claimed',
       });
-      await store.markStarted({ key: 'key-r', fencing_token: 1, lease_ms: LEASE });
+      await store.markStarted({ key: 'key-r', fencing_token: FIRST, lease_ms: LEASE });
       assert.deepEqual(await store.reconcile({ key: 'key-r', request_sha256: REQUEST_A, result }), {
         ok: false,
         reason: 'wrong_state',
         state: 'started',
       });
-      await store.markUnknown({ key: 'key-r', fencing_token: 1 });
+      await store.markUnknown({ key: 'key-r', fencing_token: FIRST });
       assert.deepEqual(await store.reconcile({ key: 'key-r', request_sha256: REQUEST_B, result }), {
         ok: false,
         reason: 'conflict',
@@ -369,9 +371,9 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
 
     define('release: claimed → released; the next claim gets a new token and the old one is fenced', async ({ store, clock }) => {
       await store.claim(claimInput('key-rel'));
-      const released = await store.release({ key: 'key-rel', fencing_token: 1 });
+      const released = await store.release({ key: 'key-rel', fencing_token: FIRST });
       assert.equal(released.ok && released.record.state, 'released');
-      assert.deepEqual(await store.release({ key: 'key-rel', fencing_token: 1 }), {
+      assert.deepEqual(await store.release({ key: 'key-rel', fencing_token: FIRST }), {
         ok: false,
         reason: 'wrong_state',
         state: 'released',
@@ -379,17 +381,17 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       clock.advance(10);
       assert.deepEqual(await store.claim(claimInput('key-rel', { owner: OWNER_2 })), {
         kind: 'claimed',
-        fencing_token: 2,
+        fencing_token: FIRST + 1,
         lease_expires_at: T0 + 10 + LEASE,
         took_over: false,
       });
-      assert.deepEqual(await store.markStarted({ key: 'key-rel', fencing_token: 1, lease_ms: LEASE }), {
+      assert.deepEqual(await store.markStarted({ key: 'key-rel', fencing_token: FIRST, lease_ms: LEASE }), {
         ok: false,
         reason: 'fenced',
         state: 'claimed',
       });
-      await store.markStarted({ key: 'key-rel', fencing_token: 2, lease_ms: LEASE });
-      assert.deepEqual(await store.release({ key: 'key-rel', fencing_token: 2 }), {
+      await store.markStarted({ key: 'key-rel', fencing_token: FIRST + 1, lease_ms: LEASE });
+      assert.deepEqual(await store.release({ key: 'key-rel', fencing_token: FIRST + 1 }), {
         ok: false,
         reason: 'wrong_state',
         state: 'started',
@@ -399,21 +401,21 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
     define('release after a declared not-started refusal: started → released, fenced, claimable again', async ({ store, clock }) => {
       const declared = { handler_declared_not_started: true } as const;
       await store.claim(claimInput('key-ns'));
-      await store.markStarted({ key: 'key-ns', fencing_token: 1, lease_ms: LEASE });
-      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: 2, ...declared }), {
+      await store.markStarted({ key: 'key-ns', fencing_token: FIRST, lease_ms: LEASE });
+      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: FIRST + 1, ...declared }), {
         ok: false,
         reason: 'fenced',
         state: 'started',
       });
-      assert.deepEqual(await store.release({ key: 'missing', fencing_token: 1, ...declared }), {
+      assert.deepEqual(await store.release({ key: 'missing', fencing_token: FIRST, ...declared }), {
         ok: false,
         reason: 'not_found',
         state: null,
       });
-      const released = await store.release({ key: 'key-ns', fencing_token: 1, ...declared });
+      const released = await store.release({ key: 'key-ns', fencing_token: FIRST, ...declared });
       assert.equal(released.ok && released.record.state, 'released');
-      assert.equal(released.ok && released.record.fencing_token, 1);
-      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: 1, ...declared }), {
+      assert.equal(released.ok && released.record.fencing_token, FIRST);
+      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: FIRST, ...declared }), {
         ok: false,
         reason: 'wrong_state',
         state: 'released',
@@ -421,34 +423,34 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       clock.advance(10);
       assert.deepEqual(await store.claim(claimInput('key-ns', { owner: OWNER_2 })), {
         kind: 'claimed',
-        fencing_token: 2,
+        fencing_token: FIRST + 1,
         lease_expires_at: T0 + 10 + LEASE,
         took_over: false,
       });
       // The first owner's token is fenced for every write, the declared release included.
-      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: 1, ...declared }), {
+      assert.deepEqual(await store.release({ key: 'key-ns', fencing_token: FIRST, ...declared }), {
         ok: false,
         reason: 'fenced',
         state: 'claimed',
       });
-      assert.deepEqual(await store.markStarted({ key: 'key-ns', fencing_token: 1, lease_ms: LEASE }), {
+      assert.deepEqual(await store.markStarted({ key: 'key-ns', fencing_token: FIRST, lease_ms: LEASE }), {
         ok: false,
         reason: 'fenced',
         state: 'claimed',
       });
       // A declared release from `claimed` is an ordinary release.
-      const again = await store.release({ key: 'key-ns', fencing_token: 2, ...declared });
+      const again = await store.release({ key: 'key-ns', fencing_token: FIRST + 1, ...declared });
       assert.equal(again.ok && again.record.state, 'released');
       assert.equal((await store.claim(claimInput('key-ns'))).kind, 'claimed');
-      assert.equal((await store.get('key-ns'))?.fencing_token, 3);
+      assert.equal((await store.get('key-ns'))?.fencing_token, FIRST + 2);
     }),
 
     define('release after a declared not-started refusal: never from unknown or completed', async ({ store, clock }) => {
       const declared = { handler_declared_not_started: true } as const;
       await store.claim(claimInput('key-nu'));
-      await store.markStarted({ key: 'key-nu', fencing_token: 1, lease_ms: LEASE });
-      await store.markUnknown({ key: 'key-nu', fencing_token: 1 });
-      assert.deepEqual(await store.release({ key: 'key-nu', fencing_token: 1, ...declared }), {
+      await store.markStarted({ key: 'key-nu', fencing_token: FIRST, lease_ms: LEASE });
+      await store.markUnknown({ key: 'key-nu', fencing_token: FIRST });
+      assert.deepEqual(await store.release({ key: 'key-nu', fencing_token: FIRST, ...declared }), {
         ok: false,
         reason: 'wrong_state',
         state: 'unknown',
@@ -456,9 +458,9 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.deepEqual(await store.claim(claimInput('key-nu')), { kind: 'outcome_unknown', recovery: 'query_status' });
 
       await store.claim(claimInput('key-nc'));
-      await store.markStarted({ key: 'key-nc', fencing_token: 1, lease_ms: LEASE });
-      await store.complete({ key: 'key-nc', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: null } });
-      assert.deepEqual(await store.release({ key: 'key-nc', fencing_token: 1, ...declared }), {
+      await store.markStarted({ key: 'key-nc', fencing_token: FIRST, lease_ms: LEASE });
+      await store.complete({ key: 'key-nc', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: null } });
+      assert.deepEqual(await store.release({ key: 'key-nc', fencing_token: FIRST, ...declared }), {
         ok: false,
         reason: 'wrong_state',
         state: 'completed',
@@ -468,10 +470,10 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       // A started record whose lease ran out turns unknown on the next claim; after that the
       // late declaration is refused, and the key stays outcome unknown.
       await store.claim(claimInput('key-nl'));
-      await store.markStarted({ key: 'key-nl', fencing_token: 1, lease_ms: 10_000 });
+      await store.markStarted({ key: 'key-nl', fencing_token: FIRST, lease_ms: 10_000 });
       clock.advance(10_000);
       assert.equal((await store.claim(claimInput('key-nl', { owner: OWNER_2 }))).kind, 'outcome_unknown');
-      assert.deepEqual(await store.release({ key: 'key-nl', fencing_token: 1, ...declared }), {
+      assert.deepEqual(await store.release({ key: 'key-nl', fencing_token: FIRST, ...declared }), {
         ok: false,
         reason: 'wrong_state',
         state: 'unknown',
@@ -497,6 +499,36 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal((await store.claim(claimInput(keys.completed, { request: REQUEST_B }))).kind, 'claimed');
     }),
 
+    define('retention: a purged key starts above every token it had, so a stale owner stays fenced off', async ({ store, clock }) => {
+      // An abandoned claim whose owner only stalled: purged once its lease ran out.
+      const stalled = await store.claim(claimInput('key-purged-claim'));
+      assert.equal(stalled.kind, 'claimed');
+      const stalledToken = stalled.kind === 'claimed' ? stalled.fencing_token : 0;
+      // A completed record whose first owner was taken over and is still on its way too.
+      await store.claim(claimInput('key-purged-done'));
+      clock.advance(LEASE);
+      const winner = await store.claim(claimInput('key-purged-done', { owner: OWNER_2 }));
+      assert.equal(winner.kind === 'claimed' && winner.took_over, true);
+      const winnerToken = winner.kind === 'claimed' ? winner.fencing_token : 0;
+      assert.equal((await store.markStarted({ key: 'key-purged-done', fencing_token: winnerToken, lease_ms: LEASE })).ok, true);
+      assert.equal((await store.complete({ key: 'key-purged-done', fencing_token: winnerToken, result: { sealed_json: SEALED_1, receipt: null } })).ok, true);
+      assert.equal(await store.purgeExpired({ older_than_ms: 0 }), 2);
+
+      // The next record of each key: its token is new, and every late write of an old owner fails.
+      for (const key of ['key-purged-claim', 'key-purged-done']) {
+        const next = await store.claim(claimInput(key, { owner: OWNER_2 }));
+        assert.deepEqual(next, { kind: 'claimed', fencing_token: T0 + LEASE + 1, lease_expires_at: T0 + 2 * LEASE, took_over: false }, key);
+      }
+      for (const token of [stalledToken, FIRST]) {
+        assert.deepEqual(await store.markStarted({ key: 'key-purged-claim', fencing_token: token, lease_ms: LEASE }), { ok: false, reason: 'fenced', state: 'claimed' });
+        assert.deepEqual(await store.release({ key: 'key-purged-claim', fencing_token: token, handler_declared_not_started: true }), { ok: false, reason: 'fenced', state: 'claimed' });
+      }
+      for (const token of [FIRST, winnerToken]) {
+        assert.deepEqual(await store.markStarted({ key: 'key-purged-done', fencing_token: token, lease_ms: LEASE }), { ok: false, reason: 'fenced', state: 'claimed' });
+      }
+      assert.equal((await store.get('key-purged-claim'))?.owner, OWNER_2);
+    }),
+
     define('input: malformed inputs throw StoreInputError and write nothing', async ({ store }) => {
       const bad: Array<() => Promise<unknown>> = [
         () => store.claim(claimInput('')),
@@ -509,9 +541,9 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         () => store.claim(claimInput('key-x', { lease: 1.5 })),
         () => store.claim(claimInput('key-x', { owner: '' })),
         () => store.markStarted({ key: 'key-x', fencing_token: 0, lease_ms: LEASE }),
-        () => store.complete({ key: 'key-x', fencing_token: 1, result: { sealed_json: 'x\uDC00', receipt: null } }),
-        () => store.complete({ key: 'key-x', fencing_token: 1, result: { sealed_json: SEALED_1, receipt: 'r'.repeat(257) } }),
-        () => store.release({ key: 'key-x', fencing_token: 1, handler_declared_not_started: 'yes' } as unknown as ReleaseInput),
+        () => store.complete({ key: 'key-x', fencing_token: FIRST, result: { sealed_json: 'x\uDC00', receipt: null } }),
+        () => store.complete({ key: 'key-x', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: 'r'.repeat(257) } }),
+        () => store.release({ key: 'key-x', fencing_token: FIRST, handler_declared_not_started: 'yes' } as unknown as ReleaseInput),
         () => store.purgeExpired({ older_than_ms: -1 }),
         () => store.get(''),
       ];
@@ -536,7 +568,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         assert.equal(forKey.filter((outcome) => outcome.kind === 'in_progress').length, forKey.length - 1, key);
       }
       const started = await Promise.all(
-        Array.from({ length: concurrency }, () => store.markStarted({ key: 'key-race-1', fencing_token: 1, lease_ms: LEASE })),
+        Array.from({ length: concurrency }, () => store.markStarted({ key: 'key-race-1', fencing_token: FIRST, lease_ms: LEASE })),
       );
       assert.equal(started.filter((outcome) => outcome.ok).length, 1, 'exactly one markStarted wins');
     }),
@@ -910,6 +942,102 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
   ];
 }
 
+/**
+ * The cases of the optional `IdempotencyStore.findUnresolved`, for stores that implement it (run
+ * them beside `storeConformanceCases`): which records it finds, in which order, its input checks,
+ * and that it changes nothing.
+ */
+export function findUnresolvedConformanceCases(factory: StoreFactory): ConformanceCase[] {
+  function define(name: string, body: (context: { store: IdempotencyStore; clock: ManualClock }) => Promise<void>): ConformanceCase {
+    return {
+      name,
+      run: async () => {
+        const clock = new ManualClock(T0);
+        const stores = await factory({ clock, digester: createDigester() });
+        try {
+          const store = stores.idempotencyStore;
+          assert.equal(typeof store.findUnresolved, 'function', 'the store implements findUnresolved');
+          await body({ store, clock });
+        } finally {
+          await stores.close();
+        }
+      },
+    };
+  }
+  const find = (store: IdempotencyStore, request_sha256: string, limit = 100) => {
+    if (store.findUnresolved === undefined) throw new assert.AssertionError({ message: 'findUnresolved is missing' });
+    return store.findUnresolved({ request_sha256, limit });
+  };
+
+  return [
+    define('findUnresolved: finds the started, unknown and live claimed records of one request digest, under any key, oldest first', async ({ store, clock }) => {
+      const keys = await recordsInEveryState(store, clock);
+      // Not unresolved: another digest's unknown record, and a claim of this digest whose lease ran out.
+      await store.claim(claimInput('key-other-request', { request: REQUEST_B }));
+      const other = await store.get('key-other-request');
+      assert.equal((await store.markStarted({ key: 'key-other-request', fencing_token: other?.fencing_token ?? 0, lease_ms: LEASE })).ok, true);
+      assert.equal((await store.markUnknown({ key: 'key-other-request', fencing_token: other?.fencing_token ?? 0 })).ok, true);
+      await store.claim(claimInput('key-expired-claim', { lease: 10 }));
+      // A started record whose lease ran out is still unresolved (a claim would turn it unknown).
+      await store.claim(claimInput('key-a-started-expired'));
+      const expired = await store.get('key-a-started-expired');
+      assert.equal((await store.markStarted({ key: 'key-a-started-expired', fencing_token: expired?.fencing_token ?? 0, lease_ms: 10 })).ok, true);
+      clock.advance(10);
+
+      const found = await find(store, REQUEST_A);
+      assert.deepEqual(
+        found.map((record) => [record.key, record.state]),
+        [
+          [keys.started, 'started'],
+          [keys.unknown, 'unknown'],
+          // Both made at T0 + 2 * LEASE: by key.
+          ['key-a-started-expired', 'started'],
+          [keys.claimed, 'claimed'],
+        ],
+      );
+      assert.deepEqual(found[0], await store.get(keys.started), 'whole records, as get returns them');
+      assert.deepEqual(
+        (await find(store, REQUEST_A, 2)).map((record) => record.key),
+        [keys.started, keys.unknown],
+        'at most limit records',
+      );
+      assert.deepEqual((await find(store, REQUEST_B)).map((record) => record.key), ['key-other-request']);
+      // A released key taken over by another request digest is found under that digest only.
+      assert.equal((await store.claim(claimInput(keys.released, { request: REQUEST_B, owner: OWNER_2 }))).kind, 'claimed');
+      assert.deepEqual((await find(store, REQUEST_B)).map((record) => record.key), [keys.released, 'key-other-request']);
+      assert.equal((await find(store, REQUEST_A)).some((record) => record.key === keys.released), false);
+      assert.deepEqual(await find(store, 'c'.repeat(64)), []);
+      // Once the claimed record's lease runs out, nothing can start under it any more.
+      clock.advance(LEASE);
+      assert.deepEqual(
+        (await find(store, REQUEST_A)).map((record) => record.key),
+        [keys.started, keys.unknown, 'key-a-started-expired'],
+      );
+    }),
+
+    define('findUnresolved: a read that changes nothing, and refuses malformed inputs with StoreInputError', async ({ store, clock }) => {
+      await recordsInEveryState(store, clock);
+      clock.advance(10 * 3_600_000);
+      const before = await store.get('key-s-started');
+      await find(store, REQUEST_A);
+      assert.deepEqual(await store.get('key-s-started'), before, 'an expired started record stays started (no transition)');
+      for (const input of [
+        { request_sha256: 'A'.repeat(64), limit: 1 },
+        { request_sha256: REQUEST_A, limit: 0 },
+        { request_sha256: REQUEST_A, limit: 101 },
+        { request_sha256: REQUEST_A, limit: 1.5 },
+        null,
+      ]) {
+        await assert.rejects(
+          () => (store.findUnresolved as NonNullable<IdempotencyStore['findUnresolved']>)(input as never),
+          (error: unknown) => StoreInputError.isInstance(error),
+          JSON.stringify(input),
+        );
+      }
+    }),
+  ];
+}
+
 type Define = (name: string, body: (context: CaseContext) => Promise<void>, key?: Uint8Array) => ConformanceCase;
 
 function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
@@ -1241,7 +1369,7 @@ async function appendMany(log: AuditLog, count: number): Promise<AuditEntry[]> {
   return entries;
 }
 
-/** One record in each state, all for REQUEST_A; leaves the clock at T0 + 2 * LEASE. */
+/** One record in each state, all for REQUEST_A, from a clock at T0; leaves the clock at T0 + 2 * LEASE. */
 async function recordsInEveryState(store: IdempotencyStore, clock: ManualClock) {
   const keys = { claimed: 'key-s-claimed', started: 'key-s-started', completed: 'key-s-completed', unknown: 'key-s-unknown', released: 'key-s-released' };
   const expectOk = (outcome: FencedOutcome | ClaimOutcome) =>
@@ -1249,12 +1377,12 @@ async function recordsInEveryState(store: IdempotencyStore, clock: ManualClock) 
   for (const key of Object.values(keys)) {
     if (key !== keys.claimed) expectOk(await store.claim(claimInput(key)));
   }
-  expectOk(await store.markStarted({ key: keys.started, fencing_token: 1, lease_ms: 10 * 3_600_000 }));
-  expectOk(await store.markStarted({ key: keys.completed, fencing_token: 1, lease_ms: LEASE }));
-  expectOk(await store.complete({ key: keys.completed, fencing_token: 1, result: { sealed_json: SEALED_1, receipt: 'r-1' } }));
-  expectOk(await store.markStarted({ key: keys.unknown, fencing_token: 1, lease_ms: LEASE }));
-  expectOk(await store.markUnknown({ key: keys.unknown, fencing_token: 1 }));
-  expectOk(await store.release({ key: keys.released, fencing_token: 1 }));
+  expectOk(await store.markStarted({ key: keys.started, fencing_token: FIRST, lease_ms: 10 * 3_600_000 }));
+  expectOk(await store.markStarted({ key: keys.completed, fencing_token: FIRST, lease_ms: LEASE }));
+  expectOk(await store.complete({ key: keys.completed, fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: 'r-1' } }));
+  expectOk(await store.markStarted({ key: keys.unknown, fencing_token: FIRST, lease_ms: LEASE }));
+  expectOk(await store.markUnknown({ key: keys.unknown, fencing_token: FIRST }));
+  expectOk(await store.release({ key: keys.released, fencing_token: FIRST }));
   clock.advance(2 * LEASE);
   expectOk(await store.claim(claimInput(keys.claimed)));
   return keys;
