@@ -70,6 +70,21 @@ export function matchApproval(
   return sameTool ? { kind: 'invalid' } : { kind: 'required' };
 }
 
+/**
+ * The approval for this tool and this exact request digest that expires last, expired or not, or
+ * `null`: the key the latest approved attempt of the request ran (or would have run) under. Used
+ * when no approval is live, to answer from that attempt (replay, status query) instead of asking
+ * for a new write.
+ */
+export function latestApprovalFor(approvals: readonly Approval[], toolName: string, requestSha256: Sha256Hex): Approval | null {
+  let latest: Approval | null = null;
+  for (const approval of approvals) {
+    if (approval.tool_name !== toolName || !constantTimeEqual(approval.request_sha256, requestSha256)) continue;
+    if (latest === null || approval.expires_at > latest.expires_at) latest = approval;
+  }
+  return latest;
+}
+
 /** The approvals of a turn that has none: one shared frozen list, nothing allocated per turn. */
 const NO_APPROVALS: readonly Approval[] = Object.freeze([]);
 

@@ -1,8 +1,9 @@
-import { createMemoryStores, ManualClock } from '@toolseal/audit';
-import { createDigester } from '@toolseal/digests';
-import { createToolRegistry, RegistryError, type ToolSpec } from '@toolseal/result';
+import { createMemoryStores, ManualClock, MAX_SEALED_JSON_LENGTH } from '@toolseal/audit';
+import { canonicalize, createDigester } from '@toolseal/digests';
+import { createToolRegistry, RegistryError, sealResult, type ToolSpec } from '@toolseal/result';
 import { describe, expect, it } from 'vitest';
-import { loadToolSpecs, START } from './__fixtures__/test-host.js';
+import { CEDAR_DRAFTER, loadToolSpecs, only, START, toolCall } from './__fixtures__/test-host.js';
+import { MAX_WRITE_OUTPUT_BYTES, SEALED_PACKAGE_OVERHEAD } from './compile-dispatcher-tools.js';
 import { createDispatcher } from './create-dispatcher.js';
 import type { DispatcherOptions } from './dispatch-types.js';
 import { DispatcherConfigError } from './dispatcher-config-error.js';
@@ -114,4 +115,157 @@ describe('start-up checks', () => {
     expect(() => createToolRegistry([loose])).toThrow(RegistryError);
     expect(() => createToolRegistry([specs.getOrder, specs.getOrder])).toThrow(/registered twice/);
   });
+});
+
+/** A write tool whose output is one text field, with `maxBytes` of output and room for any string in it. */
+function noteSpec(maxBytes: number, revision = 'r-1', effect: 'read' | 'write' = 'write'): ToolSpec {
+  return {
+    contract: {
+      tool_name: 'create_note',
+      effect,
+      input_revision: revision,
+      output_revision: revision,
+      effect_revision: revision,
+      handler_revision: revision,
+      producer_revision: revision,
+      policy_revision: revision,
+    },
+    source_label: revision,
+    input_schema: { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string', maxLength: 64 } } },
+    output_schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['text'],
+      properties: { text: { type: 'string', maxLength: 16_777_216 } },
+    },
+    resource_revision: { pattern: '^[\\s\\S]{1,128}$' },
+    limits: { maxBytes, maxStringLength: Math.max(maxBytes, 256) },
+  };
+}
+
+function noteOptions(spec: ToolSpec): DispatcherOptions {
+  const noteClock = new ManualClock(START);
+  const noteDigester = createDigester();
+  return {
+    registry: createToolRegistry([spec]),
+    tools: [{ name: 'create_note', handler, ...(spec.contract.effect === 'write' ? { approval: 'none' as const } : {}) }],
+    stores: createMemoryStores({ clock: noteClock, digester: noteDigester }),
+    digester: noteDigester,
+    clock: noteClock,
+  };
+}
+
+describe("a write's output limit fits its idempotency record", () => {
+  it('is the store limit less the sealed package overhead', () => {
+    expect(MAX_WRITE_OUTPUT_BYTES).toBe(MAX_SEALED_JSON_LENGTH - SEALED_PACKAGE_OVERHEAD);
+  });
+
+  it('the review (t2): refuses at start-up a write whose maxBytes could outgrow the record, naming the tool and the limit', () => {
+    for (const maxBytes of [MAX_WRITE_OUTPUT_BYTES + 1, 5_000_000, 16_777_216]) {
+      const message = startUpError(() => createDispatcher(noteOptions(noteSpec(maxBytes))));
+      expect(message).toMatch(/tool "create_note": limits.maxBytes \(\d+\) is too large for a write/);
+      expect(message).toContain(`at most ${MAX_WRITE_OUTPUT_BYTES}`);
+    }
+    expect(() => createDispatcher(noteOptions(noteSpec(MAX_WRITE_OUTPUT_BYTES)))).not.toThrow();
+    // A read stores nothing: the registry's ceiling stays its limit.
+    expect(() => createDispatcher(noteOptions(noteSpec(16_777_216, 'r-1', 'read')))).not.toThrow();
+  });
+
+  it('bounds everything of a stored package but data: a worst-case package stays within SEALED_PACKAGE_OVERHEAD', () => {
+    // Every member at its longest, escaped at six characters a unit where it may hold control
+    // characters, two where only quotes and backslashes can be escaped (adapter ids).
+    const control = '\u0001';
+    const spec = noteSpec(1_024, control.repeat(64));
+    const registry = createToolRegistry([spec], { control: { source_label: control.repeat(64), producer_revision: control.repeat(64) } });
+    const quoted = (length: number) => '"'.repeat(length);
+    const call = {
+      provider: quoted(256),
+      api_family: quoted(256),
+      response_id: quoted(256),
+      call_id: quoted(256),
+      adapter_revision: quoted(256),
+      operation_id: quoted(128),
+      idempotency_key: quoted(256),
+    };
+    const data = { text: 'x'.repeat(900) };
+    const packages = [
+      sealResult({
+        registry,
+        tool_name: 'create_note',
+        principal: CEDAR_DRAFTER,
+        call,
+        arguments: { text: 'hi' },
+        subject: {
+          kind: 'data',
+          output: {
+            data,
+            resource_revision: control.repeat(128),
+            observed_at: '2026-07-19T00:00:00.123456789Z',
+            receipt: control.repeat(256),
+            status_ref: control.repeat(256),
+          },
+        },
+        execution: { delivery: 'receipt_reconciled' },
+        now: () => new Date(START),
+        digester,
+      }),
+      sealResult({
+        registry,
+        tool_name: 'create_note',
+        principal: CEDAR_DRAFTER,
+        call,
+        arguments: { text: 'hi' },
+        subject: { kind: 'error', code: 'TOOL_ERROR', receipt: control.repeat(256), status_ref: control.repeat(256) },
+        execution: { delivery: 'fresh' },
+        now: () => new Date(START),
+        digester,
+      }),
+    ];
+    const [success] = packages;
+    expect(success?.sealed.model_result.status).toBe('succeeded');
+    for (const output of packages) {
+      const stored = `{"model_result":${output.canonical_model_result},"protected_audit":${canonicalize(output.sealed.protected_audit)}}`;
+      const dataLength = output.sealed.model_result.data === null ? 0 : canonicalize(data).length;
+      expect(stored.length - dataLength).toBeLessThanOrEqual(SEALED_PACKAGE_OVERHEAD);
+      // The bound is not loose by orders of magnitude: the itemized worst case is about 29 Ki.
+      expect(stored.length - dataLength).toBeGreaterThan(8_000);
+    }
+  });
+
+  it('a write whose output is exactly the largest allowed, under the largest envelope, is recorded and replays', async () => {
+    const spec = noteSpec(MAX_WRITE_OUTPUT_BYTES);
+    const text = 'x'.repeat(MAX_WRITE_OUTPUT_BYTES - canonicalize({ text: '' }).length);
+    expect(canonicalize({ text }).length).toBe(MAX_WRITE_OUTPUT_BYTES);
+    const base = noteOptions(spec);
+    let runs = 0;
+    const dispatcher = createDispatcher({
+      ...base,
+      tools: [
+        {
+          name: 'create_note',
+          approval: 'none',
+          handler: () => {
+            runs += 1;
+            return {
+              kind: 'data',
+              data: { text },
+              resource_revision: '\u0001'.repeat(128),
+              observed_at: '2026-07-19T00:00:00.123456789Z',
+              receipt: '\u0001'.repeat(256),
+              status_ref: '\u0001'.repeat(256),
+            };
+          },
+        },
+      ],
+    });
+    const context = { principal: CEDAR_DRAFTER };
+    const first = only(await dispatcher.dispatch([toolCall('create_note', { text: 'hi' })], context));
+    expect(first.gate).toBe('sealed');
+    const key = first.sealed.protected_audit.downstream.idempotency_key ?? '';
+    expect((await base.stores.idempotencyStore.get(key))?.state).toBe('completed');
+    const again = only(await dispatcher.dispatch([toolCall('create_note', { text: 'hi' })], context));
+    expect(again.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(again.sealed.model_result.data).toEqual({ text });
+    expect(runs).toBe(1);
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { MAX_SEALED_JSON_LENGTH } from '@toolseal/audit';
 import { resolveJsonLimits, type JsonLimits } from '@toolseal/guard';
 import type { ProposalValidator } from '@toolseal/proposal';
 import type { RegisteredTool, ToolRegistry } from '@toolseal/result';
@@ -32,6 +33,37 @@ export function checkDuration(toolName: string | null, where: string, value: unk
   return value;
 }
 
+/**
+ * An upper bound, in UTF-16 code units, on everything of a write's stored sealed package (the
+ * RFC 8785 text `{"model_result":…,"protected_audit":…}` the dispatcher hands `complete` and
+ * `reconcile`) except the text of `data`. Every other member is bounded before it is sealed, and
+ * is counted here at six units per unit (a `\u00XX` escape) plus quotes, so the bound holds for any
+ * content:
+ *
+ * - `model_result` of a data result: fixed names and values (~300), `observed_at` (at most 30),
+ *   `resource_revision` (128 units: 770), `source_label` and `producer_revision` (64 each: 386
+ *   each), about 1.9 Ki in all; of an error (no data; handler refusals are stored): the catalog's
+ *   message (~150), control provenance (64 + 64 units: 772) and at most 16 reasons of a field
+ *   pointer (at most 16 segments of 65 plain characters) and a rule name, about 19 Ki;
+ * - `protected_audit`: fixed names (~400), principal reference and three digests (4 × 66), the
+ *   provider context (five adapter ids of at most 256 units without control characters, quotes
+ *   and backslashes escaped: 5 × 514), the contract (tool name 66, effect, six revisions of 64
+ *   units: 6 × 386), the downstream ids (operation id 128 plain units: 258; key 256 units without
+ *   control characters: 514; receipt and status reference 256 units: 2 × 1,538) and the one
+ *   redaction an output-contract violation adds (~60): about 9.7 Ki.
+ *
+ * About 29 Ki at most; 64 Ki leaves room to spare. `data` itself is at most `limits.maxBytes` UTF-8
+ * bytes of RFC 8785 text, and a text never has more UTF-16 units than UTF-8 bytes.
+ */
+export const SEALED_PACKAGE_OVERHEAD = 65_536;
+
+/**
+ * The largest `limits.maxBytes` a write tool may have: its sealed result must fit the idempotency
+ * record (`MAX_SEALED_JSON_LENGTH` of `@toolseal/audit`, which every store enforces at `complete`
+ * and `reconcile`), or a write that ran could never be recorded.
+ */
+export const MAX_WRITE_OUTPUT_BYTES = MAX_SEALED_JSON_LENGTH - SEALED_PACKAGE_OVERHEAD;
+
 function isFunction(value: unknown): value is (...parameters: never[]) => unknown {
   return typeof value === 'function';
 }
@@ -59,6 +91,13 @@ function compileTool(
   if (!isFunction(spec.handler)) throw new DispatcherConfigError(name, 'handler must be a function');
   if (spec.check !== undefined && !isFunction(spec.check)) throw new DispatcherConfigError(name, 'check must be a function');
   const write = registered.contract.effect === 'write';
+  if (write && registered.limits.maxBytes > MAX_WRITE_OUTPUT_BYTES) {
+    throw new DispatcherConfigError(
+      name,
+      `limits.maxBytes (${registered.limits.maxBytes}) is too large for a write: its sealed result must fit an idempotency record ` +
+        `(${MAX_SEALED_JSON_LENGTH} characters, MAX_SEALED_JSON_LENGTH of @toolseal/audit), so at most ${MAX_WRITE_OUTPUT_BYTES}`,
+    );
+  }
 
   let proposal: CompiledTool['proposal'] = null;
   if (spec.proposal !== undefined) {
@@ -117,7 +156,9 @@ function compileTool(
 /**
  * Pairs every registry entry with exactly one `DispatcherTool` and checks the pair, at start-up:
  * a tool the registry does not know, a registered tool without code, a name given twice, a missing
- * handler, an approval policy or status query on a read, bad limits or deadlines all throw a `DispatcherConfigError` naming the tool.
+ * handler, an approval policy or status query on a read, bad limits or deadlines, a write whose
+ * output limit (`limits.maxBytes`) could not fit its idempotency record all throw a
+ * `DispatcherConfigError` naming the tool.
  */
 export function compileDispatcherTools(
   registry: ToolRegistry,

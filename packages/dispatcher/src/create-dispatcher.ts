@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapter-core';
-import { StoreInputError, systemClock, type Clock, type FenceFailure, type IdempotencyStore } from '@toolseal/audit';
+import {
+  StoreInputError,
+  systemClock,
+  type Clock,
+  type FenceFailure,
+  type FindUnresolvedInput,
+  type IdempotencyStore,
+  type ResultInput,
+} from '@toolseal/audit';
 import type {
   CallContext,
   Delivery,
@@ -26,7 +34,14 @@ import {
   type SealSubject,
   type TrustedContext,
 } from '@toolseal/result';
-import { approvalAuditRecord, checkApprovals, matchApproval, type Approval, type ApprovalRequest } from './approval.js';
+import {
+  approvalAuditRecord,
+  checkApprovals,
+  latestApprovalFor,
+  matchApproval,
+  type Approval,
+  type ApprovalRequest,
+} from './approval.js';
 import { CallAbort } from './call-abort.js';
 import { checkDuration, compileDispatcherTools, type CompiledTool } from './compile-dispatcher-tools.js';
 import type {
@@ -71,6 +86,36 @@ const MAX_IDENTIFIER = 128;
 const INTENT_KEY_DOMAIN = 'toolseal.dispatcher.intent_key.v1';
 /** Principal references kept across turns (the same principals call again and again). */
 const PRINCIPAL_REF_CACHE_SIZE = 1_024;
+
+/**
+ * How many unresolved records of one request the dispatcher asks `findUnresolved` for: its own
+ * key is at most one of them, so one more is always another attempt's.
+ */
+const EARLIER_ATTEMPT_LOOKUP_LIMIT = 4;
+/** Longest approval key (`Approval.idempotency_key`): the keys an earlier attempt can have. */
+const MAX_APPROVAL_KEY_LENGTH = 256;
+
+/** The key a claim holds for this call, with its fencing token. */
+interface Fence {
+  readonly key: string;
+  readonly fencing_token: number;
+}
+
+/** What claiming a key came to: the key is this call's to run under, or the call is answered. */
+type ClaimStep = { kind: 'claimed'; fence: Fence } | { kind: 'settled'; answer: DispatchedCall };
+
+async function settled(answer: Promise<DispatchedCall>): Promise<ClaimStep> {
+  return { kind: 'settled', answer: await answer };
+}
+
+/** What `findUnresolved` said about other attempts of one request. */
+type EarlierAttempt =
+  | { kind: 'found'; key: string }
+  | { kind: 'none' }
+  /** It threw or timed out, or answered something that is not a list. */
+  | { kind: 'unavailable' }
+  /** It refused the dispatcher's input (StoreInputError): a bug. */
+  | { kind: 'input_rejected' };
 
 /** The trusted state of one turn, shared by its calls. */
 interface Turn {
@@ -171,6 +216,10 @@ function checkStores(options: DispatcherOptions): void {
     if (idempotency === undefined || typeof idempotency[method] !== 'function') {
       throw new DispatcherConfigError(null, 'stores.idempotencyStore must be an IdempotencyStore (@toolseal/audit)');
     }
+  }
+  // Optional (a store may lack it), but present means usable.
+  if (idempotency !== undefined && idempotency['findUnresolved'] !== undefined && typeof idempotency['findUnresolved'] !== 'function') {
+    throw new DispatcherConfigError(null, 'stores.idempotencyStore.findUnresolved must be a function when present');
   }
 }
 
@@ -291,12 +340,14 @@ function checkCalls(calls: unknown): readonly ToolCall[] {
  * Per call, in order: registry (UNKNOWN_TOOL) → rate limit (RATE_LIMIT, per principal and tool) →
  * guard (INVALID_ARGUMENTS) → input contract (INVALID_ARGUMENTS with field reasons) → trusted
  * checks and the proposal gate (NOT_FOUND, RULE_REJECTED, FACTS_UNAVAILABLE, STATE_CHANGED) →
- * writes: approval bound to `request_sha256` (APPROVAL_REQUIRED with a preview, APPROVAL_INVALID)
+ * writes: approval bound to `request_sha256` (APPROVAL_REQUIRED with a preview, APPROVAL_INVALID;
+ * without a live one, an earlier attempt of the request is answered from, never written again)
  * → idempotency claim (replay, IDEMPOTENCY_CONFLICT, OUTCOME_UNKNOWN; a record whose outcome is
- * unknown goes to the status query instead: receipt_reconciled, STATUS_CONFLICT, OUTCOME_UNKNOWN) → proposal
+ * unknown goes to the status query instead: receipt_reconciled, STATUS_CONFLICT, OUTCOME_UNKNOWN;
+ * an unresolved attempt of the request under another key answers instead) → proposal
  * recheck → deadline (TIMEOUT_BEFORE_EXECUTE) → handler under the deadline (OUTCOME_UNKNOWN for a
  * write that does not report back, TOOL_ERROR) → output contract (OUTPUT_CONTRACT_VIOLATION) →
- * seal → idempotency completion → audit append.
+ * seal → idempotency completion (TOOL_ERROR if the store can never hold it) → audit append.
  */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (typeof options !== 'object' || options === null) throw new DispatcherConfigError(null, 'options are required');
@@ -685,6 +736,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (tool.approvalRequired) {
       const match = matchApproval(turn.approvals, tool.name, request_sha256, now());
       if (match.kind !== 'approved') {
+        // No consent for a new write, but an earlier attempt of this very request may have run:
+        // its replay or status query writes nothing new, so it needs no live approval (README,
+        // "Approvals and earlier attempts"). Every authorization gate above has run for this call.
+        const recovered = await recoverEarlierAttempt(turn, state, tool, invocation, abort, request_sha256);
+        if (recovered !== null) return recovered;
         state.approvalRequest = Object.freeze({
           request_sha256,
           tool_name: tool.name,
@@ -712,18 +768,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return executeWrite(turn, state, tool, invocation, abort, request_sha256, ready);
   }
 
-  async function executeWrite(
+  /**
+   * Claims `state.context.idempotency_key` for `request_sha256`. The key is this call's to run
+   * under only when the store answers `claimed`; every other answer settles the call without a
+   * write: replay, status query, OUTCOME_UNKNOWN, IDEMPOTENCY_CONFLICT, or TIMEOUT_BEFORE_EXECUTE
+   * when the claim itself failed.
+   */
+  async function claimKey(
     turn: Turn,
     state: CallState,
     tool: CompiledTool,
     invocation: ToolInvocation,
     abort: CallAbort,
     request_sha256: Sha256Hex,
-    ready: ReadyForReview<unknown> | null,
-  ): Promise<DispatchedCall> {
+  ): Promise<ClaimStep> {
     const key = state.context.idempotency_key as string;
     // Aborted already (the host's signal): nothing is claimed, nothing runs, the key stays free.
-    if (abort.aborted) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
+    if (abort.aborted) return settled(refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE'));
     let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
     try {
       // Bounded by storeTimeoutMs, and ended by an abort of the call: nothing has started yet.
@@ -731,21 +792,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch (error) {
       // The store refused an input of the dispatcher's own making: a bug, not an outage (nothing
       // was written), and a retry would fail the same way.
-      if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
+      if (StoreInputError.isInstance(error)) return settled(refuseStoreInput(turn, state));
       // The claim may have applied with its answer lost (or may still apply): then the key is
       // held until the claim's lease runs out, and a retry before that answers OUTCOME_UNKNOWN.
       // The host's abort is no store outage: audited at the deadline gate, as an abort elsewhere.
       const aborted = isAbortedWait(error);
       state.notes.push(aborted ? 'aborted_during_store_call' : 'idempotency_store_unavailable');
-      return refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: claimRetryAfterMs });
+      return settled(
+        refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: claimRetryAfterMs }),
+      );
     }
     switch (claim.kind) {
       case 'conflict':
-        return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
+        return settled(refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT'));
       case 'in_progress':
         // Another host holds the key right now: from here the write may or may not happen.
         state.notes.push('in_progress_elsewhere');
-        return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
+        return settled(refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN'));
       case 'completed': {
         // Every authorization gate above ran again for this call; only then is the record replayed.
         const replay = readStoredResult(claim.result, {
@@ -759,24 +822,166 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         });
         if (replay === null) {
           state.notes.push('stored_result_unverifiable');
-          return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
+          return settled(refuse(turn, state, 'idempotency', 'STATUS_CONFLICT'));
         }
         state.replayOf = replay.operation_id;
-        return record(turn, state, seal(turn, state, replay.subject, 'local_replay'), 'idempotency');
+        return settled(record(turn, state, seal(turn, state, replay.subject, 'local_replay'), 'idempotency'));
       }
       case 'outcome_unknown':
-        return reconcile(turn, state, tool, invocation, abort, request_sha256);
+        return settled(reconcile(turn, state, tool, invocation, abort, request_sha256));
       case 'claimed':
-        break;
+        return { kind: 'claimed', fence: { key, fencing_token: claim.fencing_token } };
     }
-    const fence = { key, fencing_token: claim.fencing_token };
-    const release = async (): Promise<void> => {
-      try {
-        await watchdog.watch(() => idempotencyStore.release(fence));
-      } catch {
-        // The lease runs out on its own; the next claim takes the key over.
+  }
+
+  /** Gives a claim back (nothing ran under it); `true` when the store confirmed. */
+  async function releaseFence(fence: Fence): Promise<boolean> {
+    try {
+      const released = await watchdog.watch(() => idempotencyStore.release(fence));
+      return released.ok;
+    } catch {
+      // The lease runs out on its own; the next claim takes the key over.
+      return false;
+    }
+  }
+
+  /**
+   * The key of an unresolved attempt of `request_sha256` (a write that may be running or may have
+   * run without a known outcome) under a key other than `ownKey`, from the store's optional
+   * `findUnresolved`. `none` as well when the store cannot look requests up.
+   */
+  async function findEarlierAttempt(request_sha256: Sha256Hex, ownKey: string | null): Promise<EarlierAttempt> {
+    // Looked up per call, as every store method is (a store that lacks it: nothing to find).
+    const findUnresolved = idempotencyStore.findUnresolved;
+    if (typeof findUnresolved !== 'function') return { kind: 'none' };
+    const input: FindUnresolvedInput = { request_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
+    let found: unknown;
+    try {
+      found = await watchdog.watch(() => findUnresolved.call(idempotencyStore, input));
+    } catch (error) {
+      return { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
+    }
+    // Read without trusting it: only a record of this very request, in a state that may hide a
+    // write, under a key the stores and the seal accept, counts.
+    if (!Array.isArray(found)) return { kind: 'unavailable' };
+    for (const candidate of found as unknown[]) {
+      if (typeof candidate !== 'object' || candidate === null) continue;
+      const { key, request_sha256: digest, state } = candidate as Partial<Record<'key' | 'request_sha256' | 'state', unknown>>;
+      if (digest !== request_sha256 || (state !== 'claimed' && state !== 'started' && state !== 'unknown')) continue;
+      if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey) continue;
+      return { kind: 'found', key };
+    }
+    return { kind: 'none' };
+  }
+
+  /**
+   * A write without a live approval: answers from an earlier attempt of this very request, if
+   * there is one that may have run, with its replay or its status query (neither writes anything
+   * new, so neither needs consent; every authorization gate has already run for this call). First
+   * the key of the latest approval the host still presents for this request, though expired; then
+   * any unresolved attempt the store finds under another key. `null` when there is none: the call
+   * then needs an approval. A key found free (nothing ran under it) is given back untouched.
+   */
+  async function recoverEarlierAttempt(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    abort: CallAbort,
+    request_sha256: Sha256Hex,
+  ): Promise<DispatchedCall | null> {
+    const expired = latestApprovalFor(turn.approvals, tool.name, request_sha256);
+    if (expired !== null) {
+      state.approval = approvalAuditRecord(expired);
+      state.notes.push('approval_expired');
+      state.context.idempotency_key = expired.idempotency_key;
+      const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
+      if (step.kind === 'settled') return step.answer;
+      await releaseFence(step.fence);
+    }
+    const found = await findEarlierAttempt(request_sha256, null);
+    if (found.kind === 'found') {
+      state.notes.push('earlier_attempt_unresolved');
+      state.context.idempotency_key = found.key;
+      const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
+      if (step.kind === 'settled') return step.answer;
+      await releaseFence(step.fence);
+    } else if (found.kind !== 'none') {
+      state.notes.push(found.kind === 'input_rejected' ? 'idempotency_store_input_rejected' : 'earlier_attempt_lookup_failed');
+    }
+    state.context.idempotency_key = null;
+    return null;
+  }
+
+  /**
+   * Before an approved write runs under its own key (`fence`, claimed): an unresolved attempt of
+   * the same request under another key (an approval given again, under a new key, while the first
+   * write's outcome is unknown) means this write must not start. The call is answered from that
+   * attempt instead (status query, OUTCOME_UNKNOWN, or its replay) and its own key is given back.
+   * `null`: nothing stands in the way (or the earlier attempt turned out free), the write goes on.
+   */
+  async function guardEarlierAttempts(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    abort: CallAbort,
+    request_sha256: Sha256Hex,
+    fence: Fence,
+  ): Promise<DispatchedCall | null> {
+    const found = await findEarlierAttempt(request_sha256, fence.key);
+    switch (found.kind) {
+      case 'none':
+        return null;
+      case 'input_rejected':
+        await releaseFence(fence);
+        return refuseStoreInput(turn, state);
+      case 'unavailable': {
+        // Whether an earlier attempt is unresolved cannot be told: nothing starts.
+        const released = await releaseFence(fence);
+        state.notes.push('idempotency_store_unavailable');
+        return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', {
+          retryAfterMs: released ? STORE_RETRY_AFTER_MS : claimRetryAfterMs,
+        });
       }
+      case 'found': {
+        state.notes.push('earlier_attempt_unresolved');
+        state.context.idempotency_key = found.key;
+        const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
+        if (step.kind === 'settled') {
+          await releaseFence(fence);
+          return step.answer;
+        }
+        // Resolved in between as free (released, or a claim that ran out): nothing ran under it.
+        await releaseFence(step.fence);
+        state.context.idempotency_key = fence.key;
+        return null;
+      }
+    }
+  }
+
+  async function executeWrite(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    abort: CallAbort,
+    request_sha256: Sha256Hex,
+    ready: ReadyForReview<unknown> | null,
+  ): Promise<DispatchedCall> {
+    const key = state.context.idempotency_key as string;
+    const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
+    if (step.kind === 'settled') return step.answer;
+    const { fence } = step;
+    const release = async (): Promise<void> => {
+      await releaseFence(fence);
     };
+    // An approval's key is the host's choice, so the same request may come again under a new one.
+    // (An intent key is the request itself: a second key for it cannot exist.)
+    if (tool.approvalRequired) {
+      const guarded = await guardEarlierAttempts(turn, state, tool, invocation, abort, request_sha256, fence);
+      if (guarded !== null) return guarded;
+    }
 
     // Recheck the proposal against current facts right before the effect (spec 002).
     if (ready !== null && tool.proposal !== null) {
@@ -862,15 +1067,31 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await markUnknown();
       return refuse(turn, state, 'handler', 'TOOL_ERROR');
     }
-    const complete = async (output: SealResultOutput): Promise<void> => {
-      const audit = output.sealed.protected_audit;
+    /**
+     * Completes the record with `output`. `rejected` when the sealed result can never be stored
+     * (the store refused it as input, StoreInputError, or it has no canonical text): a dispatcher
+     * bug, not an outage, and every retry would fail the same way. An outage (a throw, no answer in
+     * time) is `done`: a late completion may still land, and otherwise the started lease runs out.
+     */
+    const complete = async (output: SealResultOutput): Promise<'done' | 'rejected'> => {
+      let result: ResultInput;
       try {
-        const result = { sealed_json: sealedJson(output), receipt: audit.downstream.receipt };
+        result = { sealed_json: sealedJson(output), receipt: output.sealed.protected_audit.downstream.receipt };
+      } catch {
+        state.notes.push('complete_input_rejected');
+        return 'rejected';
+      }
+      try {
         const completed = await watchdog.watch(() => idempotencyStore.complete({ ...fence, result }));
         if (!completed.ok) state.notes.push(`complete_${completed.reason}`);
-      } catch {
+      } catch (error) {
+        if (StoreInputError.isInstance(error)) {
+          state.notes.push('complete_input_rejected');
+          return 'rejected';
+        }
         state.notes.push('complete_failed');
       }
+      return 'done';
     };
     if (outcome.kind === 'error') {
       // The downstream system refused and nothing happened (every handler code is `not_started`).
@@ -879,10 +1100,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // A temporary refusal (wait, refresh, hold): give the key back, so that the same intent
         // runs once the condition passes instead of replaying the refusal forever. Fenced: only
         // this claim's holder can release it, and only from `started`, never from `unknown`.
-        if ((await releaseDeclaredNotStarted(fence, state)) !== 'released') await complete(output);
-      } else {
-        // NOT_FOUND, RULE_REJECTED: final for this key; it replays as such (see README).
-        await complete(output);
+        if ((await releaseDeclaredNotStarted(fence, state)) !== 'released' && (await complete(output)) === 'rejected') {
+          await markUnknown();
+        }
+      } else if ((await complete(output)) === 'rejected' && (await releaseDeclaredNotStarted(fence, state)) !== 'released') {
+        // NOT_FOUND, RULE_REJECTED: final for this key; it replays as such (see README). One the
+        // store cannot hold is given back instead (the handler declared that nothing ran), and
+        // if even that fails the record turns unknown rather than staying `started`.
+        await markUnknown();
       }
       return record(turn, state, output, 'handler');
     }
@@ -891,8 +1116,26 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await markUnknown();
       return record(turn, state, output, 'output_contract');
     }
-    await complete(output);
+    if ((await complete(output)) === 'rejected') {
+      // The write happened, but its sealed result can never be recorded: no replay and no
+      // reconciliation could ever stand behind it. The record turns unknown (never `started` for
+      // good, never run again), and the model is not told a success the record cannot keep: it is
+      // TOOL_ERROR, outcome unknown, for a person to review (spec 000: a conservative state, no
+      // internal detail). The protected audit keeps the downstream receipt and status reference.
+      await markUnknown();
+      return refuseUnrecordable(turn, state, output, 'idempotency');
+    }
     return record(turn, state, output, 'sealed');
+  }
+
+  /**
+   * TOOL_ERROR for a committed write whose sealed result the idempotency store refused as input
+   * (`complete` or `reconcile`): sealed with the downstream receipt and status reference of that
+   * result, so the audit entry holds what a person needs to reconcile it.
+   */
+  function refuseUnrecordable(turn: Turn, state: CallState, unrecorded: SealResultOutput, gate: DispatchGate): Promise<DispatchedCall> {
+    const { receipt, status_ref } = unrecorded.sealed.protected_audit.downstream;
+    return record(turn, state, seal(turn, state, { kind: 'error', code: 'TOOL_ERROR', receipt, status_ref }, 'fresh'), gate);
   }
 
   /**
@@ -968,8 +1211,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.notes.push('status_committed_without_receipt');
       return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
     }
+    let result: ResultInput;
     try {
-      const result = { sealed_json: sealedJson(output), receipt: output.sealed.protected_audit.downstream.receipt };
+      result = { sealed_json: sealedJson(output), receipt: output.sealed.protected_audit.downstream.receipt };
+    } catch {
+      state.notes.push('reconcile_input_rejected');
+      return refuseUnrecordable(turn, state, output, 'status_query');
+    }
+    try {
       const reconciled = await watchdog.watch(() => idempotencyStore.reconcile({ key, request_sha256, result }));
       if (!reconciled.ok) {
         if (reconciled.reason === 'conflict') return refuse(turn, state, 'status_query', 'STATUS_CONFLICT');
@@ -980,7 +1229,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // Another host reconciled it first; the receipt we found is just as true.
         state.notes.push('reconciled_elsewhere');
       }
-    } catch {
+    } catch (error) {
+      if (StoreInputError.isInstance(error)) {
+        // The receipt is real, but no store will ever hold this reconciliation: the record stays
+        // `unknown` (never run again), and instead of a success that every retry would query
+        // and fail to record once more, a person reviews it (TOOL_ERROR, with the receipt audited).
+        state.notes.push('reconcile_input_rejected');
+        return refuseUnrecordable(turn, state, output, 'status_query');
+      }
       state.notes.push('reconcile_failed');
     }
     return record(turn, state, output, 'status_query');

@@ -27,5 +27,5 @@ export type {
 } from './dispatcher-tool.js';
 export { matchApproval, type Approval, type ApprovalRequest, type ApprovalMatch } from './approval.js';
 export { DispatcherConfigError } from './dispatcher-config-error.js';
-export { MAX_DEADLINE_MS } from './compile-dispatcher-tools.js';
+export { MAX_DEADLINE_MS, MAX_WRITE_OUTPUT_BYTES } from './compile-dispatcher-tools.js';
 export { CLOCK_RESYNC_MS } from './dispatcher-clock.js';
