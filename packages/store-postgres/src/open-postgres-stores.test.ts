@@ -1,10 +1,20 @@
-import { ManualClock, type AuditHead, type ClaimOutcome } from '@toolseal/audit';
-import { storeConformanceCases } from '@toolseal/audit/conformance';
+import {
+  createMemoryStores,
+  isPurgeable,
+  ManualClock,
+  StoreInputError,
+  type AuditHead,
+  type ClaimOutcome,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+} from '@toolseal/audit';
+import { findUnresolvedConformanceCases, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, dropSchemas, postgresTamper, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
 import { openPostgresStores } from './open-postgres-stores.js';
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './postgres-migrations.js';
 
 const available = await probeDatabase();
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
@@ -24,7 +34,7 @@ describe.skipIf(!available).each([
   ['one statement per round trip', pool],
   ['pipelined pool', pipelinedPool],
 ])('PostgreSQL stores: conformance (%s)', (_name, storePool) => {
-  const cases = storeConformanceCases(async ({ clock, digester, logId }) => {
+  const factory: StoreFactory = async ({ clock, digester, logId }) => {
     const schema = nextSchema();
     const stores = await openPostgresStores({ pool: storePool, schema, clock, digester, ...(logId === undefined ? {} : { logId }) });
     return {
@@ -35,8 +45,133 @@ describe.skipIf(!available).each([
         await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
       },
     };
+  };
+  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
+});
+
+/** Claims `key` for `request` at the clock's reading and leaves its record in `state`. */
+async function recordIn(store: IdempotencyStore, key: string, state: IdempotencyRecord['state'], request = REQUEST): Promise<void> {
+  const claim = await store.claim({ key, request_sha256: request, owner: 'host-a', lease_ms: 60_000 });
+  if (claim.kind !== 'claimed') throw new Error(`claim of ${key}: ${claim.kind}`);
+  const fenced = { key, fencing_token: claim.fencing_token };
+  if (state === 'claimed') return;
+  if (state === 'released') {
+    expect((await store.release(fenced)).ok).toBe(true);
+    return;
+  }
+  expect((await store.markStarted({ ...fenced, lease_ms: 60_000 })).ok).toBe(true);
+  if (state === 'unknown') expect((await store.markUnknown(fenced)).ok).toBe(true);
+  if (state === 'completed') expect((await store.complete({ ...fenced, result: { sealed_json: '{}', receipt: null } })).ok).toBe(true);
+}
+
+describe.skipIf(!available)('PostgreSQL stores: findUnresolved', () => {
+  // UTF-16 code-unit order, which the contract and the in-memory store use, differs from the
+  // UTF-8 byte order of COLLATE "C": U+1F600 and U+10FFFF are surrogate pairs (D83D.., DBFF..)
+  // below U+E000 and U+FFFD in UTF-16, but their UTF-8 (F0.., F4..) sorts above theirs (EE.., EF..).
+  const tied = ['\uFFFD', '\u{1F600}', 'a', '\uE000x', '\u{10FFFF}'];
+  /** Oldest first, then by key in code-unit order, written out from the contract. */
+  const expectedOrder = ['b', 'a', '\u{1F600}', '\u{10FFFF}', '\uE000x', '\uFFFD', 'c'];
+
+  async function fill(store: IdempotencyStore, clock: ManualClock): Promise<void> {
+    await recordIn(store, 'b', 'claimed');
+    await recordIn(store, 'done', 'completed');
+    clock.advance(1);
+    // Five records with one created_at, in every unresolved state, and two resolved ones beside them.
+    for (const [index, key] of tied.entries()) await recordIn(store, key, (['claimed', 'started', 'unknown'] as const)[index % 3] ?? 'claimed');
+    await recordIn(store, 'given-back', 'released');
+    await recordIn(store, 'other-request', 'started', 'b'.repeat(64));
+    clock.advance(1);
+    await recordIn(store, 'c', 'started');
+  }
+
+  it('orders keys by UTF-16 code units as the in-memory store does, also where a limit cuts through one created_at', async () => {
+    const clock = new ManualClock(T0);
+    const memoryClock = new ManualClock(T0);
+    const stores = await openPostgresStores({ pool, schema: nextSchema(), clock });
+    const memory = createMemoryStores({ clock: memoryClock, digester: createDigester() }).idempotencyStore;
+    await fill(stores.idempotencyStore, clock);
+    await fill(memory, memoryClock);
+    const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 100 });
+    expect(found?.map((record) => record.key)).toEqual(expectedOrder);
+    expect(found?.map((record) => record.created_at)).toEqual([T0, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 2]);
+    for (let limit = 1; limit <= expectedOrder.length + 1; limit += 1) {
+      const postgres = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit });
+      expect(postgres?.map((record) => record.key), `limit ${limit}`).toEqual(expectedOrder.slice(0, limit));
+      expect(postgres, `limit ${limit}`).toEqual(await memory.findUnresolved?.({ request_sha256: REQUEST, limit }));
+    }
+    // What COLLATE "C" would have answered for the tied records: not the contract's order.
+    const bytewise = await pool.query<{ key: string }>(
+      `SELECT key FROM "${stores.schema}".idempotency_records WHERE created_at = $1 AND state <> 'released' AND request_sha256 = $2 ORDER BY key COLLATE "C"`,
+      [T0 + 1, REQUEST],
+    );
+    expect(bytewise.rows.map((row) => row.key)).toEqual(['a', '\uE000x', '\uFFFD', '\u{1F600}', '\u{10FFFF}']);
   });
-  for (const testCase of cases) it(testCase.name, testCase.run);
+
+  it('finds records another pool (another host) wrote, and refuses malformed inputs with StoreInputError', async () => {
+    const schema = nextSchema();
+    const clock = new ManualClock(T0);
+    const reader = await openPostgresStores({ pool, schema, clock });
+    const writer = await openPostgresStores({ connectionString: DATABASE_URL, schema, clock });
+    try {
+      await recordIn(writer.idempotencyStore, 'key-started', 'started');
+      clock.advance(1);
+      await recordIn(writer.idempotencyStore, 'key-unknown', 'unknown');
+      const found = await reader.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
+      expect(found).toEqual([await writer.idempotencyStore.get('key-started'), await writer.idempotencyStore.get('key-unknown')]);
+      expect(found?.map((record) => [record.state, typeof record.fencing_token, record.created_at])).toEqual([
+        ['started', 'number', T0],
+        ['unknown', 'number', T0 + 1],
+      ]);
+      for (const input of [{ request_sha256: 'A'.repeat(64), limit: 1 }, { request_sha256: REQUEST, limit: 101 }, { request_sha256: REQUEST }, undefined]) {
+        let thrown: unknown;
+        try {
+          await reader.idempotencyStore.findUnresolved?.(input as never);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(StoreInputError.isInstance(thrown), JSON.stringify(input)).toBe(true);
+      }
+    } finally {
+      await writer.close();
+    }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: retention agrees with isPurgeable', () => {
+  it('keeps a record whose token ran ahead of the clock until the cutoff reaches its token', async () => {
+    const clock = new ManualClock(T0);
+    const store = (await openPostgresStores({ pool, schema: nextSchema(), clock })).idempotencyStore;
+    const keys = ['released-thrice', 'claimed-twice', 'completed-once'];
+    // Within one millisecond: claim and release three times (tokens T0 + 1, + 2, + 3) ...
+    for (let round = 0; round < 3; round += 1) {
+      const claim = await store.claim({ key: 'released-thrice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 });
+      expect(claim).toMatchObject({ kind: 'claimed', fencing_token: T0 + 1 + round });
+      if (claim.kind === 'claimed') expect((await store.release({ key: 'released-thrice', fencing_token: claim.fencing_token })).ok).toBe(true);
+    }
+    // ... and claim, release, claim again with a 1 ms lease (token T0 + 2, lease ends T0 + 1).
+    const first = await store.claim({ key: 'claimed-twice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 });
+    if (first.kind === 'claimed') await store.release({ key: 'claimed-twice', fencing_token: first.fencing_token });
+    expect(await store.claim({ key: 'claimed-twice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 })).toMatchObject({ fencing_token: T0 + 2 });
+    await recordIn(store, 'completed-once', 'completed');
+
+    // Their tokens: T0 + 3, T0 + 2 (lease ended T0 + 1), T0 + 1, all finished at T0. Without the
+    // token condition, the first and last would go at T0 and the second at T0 + 1.
+    const expectedPurged = [[], ['completed-once'], ['claimed-twice'], ['released-thrice']];
+    for (const [step, expected] of expectedPurged.entries()) {
+      if (step > 0) clock.advance(1);
+      // Each step: what isPurgeable says of the stored records is what the store deletes.
+      const records = (await Promise.all(keys.map((key) => store.get(key)))).filter((record) => record !== undefined);
+      const purgeable = records.filter((record) => isPurgeable(record, clock.now())).map((record) => record.key);
+      expect(purgeable, `at T0 + ${step}`).toEqual(expected);
+      expect(await store.purgeExpired({ older_than_ms: 0 }), `at T0 + ${step}`).toBe(expected.length);
+      for (const key of expected) expect(await store.get(key)).toBeUndefined();
+    }
+    // The purged key's next record starts above every token it handed out.
+    expect(await store.claim({ key: 'released-thrice', request_sha256: REQUEST, owner: 'host-b', lease_ms: 1 })).toMatchObject({
+      kind: 'claimed',
+      fencing_token: T0 + 4,
+    });
+  });
 });
 
 describe.skipIf(!available).each([
@@ -91,15 +226,69 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   it('migrates once: reopening and concurrent opens apply nothing twice', async () => {
     const schema = nextSchema();
     const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStores({ pool, schema })));
-    expect(opened.map((stores) => stores.schemaVersion)).toEqual([1, 1, 1, 1]);
-    const versions = await pool.query(`SELECT version FROM "${schema}".schema_version`);
-    expect(versions.rows).toEqual([{ version: 1 }]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(2);
+    expect(opened.map((stores) => stores.schemaVersion)).toEqual([2, 2, 2, 2]);
+    const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
     const columns = await pool.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'audit_log' AND column_name = 'canonical'`,
       [schema],
     );
     expect(columns.rows).toEqual([{ column_name: 'canonical', data_type: 'text' }]);
+  });
+
+  /** A schema as version 1 of this package left it, with a started record in it. */
+  async function schemaAtVersion1(schema: string) {
+    const version1 = POSTGRES_MIGRATIONS.find((migration) => migration.version === 1);
+    if (version1 === undefined) throw new Error('migration 1');
+    const s = `"${schema}"`;
+    await pool.query(`CREATE SCHEMA ${s}`);
+    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+    for (const text of version1.statements(s)) await pool.query(text);
+    await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES (1, '2026-07-01T00:00:00.000Z')`);
+    await pool.query(
+      `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+       VALUES ('key-old', $1, 'started', 'host-old', 7, $2, $3, $4)`,
+      [REQUEST, T0 + 60_000, T0 - 5, T0],
+    );
+  }
+
+  const requestIndex = async (schema: string) =>
+    (
+      await pool.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'idempotency_records_request'", [
+        schema,
+      ])
+    ).rows.map((row) => row.indexdef);
+
+  it('migrates a schema created at version 1 to the request index, keeping its records findable', async () => {
+    const schema = nextSchema();
+    await schemaAtVersion1(schema);
+    expect(await requestIndex(schema)).toEqual([]);
+    const clock = new ManualClock(T0);
+    const stores = await openPostgresStores({ pool, schema, clock });
+    expect(stores.schemaVersion).toBe(2);
+    const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(await requestIndex(schema)).toEqual([
+      `CREATE INDEX idempotency_records_request ON ${schema}.idempotency_records USING btree (request_sha256, created_at)`,
+    ]);
+    await recordIn(stores.idempotencyStore, 'key-new', 'unknown');
+    const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
+    expect(found?.map((record) => [record.key, record.fencing_token])).toEqual([
+      ['key-old', 7],
+      ['key-new', T0 + 1],
+    ]);
+  });
+
+  it('migrates a version 1 schema whose request index an operator built beforehand (CONCURRENTLY)', async () => {
+    const schema = nextSchema();
+    await schemaAtVersion1(schema);
+    await pool.query(`CREATE INDEX CONCURRENTLY idempotency_records_request ON "${schema}".idempotency_records (request_sha256, created_at)`);
+    const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    expect(stores.schemaVersion).toBe(2);
+    expect(await requestIndex(schema)).toHaveLength(1);
+    expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 }))?.map((record) => record.key)).toEqual(['key-old']);
   });
 
   it('refuses a schema written by a newer version', async () => {

@@ -4,6 +4,7 @@ import {
   checkVerifyChainOptions,
   auditEntryFromRow,
   auditEntryWithBody,
+  checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
   checkNonNegativeInteger,
@@ -179,10 +180,28 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
        completed_at = $12
      WHERE key = $1 AND fencing_token = $13 AND state = $14`,
   );
+  // isPurgeable of @toolseal/audit, as SQL: the token condition keeps a key's next record (whose
+  // first token is the clock reading + 1) above every token the purged one handed out.
   const purgeRecords = statement(
     'purge_records',
     `DELETE FROM ${s}.idempotency_records
-     WHERE (state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1)`,
+     WHERE fencing_token <= $1
+       AND ((state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1))`,
+  );
+  // isUnresolved of @toolseal/audit, as SQL. The contract orders keys by UTF-16 code units, which
+  // no collation does (COLLATE "C" compares UTF-8 bytes: it puts characters above U+FFFF after
+  // those from U+E000 to U+FFFF, UTF-16 before them), so the order by key is made in JS: the
+  // statement returns the records created before the limit-th one and every record created at the
+  // same millisecond as it, and `oldestFirst` sorts those and keeps `limit`. One statement: one
+  // snapshot.
+  const selectUnresolved = statement(
+    'select_unresolved',
+    `WITH unresolved AS (
+       SELECT ${RECORD_COLUMNS} FROM ${s}.idempotency_records
+       WHERE request_sha256 = $1 AND (state IN ('started', 'unknown') OR (state = 'claimed' AND lease_expires_at > $2))
+     )
+     SELECT ${RECORD_COLUMNS} FROM unresolved
+     WHERE created_at <= coalesce((SELECT created_at FROM unresolved ORDER BY created_at LIMIT 1 OFFSET $3), created_at)`,
   );
 
   async function readRecord(key: string): Promise<IdempotencyRecord | undefined> {
@@ -227,6 +246,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     markUnknown: async (input) => (await run({ type: 'markUnknown', input })) as FencedOutcome,
     reconcile: async (input) => (await run({ type: 'reconcile', input })) as FencedOutcome,
     get: async (key) => readRecord(checkIdentifier('key', key)),
+    findUnresolved: async (input) => {
+      const { request_sha256, limit } = checkFindUnresolvedInput(input);
+      const result = await pool.query<RecordRow>(selectUnresolved([request_sha256, readClock(clock), limit - 1]));
+      return oldestFirst(result.rows.map(recordFromRow), limit);
+    },
     purgeExpired: async (input) => {
       const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
       return (await pool.query(purgeRecords([cutoff]))).rowCount ?? 0;
@@ -424,6 +448,15 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       if (ownsPool) await pool.end();
     },
   };
+}
+
+/**
+ * The first `limit` of `records`, oldest first: by `created_at`, then by `key` in UTF-16 code-unit
+ * order (JavaScript's string comparison), as the in-memory store of @toolseal/audit orders them.
+ */
+function oldestFirst(records: IdempotencyRecord[], limit: number): IdempotencyRecord[] {
+  records.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return records.slice(0, limit);
 }
 
 function recordFromRow(row: RecordRow): IdempotencyRecord {

@@ -89,6 +89,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FOR EACH ROW EXECUTE FUNCTION ${s}.audit_head_guard()`,
     ],
   },
+  {
+    version: 2,
+    statements: (s) => [
+      // `findUnresolved`: the records of one request digest, oldest first. The migration builds it
+      // inside its transaction, which holds writes to the table until it is built; IF NOT EXISTS
+      // lets an operator build it beforehand with CREATE INDEX CONCURRENTLY under this name.
+      `CREATE INDEX IF NOT EXISTS idempotency_records_request ON ${s}.idempotency_records (request_sha256, created_at)`,
+    ],
+  },
 ];
 
 /** The newest schema version this package writes. */

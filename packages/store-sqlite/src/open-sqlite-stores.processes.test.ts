@@ -84,6 +84,31 @@ describe('SQLite stores: crash injection with real processes', { timeout: 120_00
   });
 });
 
+describe('SQLite stores: findUnresolved sees what other processes wrote', { timeout: 120_000 }, () => {
+  it('finds the started record of a host killed after its handler ran, and the unknown one after a retry', async () => {
+    const databasePath = join(directory, 'find-unresolved.db');
+    const sideEffectPath = join(directory, 'find-unresolved.side-effects');
+    const stores = openSqliteStores({ path: databasePath });
+    try {
+      const first = await attempt('after-handler', databasePath, sideEffectPath, 'key-find', 0);
+      expect(first.message).toMatchObject({ step: 'handler_done', claim: { kind: 'claimed', took_over: false } });
+      first.child.kill('SIGKILL');
+      await exited(first.child);
+      const started = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
+      expect(started?.map((record) => [record.key, record.state, record.owner])).toEqual([['key-find', 'started', `pid-${first.child.pid}`]]);
+      // Another process's claim turns the record unknown once its lease ran out: still unresolved.
+      const late = await attempt('retry', databasePath, sideEffectPath, 'key-find', 60_000);
+      expect(late.message.claim).toEqual({ kind: 'outcome_unknown', recovery: 'query_status' });
+      await exited(late.child);
+      const unknown = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
+      expect(unknown?.map((record) => [record.key, record.state])).toEqual([['key-find', 'unknown']]);
+      expect(await stores.idempotencyStore.findUnresolved?.({ request_sha256: 'b'.repeat(64), limit: 10 })).toEqual([]);
+    } finally {
+      stores.close();
+    }
+  });
+});
+
 describe('SQLite stores: eight processes race duplicate claims', () => {
   it('exactly one claim wins per key and the handler runs exactly once per key', async () => {
     const databasePath = join(directory, 'race.db');

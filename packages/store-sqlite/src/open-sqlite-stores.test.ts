@@ -1,14 +1,23 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, StoreInputError, type ClaimOutcome } from '@toolseal/audit';
-import { storeConformanceCases } from '@toolseal/audit/conformance';
+import {
+  createMemoryStores,
+  isPurgeable,
+  ManualClock,
+  StoreInputError,
+  type ClaimOutcome,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+} from '@toolseal/audit';
+import { findUnresolvedConformanceCases, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
-import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import BetterSqlite3, { type Statement } from 'better-sqlite3';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { dropAppendOnlyTriggers, sqliteTamper } from './__fixtures__/sqlite-tamper.js';
 import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
 import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-sqlite-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -18,19 +27,241 @@ const T0 = Date.UTC(2026, 6, 19);
 const REQUEST = 'a'.repeat(64);
 
 describe('SQLite stores (WAL file): conformance', () => {
-  const cases = storeConformanceCases(async ({ clock, digester, logId }) => {
+  const factory: StoreFactory = async ({ clock, digester, logId }) => {
     const stores = openSqliteStores({ path: nextPath(), clock, digester, ...(logId === undefined ? {} : { logId }) });
     return { ...stores, tamper: sqliteTamper(stores.database), close: async () => stores.close() };
-  });
-  for (const testCase of cases) it(testCase.name, testCase.run);
+  };
+  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
 });
 
 describe('SQLite stores (:memory:): conformance', () => {
-  const cases = storeConformanceCases(async ({ clock, digester, logId }) => {
+  const factory: StoreFactory = async ({ clock, digester, logId }) => {
     const stores = openSqliteStores({ path: ':memory:', clock, digester, ...(logId === undefined ? {} : { logId }) });
     return { ...stores, tamper: sqliteTamper(stores.database), close: async () => stores.close() };
+  };
+  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
+});
+
+/** Claims `key` for `request` at the clock's reading and leaves its record in `state`. */
+async function recordIn(store: IdempotencyStore, key: string, state: IdempotencyRecord['state'], request = REQUEST): Promise<void> {
+  const claim = await store.claim({ key, request_sha256: request, owner: 'host-a', lease_ms: 60_000 });
+  if (claim.kind !== 'claimed') throw new Error(`claim of ${key}: ${claim.kind}`);
+  const fenced = { key, fencing_token: claim.fencing_token };
+  if (state === 'claimed') return;
+  if (state === 'released') {
+    expect((await store.release(fenced)).ok).toBe(true);
+    return;
+  }
+  expect((await store.markStarted({ ...fenced, lease_ms: 60_000 })).ok).toBe(true);
+  if (state === 'unknown') expect((await store.markUnknown(fenced)).ok).toBe(true);
+  if (state === 'completed') expect((await store.complete({ ...fenced, result: { sealed_json: '{}', receipt: null } })).ok).toBe(true);
+}
+
+describe('SQLite stores: findUnresolved', () => {
+  // UTF-16 code-unit order, which the contract and the in-memory store use, differs from the
+  // UTF-8 byte order SQLite compares TEXT by: U+1F600 and U+10FFFF are surrogate pairs
+  // (D83D.., DBFF..) below U+E000 and U+FFFD in UTF-16, but their UTF-8 (F0.., F4..) sorts above
+  // theirs (EE.., EF..).
+  const tied = ['\uFFFD', '\u{1F600}', 'a', '\uE000x', '\u{10FFFF}'];
+  /** Oldest first, then by key in code-unit order, written out from the contract. */
+  const expectedOrder = ['b', 'a', '\u{1F600}', '\u{10FFFF}', '\uE000x', '\uFFFD', 'c'];
+
+  async function fill(store: IdempotencyStore, clock: ManualClock): Promise<void> {
+    await recordIn(store, 'b', 'claimed');
+    await recordIn(store, 'done', 'completed');
+    clock.advance(1);
+    // Five records with one created_at, in every unresolved state, and two resolved ones beside them.
+    for (const [index, key] of tied.entries()) await recordIn(store, key, (['claimed', 'started', 'unknown'] as const)[index % 3] ?? 'claimed');
+    await recordIn(store, 'given-back', 'released');
+    await recordIn(store, 'other-request', 'started', 'b'.repeat(64));
+    clock.advance(1);
+    await recordIn(store, 'c', 'started');
+  }
+
+  it('orders keys by UTF-16 code units as the in-memory store does, also where a limit cuts through one created_at', async () => {
+    const clock = new ManualClock(T0);
+    const memoryClock = new ManualClock(T0);
+    const stores = openSqliteStores({ path: nextPath(), clock });
+    const memory = createMemoryStores({ clock: memoryClock, digester: createDigester() }).idempotencyStore;
+    try {
+      await fill(stores.idempotencyStore, clock);
+      await fill(memory, memoryClock);
+      const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 100 });
+      expect(found?.map((record) => record.key)).toEqual(expectedOrder);
+      expect(found?.map((record) => record.created_at)).toEqual([T0, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 2]);
+      for (let limit = 1; limit <= expectedOrder.length + 1; limit += 1) {
+        const sqlite = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit });
+        expect(sqlite?.map((record) => record.key), `limit ${limit}`).toEqual(expectedOrder.slice(0, limit));
+        expect(sqlite, `limit ${limit}`).toEqual(await memory.findUnresolved?.({ request_sha256: REQUEST, limit }));
+      }
+    } finally {
+      stores.close();
+    }
   });
-  for (const testCase of cases) it(testCase.name, testCase.run);
+
+  it('finds records another connection wrote, and refuses malformed inputs with StoreInputError', async () => {
+    const path = nextPath();
+    const clock = new ManualClock(T0);
+    const reader = openSqliteStores({ path, clock });
+    const writer = openSqliteStores({ path, clock });
+    try {
+      await recordIn(writer.idempotencyStore, 'key-started', 'started');
+      clock.advance(1);
+      await recordIn(writer.idempotencyStore, 'key-unknown', 'unknown');
+      const found = await reader.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
+      expect(found).toEqual([await writer.idempotencyStore.get('key-started'), await writer.idempotencyStore.get('key-unknown')]);
+      expect(found?.map((record) => record.state)).toEqual(['started', 'unknown']);
+      for (const input of [{ request_sha256: 'A'.repeat(64), limit: 1 }, { request_sha256: REQUEST, limit: 101 }, { request_sha256: REQUEST }, undefined]) {
+        let thrown: unknown;
+        try {
+          await reader.idempotencyStore.findUnresolved?.(input as never);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(StoreInputError.isInstance(thrown), JSON.stringify(input)).toBe(true);
+      }
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
+  it('is a read: answers while another connection holds the write lock', async () => {
+    const path = nextPath();
+    const stores = openSqliteStores({ path, lockTimeoutMs: 0 });
+    await recordIn(stores.idempotencyStore, 'key-started', 'started');
+    const holder = new BetterSqlite3(path);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      // lockTimeoutMs 0: a call that had to wait would fail with SqliteLockTimeoutError.
+      const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 });
+      expect(found?.map((record) => record.key)).toEqual(['key-started']);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+      stores.close();
+    }
+  });
+
+  it('retries SQLITE_BUSY through the lock waiter, and gives up after lockTimeoutMs with SqliteLockTimeoutError', async () => {
+    const stores = openSqliteStores({ path: nextPath(), lockTimeoutMs: 60 });
+    await recordIn(stores.idempotencyStore, 'key-started', 'started');
+    // A WAL reader meets SQLITE_BUSY only in rare moments (another connection recovering the WAL):
+    // played here by the statement's first answers.
+    const statementPrototype = Object.getPrototypeOf(stores.database.prepare('SELECT 1')) as Statement<unknown[], unknown>;
+    const all = statementPrototype.all;
+    let busyAnswers = 0;
+    const spy = vi.spyOn(statementPrototype, 'all').mockImplementation(function (this: Statement<unknown[], unknown>, ...parameters: unknown[]) {
+      if (this.source.includes('unresolved') && busyAnswers > 0) {
+        busyAnswers -= 1;
+        throw new BetterSqlite3.SqliteError('database is locked', 'SQLITE_BUSY');
+      }
+      return all.apply(this, parameters);
+    });
+    try {
+      busyAnswers = 3;
+      const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 });
+      expect(found?.map((record) => record.key)).toEqual(['key-started']);
+      expect(busyAnswers).toBe(0);
+      busyAnswers = Number.POSITIVE_INFINITY;
+      let thrown: unknown;
+      try {
+        await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(SqliteLockTimeoutError.isInstance(thrown) && thrown.operation).toBe('findUnresolved');
+    } finally {
+      spy.mockRestore();
+      stores.close();
+    }
+  });
+});
+
+describe('SQLite stores: retention agrees with isPurgeable', () => {
+  it('keeps a record whose token ran ahead of the clock until the cutoff reaches its token', async () => {
+    const clock = new ManualClock(T0);
+    const stores = openSqliteStores({ path: nextPath(), clock });
+    const store = stores.idempotencyStore;
+    const keys = ['released-thrice', 'claimed-twice', 'completed-once'];
+    try {
+      // Within one millisecond: claim and release three times (tokens T0 + 1, + 2, + 3) ...
+      for (let round = 0; round < 3; round += 1) {
+        const claim = await store.claim({ key: 'released-thrice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 });
+        expect(claim).toMatchObject({ kind: 'claimed', fencing_token: T0 + 1 + round });
+        if (claim.kind === 'claimed') expect((await store.release({ key: 'released-thrice', fencing_token: claim.fencing_token })).ok).toBe(true);
+      }
+      // ... and claim, release, claim again with a 1 ms lease (token T0 + 2, lease ends T0 + 1).
+      const first = await store.claim({ key: 'claimed-twice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 });
+      if (first.kind === 'claimed') await store.release({ key: 'claimed-twice', fencing_token: first.fencing_token });
+      expect(await store.claim({ key: 'claimed-twice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 })).toMatchObject({ fencing_token: T0 + 2 });
+      await recordIn(store, 'completed-once', 'completed');
+
+      // Each step: what isPurgeable says of the stored records is what the store deletes.
+      // Their tokens: T0 + 3, T0 + 2 (lease ended T0 + 1), T0 + 1, all finished at T0. Without the
+      // token condition, the first and last would go at T0 and the second at T0 + 1.
+      const expectedPurged = [[], ['completed-once'], ['claimed-twice'], ['released-thrice']];
+      for (const [step, expected] of expectedPurged.entries()) {
+        if (step > 0) clock.advance(1);
+        const records = (await Promise.all(keys.map((key) => store.get(key)))).filter((record) => record !== undefined);
+        const purgeable = records.filter((record) => isPurgeable(record, clock.now())).map((record) => record.key);
+        expect(purgeable, `at T0 + ${step}`).toEqual(expected);
+        expect(await store.purgeExpired({ older_than_ms: 0 }), `at T0 + ${step}`).toBe(expected.length);
+        for (const key of expected) expect(await store.get(key)).toBeUndefined();
+      }
+      // The purged key's next record starts above every token it handed out.
+      expect(await store.claim({ key: 'released-thrice', request_sha256: REQUEST, owner: 'host-b', lease_ms: 1 })).toMatchObject({
+        kind: 'claimed',
+        fencing_token: T0 + 4,
+      });
+    } finally {
+      stores.close();
+    }
+  });
+});
+
+describe('SQLite stores: migrations', () => {
+  it('migrates a file created at version 1 to the request index, keeping its records findable', async () => {
+    const path = nextPath();
+    const version1 = SQLITE_MIGRATIONS.find((migration) => migration.version === 1);
+    if (version1 === undefined) throw new Error('migration 1');
+    // A file as version 1 of this package left it, with a started record in it.
+    const old = new BetterSqlite3(path);
+    old.pragma('journal_mode = WAL');
+    old.exec('CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
+    for (const statement of version1.statements) old.exec(statement);
+    old.prepare('INSERT INTO schema_version (version, applied_at) VALUES (1, ?)').run('2026-07-01T00:00:00.000Z');
+    old
+      .prepare(
+        `INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+         VALUES ('key-old', ?, 'started', 'host-old', 7, ?, ?, ?)`,
+      )
+      .run(REQUEST, T0 + 60_000, T0 - 5, T0);
+    old.close();
+
+    const clock = new ManualClock(T0);
+    const stores = openSqliteStores({ path, clock });
+    try {
+      expect(SQLITE_SCHEMA_VERSION).toBe(2);
+      expect(stores.schemaVersion).toBe(2);
+      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2]);
+      const plan = stores.database
+        .prepare("EXPLAIN QUERY PLAN SELECT key FROM idempotency_records WHERE request_sha256 = ? ORDER BY created_at")
+        .all(REQUEST) as { detail: string }[];
+      expect(plan.map((step) => step.detail).join('\n')).toMatch(/INDEX idempotency_records_request \(request_sha256=\?\)/);
+      await recordIn(stores.idempotencyStore, 'key-new', 'unknown');
+      expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 }))?.map((record) => [record.key, record.fencing_token])).toEqual([
+        ['key-old', 7],
+        ['key-new', T0 + 1],
+      ]);
+    } finally {
+      stores.close();
+    }
+    // Reopening applies nothing again.
+    const reopened = openSqliteStores({ path, clock });
+    expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(2);
+    reopened.close();
+  });
 });
 
 describe('SQLite stores: connection settings', () => {
@@ -387,7 +618,7 @@ describe('SQLite stores: another connection of this process holds the write lock
       const started = performance.now();
       const stores = openSqliteStores({ path, lockTimeoutMs: 2000 });
       expect(performance.now() - started).toBeLessThan(1000);
-      expect(stores.schemaVersion).toBe(1);
+      expect(stores.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
       stores.close();
     } finally {
       lock.release();

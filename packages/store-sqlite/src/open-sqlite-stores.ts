@@ -4,6 +4,7 @@ import {
   checkVerifyChainOptions,
   auditEntryFromRow,
   auditEntryWithBody,
+  checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
   checkNonNegativeInteger,
@@ -190,10 +191,27 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       sealed_json = @sealed_json, receipt = @receipt, delivery = @delivery, completed_at = @completed_at
      WHERE key = @key AND fencing_token = @expected_token AND state = @expected_state`,
   );
+  // isPurgeable of @toolseal/audit, as SQL: the token condition keeps a key's next record (whose
+  // first token is the clock reading + 1) above every token the purged one handed out.
   const purgeRecords = database.prepare<[{ cutoff: number }]>(
     `DELETE FROM idempotency_records
-     WHERE (state IN ('completed', 'released') AND updated_at <= @cutoff)
-        OR (state = 'claimed' AND lease_expires_at <= @cutoff)`,
+     WHERE fencing_token <= @cutoff
+       AND ((state IN ('completed', 'released') AND updated_at <= @cutoff)
+         OR (state = 'claimed' AND lease_expires_at <= @cutoff))`,
+  );
+  // isUnresolved of @toolseal/audit, as SQL. SQLite compares TEXT by the bytes of its UTF-8 and
+  // the contract orders keys by UTF-16 code units (the two orders disagree between a character
+  // above U+FFFF and one from U+E000 to U+FFFF), so the order by key is made in JS: the statement
+  // returns the records created before the limit-th one and every record created at the same
+  // millisecond as it, and `oldestFirst` sorts those and keeps `limit`. One statement: one snapshot.
+  const selectUnresolved = database.prepare<[{ request_sha256: string; now: number; offset: number }], RecordRow>(
+    `WITH unresolved AS (
+       SELECT ${RECORD_COLUMNS} FROM idempotency_records
+       WHERE request_sha256 = @request_sha256
+         AND (state IN ('started', 'unknown') OR (state = 'claimed' AND lease_expires_at > @now))
+     )
+     SELECT ${RECORD_COLUMNS} FROM unresolved
+     WHERE created_at <= coalesce((SELECT created_at FROM unresolved ORDER BY created_at LIMIT 1 OFFSET @offset), created_at)`,
   );
 
   function readRecord(key: string): IdempotencyRecord | undefined {
@@ -250,6 +268,14 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     get: async (key) => {
       const checked = checkIdentifier('key', key);
       return lock.read('get', () => readRecord(checked));
+    },
+    findUnresolved: async (input) => {
+      const { request_sha256, limit } = checkFindUnresolvedInput(input);
+      // A read like `get`: it never waits behind writes, and each attempt reads the clock afresh.
+      const rows = await lock.read('findUnresolved', () =>
+        selectUnresolved.all({ request_sha256, now: readClock(clock), offset: limit - 1 }),
+      );
+      return oldestFirst(rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
       const olderThanMs = checkNonNegativeInteger('older_than_ms', input.older_than_ms);
@@ -377,6 +403,15 @@ function checkMilliseconds(field: string, value: unknown, fallback: number, max:
     throw new StoreInputError(field, `must be a whole number of milliseconds from 0 to ${max} (${why})`);
   }
   return value;
+}
+
+/**
+ * The first `limit` of `records`, oldest first: by `created_at`, then by `key` in UTF-16 code-unit
+ * order (JavaScript's string comparison), as the in-memory store of @toolseal/audit orders them.
+ */
+function oldestFirst(records: IdempotencyRecord[], limit: number): IdempotencyRecord[] {
+  records.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return records.slice(0, limit);
 }
 
 function recordFromRow(row: RecordRow): IdempotencyRecord {

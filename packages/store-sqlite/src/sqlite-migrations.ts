@@ -65,6 +65,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         BEGIN SELECT RAISE(ABORT, 'toolseal audit_head only follows appends'); END`,
     ],
   },
+  {
+    version: 2,
+    statements: [
+      // `findUnresolved`: the records of one request digest, oldest first.
+      `CREATE INDEX idempotency_records_request ON idempotency_records (request_sha256, created_at)`,
+    ],
+  },
 ];
 
 /** The newest schema version this package writes. */
