@@ -12,6 +12,8 @@ const specs = loadToolSpecs();
 
 /** What the model puts where a schema leaves a value open (the review's reproduction). */
 const SMUGGLED = { approved: true, tenant_id: 'other', role: 'admin' };
+/** A closed string subschema. */
+const TEXT = { type: 'string', maxLength: 8 };
 
 /** An exact root object with one argument `filter`, plus root-level extras such as `$defs`. */
 function withFilter(filter: unknown, root: Record<string, unknown> = {}): Record<string, unknown> {
@@ -68,6 +70,74 @@ const OPEN_INPUTS: [label: string, schema: Record<string, unknown>, where: RegEx
   ['an untyped root listing properties', { additionalProperties: false, properties: { q: { type: 'string', maxLength: 8 } } }, /^input_schema: .*constrain its type/],
   ['a nested $id (it changes what a $ref names)', withFilter({ $id: 'https://example.com/filter', type: 'string', maxLength: 8 }), /properties\/filter: "\$id" is allowed at the root only/],
   ['true under a narrowing keyword', withFilter({ type: 'array', maxItems: 4, items: { type: 'string', maxLength: 8 }, contains: true }), /properties\/filter\/contains: a boolean true subschema/],
+  // The second review: a typed `additionalProperties` marks every key evaluated, so an
+  // `unevaluatedProperties: false` beside or above it rejects nothing.
+  [
+    'a typed additionalProperties beside unevaluatedProperties: false',
+    { type: 'object', properties: { q: TEXT }, additionalProperties: TEXT, unevaluatedProperties: false },
+    /^input_schema: "additionalProperties" must be false/,
+    { q: 'x', tenant_id: 'other' },
+  ],
+  [
+    'a typed additionalProperties in an allOf branch',
+    { type: 'object', properties: { q: TEXT }, unevaluatedProperties: false, allOf: [{ additionalProperties: TEXT }] },
+    /^input_schema\/allOf\/0: "additionalProperties" must be false/,
+    { q: 'x', tenant_id: 'other' },
+  ],
+  [
+    'a typed additionalProperties in then (if: minProperties)',
+    { type: 'object', properties: { q: TEXT }, unevaluatedProperties: false, if: { minProperties: 1 }, then: { additionalProperties: TEXT } },
+    /^input_schema\/then: "additionalProperties" must be false/,
+    { q: 'x', tenant_id: 'other' },
+  ],
+  [
+    'a typed additionalProperties in a dependentSchemas entry',
+    { type: 'object', properties: { q: TEXT }, unevaluatedProperties: false, dependentSchemas: { q: { additionalProperties: TEXT } } },
+    /^input_schema\/dependentSchemas\/q: "additionalProperties" must be false/,
+    { q: 'x', tenant_id: 'other' },
+  ],
+  [
+    'a $ref to a location the walk skips (#/examples/0)',
+    withFilter({ $ref: '#/examples/0' }, { examples: [{ type: 'object' }] }),
+    /properties\/filter: "\$ref" must name "#\/\$defs\/<name>"/,
+    { filter: { approved: true } },
+  ],
+  [
+    'a typed map (propertyNames and maxProperties)',
+    withFilter({ type: 'object', maxProperties: 4, propertyNames: { pattern: '^[A-Za-z0-9_]{1,64}$' }, additionalProperties: { type: 'integer' } }),
+    /properties\/filter: "additionalProperties" must be false/,
+    { filter: { tenant_id: 1 } },
+  ],
+  [
+    'unevaluatedProperties given as a schema',
+    { type: 'object', properties: { q: TEXT }, unevaluatedProperties: TEXT },
+    /^input_schema: "unevaluatedProperties" must be false/,
+    { q: 'x', tenant_id: 'other' },
+  ],
+  [
+    'patternProperties (the names it admits are the model\'s)',
+    { type: 'object', additionalProperties: false, properties: { q: TEXT }, patternProperties: { '^t': TEXT } },
+    /^input_schema: keyword "patternProperties" is not allowed/,
+    { q: 'x', tenant_id: 'other' },
+  ],
+  [
+    'dependencies carrying an open property (the walk never followed it)',
+    { type: 'object', properties: { q: TEXT }, unevaluatedProperties: false, dependencies: { q: { properties: { tenant_id: {} } } } },
+    /^input_schema: keyword "dependencies" is not allowed/,
+    { q: 'x', tenant_id: SMUGGLED },
+  ],
+  ['a $dynamicRef', { type: 'object', additionalProperties: false, properties: { q: TEXT }, $dynamicRef: '#/$defs/text', $defs: { text: TEXT } }, /^input_schema: keyword "\$dynamicRef" is not allowed/],
+  ['a $ref with a JSON Pointer escape', withFilter({ $ref: '#/$defs/a~1b' }, { $defs: { 'a/b': TEXT } }), /properties\/filter: "\$ref" must name/],
+  [
+    'an object keyword in a branch that is not exact itself',
+    { type: 'object', properties: { q: TEXT }, unevaluatedProperties: false, allOf: [{ minProperties: 1 }] },
+    /^input_schema\/allOf\/0: an object .*needs "additionalProperties": false/,
+  ],
+  [
+    'an open contains (the items it matches count as evaluated)',
+    withFilter({ type: 'array', maxItems: 4, contains: { description: 'any item' }, unevaluatedItems: false }),
+    /properties\/filter\/contains: .*constrain its type/,
+  ],
 ];
 
 /** Closed input subschemas a contract legitimately uses: each must still register. */
@@ -111,6 +181,14 @@ const CLOSED_INPUTS: [label: string, schema: Record<string, unknown>][] = [
   ['a tuple closed by maxItems', withFilter({ type: 'array', prefixItems: [{ type: 'string', maxLength: 8 }], minItems: 1, maxItems: 1 })],
   ['an object closed by unevaluatedProperties: false', withFilter({ type: 'object', unevaluatedProperties: false, properties: { q: { type: 'string', maxLength: 8 } } })],
   ['$id and $schema at the root', { ...withFilter({ type: 'integer' }), $id: 'https://example.com/tool', $schema: 'https://json-schema.org/draft/2020-12/schema' }],
+  ['a $ref to #/definitions/<name>', withFilter({ $ref: '#/definitions/state' }, { definitions: { state: TEXT } })],
+  [
+    'an exact object with dependentRequired, propertyNames and maxProperties',
+    withFilter({ type: 'object', additionalProperties: false, properties: { a: TEXT, b: TEXT }, dependentRequired: { a: ['b'] }, propertyNames: { maxLength: 8 }, maxProperties: 2 }),
+  ],
+  ['a closed contains', withFilter({ type: 'array', maxItems: 4, items: TEXT, contains: { const: 'x' } })],
+  ['a tuple closed by unevaluatedItems: false', withFilter({ type: 'array', prefixItems: [TEXT], minItems: 1, maxItems: 1, unevaluatedItems: false })],
+  ['annotations beside a $ref', withFilter({ $ref: '#/$defs/text', description: 'a', default: 'x', examples: ['x'], deprecated: false }, { $defs: { text: TEXT } })],
 ];
 
 describe('inspectInputSchema: every value subschema constrains its type', () => {
@@ -174,13 +252,15 @@ interface Generated {
   sample: unknown;
 }
 
-const DEFS = { text: { type: 'string', maxLength: 8 }, anything: {} };
+/** Root-level extras of every generated schema: definitions, and an `examples` entry a `$ref` may point into. */
+const ROOT_EXTRAS = { $defs: { text: TEXT, anything: {} }, definitions: { text: TEXT }, examples: [{ type: 'object' }] };
 const CLOSED_LEAVES: Generated[] = [
-  { schema: { type: 'string', maxLength: 8 }, sample: 'x' },
+  { schema: TEXT, sample: 'x' },
   { schema: { type: 'integer' }, sample: 3 },
   { schema: { const: 'fixed' }, sample: 'fixed' },
   { schema: { enum: [1, 2] }, sample: 1 },
   { schema: { $ref: '#/$defs/text' }, sample: 'x' },
+  { schema: { $ref: '#/definitions/text' }, sample: 'x' },
 ];
 /** Open leaves: each accepts the smuggled object (or an array of it). */
 const OPEN_LEAVES: Generated[] = [
@@ -189,7 +269,28 @@ const OPEN_LEAVES: Generated[] = [
   { schema: { description: 'anything' }, sample: SMUGGLED },
   { schema: { not: { type: 'string' } }, sample: SMUGGLED },
   { schema: { $ref: '#/$defs/anything' }, sample: SMUGGLED },
+  { schema: { $ref: '#/examples/0' }, sample: SMUGGLED },
   { schema: { type: 'array' }, sample: [SMUGGLED] },
+];
+
+/** The keywords that close (or fail to close) a generated object, and the member a valid sample may then carry. */
+interface Closure {
+  keywords: Record<string, unknown>;
+  extra?: [name: string, value: unknown];
+}
+const EXACT_CLOSURES: Closure[] = [{ keywords: { additionalProperties: false } }, { keywords: { unevaluatedProperties: false } }];
+/** Each lets `extra` through Ajv (when the rest of the sample fits): the registry must refuse it. */
+const OPEN_CLOSURES: Closure[] = [
+  { keywords: {}, extra: ['approved', true] },
+  { keywords: { additionalProperties: TEXT }, extra: ['tenant_id', 'other'] },
+  { keywords: { additionalProperties: TEXT, unevaluatedProperties: false }, extra: ['tenant_id', 'other'] },
+  { keywords: { additionalProperties: { type: 'integer' }, propertyNames: { maxLength: 16 }, maxProperties: 8 }, extra: ['tenant_id', 1] },
+  { keywords: { unevaluatedProperties: TEXT }, extra: ['tenant_id', 'other'] },
+  { keywords: { unevaluatedProperties: false, allOf: [{ additionalProperties: TEXT }] }, extra: ['tenant_id', 'other'] },
+  { keywords: { unevaluatedProperties: false, if: { minProperties: 1 }, then: { additionalProperties: TEXT } }, extra: ['tenant_id', 'other'] },
+  { keywords: { unevaluatedProperties: false, dependentSchemas: { tenant_id: { additionalProperties: TEXT } } }, extra: ['tenant_id', 'other'] },
+  { keywords: { unevaluatedProperties: false, dependencies: { tenant_id: { properties: { tenant_id: {} } } } }, extra: ['tenant_id', SMUGGLED] },
+  { keywords: { additionalProperties: false, patternProperties: { '^tenant_': TEXT } }, extra: ['tenant_id', 'other'] },
 ];
 
 function schemaArbitrary(withOpenForms: boolean): fc.Arbitrary<Generated> {
@@ -203,15 +304,21 @@ function schemaArbitrary(withOpenForms: boolean): fc.Arbitrary<Generated> {
       fc.tuple(tie('node'), tie('node')).map(([first, second]) => ({ schema: { anyOf: [first.schema, second.schema] }, sample: first.sample })),
     ),
     object: fc
-      .tuple(fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('node'), { maxKeys: 3 }), withOpenForms ? fc.boolean() : fc.constant(true))
-      .map(([properties, exact]) => {
-        const schema: Record<string, unknown> = { type: 'object', properties: Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, child.schema])) };
+      .tuple(
+        fc.dictionary(fc.constantFrom('a', 'b', 'c'), tie('node'), { maxKeys: 3 }),
+        fc.constantFrom(...(withOpenForms ? [...EXACT_CLOSURES, ...OPEN_CLOSURES] : EXACT_CLOSURES)),
+      )
+      .map(([properties, closure]) => {
+        const schema: Record<string, unknown> = {
+          type: 'object',
+          properties: Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, child.schema])),
+          ...closure.keywords,
+        };
         const sample: Record<string, unknown> = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, child.sample]));
-        if (exact) schema.additionalProperties = false;
-        else sample.approved = true;
+        if (closure.extra !== undefined) sample[closure.extra[0]] = closure.extra[1];
         return { schema, sample };
       }),
-  })).object.map(({ schema, sample }) => ({ schema: { ...(schema as object), $defs: DEFS }, sample }));
+  })).object.map(({ schema, sample }) => ({ schema: { ...(schema as object), ...ROOT_EXTRAS }, sample }));
 }
 
 /** Pointers of every object member in `value` that `fields` does not declare. */

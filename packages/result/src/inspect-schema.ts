@@ -165,11 +165,14 @@ function walkOutput(
 /**
  * Subschemas that say what a value of the arguments may be (spec 002: "reject unknown properties at
  * both object levels"; a value a subschema leaves open can hold any keys, `approved` or
- * `tenant_id` included): each must be closed (`isClosed`).
+ * `tenant_id` included): each must be closed (`isClosed`). `contains` is one too: the specification
+ * counts the items it matches as evaluated (2020-12 core §10.3.1.3, §11.2), so under
+ * `unevaluatedItems: false` an open `contains` would let them be anything (the pinned Ajv does not
+ * count them today; a closed `contains` costs a contract nothing).
  */
 const VALUE_MAPS = ['properties', 'patternProperties'];
 const VALUE_LISTS = ['prefixItems'];
-const VALUE_SINGLE = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'];
+const VALUE_SINGLE = ['items', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems'];
 /**
  * Subschemas that apply to the value they sit at together with its own keywords (a typed subschema
  * is narrowed by them; an untyped one is closed only if they are, which `isClosed` checks), or that
@@ -178,33 +181,96 @@ const VALUE_SINGLE = ['items', 'additionalProperties', 'unevaluatedProperties', 
  */
 const NARROWING_MAPS = ['$defs', 'definitions', 'dependentSchemas'];
 const NARROWING_LISTS = ['allOf', 'anyOf', 'oneOf'];
-const NARROWING_SINGLE = ['not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+const NARROWING_SINGLE = ['not', 'if', 'then', 'else', 'propertyNames'];
 /** Combinators a subschema without its own type may defer its closure to, every branch of them. */
 const DEFERRING_LISTS = ['allOf', 'anyOf', 'oneOf'];
 const CLOSED_HINT =
-  'declare "type", "const" or "enum", or be a local "$ref", "allOf", "anyOf" or "oneOf" whose every subschema does';
+  'declare "type", "const" or "enum", or be a "$ref" to "#/$defs/<name>", or an "allOf", "anyOf" or "oneOf" whose every subschema does';
+/**
+ * Keywords that make a subschema describe an object (JSON Schema 2020-12 §10.3.2 and validation
+ * §6.5): wherever one appears, the subschema must itself be exact (`additionalProperties: false` or
+ * `unevaluatedProperties: false`), whether or not it says `type`.
+ */
+const OBJECT_KEYWORDS = [
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'required',
+  'dependentSchemas',
+  'dependentRequired',
+  'propertyNames',
+  'minProperties',
+  'maxProperties',
+];
+const USE_DEFINITION_REF = 'write a "$ref" to "#/$defs/<name>"';
+/**
+ * The keywords the pinned Ajv knows (JSON Schema 2020-12 and its own) that an input schema may not
+ * use, each with why: the walk does not follow them, and each could admit a key or mark one
+ * evaluated, or names subschemas the walk never checks. A keyword neither here nor in
+ * `INPUT_KEYWORDS` is one the pinned Ajv does not know, and its strict mode refuses it when the
+ * registry compiles the schema.
+ */
+const REFUSED_KEYWORDS: Record<string, string> = {
+  patternProperties:
+    'a pattern admits property names the contract does not list, and their keys are never declared fields (name each property in "properties"; a map of keys the model chooses is an array of exact { "key", "value" } objects)',
+  dependencies: 'its schemas are applied unchecked: write "dependentRequired" or "dependentSchemas"',
+  $dynamicRef: USE_DEFINITION_REF,
+  $dynamicAnchor: USE_DEFINITION_REF,
+  $recursiveRef: USE_DEFINITION_REF,
+  $recursiveAnchor: USE_DEFINITION_REF,
+  $anchor: USE_DEFINITION_REF,
+  $schema: 'allowed at the root only',
+  $vocabulary: 'meta-schemas only',
+  $async: 'arguments are validated synchronously',
+  id: 'write "$id", at the root',
+  nullable: 'write "type": [<type>, "null"]',
+  contentSchema: 'a subschema the walk does not check',
+};
+/**
+ * Every keyword an input subschema may use: the ones the walk reasons about, plus annotations, less
+ * `REFUSED_KEYWORDS` (`$schema` is allowed at the root).
+ */
+const INPUT_KEYWORDS = new Set<string>(
+  [
+    ...ANY_TYPE,
+    'default',
+    'contentMediaType',
+    'contentEncoding',
+    ...Object.values(BY_TYPE).flat(),
+    ...OBJECT_KEYWORDS,
+    ...VALUE_LISTS,
+    ...VALUE_SINGLE,
+    ...NARROWING_MAPS,
+    ...NARROWING_LISTS,
+    ...NARROWING_SINGLE,
+    'minContains',
+    'maxContains',
+    '$ref',
+    '$id',
+  ].filter((keyword) => !Object.hasOwn(REFUSED_KEYWORDS, keyword)),
+);
+/**
+ * The only `$ref`s an input schema may make: a definition of the root, by a plain name (no JSON
+ * Pointer or percent escapes, so the walk and Ajv cannot read it differently). The walk checks
+ * every root `$defs`/`definitions` entry; a reference anywhere else (`#/examples/0`, `#x`,
+ * `#/$defs/a/not`) could land on a subschema it never checks. `#` alone does not compile with the
+ * pinned Ajv (`addUsedSchema: false`).
+ */
+const DEFINITION_REF = /^#\/(\$defs|definitions)\/([A-Za-z0-9_.-]{1,128})$/;
 
 /**
- * The subschema a local `$ref` (`#` or `#/...`, RFC 6901) names, or `undefined`: the same
- * resolution as the guard's `createDeclaredFields`, which is what Ajv does when no subschema but
- * the root has an `$id` (the walk refuses any other `$id`).
+ * The root definition a `$ref` names (`DEFINITION_REF`), or `undefined` when the reference has
+ * another form or names nothing. The guard's `createDeclaredFields` resolves such a reference to the
+ * same subschema, and so does Ajv: only the root may have an `$id`.
  */
-function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (Array.isArray(current) && /^(?:0|[1-9][0-9]{0,5})$/.test(segment)) current = current[Number(segment)];
-    else if (isRecord(current) && Object.hasOwn(current, segment)) current = current[segment];
-    else return undefined;
-  }
-  return current;
+function resolveDefinitionRef(root: Record<string, unknown>, ref: unknown): unknown {
+  if (typeof ref !== 'string') return undefined;
+  const match = DEFINITION_REF.exec(ref);
+  if (match === null) return undefined;
+  const [, container = '', name = ''] = match;
+  const definitions = root[container];
+  return isRecord(definitions) && Object.hasOwn(definitions, name) ? definitions[name] : undefined;
 }
 
 /**
@@ -213,13 +279,14 @@ function resolveLocalRef(root: unknown, ref: string): unknown {
  * - `false` is closed (nothing passes), `true` never is;
  * - a subschema with its own `type`, `const` or `enum` is closed (a `const` or `enum` fixes the
  *   value itself; its other keywords, combinators included, can only narrow it);
- * - any other subschema is closed only when it defers to something (a local `$ref`, `allOf`,
- *   `anyOf`, `oneOf`) and every subschema it defers to is closed: the `$ref` target and each branch.
- * A `$ref` that is not local, does not resolve, or loops back without reaching a type is not
- * closed. `closed` memoizes per subschema (a subschema on the current path counts as open: a
- * cycle closes nothing).
+ * - any other subschema is closed only when it defers to something (a `$ref` to a root definition,
+ *   `allOf`, `anyOf`, `oneOf`) and every subschema it defers to is closed: the `$ref` target and
+ *   each branch.
+ * A `$ref` of another form, or one that names nothing or loops back without reaching a type, is not
+ * closed. `closed` memoizes per subschema (a subschema on the current path counts as open: a cycle
+ * closes nothing).
  */
-function isClosed(node: unknown, root: unknown, closed: Map<object, boolean>, depth = 0): boolean {
+function isClosed(node: unknown, root: Record<string, unknown>, closed: Map<object, boolean>, depth = 0): boolean {
   if (node === false) return true;
   if (!isRecord(node) || depth > MAX_SCHEMA_DEPTH) return false;
   if (node.type !== undefined || node.const !== undefined || node.enum !== undefined) return true;
@@ -227,10 +294,8 @@ function isClosed(node: unknown, root: unknown, closed: Map<object, boolean>, de
   if (known !== undefined) return known;
   closed.set(node, false);
   const deferred: unknown[] = [];
-  if (node.$ref !== undefined) {
-    // Unresolvable: pushed as `undefined`, which is not closed.
-    deferred.push(typeof node.$ref === 'string' ? resolveLocalRef(root, node.$ref) : undefined);
-  }
+  // Unresolvable: pushed as `undefined`, which is not closed.
+  if (node.$ref !== undefined) deferred.push(resolveDefinitionRef(root, node.$ref));
   for (const key of DEFERRING_LISTS) {
     const list = node[key];
     if (list === undefined) continue;
@@ -255,17 +320,26 @@ function saysEveryItem(node: Record<string, unknown>): boolean {
 
 /**
  * Checks that an input schema leaves no value open, so that arguments can hold only what the
- * contract lists (`ToolSpec.input_schema`):
- * - every subschema that says what a value may be (the root; each `properties`,
- *   `patternProperties` and `prefixItems` entry; `items`; `additionalProperties`,
- *   `unevaluatedProperties` and `unevaluatedItems` given as a schema) constrains its type
+ * contract lists (`ToolSpec.input_schema`). A security gate: where the walk cannot prove a
+ * construct closed it refuses it, even if some uses of it would be.
+ * - every subschema that says what a value may be (the root; each `properties` and `prefixItems`
+ *   entry; `items`; `contains`; `unevaluatedItems` given as a schema) constrains its type
  *   (`isClosed`): `{}`, `{ "description": ... }`, `{ "not": ... }` or `true` would accept an object
  *   of any keys;
- * - every object (a subschema with `type` `"object"` or `properties`) rejects unknown properties
- *   (`additionalProperties` or `unevaluatedProperties` false);
+ * - every object (a subschema with `type` `"object"` or any of `OBJECT_KEYWORDS`, wherever it sits:
+ *   `allOf`/`anyOf`/`oneOf` branches, `if`/`then`/`else`, `dependentSchemas` entries, definitions)
+ *   rejects unknown properties (`additionalProperties` or `unevaluatedProperties` false);
+ * - `additionalProperties` and `unevaluatedProperties` are `false` or absent, never a schema or
+ *   `true`: a schema admits keys of the model's choosing, and marks every key evaluated, so an
+ *   `unevaluatedProperties: false` at the same place or above it rejects nothing. Keys can then be
+ *   evaluated only by `properties`, which the contract lists (and the guard's `createDeclaredFields`
+ *   declares);
+ * - no keyword of `REFUSED_KEYWORDS` (`patternProperties`, `dependencies`, `$dynamicRef`...), whose
+ *   effect the walk does not follow (a keyword the pinned Ajv does not know fails its strict mode),
+ *   and every `$ref` names a root definition (`DEFINITION_REF`), which the walk checks;
  * - every array (`type` `"array"`) says what each item may be (`saysEveryItem`);
- * - no subschema anywhere is `true`, and only the root has an `$id` (a nested one changes what a
- *   `$ref` below it names).
+ * - no subschema anywhere is `true`, and only the root has an `$id` or `$schema` (a nested `$id`
+ *   changes what a `$ref` below it names).
  * Also collects the pointers an echo may name.
  */
 export function inspectInputSchema(schema: unknown): SchemaInspection {
@@ -283,6 +357,50 @@ interface InputWalk {
   /** `isClosed` results by subschema. */
   readonly closed: Map<object, boolean>;
   readonly inspection: SchemaInspection;
+}
+
+/** The problems with one input subschema's own keywords (not its subschemas'). */
+function checkInputKeywords(node: Record<string, unknown>, where: string, depth: number, walk: InputWalk): void {
+  const { inspection } = walk;
+  for (const keyword of Object.keys(node)) {
+    if (INPUT_KEYWORDS.has(keyword) || (keyword === '$schema' && depth === 0)) continue;
+    const why = Object.hasOwn(REFUSED_KEYWORDS, keyword) ? REFUSED_KEYWORDS[keyword] : undefined;
+    // Unknown to the pinned Ajv: its strict mode refuses the schema when the registry compiles it.
+    if (why === undefined) continue;
+    inspection.problems.push(`${where}: keyword ${JSON.stringify(keyword)} is not allowed in an input schema (${why})`);
+  }
+  if (depth > 0 && node.$id !== undefined) {
+    inspection.problems.push(`${where}: "$id" is allowed at the root only (a nested "$id" changes what a "$ref" below it names)`);
+  }
+  if (node.$ref !== undefined) {
+    if (typeof node.$ref !== 'string' || !DEFINITION_REF.test(node.$ref)) {
+      inspection.problems.push(
+        `${where}: "$ref" must name "#/$defs/<name>" or "#/definitions/<name>" (a plain name of [A-Za-z0-9_.-]): the walk checks only those targets`,
+      );
+    } else if (resolveDefinitionRef(walk.root, node.$ref) === undefined) {
+      inspection.problems.push(`${where}: "$ref" ${JSON.stringify(node.$ref)} names no definition of the root`);
+    }
+  }
+  // Only `false`: a schema (even a typed map with `propertyNames` and `maxProperties`) or `true`
+  // admits keys of the model's choosing, `tenant_id` included, that no contract lists.
+  if (node.additionalProperties !== undefined && node.additionalProperties !== false) {
+    inspection.problems.push(
+      `${where}: "additionalProperties" must be false (a schema or true admits keys of the model's choosing, and marks every key evaluated, so an "unevaluatedProperties": false here or above rejects none)`,
+    );
+  }
+  if (node.unevaluatedProperties !== undefined && node.unevaluatedProperties !== false) {
+    inspection.problems.push(`${where}: "unevaluatedProperties" must be false (a schema or true admits keys of the model's choosing)`);
+  }
+  const types = typesOf(node);
+  const isObject = types?.includes('object') === true || OBJECT_KEYWORDS.some((keyword) => node[keyword] !== undefined);
+  if (isObject && node.additionalProperties !== false && node.unevaluatedProperties !== false) {
+    inspection.problems.push(
+      `${where}: an object (a subschema with "type": "object" or an object keyword) needs "additionalProperties": false (or "unevaluatedProperties": false)`,
+    );
+  }
+  if (types?.includes('array') === true && !saysEveryItem(node)) {
+    inspection.problems.push(`${where}: an array needs "items" (or "prefixItems" with "maxItems" no longer than it)`);
+  }
 }
 
 function walkInput(
@@ -308,17 +426,7 @@ function walkInput(
   if (isValue && !isClosed(node, walk.root, walk.closed)) {
     inspection.problems.push(`${where}: a subschema must constrain its type: ${CLOSED_HINT}`);
   }
-  if (depth > 0 && node.$id !== undefined) {
-    inspection.problems.push(`${where}: "$id" is allowed at the root only (a nested "$id" changes what a "$ref" below it names)`);
-  }
-  const types = typesOf(node);
-  const isObject = types?.includes('object') === true || isRecord(node.properties);
-  if (isObject && node.additionalProperties !== false && node.unevaluatedProperties !== false) {
-    inspection.problems.push(`${where}: an object needs "additionalProperties": false`);
-  }
-  if (types?.includes('array') === true && !saysEveryItem(node)) {
-    inspection.problems.push(`${where}: an array needs "items" (or "prefixItems" with "maxItems" no longer than it)`);
-  }
+  checkInputKeywords(node, where, depth, walk);
   for (const key of [...VALUE_MAPS, ...NARROWING_MAPS]) {
     const map = node[key];
     if (!isRecord(map)) continue;

@@ -53,18 +53,21 @@ export interface ToolSpec {
   source_label: string;
   /**
    * JSON Schema 2020-12 of the arguments, compiled once with the pinned Ajv. It must leave no value
-   * open, so that arguments hold only what the contract lists (the registry refuses it otherwise):
-   * - every subschema saying what a value may be (the root; each `properties`,
-   *   `patternProperties` and `prefixItems` entry; `items`; `additionalProperties`,
-   *   `unevaluatedProperties` and `unevaluatedItems` given as a schema) constrains its type: it
-   *   declares `type`, `const` or `enum`, is `false`, or is a local `$ref` (`#/$defs/...`) or an
-   *   `allOf`/`anyOf`/`oneOf` whose every target and branch does. `{}`, `true`,
-   *   `{ "description": ... }` or a lone `not` would let the model nest any keys (`approved`,
-   *   `tenant_id`, `role`) there. Branches of a subschema with its own `type`, `const` or `enum`
-   *   only narrow it and need no type of their own;
-   * - every object says `additionalProperties: false` (or `unevaluatedProperties: false`);
+   * open, so that arguments hold only what the contract lists (the registry refuses it otherwise;
+   * the package README, "What an output contract checks", has the full rule):
+   * - every subschema saying what a value may be (the root; each `properties` and `prefixItems`
+   *   entry; `items`; `contains`; `unevaluatedItems` given as a schema) declares `type`, `const` or
+   *   `enum`, is `false`, or is a `$ref` to a definition or an `allOf`/`anyOf`/`oneOf` whose every
+   *   target and branch does. `{}`, `true`, `{ "description": ... }` or a lone `not` would let the
+   *   model nest any keys (`approved`, `tenant_id`, `role`) there;
+   * - every subschema with `type: "object"` or any object keyword, wherever it sits (branches,
+   *   `if`/`then`/`else`, `dependentSchemas`, definitions), says `additionalProperties: false` (or
+   *   `unevaluatedProperties: false`); both are `false` or absent, never a schema or `true`;
+   * - a `$ref` names `#/$defs/<name>` or `#/definitions/<name>` of the root;
+   * - `patternProperties`, `dependencies`, `$dynamicRef`, `$recursiveRef`, anchors, `nullable` and
+   *   `contentSchema` are refused;
    * - every array has `items` (or `prefixItems` with `maxItems` no longer than it);
-   * - no subschema is `true`, and only the root may have an `$id`.
+   * - no subschema is `true`, and only the root may have an `$id` or `$schema`.
    */
   input_schema: object;
   /**
