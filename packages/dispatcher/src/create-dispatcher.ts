@@ -88,8 +88,10 @@ const INTENT_KEY_DOMAIN = 'toolseal.dispatcher.intent_key.v1';
 const PRINCIPAL_REF_CACHE_SIZE = 1_024;
 
 /**
- * How many unresolved records of one request the dispatcher asks `findUnresolved` for: its own
- * key is at most one of them, so one more is always another attempt's.
+ * How many unresolved records of one request the dispatcher asks `findUnresolved` for, and so the
+ * most attempts one call inspects (each at most one store call): a small bound on the work. Its
+ * own key is at most one of them. A list that comes back this long may have left some out: a
+ * write then does not start (README, "Approvals and earlier attempts").
  */
 const EARLIER_ATTEMPT_LOOKUP_LIMIT = 4;
 /** Longest approval key (`Approval.idempotency_key`): the keys an earlier attempt can have. */
@@ -108,14 +110,36 @@ async function settled(answer: Promise<DispatchedCall>): Promise<ClaimStep> {
   return { kind: 'settled', answer: await answer };
 }
 
+/** One unresolved attempt of a request under another key, as `findUnresolved` listed it. */
+interface UnresolvedAttempt {
+  readonly key: string;
+  /** `started` or `unknown`: a write ran or may be running; `claimed`: one may start any moment. */
+  readonly state: 'claimed' | 'started' | 'unknown';
+}
+
 /** What `findUnresolved` said about other attempts of one request. */
-type EarlierAttempt =
-  | { kind: 'found'; key: string }
-  | { kind: 'none' }
+type EarlierAttempts =
+  | {
+      kind: 'found';
+      /** Every attempt listed under another key, once each: `started` and `unknown` first, then `claimed`. */
+      attempts: readonly UnresolvedAttempt[];
+      /** The list came back full (`limit` records): more attempts may exist that it left out. */
+      more: boolean;
+    }
   /** It threw or timed out, or answered something that is not a list. */
   | { kind: 'unavailable' }
   /** It refused the dispatcher's input (StoreInputError): a bug. */
   | { kind: 'input_rejected' };
+
+/** A store without `findUnresolved`: nothing to find (README: that protection is lost). */
+const NO_EARLIER_ATTEMPTS: EarlierAttempts = Object.freeze({ kind: 'found', attempts: Object.freeze([]), more: false });
+
+/**
+ * What the record under an expired approval's key showed, read with `get`: `ran` when a write
+ * started under it (`started`, `unknown`, `completed`), `not_run` when none did (no record,
+ * `released`, or `claimed`: nothing has run under a claim yet).
+ */
+type AttemptRead = 'ran' | 'not_run';
 
 /** The trusted state of one turn, shared by its calls. */
 interface Turn {
@@ -212,7 +236,7 @@ function checkStores(options: DispatcherOptions): void {
   if (auditLog === undefined || typeof auditLog['append'] !== 'function') {
     throw new DispatcherConfigError(null, 'stores.auditLog must be an AuditLog (@toolseal/audit)');
   }
-  for (const method of ['claim', 'markStarted', 'complete', 'release', 'markUnknown', 'reconcile']) {
+  for (const method of ['claim', 'markStarted', 'complete', 'release', 'markUnknown', 'reconcile', 'get']) {
     if (idempotency === undefined || typeof idempotency[method] !== 'function') {
       throw new DispatcherConfigError(null, 'stores.idempotencyStore must be an IdempotencyStore (@toolseal/audit)');
     }
@@ -846,14 +870,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * The key of an unresolved attempt of `request_sha256` (a write that may be running or may have
-   * run without a known outcome) under a key other than `ownKey`, from the store's optional
-   * `findUnresolved`. `none` as well when the store cannot look requests up.
+   * Every unresolved attempt of `request_sha256` (a write that may be running or may have run
+   * without a known outcome) under a key other than `ownKey`, from the store's optional
+   * `findUnresolved`: nothing when the store cannot look requests up. At most
+   * `EARLIER_ATTEMPT_LOOKUP_LIMIT` of them; `more` when the list came back that long.
    */
-  async function findEarlierAttempt(request_sha256: Sha256Hex, ownKey: string | null): Promise<EarlierAttempt> {
+  async function findEarlierAttempts(request_sha256: Sha256Hex, ownKey: string | null): Promise<EarlierAttempts> {
     // Looked up per call, as every store method is (a store that lacks it: nothing to find).
     const findUnresolved = idempotencyStore.findUnresolved;
-    if (typeof findUnresolved !== 'function') return { kind: 'none' };
+    if (typeof findUnresolved !== 'function') return NO_EARLIER_ATTEMPTS;
     const input: FindUnresolvedInput = { request_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
     let found: unknown;
     try {
@@ -861,26 +886,84 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch (error) {
       return { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
     }
-    // Read without trusting it: only a record of this very request, in a state that may hide a
-    // write, under a key the stores and the seal accept, counts.
     if (!Array.isArray(found)) return { kind: 'unavailable' };
-    for (const candidate of found as unknown[]) {
+    // Read without trusting it: only a record of this very request, in a state that may hide a
+    // write, under a key the stores and the seal accept, counts, once; never more than asked for.
+    // Oldest first is the store's order, not the order that matters: a short-lived claim (a
+    // released attempt claimed again keeps its first `created_at`) may come before an `unknown`
+    // record, so every one is looked at, those where a write ran first.
+    const listed = (found as unknown[]).slice(0, EARLIER_ATTEMPT_LOOKUP_LIMIT);
+    const ran: UnresolvedAttempt[] = [];
+    const claimed: UnresolvedAttempt[] = [];
+    const seen = new Set<string>();
+    for (const candidate of listed) {
       if (typeof candidate !== 'object' || candidate === null) continue;
       const { key, request_sha256: digest, state } = candidate as Partial<Record<'key' | 'request_sha256' | 'state', unknown>>;
       if (digest !== request_sha256 || (state !== 'claimed' && state !== 'started' && state !== 'unknown')) continue;
-      if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey) continue;
-      return { kind: 'found', key };
+      if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey || seen.has(key)) continue;
+      seen.add(key);
+      (state === 'claimed' ? claimed : ran).push({ key, state });
     }
-    return { kind: 'none' };
+    // A full list may have left out an attempt (a store's `limit` is a page, not the whole set).
+    return { kind: 'found', attempts: [...ran, ...claimed], more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
+  }
+
+  /**
+   * Reads the record under an expired approval's key with `get`, which writes nothing: a call
+   * without a live approval never claims a key just to look at it, since that claim, however
+   * brief, would answer a live approval under the same key `in_progress` (OUTCOME_UNKNOWN) though
+   * nothing ran. A call answer instead when the store could not be read: TIMEOUT_BEFORE_EXECUTE
+   * (nothing was written, so the key is as it was), or TOOL_ERROR for an input it refused.
+   */
+  async function readAttempt(turn: Turn, state: CallState, key: string, abort: CallAbort): Promise<AttemptRead | DispatchedCall> {
+    let record: unknown;
+    try {
+      record = await watchdog.watch(() => idempotencyStore.get(key), abort);
+    } catch (error) {
+      if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
+      const aborted = isAbortedWait(error);
+      state.notes.push(aborted ? 'aborted_during_store_call' : 'idempotency_store_unavailable');
+      return refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+    }
+    if (record === undefined) return 'not_run';
+    const recordState = typeof record === 'object' && record !== null ? (record as { state?: unknown }).state : undefined;
+    // A live claim is another call's, about to write or not: the lookup that follows finds it.
+    // Anything outside the contract is left to the claim, the store's atomic answer.
+    return recordState === 'released' || recordState === 'claimed' ? 'not_run' : 'ran';
+  }
+
+  /**
+   * Answers the call from the attempt of `request_sha256` under `key` with that key's claim:
+   * `completed` replays, `outcome_unknown` queries status, `in_progress` is OUTCOME_UNKNOWN,
+   * `conflict` is IDEMPOTENCY_CONFLICT, a failed claim TIMEOUT_BEFORE_EXECUTE. `null` when the
+   * claim succeeded: nothing ran under the key, and the claim is given back at once.
+   */
+  async function answerFromAttempt(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    abort: CallAbort,
+    request_sha256: Sha256Hex,
+    key: string,
+  ): Promise<DispatchedCall | null> {
+    state.context.idempotency_key = key;
+    const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
+    if (step.kind === 'settled') return step.answer;
+    await releaseFence(step.fence);
+    state.notes.push('earlier_attempt_free');
+    return null;
   }
 
   /**
    * A write without a live approval: answers from an earlier attempt of this very request, if
    * there is one that may have run, with its replay or its status query (neither writes anything
    * new, so neither needs consent; every authorization gate has already run for this call). First
-   * the key of the latest approval the host still presents for this request, though expired; then
-   * any unresolved attempt the store finds under another key. `null` when there is none: the call
-   * then needs an approval. A key found free (nothing ran under it) is given back untouched.
+   * the key of the latest approval the host still presents for this request, though expired, read
+   * with `get` and claimed only when a write started under it; then every unresolved attempt the
+   * store finds, those where a write ran first. `null` when there is none: the call then needs an
+   * approval. Such a call claims no key under which nothing ran (README, "Approvals and earlier
+   * attempts").
    */
   async function recoverEarlierAttempt(
     turn: Turn,
@@ -894,19 +977,32 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (expired !== null) {
       state.approval = approvalAuditRecord(expired);
       state.notes.push('approval_expired');
-      state.context.idempotency_key = expired.idempotency_key;
-      const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
-      if (step.kind === 'settled') return step.answer;
-      await releaseFence(step.fence);
+      const key = expired.idempotency_key;
+      state.context.idempotency_key = key;
+      const read = await readAttempt(turn, state, key, abort);
+      if (typeof read !== 'string') return read;
+      if (read === 'ran') {
+        const answer = await answerFromAttempt(turn, state, tool, invocation, abort, request_sha256, key);
+        if (answer !== null) return answer;
+      }
     }
-    const found = await findEarlierAttempt(request_sha256, null);
+    const found = await findEarlierAttempts(request_sha256, null);
     if (found.kind === 'found') {
-      state.notes.push('earlier_attempt_unresolved');
-      state.context.idempotency_key = found.key;
-      const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
-      if (step.kind === 'settled') return step.answer;
-      await releaseFence(step.fence);
-    } else if (found.kind !== 'none') {
+      if (found.attempts.length > 0) state.notes.push('earlier_attempt_unresolved');
+      for (const attempt of found.attempts) {
+        if (attempt.state === 'claimed') {
+          // Another call holds a live claim for this request and may start it any moment: in
+          // progress elsewhere, as its claim would answer, but read, never claimed (a claim
+          // here could turn that call's own write away).
+          state.context.idempotency_key = attempt.key;
+          state.notes.push('in_progress_elsewhere');
+          return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
+        }
+        const answer = await answerFromAttempt(turn, state, tool, invocation, abort, request_sha256, attempt.key);
+        if (answer !== null) return answer;
+      }
+      if (found.more) state.notes.push('earlier_attempts_beyond_lookup');
+    } else {
       state.notes.push(found.kind === 'input_rejected' ? 'idempotency_store_input_rejected' : 'earlier_attempt_lookup_failed');
     }
     state.context.idempotency_key = null;
@@ -916,9 +1012,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /**
    * Before an approved write runs under its own key (`fence`, claimed): an unresolved attempt of
    * the same request under another key (an approval given again, under a new key, while the first
-   * write's outcome is unknown) means this write must not start. The call is answered from that
-   * attempt instead (status query, OUTCOME_UNKNOWN, or its replay) and its own key is given back.
-   * `null`: nothing stands in the way (or the earlier attempt turned out free), the write goes on.
+   * write's outcome is unknown) means this write must not start. Each one the store lists is
+   * claimed in turn, those where a write ran first: the first whose claim does not come back free
+   * answers the call (status query, OUTCOME_UNKNOWN, its replay) and this call's own key is given
+   * back. `null` only when every one turned out free (nothing ran under it; its claim is given
+   * back) and the list was complete: the write goes on. A full list whose attempts all turned out
+   * free may have left one out: TIMEOUT_BEFORE_EXECUTE, as when the lookup fails.
    */
   async function guardEarlierAttempts(
     turn: Turn,
@@ -929,35 +1028,31 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     request_sha256: Sha256Hex,
     fence: Fence,
   ): Promise<DispatchedCall | null> {
-    const found = await findEarlierAttempt(request_sha256, fence.key);
-    switch (found.kind) {
-      case 'none':
-        return null;
-      case 'input_rejected':
-        await releaseFence(fence);
-        return refuseStoreInput(turn, state);
-      case 'unavailable': {
-        // Whether an earlier attempt is unresolved cannot be told: nothing starts.
-        const released = await releaseFence(fence);
-        state.notes.push('idempotency_store_unavailable');
-        return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', {
-          retryAfterMs: released ? STORE_RETRY_AFTER_MS : claimRetryAfterMs,
-        });
-      }
-      case 'found': {
-        state.notes.push('earlier_attempt_unresolved');
-        state.context.idempotency_key = found.key;
-        const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
-        if (step.kind === 'settled') {
-          await releaseFence(fence);
-          return step.answer;
-        }
-        // Resolved in between as free (released, or a claim that ran out): nothing ran under it.
-        await releaseFence(step.fence);
-        state.context.idempotency_key = fence.key;
-        return null;
-      }
+    const found = await findEarlierAttempts(request_sha256, fence.key);
+    if (found.kind === 'input_rejected') {
+      await releaseFence(fence);
+      return refuseStoreInput(turn, state);
     }
+    if (found.kind === 'found') {
+      if (found.attempts.length > 0) state.notes.push('earlier_attempt_unresolved');
+      for (const attempt of found.attempts) {
+        const answer = await answerFromAttempt(turn, state, tool, invocation, abort, request_sha256, attempt.key);
+        if (answer !== null) {
+          await releaseFence(fence);
+          return answer;
+        }
+      }
+      state.context.idempotency_key = fence.key;
+      if (!found.more) return null;
+      state.notes.push('earlier_attempts_beyond_lookup');
+    } else {
+      state.notes.push('idempotency_store_unavailable');
+    }
+    // Whether an earlier attempt is unresolved cannot be told: nothing starts, nothing ran.
+    const released = await releaseFence(fence);
+    return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', {
+      retryAfterMs: released ? STORE_RETRY_AFTER_MS : claimRetryAfterMs,
+    });
   }
 
   async function executeWrite(

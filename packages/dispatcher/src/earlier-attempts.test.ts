@@ -106,7 +106,7 @@ describe('an approval that expired after its write', () => {
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 
-  it('asks for a new approval when nothing ran under it (a new write needs consent), and leaves its key free for one', async () => {
+  it('asks for a new approval when nothing ran under it (a new write needs consent), and writes nothing under its key', async () => {
     const host = unknownHost();
     const digest = await baselineDigest(host);
     const expired = { ...approvalOf(host, digest, 'appr-unused'), expires_at: host.clock.now() };
@@ -117,8 +117,8 @@ describe('an approval that expired after its write', () => {
     expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
     expect(host.calls['create_refund_draft']).toBe(0);
     expect(host.statusQueries()).toBe(0);
-    // The probe gave the key back: a live approval under it writes, once.
-    expect((await host.stores.idempotencyStore.get('appr-unused'))?.state).toBe('released');
+    // The key was read, never claimed: no record, and a live approval under it writes, once.
+    expect(await host.stores.idempotencyStore.get('appr-unused')).toBeUndefined();
     const renewed = approvalOf(host, digest, 'appr-unused');
     const written = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [renewed] }));
     expect(written.gate).toBe('sealed');
@@ -269,7 +269,8 @@ describe('an approval under a new key while an earlier attempt of the request is
     const asked: FindUnresolvedInput[] = [];
     host.stores.idempotencyStore.findUnresolved = async (input) => {
       asked.push(input);
-      return [record({ request_sha256: 'f'.repeat(64) }), record({ state: 'completed' }), record({ key: 'bad\u0000key' }), record({ key: 'appr-1' })];
+      // Three records: one short of the limit, so the list is complete.
+      return [record({ request_sha256: 'f'.repeat(64) }), record({ state: 'completed' }), record({ key: 'bad\u0000key' })];
     };
     const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-1')] }));
     expect(result.gate).toBe('sealed');
@@ -306,5 +307,276 @@ describe('a store without findUnresolved', () => {
     }
     expect(DispatcherConfigError.isInstance(thrown)).toBe(true);
     expect(String(thrown)).toMatch(/findUnresolved must be a function/);
+  });
+});
+
+/** A claim another host holds on `key` for the baseline request (its write has not started). */
+async function claimElsewhere(host: TestHost, digest: Approval['request_sha256'], key: string, leaseMs = 60_000): Promise<number> {
+  const claim = await host.stores.idempotencyStore.claim({ key, request_sha256: digest, owner: 'other-host', lease_ms: leaseMs });
+  if (claim.kind !== 'claimed') throw new Error(`${key} was not claimed`);
+  return claim.fencing_token;
+}
+
+/** Wraps the store's `findUnresolved`: `after` runs once each lookup has answered, before the dispatcher reads it. */
+function afterLookup(host: TestHost, after: (found: IdempotencyRecord[]) => Promise<void> | void): string[][] {
+  const store = host.stores.idempotencyStore;
+  const find = store.findUnresolved?.bind(store);
+  if (find === undefined) throw new Error('the memory store has findUnresolved');
+  const listed: string[][] = [];
+  store.findUnresolved = async (input) => {
+    const found = await find(input);
+    listed.push(found.map((record) => `${record.key}:${record.state}`));
+    await after(found);
+    return found;
+  };
+  return listed;
+}
+
+describe('every unresolved attempt the store lists is looked at, not only the first', () => {
+  it('the review: an unknown attempt listed after a short-lived claim answers the call (status query); the new key never writes', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    // The oldest record of the request: an attempt under appr-old that ran nothing.
+    await store.release({ key: 'appr-old', fencing_token: await claimElsewhere(host, digest, 'appr-old', 1_000) });
+    host.clock.advance(1_000);
+    await writeWithUnknownOutcome(host, approvalOf(host, digest, 'appr-unknown'), true);
+    // Another host claims appr-old again for a moment (it keeps its first created_at, so it is
+    // listed first) and gives it back right after the lookup.
+    const token = await claimElsewhere(host, digest, 'appr-old');
+    host.clock.advance(1);
+    const listed = afterLookup(host, async () => {
+      await store.release({ key: 'appr-old', fencing_token: token });
+    });
+
+    const second = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-new')] }));
+    expect(listed[0]).toEqual(['appr-old:claimed', 'appr-unknown:unknown', 'appr-new:claimed']);
+    expect(second.gate).toBe('status_query');
+    expect(second.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(second.sealed.protected_audit.downstream.idempotency_key).toBe('appr-unknown');
+    expect(await notesOf(host, second)).toEqual(['earlier_attempt_unresolved']);
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect([...host.drafts.keys()]).toEqual(['appr-unknown']);
+    expect((await store.get('appr-new'))?.state).toBe('released');
+    // appr-old, where nothing ran, was not even claimed: its token is the other host's.
+    expect(await store.get('appr-old')).toMatchObject({ state: 'released', fencing_token: token });
+  });
+
+  it('a claim that turns out free does not end the search: the next attempt, a live claim, answers OUTCOME_UNKNOWN and nothing runs', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    const first = await claimElsewhere(host, digest, 'appr-a');
+    host.clock.advance(1);
+    const second = await claimElsewhere(host, digest, 'appr-b');
+    afterLookup(host, async () => {
+      await store.release({ key: 'appr-a', fencing_token: first });
+    });
+
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-new')] }));
+    expect(result.gate).toBe('idempotency');
+    expectCode(result, 'OUTCOME_UNKNOWN');
+    expect(result.sealed.protected_audit.downstream.idempotency_key).toBe('appr-b');
+    expect(await notesOf(host, result)).toEqual(['earlier_attempt_unresolved', 'earlier_attempt_free', 'in_progress_elsewhere']);
+    expect(host.calls['create_refund_draft']).toBe(0);
+    expect((await store.get('appr-new'))?.state).toBe('released');
+    expect((await store.get('appr-a'))?.state).toBe('released');
+    expect(await store.get('appr-b')).toMatchObject({ state: 'claimed', owner: 'other-host', fencing_token: second });
+  });
+
+  it('without a live approval too: an unknown attempt answers (status query) though a live claim is listed before it, which is left alone', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    // appr-claimed is the older record (an attempt that gave its key back), claimed again by another
+    // host once appr-unknown's write had started: a live claim, listed first.
+    const store = host.stores.idempotencyStore;
+    await store.release({ key: 'appr-claimed', fencing_token: await claimElsewhere(host, digest, 'appr-claimed') });
+    host.clock.advance(1);
+    await writeWithUnknownOutcome(host, approvalOf(host, digest, 'appr-unknown'), true);
+    const token = await claimElsewhere(host, digest, 'appr-claimed');
+    const listed = afterLookup(host, () => undefined);
+    const retry = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(retry.gate).toBe('status_query');
+    expect(retry.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(listed[0]).toEqual(['appr-claimed:claimed', 'appr-unknown:unknown']);
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-unknown');
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect(await store.get('appr-claimed')).toMatchObject({ state: 'claimed', owner: 'other-host', fencing_token: token });
+  });
+
+  for (const order of ['expired approval first', 'new approval first'] as const) {
+    it(`the review (race, ${order}): an expired approval's turn and a new approval's turn at once, while an attempt is unknown, write nothing new`, async () => {
+      const host = unknownHost();
+      const digest = await baselineDigest(host);
+      const store = host.stores.idempotencyStore;
+      // Attempt 1 under appr-old: the downstream refused for now (RATE_LIMIT), so its key was given back.
+      const old = { ...approvalOf(host, digest, 'appr-old'), expires_at: host.clock.now() + 5_000 };
+      const write = host.impl.create_refund_draft;
+      host.impl.create_refund_draft = () => ({ kind: 'error', code: 'RATE_LIMIT', retryAfterMs: 1_000 });
+      const refused = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [old] }));
+      host.impl.create_refund_draft = write;
+      expectCode(refused, 'RATE_LIMIT');
+      expect((await store.get('appr-old'))?.state).toBe('released');
+      host.clock.advance(1_000);
+      // Attempt 2 under appr-2: committed downstream, never reported back.
+      await writeWithUnknownOutcome(host, approvalOf(host, digest, 'appr-2'), true);
+      host.clock.advance(10_000);
+      // At the moment a handler starts, no other attempt of the request may be started or unknown.
+      const startedWhileUnresolved: string[] = [];
+      host.impl.create_refund_draft = async (input) => {
+        const others = await store.findUnresolved?.({ request_sha256: digest, limit: 100 });
+        for (const record of others ?? []) {
+          if (record.key !== input.idempotency_key && record.state !== 'claimed') startedWhileUnresolved.push(`${record.key}:${record.state}`);
+        }
+        return write(input);
+      };
+
+      const probe = () => host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [old] });
+      const fresh = () => host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-3')] });
+      const turns = order === 'expired approval first' ? await Promise.all([probe(), fresh()]) : (await Promise.all([fresh(), probe()])).reverse();
+      expect(startedWhileUnresolved).toEqual([]);
+      // Both are answered from attempt 2: its status query, or its replay once reconciled.
+      for (const turn of turns) {
+        const result = only(turn);
+        expect(result.sealed.protected_audit.downstream.idempotency_key).toBe('appr-2');
+        expect(['receipt_reconciled', 'local_replay']).toContain(result.sealed.model_result.execution.delivery);
+        expect(result.sealed.model_result.status).toBe('succeeded');
+      }
+      expect(host.calls['create_refund_draft']).toBe(2);
+      expect([...host.drafts.keys()]).toEqual(['appr-2']);
+      expect((await store.get('appr-old'))?.state).toBe('released');
+    });
+  }
+
+  it('a full lookup whose attempts all turn out free does not start the write (TIMEOUT_BEFORE_EXECUTE): the list may have left one out', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    const find = store.findUnresolved?.bind(store);
+    if (find === undefined) throw new Error('the memory store has findUnresolved');
+    // The store lists the call's own claim and three attempts that are gone by the time they are
+    // claimed: four records, the limit.
+    store.findUnresolved = async (input) => {
+      const [own] = await find(input);
+      if (own === undefined) throw new Error('the own claim is unresolved');
+      return [own, ...['appr-a', 'appr-b', 'appr-c'].map((key) => ({ ...own, key, owner: 'other-host' }))];
+    };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-new')] }));
+    expect(result.gate).toBe('idempotency');
+    expectCode(result, 'TIMEOUT_BEFORE_EXECUTE');
+    expect(result.sealed.model_result.error?.retry_after_ms).toBe(1_000);
+    expect(result.sealed.protected_audit.downstream.idempotency_key).toBe('appr-new');
+    expect(await notesOf(host, result)).toEqual([
+      'earlier_attempt_unresolved',
+      'earlier_attempt_free',
+      'earlier_attempt_free',
+      'earlier_attempt_free',
+      'earlier_attempts_beyond_lookup',
+    ]);
+    expect(host.calls['create_refund_draft']).toBe(0);
+    expect((await store.get('appr-new'))?.state).toBe('released');
+  });
+
+  it('one record short of the limit, the same free attempts let the write go on (its own key is listed but never claimed again)', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    const find = store.findUnresolved?.bind(store);
+    if (find === undefined) throw new Error('the memory store has findUnresolved');
+    store.findUnresolved = async (input) => {
+      const [own] = await find(input);
+      if (own === undefined) throw new Error('the own claim is unresolved');
+      return [own, ...['appr-a', 'appr-b'].map((key) => ({ ...own, key, owner: 'other-host' }))];
+    };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-new')] }));
+    expect(result.gate).toBe('sealed');
+    expect(await notesOf(host, result)).toEqual(['earlier_attempt_unresolved', 'earlier_attempt_free', 'earlier_attempt_free']);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+});
+
+describe("an expired approval's key is read, and claimed only when a write started under it", () => {
+  for (const order of ['expired first', 'renewed first'] as const) {
+    it(`the review (${order}): an expired and a renewed approval under the same key at once: the renewed one writes, the expired one writes nothing`, async () => {
+      const host = unknownHost();
+      const digest = await baselineDigest(host);
+      const expired = { ...approvalOf(host, digest, 'appr-k'), expires_at: host.clock.now() };
+      const renewed = approvalOf(host, digest, 'appr-k');
+      const probe = () => host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [expired] });
+      const live = () => host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [renewed] });
+      const [probed, written] =
+        order === 'expired first'
+          ? await Promise.all([probe(), live()])
+          : await Promise.all([live(), probe()]).then(([renewedTurn, expiredTurn]) => [expiredTurn, renewedTurn] as const);
+      const write = only(written);
+      expect(write.gate).toBe('sealed');
+      expect(write.sealed.model_result.status).toBe('succeeded');
+      expect(host.calls['create_refund_draft']).toBe(1);
+      expect((await host.stores.idempotencyStore.get('appr-k'))?.state).toBe('completed');
+      // The expired one asked for a new approval, was told the write is in progress, or replays it.
+      const answer = only(probed).sealed.model_result;
+      expect(['APPROVAL_INVALID', 'OUTCOME_UNKNOWN', 'local_replay']).toContain(answer.error?.code ?? answer.execution.delivery);
+    });
+  }
+
+  it('a key another call holds a live claim on is not claimed: the lookup answers OUTCOME_UNKNOWN (in progress elsewhere)', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const token = await claimElsewhere(host, digest, 'appr-k');
+    const store = host.stores.idempotencyStore;
+    const claimed: string[] = [];
+    const claim = store.claim.bind(store);
+    store.claim = (input) => {
+      claimed.push(input.key);
+      return claim(input);
+    };
+    const expired = { ...approvalOf(host, digest, 'appr-k'), expires_at: host.clock.now() };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [expired] }));
+    expect(result.gate).toBe('idempotency');
+    expectCode(result, 'OUTCOME_UNKNOWN');
+    expect(await notesOf(host, result)).toEqual(['approval_expired', 'earlier_attempt_unresolved', 'in_progress_elsewhere']);
+    expect(claimed).toEqual([]);
+    expect(await store.get('appr-k')).toMatchObject({ state: 'claimed', owner: 'other-host', fencing_token: token });
+  });
+
+  it('a started record whose lease ran out is claimed: it turns unknown and its status is queried', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    const token = await claimElsewhere(host, digest, 'appr-k');
+    await store.markStarted({ key: 'appr-k', fencing_token: token, lease_ms: 1_000 });
+    host.clock.advance(2_000);
+    const expired = { ...approvalOf(host, digest, 'appr-k'), expires_at: host.clock.now() - 1 };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [expired] }));
+    expect(result.gate).toBe('status_query');
+    expectCode(result, 'OUTCOME_UNKNOWN');
+    expect(host.statusQueries()).toBe(1);
+    expect((await store.get('appr-k'))?.state).toBe('unknown');
+  });
+
+  it('a read that fails answers TIMEOUT_BEFORE_EXECUTE (nothing was written, nothing ran)', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    host.stores.idempotencyStore.get = () => Promise.reject(new Error('store down'));
+    const expired = { ...approvalOf(host, digest, 'appr-k'), expires_at: host.clock.now() };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [expired] }));
+    expect(result.gate).toBe('idempotency');
+    expectCode(result, 'TIMEOUT_BEFORE_EXECUTE');
+    expect(result.sealed.model_result.error?.retry_after_ms).toBe(1_000);
+    expect(await notesOf(host, result)).toEqual(['approval_expired', 'idempotency_store_unavailable']);
+    expect(host.calls['create_refund_draft']).toBe(0);
+  });
+
+  it('a store without get is refused at start-up (get is not optional)', () => {
+    const stores = createTestHost().stores;
+    const { get: _unused, ...withoutGet } = stores.idempotencyStore;
+    let thrown: unknown;
+    try {
+      createTestHost({ options: { stores: { auditLog: stores.auditLog, idempotencyStore: withoutGet as never } } });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(DispatcherConfigError.isInstance(thrown)).toBe(true);
+    expect(String(thrown)).toMatch(/must be an IdempotencyStore/);
   });
 });
