@@ -14,6 +14,12 @@ const specs = loadToolSpecs();
 const SMUGGLED = { approved: true, tenant_id: 'other', role: 'admin' };
 /** A closed string subschema. */
 const TEXT = { type: 'string', maxLength: 8 };
+/** An exact object no generated sample matches (no sample has `kind`): an `if` of it always fails. */
+const NEVER_MATCHED = { type: 'object', additionalProperties: false, required: ['kind'], properties: { kind: { const: '__never__' } } };
+/** A root with one string `q`, closed by `unevaluatedProperties: false` only, and `extra` beside it. */
+function unevaluatedRoot(extra: Record<string, unknown>): Record<string, unknown> {
+  return { type: 'object', unevaluatedProperties: false, required: ['q'], properties: { q: TEXT }, ...extra };
+}
 
 /** An exact root object with one argument `filter`, plus root-level extras such as `$defs`. */
 function withFilter(filter: unknown, root: Record<string, unknown> = {}): Record<string, unknown> {
@@ -69,7 +75,7 @@ const OPEN_INPUTS: [label: string, schema: Record<string, unknown>, where: RegEx
   ['an open root', {}, /^input_schema: .*constrain its type/, SMUGGLED],
   ['an untyped root listing properties', { additionalProperties: false, properties: { q: { type: 'string', maxLength: 8 } } }, /^input_schema: .*constrain its type/],
   ['a nested $id (it changes what a $ref names)', withFilter({ $id: 'https://example.com/filter', type: 'string', maxLength: 8 }), /properties\/filter: "\$id" is allowed at the root only/],
-  ['true under a narrowing keyword', withFilter({ type: 'array', maxItems: 4, items: { type: 'string', maxLength: 8 }, contains: true }), /properties\/filter\/contains: a boolean true subschema/],
+  ['true under a narrowing keyword', withFilter({ ...TEXT, not: true }), /properties\/filter\/not: a boolean true subschema/],
   // The second review: a typed `additionalProperties` marks every key evaluated, so an
   // `unevaluatedProperties: false` beside or above it rejects nothing.
   [
@@ -87,7 +93,7 @@ const OPEN_INPUTS: [label: string, schema: Record<string, unknown>, where: RegEx
   [
     'a typed additionalProperties in then (if: minProperties)',
     { type: 'object', properties: { q: TEXT }, unevaluatedProperties: false, if: { minProperties: 1 }, then: { additionalProperties: TEXT } },
-    /^input_schema\/then: "additionalProperties" must be false/,
+    /^input_schema: keyword "if" is not allowed/,
     { q: 'x', tenant_id: 'other' },
   ],
   [
@@ -134,9 +140,62 @@ const OPEN_INPUTS: [label: string, schema: Record<string, unknown>, where: RegEx
     /^input_schema\/allOf\/0: an object .*needs "additionalProperties": false/,
   ],
   [
-    'an open contains (the items it matches count as evaluated)',
+    'an open contains',
     withFilter({ type: 'array', maxItems: 4, contains: { description: 'any item' }, unevaluatedItems: false }),
-    /properties\/filter\/contains: .*constrain its type/,
+    /properties\/filter: keyword "contains" is not allowed/,
+  ],
+  // The third review: the pinned Ajv merges the keys and items a FAILING `if` evaluated
+  // (ajv/lib/vocabularies/applicator/if.ts, `validateIf`), so each `if` below, which never matches,
+  // still switches off the `unevaluatedProperties`/`unevaluatedItems: false` beside or above it.
+  [
+    'a failing if with additionalProperties: false (every key counts as evaluated)',
+    unevaluatedRoot({ if: NEVER_MATCHED, then: false }),
+    /^input_schema: keyword "if" is not allowed/,
+    { q: 'x', ...SMUGGLED },
+  ],
+  [
+    'a failing if with unevaluatedProperties: false',
+    unevaluatedRoot({ if: { type: 'object', unevaluatedProperties: false, required: ['kind'], properties: { kind: { const: '__never__' } } }, then: false }),
+    /^input_schema: keyword "if" is not allowed/,
+    { q: 'x', ...SMUGGLED },
+  ],
+  [
+    'a failing if whose properties name the smuggled keys',
+    unevaluatedRoot({
+      if: { ...NEVER_MATCHED, properties: { kind: { const: '__never__' }, approved: { type: 'boolean' }, tenant_id: TEXT, role: TEXT } },
+      then: false,
+    }),
+    /^input_schema: keyword "if" is not allowed/,
+    { q: 'x', ...SMUGGLED },
+  ],
+  [
+    'a failing if that is a $ref to an exact definition, in a nested object',
+    withFilter(
+      { type: 'object', unevaluatedProperties: false, properties: { q: TEXT }, if: { $ref: '#/$defs/never' }, then: false },
+      { $defs: { never: NEVER_MATCHED } },
+    ),
+    /properties\/filter: keyword "if" is not allowed/,
+    { filter: { q: 'x', ...SMUGGLED } },
+  ],
+  [
+    'a failing if with items beside unevaluatedItems: false (every item counts as evaluated)',
+    withFilter({ type: 'array', maxItems: 4, unevaluatedItems: false, if: { items: TEXT }, then: false }),
+    /properties\/filter: keyword "if" is not allowed/,
+    { filter: [SMUGGLED] },
+  ],
+  // The pinned Ajv sets every item evaluated once `contains` is there, matched or not
+  // (ajv/lib/vocabularies/applicator/contains.ts: `it.items = true`).
+  [
+    'a closed contains beside unevaluatedItems: false (unmatched items count as evaluated)',
+    withFilter({ type: 'array', maxItems: 4, unevaluatedItems: false, contains: { const: 'x' } }),
+    /properties\/filter: keyword "contains" is not allowed/,
+    { filter: ['x', SMUGGLED] },
+  ],
+  [
+    'a closed contains in an allOf branch beside unevaluatedItems: false',
+    withFilter({ type: 'array', maxItems: 4, unevaluatedItems: false, allOf: [{ type: 'array', contains: { const: 'x' } }] }),
+    /properties\/filter\/allOf\/0: keyword "contains" is not allowed/,
+    { filter: ['x', SMUGGLED] },
   ],
 ];
 
@@ -186,7 +245,6 @@ const CLOSED_INPUTS: [label: string, schema: Record<string, unknown>][] = [
     'an exact object with dependentRequired, propertyNames and maxProperties',
     withFilter({ type: 'object', additionalProperties: false, properties: { a: TEXT, b: TEXT }, dependentRequired: { a: ['b'] }, propertyNames: { maxLength: 8 }, maxProperties: 2 }),
   ],
-  ['a closed contains', withFilter({ type: 'array', maxItems: 4, items: TEXT, contains: { const: 'x' } })],
   ['a tuple closed by unevaluatedItems: false', withFilter({ type: 'array', prefixItems: [TEXT], minItems: 1, maxItems: 1, unevaluatedItems: false })],
   ['annotations beside a $ref', withFilter({ $ref: '#/$defs/text', description: 'a', default: 'x', examples: ['x'], deprecated: false }, { $defs: { text: TEXT } })],
 ];
@@ -225,6 +283,45 @@ describe('inspectInputSchema: every value subschema constrains its type', () => 
     expect(tool?.validateInput({ filter: { status: 'paid' } })).toBe(true);
     expect(tool?.validateInput({ filter: { status: 'paid', ...SMUGGLED } })).toBe(false);
   });
+
+  it("closes the third review's reproduction: a failing if no longer switches off create_refund_draft's unevaluatedProperties/unevaluatedItems", () => {
+    const line = { line_id: 'L1', quantity: 1 };
+    const valid = { order_id: 'ORDER-7', amount: 5, unit: 'CREDIT_A', lines: [line] };
+    const smuggled = { ...valid, approved: true, tenant_id: 'tenant-other', role: { admin: true } };
+    const withInput = (input_schema: Record<string, unknown>): ToolSpec => ({ ...copy(specs.createRefundDraft), input_schema });
+    const unevaluatedRefund = (): Record<string, unknown> => {
+      const schema = copy(specs.createRefundDraft.input_schema) as Record<string, unknown>;
+      delete schema.additionalProperties;
+      return { ...schema, unevaluatedProperties: false };
+    };
+
+    // Control: closed by unevaluatedProperties: false alone, it registers and refuses the extra keys.
+    const control = createToolRegistry([withInput(unevaluatedRefund())]).get('create_refund_draft');
+    expect(control?.validateInput(valid)).toBe(true);
+    expect(control?.validateInput(smuggled)).toBe(false);
+
+    const rootIf = { ...unevaluatedRefund(), if: { type: 'object', properties: { order_id: { const: '__never__' } }, required: ['order_id'], additionalProperties: false }, then: false };
+    expect(compileSchema(rootIf)(smuggled)).toBe(true);
+    expect(registryErrorOf(() => createToolRegistry([withInput(rootIf)]))).toMatch(/input_schema is not exact: input_schema: keyword "if" is not allowed/);
+
+    const itemsIf = copy(specs.createRefundDraft.input_schema) as { properties: Record<string, unknown> };
+    itemsIf.properties.lines = { type: 'array', minItems: 1, maxItems: 4, unevaluatedItems: false, if: { items: { type: 'string', maxLength: 1 } }, then: false };
+    expect(compileSchema(itemsIf)({ ...valid, lines: [{ ...line, approved: true, tenant_id: 'tenant-other' }] })).toBe(true);
+    expect(registryErrorOf(() => createToolRegistry([withInput(itemsIf)]))).toMatch(/input_schema\/properties\/lines: keyword "if" is not allowed/);
+  });
+
+  it('refuses then, else, minContains and maxContains, each named, alone or beside if and contains', () => {
+    const problems = inspectInputSchema(
+      withFilter({ type: 'array', maxItems: 4, items: TEXT, if: { maxItems: 1 }, then: { minItems: 1 }, else: { minItems: 2 }, contains: { const: 'x' }, minContains: 1, maxContains: 2 }),
+    ).problems;
+    for (const keyword of ['if', 'then', 'else', 'contains', 'minContains', 'maxContains']) {
+      expect(problems, problems.join('\n')).toContainEqual(expect.stringContaining(`properties/filter: keyword "${keyword}" is not allowed`));
+    }
+    // Alone, the pinned Ajv's strict mode refuses them too; the walk names them first.
+    for (const lone of [{ then: false }, { else: false }]) {
+      expect(inspectInputSchema({ ...withFilter(TEXT), ...lone }).problems).toHaveLength(1);
+    }
+  });
 });
 
 describe('inspectOutputSchema: exact output contracts have the same property', () => {
@@ -253,7 +350,7 @@ interface Generated {
 }
 
 /** Root-level extras of every generated schema: definitions, and an `examples` entry a `$ref` may point into. */
-const ROOT_EXTRAS = { $defs: { text: TEXT, anything: {} }, definitions: { text: TEXT }, examples: [{ type: 'object' }] };
+const ROOT_EXTRAS = { $defs: { text: TEXT, anything: {}, never: NEVER_MATCHED }, definitions: { text: TEXT }, examples: [{ type: 'object' }] };
 const CLOSED_LEAVES: Generated[] = [
   { schema: TEXT, sample: 'x' },
   { schema: { type: 'integer' }, sample: 3 },
@@ -291,6 +388,18 @@ const OPEN_CLOSURES: Closure[] = [
   { keywords: { unevaluatedProperties: false, dependentSchemas: { tenant_id: { additionalProperties: TEXT } } }, extra: ['tenant_id', 'other'] },
   { keywords: { unevaluatedProperties: false, dependencies: { tenant_id: { properties: { tenant_id: {} } } } }, extra: ['tenant_id', SMUGGLED] },
   { keywords: { additionalProperties: false, patternProperties: { '^tenant_': TEXT } }, extra: ['tenant_id', 'other'] },
+  // An `if` no sample matches: the pinned Ajv still counts the keys it evaluated.
+  { keywords: { unevaluatedProperties: false, if: NEVER_MATCHED, then: false }, extra: ['tenant_id', 'other'] },
+  { keywords: { unevaluatedProperties: false, if: { $ref: '#/$defs/never' }, then: false }, extra: ['approved', true] },
+];
+/**
+ * Arrays closed by `unevaluatedItems: false` only, whose items something the pinned Ajv counts as
+ * evaluated without checking them: an `if` of `items` that fails on an object item, or a
+ * `contains` another item matches. Each holds a generated sample, which no subschema checks.
+ */
+const OPEN_ARRAYS: ((sample: unknown) => Generated)[] = [
+  (sample) => ({ schema: { type: 'array', maxItems: 4, unevaluatedItems: false, if: { items: TEXT }, then: false }, sample: [sample] }),
+  (sample) => ({ schema: { type: 'array', maxItems: 4, unevaluatedItems: false, contains: { const: 'fixed' } }, sample: ['fixed', sample] }),
 ];
 
 function schemaArbitrary(withOpenForms: boolean): fc.Arbitrary<Generated> {
@@ -302,6 +411,7 @@ function schemaArbitrary(withOpenForms: boolean): fc.Arbitrary<Generated> {
       tie('object'),
       tie('node').map(({ schema, sample }) => ({ schema: { type: 'array', maxItems: 4, items: schema }, sample: [sample] })),
       fc.tuple(tie('node'), tie('node')).map(([first, second]) => ({ schema: { anyOf: [first.schema, second.schema] }, sample: first.sample })),
+      ...(withOpenForms ? [fc.tuple(fc.constantFrom(...OPEN_ARRAYS), tie('node')).map(([open, child]) => open(child.sample))] : []),
     ),
     object: fc
       .tuple(

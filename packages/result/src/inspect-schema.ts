@@ -165,23 +165,21 @@ function walkOutput(
 /**
  * Subschemas that say what a value of the arguments may be (spec 002: "reject unknown properties at
  * both object levels"; a value a subschema leaves open can hold any keys, `approved` or
- * `tenant_id` included): each must be closed (`isClosed`). `contains` is one too: the specification
- * counts the items it matches as evaluated (2020-12 core §10.3.1.3, §11.2), so under
- * `unevaluatedItems: false` an open `contains` would let them be anything (the pinned Ajv does not
- * count them today; a closed `contains` costs a contract nothing).
+ * `tenant_id` included): each must be closed (`isClosed`).
  */
 const VALUE_MAPS = ['properties', 'patternProperties'];
 const VALUE_LISTS = ['prefixItems'];
-const VALUE_SINGLE = ['items', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems'];
+const VALUE_SINGLE = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems'];
 /**
  * Subschemas that apply to the value they sit at together with its own keywords (a typed subschema
  * is narrowed by them; an untyped one is closed only if they are, which `isClosed` checks), or that
  * are reached through a `$ref` (checked where the reference is made): walked for the rules below
- * them, not required to be closed themselves.
+ * them, not required to be closed themselves. `if`, `then`, `else` and `contains` are refused
+ * (`REFUSED_KEYWORDS`), so never walked.
  */
 const NARROWING_MAPS = ['$defs', 'definitions', 'dependentSchemas'];
 const NARROWING_LISTS = ['allOf', 'anyOf', 'oneOf'];
-const NARROWING_SINGLE = ['not', 'if', 'then', 'else', 'propertyNames'];
+const NARROWING_SINGLE = ['not', 'propertyNames'];
 /** Combinators a subschema without its own type may defer its closure to, every branch of them. */
 const DEFERRING_LISTS = ['allOf', 'anyOf', 'oneOf'];
 const CLOSED_HINT =
@@ -204,14 +202,61 @@ const OBJECT_KEYWORDS = [
   'maxProperties',
 ];
 const USE_DEFINITION_REF = 'write a "$ref" to "#/$defs/<name>"';
+const USE_ONE_OF = 'write a "oneOf" of exact objects, one per case, to vary the fields';
+/**
+ * Keywords through which the pinned Ajv counts keys or items evaluated that no passing subschema
+ * checked: refused, because `unevaluatedProperties: false` and `unevaluatedItems: false` are exact
+ * only if nothing else does. Where the pinned Ajv 8.20 merges what a subschema evaluated into its
+ * parent (`mergeEvaluated` and `mergeValidEvaluated` in `ajv/lib/compile/validate/index.ts`, and
+ * the keywords that set `it.props`/`it.items` themselves):
+ * - `if` (`vocabularies/applicator/if.ts`, `validateIf`): `cxt.mergeEvaluated(schCxt)` with no
+ *   check of the result, so an `if` that FAILS still marks evaluated every key its `properties`
+ *   name (every key at all with `additionalProperties: false`, or through a `$ref` to an exact
+ *   definition) and every item its `items` reaches; `unevaluatedProperties: false` or
+ *   `unevaluatedItems: false` beside or above it then lets any key or item through. Refused, and
+ *   `then`/`else` with it (they merge only when they pass, `mergeValidEvaluated`, but mean nothing
+ *   without `if`, and the pinned strict mode refuses them alone);
+ * - `contains` (`vocabularies/applicator/contains.ts`): sets `it.items = true` at compile time,
+ *   so every item counts as evaluated whether it matched or not (the specification counts only the
+ *   matched ones, 2020-12 core §10.3.1.3): `unevaluatedItems: false` beside or above it rejects no
+ *   item. Refused, and `minContains`/`maxContains` with it;
+ * - `anyOf` (`validateUnion` in `vocabularies/code.ts`) and `dependentSchemas`
+ *   (`validateSchemaDeps` in `vocabularies/applicator/dependencies.ts`): `mergeValidEvaluated`,
+ *   passing subschemas only;
+ * - `oneOf` (`vocabularies/applicator/oneOf.ts`): `mergeEvaluated` inside `gen.if(schValid)`,
+ *   passing branches only (two passing branches fail the `oneOf` itself);
+ * - `allOf` (`vocabularies/applicator/allOf.ts`) and an inlined `$ref` (`inlineRefSchema` in
+ *   `vocabularies/core/ref.ts`): `mergeEvaluated` whatever the result, but a failing entry fails
+ *   the subschema holding it, and a failing subschema's evaluation reaches no parent (`anyOf` and
+ *   `oneOf` drop a failing branch's, `not` merges none, `if` and `contains` are refused); a `$ref`
+ *   compiled to a function merges its `evaluated` only when the call passed (`callSyncRef`,
+ *   `addEvaluatedFrom`);
+ * - `not` (`vocabularies/applicator/not.ts`) and `propertyNames`: never merge (a `not` subschema
+ *   must fail for the `not` to pass);
+ * - `properties` and `prefixItems` mark the names they list and the first items (each checked
+ *   against a closed subschema, or the subschema fails); `additionalProperties`, `items`,
+ *   `unevaluatedProperties` and `unevaluatedItems` mark every key or item they checked;
+ *   `patternProperties` and `dependencies` are refused below, and `discriminator` is not enabled
+ *   (the pinned strict mode refuses it as unknown).
+ */
+const UNCHECKED_EVALUATION = {
+  if: `the pinned Ajv counts the keys and items an "if" evaluated as evaluated even when the "if" fails, so an "unevaluatedProperties": false or "unevaluatedItems": false beside or above it rejects nothing; ${USE_ONE_OF}`,
+  then: `allowed only with "if", which is refused: ${USE_ONE_OF}`,
+  else: `allowed only with "if", which is refused: ${USE_ONE_OF}`,
+  contains:
+    'the pinned Ajv counts every item evaluated once "contains" is there, matched or not, so an "unevaluatedItems": false beside or above it rejects nothing; "items" says what each item may be',
+  minContains: 'allowed only with "contains", which is refused',
+  maxContains: 'allowed only with "contains", which is refused',
+};
 /**
  * The keywords the pinned Ajv knows (JSON Schema 2020-12 and its own) that an input schema may not
  * use, each with why: the walk does not follow them, and each could admit a key or mark one
- * evaluated, or names subschemas the walk never checks. A keyword neither here nor in
- * `INPUT_KEYWORDS` is one the pinned Ajv does not know, and its strict mode refuses it when the
- * registry compiles the schema.
+ * evaluated (`UNCHECKED_EVALUATION`), or names subschemas the walk never checks. A keyword
+ * neither here nor in `INPUT_KEYWORDS` is one the pinned Ajv does not know, and its strict mode
+ * refuses it when the registry compiles the schema.
  */
 const REFUSED_KEYWORDS: Record<string, string> = {
+  ...UNCHECKED_EVALUATION,
   patternProperties:
     'a pattern admits property names the contract does not list, and their keys are never declared fields (name each property in "properties"; a map of keys the model chooses is an array of exact { "key", "value" } objects)',
   dependencies: 'its schemas are applied unchecked: write "dependentRequired" or "dependentSchemas"',
@@ -244,8 +289,6 @@ const INPUT_KEYWORDS = new Set<string>(
     ...NARROWING_MAPS,
     ...NARROWING_LISTS,
     ...NARROWING_SINGLE,
-    'minContains',
-    'maxContains',
     '$ref',
     '$id',
   ].filter((keyword) => !Object.hasOwn(REFUSED_KEYWORDS, keyword)),
@@ -323,20 +366,22 @@ function saysEveryItem(node: Record<string, unknown>): boolean {
  * contract lists (`ToolSpec.input_schema`). A security gate: where the walk cannot prove a
  * construct closed it refuses it, even if some uses of it would be.
  * - every subschema that says what a value may be (the root; each `properties` and `prefixItems`
- *   entry; `items`; `contains`; `unevaluatedItems` given as a schema) constrains its type
- *   (`isClosed`): `{}`, `{ "description": ... }`, `{ "not": ... }` or `true` would accept an object
- *   of any keys;
+ *   entry; `items`; `unevaluatedItems` given as a schema) constrains its type (`isClosed`): `{}`,
+ *   `{ "description": ... }`, `{ "not": ... }` or `true` would accept an object of any keys;
  * - every object (a subschema with `type` `"object"` or any of `OBJECT_KEYWORDS`, wherever it sits:
- *   `allOf`/`anyOf`/`oneOf` branches, `if`/`then`/`else`, `dependentSchemas` entries, definitions)
- *   rejects unknown properties (`additionalProperties` or `unevaluatedProperties` false);
+ *   `allOf`/`anyOf`/`oneOf` branches, `not`, `dependentSchemas` entries, definitions) rejects
+ *   unknown properties (`additionalProperties` or `unevaluatedProperties` false);
  * - `additionalProperties` and `unevaluatedProperties` are `false` or absent, never a schema or
  *   `true`: a schema admits keys of the model's choosing, and marks every key evaluated, so an
  *   `unevaluatedProperties: false` at the same place or above it rejects nothing. Keys can then be
  *   evaluated only by `properties`, which the contract lists (and the guard's `createDeclaredFields`
  *   declares);
- * - no keyword of `REFUSED_KEYWORDS` (`patternProperties`, `dependencies`, `$dynamicRef`...), whose
- *   effect the walk does not follow (a keyword the pinned Ajv does not know fails its strict mode),
- *   and every `$ref` names a root definition (`DEFINITION_REF`), which the walk checks;
+ * - no keyword of `REFUSED_KEYWORDS`: `if`/`then`/`else` and `contains`, through which the pinned
+ *   Ajv counts keys or items evaluated that no passing subschema checked (`UNCHECKED_EVALUATION`),
+ *   so `unevaluatedProperties: false` and `unevaluatedItems: false` stay exact; `patternProperties`,
+ *   `dependencies`, `$dynamicRef`..., whose effect the walk does not follow (a keyword the pinned
+ *   Ajv does not know fails its strict mode); and every `$ref` names a root definition
+ *   (`DEFINITION_REF`), which the walk checks;
  * - every array (`type` `"array"`) says what each item may be (`saysEveryItem`);
  * - no subschema anywhere is `true`, and only the root has an `$id` or `$schema` (a nested `$id`
  *   changes what a `$ref` below it names).

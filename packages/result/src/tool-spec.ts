@@ -56,14 +56,18 @@ export interface ToolSpec {
    * open, so that arguments hold only what the contract lists (the registry refuses it otherwise;
    * the package README, "What an output contract checks", has the full rule):
    * - every subschema saying what a value may be (the root; each `properties` and `prefixItems`
-   *   entry; `items`; `contains`; `unevaluatedItems` given as a schema) declares `type`, `const` or
-   *   `enum`, is `false`, or is a `$ref` to a definition or an `allOf`/`anyOf`/`oneOf` whose every
-   *   target and branch does. `{}`, `true`, `{ "description": ... }` or a lone `not` would let the
-   *   model nest any keys (`approved`, `tenant_id`, `role`) there;
+   *   entry; `items`; `unevaluatedItems` given as a schema) declares `type`, `const` or `enum`, is
+   *   `false`, or is a `$ref` to a definition or an `allOf`/`anyOf`/`oneOf` whose every target and
+   *   branch does. `{}`, `true`, `{ "description": ... }` or a lone `not` would let the model nest
+   *   any keys (`approved`, `tenant_id`, `role`) there;
    * - every subschema with `type: "object"` or any object keyword, wherever it sits (branches,
-   *   `if`/`then`/`else`, `dependentSchemas`, definitions), says `additionalProperties: false` (or
+   *   `not`, `dependentSchemas`, definitions), says `additionalProperties: false` (or
    *   `unevaluatedProperties: false`); both are `false` or absent, never a schema or `true`;
    * - a `$ref` names `#/$defs/<name>` or `#/definitions/<name>` of the root;
+   * - `if`, `then`, `else` and `contains` (with `minContains`/`maxContains`) are refused: the pinned
+   *   Ajv counts the keys and items a failing `if` evaluated, and every item once `contains` is
+   *   there, as evaluated, so an `unevaluatedProperties: false` or `unevaluatedItems: false` beside
+   *   or above them would reject nothing (vary the fields with a `oneOf` of exact objects);
    * - `patternProperties`, `dependencies`, `$dynamicRef`, `$recursiveRef`, anchors, `nullable` and
    *   `contentSchema` are refused;
    * - every array has `items` (or `prefixItems` with `maxItems` no longer than it);
