@@ -8,6 +8,7 @@ import {
   type FindUnresolvedInput,
   type IdempotencyStore,
   type ResultInput,
+  type StoredResult,
 } from '@toolseal/audit';
 import type {
   CallContext,
@@ -115,6 +116,8 @@ interface UnresolvedAttempt {
   readonly key: string;
   /** `started` or `unknown`: a write ran or may be running; `claimed`: one may start any moment. */
   readonly state: 'claimed' | 'started' | 'unknown';
+  /** The record as listed (not trusted: read by `viewAttempt`). */
+  readonly record: object;
 }
 
 /** What `findUnresolved` said about other attempts of one request. */
@@ -135,11 +138,69 @@ type EarlierAttempts =
 const NO_EARLIER_ATTEMPTS: EarlierAttempts = Object.freeze({ kind: 'found', attempts: Object.freeze([]), more: false });
 
 /**
- * What the record under an expired approval's key showed, read with `get`: `ran` when a write
- * started under it (`started`, `unknown`, `completed`), `not_run` when none did (no record,
- * `released`, or `claimed`: nothing has run under a claim yet).
+ * What one record of an earlier attempt says, read with `get` or listed by `findUnresolved`, to a
+ * call without a live approval. Such a call acts on what it read wherever the store's state
+ * machine allows, because a read and a later claim are not one atomic step: a key whose write gave
+ * it back in between would be claimed, however briefly, though nothing ran under it (README,
+ * "Approvals and earlier attempts").
  */
-type AttemptRead = 'ran' | 'not_run';
+type AttemptView =
+  /** No record, `released`, or `claimed` (nothing has run under a claim yet). */
+  | { readonly kind: 'not_run' }
+  /** A write started under the key for another request digest: IDEMPOTENCY_CONFLICT, as a claim answers. */
+  | { readonly kind: 'conflict' }
+  /** `completed`: `result` is replayed after every check of `readStoredResult` (a `completed` record never changes). */
+  | { readonly kind: 'completed'; readonly result: StoredResult }
+  /** `unknown`: its status is queried; `reconcile` is checked by request digest, not fenced. */
+  | { readonly kind: 'unknown' }
+  /** `started` with a live lease: in progress elsewhere (OUTCOME_UNKNOWN), as a claim answers. */
+  | { readonly kind: 'running' }
+  /**
+   * `started` whose lease ran out (only a claim turns it `unknown`), or a record outside the
+   * store's contract: the claim's atomic answer decides.
+   */
+  | { readonly kind: 'claim_needed' };
+
+const NOT_RUN: AttemptView = Object.freeze({ kind: 'not_run' });
+const CLAIM_NEEDED: AttemptView = Object.freeze({ kind: 'claim_needed' });
+
+/**
+ * Reads a record of an earlier attempt of `request_sha256` without trusting it (`undefined`: no
+ * record), as the store's `claim` would answer at `now`, but without its write.
+ */
+function viewAttempt(record: unknown, request_sha256: Sha256Hex, now: number): AttemptView {
+  if (record === undefined) return NOT_RUN;
+  if (typeof record !== 'object' || record === null) return CLAIM_NEEDED;
+  const fields = record as Partial<Record<'state' | 'request_sha256' | 'lease_expires_at' | 'result', unknown>>;
+  const { state } = fields;
+  // A live claim is another call's, about to write or not: the lookup that follows finds it.
+  if (state === 'released' || state === 'claimed') return NOT_RUN;
+  if (state !== 'started' && state !== 'unknown' && state !== 'completed') return CLAIM_NEEDED;
+  const digest = fields.request_sha256;
+  if (digest !== request_sha256) return typeof digest === 'string' ? Object.freeze({ kind: 'conflict' }) : CLAIM_NEEDED;
+  switch (state) {
+    case 'unknown':
+      return Object.freeze({ kind: 'unknown' });
+    case 'started': {
+      const leaseExpiresAt = fields.lease_expires_at;
+      // As the store decides: a lease is live while `now < lease_expires_at`.
+      return typeof leaseExpiresAt === 'number' && now < leaseExpiresAt ? Object.freeze({ kind: 'running' }) : CLAIM_NEEDED;
+    }
+    case 'completed': {
+      const result = readStoredResultShape(fields.result);
+      return result === null ? CLAIM_NEEDED : Object.freeze({ kind: 'completed', result });
+    }
+  }
+}
+
+/** A stored result's fields that `readStoredResult` reads, copied; `null` when they are not there. */
+function readStoredResultShape(value: unknown): StoredResult | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { sealed_json, receipt, delivery, completed_at } = value as Partial<Record<keyof StoredResult, unknown>>;
+  if (typeof sealed_json !== 'string' || (receipt !== null && typeof receipt !== 'string')) return null;
+  if ((delivery !== 'fresh' && delivery !== 'receipt_reconciled') || typeof completed_at !== 'number') return null;
+  return { sealed_json, receipt, delivery, completed_at };
+}
 
 /** The trusted state of one turn, shared by its calls. */
 interface Turn {
@@ -833,29 +894,42 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // Another host holds the key right now: from here the write may or may not happen.
         state.notes.push('in_progress_elsewhere');
         return settled(refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN'));
-      case 'completed': {
-        // Every authorization gate above ran again for this call; only then is the record replayed.
-        const replay = readStoredResult(claim.result, {
-          registry,
-          tool_name: tool.name,
-          principal: turn.principal,
-          arguments: invocation.arguments,
-          idempotency_key: key,
-          digester: turn.digester,
-          now: nowDate,
-        });
-        if (replay === null) {
-          state.notes.push('stored_result_unverifiable');
-          return settled(refuse(turn, state, 'idempotency', 'STATUS_CONFLICT'));
-        }
-        state.replayOf = replay.operation_id;
-        return settled(record(turn, state, seal(turn, state, replay.subject, 'local_replay'), 'idempotency'));
-      }
+      case 'completed':
+        return settled(replayStored(turn, state, tool, invocation, claim.result));
       case 'outcome_unknown':
         return settled(reconcile(turn, state, tool, invocation, abort, request_sha256));
       case 'claimed':
         return { kind: 'claimed', fence: { key, fencing_token: claim.fencing_token } };
     }
+  }
+
+  /**
+   * Replays the stored result of a `completed` record under `state.context.idempotency_key`. Every
+   * authorization gate ran again for this call before; the package is then verified as sealed for
+   * this principal, contract, arguments and key (`readStoredResult`), or STATUS_CONFLICT.
+   */
+  async function replayStored(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    stored: StoredResult,
+  ): Promise<DispatchedCall> {
+    const replay = readStoredResult(stored, {
+      registry,
+      tool_name: tool.name,
+      principal: turn.principal,
+      arguments: invocation.arguments,
+      idempotency_key: state.context.idempotency_key as string,
+      digester: turn.digester,
+      now: nowDate,
+    });
+    if (replay === null) {
+      state.notes.push('stored_result_unverifiable');
+      return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
+    }
+    state.replayOf = replay.operation_id;
+    return record(turn, state, seal(turn, state, replay.subject, 'local_replay'), 'idempotency');
   }
 
   /** Gives a claim back (nothing ran under it); `true` when the store confirmed. */
@@ -902,7 +976,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (digest !== request_sha256 || (state !== 'claimed' && state !== 'started' && state !== 'unknown')) continue;
       if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey || seen.has(key)) continue;
       seen.add(key);
-      (state === 'claimed' ? claimed : ran).push({ key, state });
+      (state === 'claimed' ? claimed : ran).push({ key, state, record: candidate });
     }
     // A full list may have left out an attempt (a store's `limit` is a page, not the whole set).
     return { kind: 'found', attempts: [...ran, ...claimed], more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
@@ -915,28 +989,33 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * nothing ran. A call answer instead when the store could not be read: TIMEOUT_BEFORE_EXECUTE
    * (nothing was written, so the key is as it was), or TOOL_ERROR for an input it refused.
    */
-  async function readAttempt(turn: Turn, state: CallState, key: string, abort: CallAbort): Promise<AttemptRead | DispatchedCall> {
+  async function readAttempt(
+    turn: Turn,
+    state: CallState,
+    key: string,
+    abort: CallAbort,
+    request_sha256: Sha256Hex,
+  ): Promise<{ kind: 'read'; view: AttemptView } | { kind: 'answered'; answer: DispatchedCall }> {
     let record: unknown;
     try {
       record = await watchdog.watch(() => idempotencyStore.get(key), abort);
     } catch (error) {
-      if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
+      if (StoreInputError.isInstance(error)) return { kind: 'answered', answer: await refuseStoreInput(turn, state) };
       const aborted = isAbortedWait(error);
       state.notes.push(aborted ? 'aborted_during_store_call' : 'idempotency_store_unavailable');
-      return refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+      const answer = await refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
+      return { kind: 'answered', answer };
     }
-    if (record === undefined) return 'not_run';
-    const recordState = typeof record === 'object' && record !== null ? (record as { state?: unknown }).state : undefined;
-    // A live claim is another call's, about to write or not: the lookup that follows finds it.
-    // Anything outside the contract is left to the claim, the store's atomic answer.
-    return recordState === 'released' || recordState === 'claimed' ? 'not_run' : 'ran';
+    return { kind: 'read', view: viewAttempt(record, request_sha256, now()) };
   }
 
   /**
    * Answers the call from the attempt of `request_sha256` under `key` with that key's claim:
    * `completed` replays, `outcome_unknown` queries status, `in_progress` is OUTCOME_UNKNOWN,
-   * `conflict` is IDEMPOTENCY_CONFLICT, a failed claim TIMEOUT_BEFORE_EXECUTE. `null` when the
-   * claim succeeded: nothing ran under the key, and the claim is given back at once.
+   * `conflict` is IDEMPOTENCY_CONFLICT, a failed claim TIMEOUT_BEFORE_EXECUTE. When the claim
+   * succeeded, nothing ran under the key and the claim is given back at once: `free` (note
+   * `earlier_attempt_free`), or `held` when the store did not confirm the release (note
+   * `release_failed`: the key stays held until the claim's lease runs out).
    */
   async function answerFromAttempt(
     turn: Turn,
@@ -946,13 +1025,58 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     abort: CallAbort,
     request_sha256: Sha256Hex,
     key: string,
-  ): Promise<DispatchedCall | null> {
+  ): Promise<DispatchedCall | 'free' | 'held'> {
     state.context.idempotency_key = key;
     const step = await claimKey(turn, state, tool, invocation, abort, request_sha256);
     if (step.kind === 'settled') return step.answer;
-    await releaseFence(step.fence);
-    state.notes.push('earlier_attempt_free');
-    return null;
+    const released = await releaseFence(step.fence);
+    state.notes.push(released ? 'earlier_attempt_free' : 'release_failed');
+    return released ? 'free' : 'held';
+  }
+
+  /**
+   * For a call without a live approval: answers from the attempt under `key` as `view` shows it,
+   * without a claim wherever the store's state machine allows (a `completed` record replays, an
+   * `unknown` one queries status, a `started` one with a live lease is OUTCOME_UNKNOWN, another
+   * request's is IDEMPOTENCY_CONFLICT). Only a `started` record whose lease ran out (or one outside
+   * the store's contract) is claimed, as the store requires to turn it `unknown`. `null` when
+   * nothing ran under the key. If that claim comes back `claimed` (the write gave the key back
+   * since it was read), it is released at once; when the store does not confirm the release, the
+   * key stays held for the lease: TIMEOUT_BEFORE_EXECUTE (`retry_after_ms` the lease, note
+   * `release_failed`), never a silent hold behind an APPROVAL_REQUIRED.
+   */
+  async function answerFromView(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    abort: CallAbort,
+    request_sha256: Sha256Hex,
+    key: string,
+    view: AttemptView,
+  ): Promise<DispatchedCall | null> {
+    if (view.kind === 'not_run') return null;
+    state.context.idempotency_key = key;
+    // Aborted already (the host's signal): as a claim would be, nothing is answered from the record.
+    if (abort.aborted) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
+    switch (view.kind) {
+      case 'conflict':
+        return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
+      case 'completed':
+        return replayStored(turn, state, tool, invocation, view.result);
+      case 'unknown':
+        return reconcile(turn, state, tool, invocation, abort, request_sha256);
+      case 'running':
+        state.notes.push('in_progress_elsewhere');
+        return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
+      case 'claim_needed': {
+        const answer = await answerFromAttempt(turn, state, tool, invocation, abort, request_sha256, key);
+        if (answer === 'free') return null;
+        // Nothing ran, but this call holds the key until the lease runs out: it says so.
+        if (answer === 'held') return refuse(turn, state, 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: claimRetryAfterMs });
+        return answer;
+      }
+    }
   }
 
   /**
@@ -960,10 +1084,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * there is one that may have run, with its replay or its status query (neither writes anything
    * new, so neither needs consent; every authorization gate has already run for this call). First
    * the key of the latest approval the host still presents for this request, though expired, read
-   * with `get` and claimed only when a write started under it; then every unresolved attempt the
-   * store finds, those where a write ran first. `null` when there is none: the call then needs an
-   * approval. Such a call claims no key under which nothing ran (README, "Approvals and earlier
-   * attempts").
+   * with `get`; then every unresolved attempt the store finds, those where a write ran first. Each
+   * is answered from what was read, and claimed only where the store requires a claim (a `started`
+   * record whose lease ran out). `null` when there is none: the call then needs an approval
+   * (README, "Approvals and earlier attempts").
    */
   async function recoverEarlierAttempt(
     turn: Turn,
@@ -979,12 +1103,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.notes.push('approval_expired');
       const key = expired.idempotency_key;
       state.context.idempotency_key = key;
-      const read = await readAttempt(turn, state, key, abort);
-      if (typeof read !== 'string') return read;
-      if (read === 'ran') {
-        const answer = await answerFromAttempt(turn, state, tool, invocation, abort, request_sha256, key);
-        if (answer !== null) return answer;
-      }
+      const read = await readAttempt(turn, state, key, abort, request_sha256);
+      if (read.kind === 'answered') return read.answer;
+      const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, key, read.view);
+      if (answer !== null) return answer;
     }
     const found = await findEarlierAttempts(request_sha256, null);
     if (found.kind === 'found') {
@@ -998,7 +1120,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           state.notes.push('in_progress_elsewhere');
           return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
         }
-        const answer = await answerFromAttempt(turn, state, tool, invocation, abort, request_sha256, attempt.key);
+        const view = viewAttempt(attempt.record, request_sha256, now());
+        const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, attempt.key, view);
         if (answer !== null) return answer;
       }
       if (found.more) state.notes.push('earlier_attempts_beyond_lookup');
@@ -1037,7 +1160,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (found.attempts.length > 0) state.notes.push('earlier_attempt_unresolved');
       for (const attempt of found.attempts) {
         const answer = await answerFromAttempt(turn, state, tool, invocation, abort, request_sha256, attempt.key);
-        if (answer !== null) {
+        // A key that turned out free, even one whose release was not confirmed (noted
+        // `release_failed`: held until its lease runs out), hides no write: the search goes on.
+        if (typeof answer !== 'string') {
           await releaseFence(fence);
           return answer;
         }

@@ -227,39 +227,62 @@ describe('earlier attempts under concurrent turns', () => {
       keyArbitrary.map((key): Key | null => key),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(other, { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 4 }), fc.integer(), async (probes, livePosition, seed) => {
-        const host = createTestHost();
-        const random = randomSource(seed);
-        delayStore(host, random, false);
-        // One live approval under k1; every other turn presents an expired approval (under k1
-        // itself or another key) or none. Nothing ran before: the live one must write, once.
-        const turns: (Approval | null)[] = probes.map((key) => (key === null ? null : approval(host, digest, key, false)));
-        turns.splice(Math.min(livePosition, turns.length), 0, approval(host, digest, 'k1', true));
-        const results = await Promise.all(
-          turns.map(async (presented) => {
-            await jitter(random);
-            const turnResult = await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], {
-              ...context,
-              approvals: presented === null ? [] : [presented],
-            });
-            return { presented, result: turnResult.results[0] };
-          }),
-        );
-        for (const { presented, result } of results) {
-          if (result === undefined) throw new Error('no result');
-          if (presented !== null && presented.expires_at > host.clock.now()) {
-            expect(result.gate).toBe('sealed');
-            expect(result.sealed.model_result.status).toBe('succeeded');
-          } else {
-            // Asked for an approval, told the write is in progress, or given its replay.
-            const answer = result.sealed.model_result.error?.code ?? result.sealed.model_result.execution.delivery;
-            expect(['APPROVAL_REQUIRED', 'APPROVAL_INVALID', 'OUTCOME_UNKNOWN', 'local_replay']).toContain(answer);
+      fc.asyncProperty(
+        fc.array(other, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer(),
+        fc.boolean(),
+        async (probes, livePosition, seed, startedElsewhere) => {
+          const host = createTestHost();
+          const random = randomSource(seed);
+          const real = delayStore(host, random, false);
+          // One live approval under k1; every other turn presents an expired approval (under k1
+          // itself or another key) or none. Nothing ran before: the live one must write, once.
+          // With `startedElsewhere`, another host's write under k1 has started (live lease) and
+          // declares, at a random moment while the probes read and look up, that it did nothing
+          // (the review's gap between a read and a claim); the live approval comes after that.
+          let freed: Promise<void> = Promise.resolve();
+          if (startedElsewhere) {
+            const claim = await real.claim({ key: 'k1', request_sha256: digest, owner: 'earlier-host', lease_ms: 30_000 });
+            if (claim.kind !== 'claimed') throw new Error('k1 was not claimed');
+            const fence = { key: 'k1', fencing_token: claim.fencing_token };
+            expect((await real.markStarted({ ...fence, lease_ms: 30_000 })).ok).toBe(true);
+            freed = (async () => {
+              await jitter(random);
+              await jitter(random);
+              expect((await real.release({ ...fence, handler_declared_not_started: true })).ok).toBe(true);
+            })();
           }
-        }
-        expect(host.calls['create_refund_draft']).toBe(1);
-        expect((await host.stores.idempotencyStore.get('k1'))?.state).toBe('completed');
-      }),
-      { numRuns: 100 },
+          const live = approval(host, digest, 'k1', true);
+          const turns: (Approval | null)[] = probes.map((key) => (key === null ? null : approval(host, digest, key, false)));
+          turns.splice(Math.min(livePosition, turns.length), 0, live);
+          const results = await Promise.all(
+            turns.map(async (presented) => {
+              if (presented === live) await freed;
+              await jitter(random);
+              const turnResult = await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], {
+                ...context,
+                approvals: presented === null ? [] : [presented],
+              });
+              return { presented, result: turnResult.results[0] };
+            }),
+          );
+          for (const { presented, result } of results) {
+            if (result === undefined) throw new Error('no result');
+            if (presented === live) {
+              expect(result.gate).toBe('sealed');
+              expect(result.sealed.model_result.status).toBe('succeeded');
+            } else {
+              // Asked for an approval, told the write is in progress, or given its replay.
+              const answer = result.sealed.model_result.error?.code ?? result.sealed.model_result.execution.delivery;
+              expect(['APPROVAL_REQUIRED', 'APPROVAL_INVALID', 'OUTCOME_UNKNOWN', 'local_replay']).toContain(answer);
+            }
+          }
+          expect(host.calls['create_refund_draft']).toBe(1);
+          expect((await host.stores.idempotencyStore.get('k1'))?.state).toBe('completed');
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });

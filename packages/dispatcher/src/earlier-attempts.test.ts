@@ -580,3 +580,214 @@ describe("an expired approval's key is read, and claimed only when a write start
     expect(String(thrown)).toMatch(/must be an IdempotencyStore/);
   });
 });
+
+/** Records every key the dispatcher claims from now on. */
+function recordClaims(host: TestHost): string[] {
+  const store = host.stores.idempotencyStore;
+  const claim = store.claim.bind(store);
+  const claimed: string[] = [];
+  store.claim = (input) => {
+    claimed.push(input.key);
+    return claim(input);
+  };
+  return claimed;
+}
+
+/** Another host's write under `key` that has started (lease `leaseMs`); returns its fencing token. */
+async function startElsewhere(host: TestHost, digest: Approval['request_sha256'], key: string, leaseMs: number): Promise<number> {
+  const token = await claimElsewhere(host, digest, key);
+  const started = await host.stores.idempotencyStore.markStarted({ key, fencing_token: token, lease_ms: leaseMs });
+  if (!started.ok) throw new Error(`${key} did not start`);
+  return token;
+}
+
+describe('a call without a live approval acts on what it read, and claims only where the store requires it (review round 2)', () => {
+  it('R1: a started write read under the expired key and given back right after the read: the probe claims nothing, and a renewed approval writes', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    // Another host's write under appr-k has started (live lease); its downstream will say it did nothing.
+    const token = await startElsewhere(host, digest, 'appr-k', 60_000);
+    const renewed = () => host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-k')] });
+    const get = store.get.bind(store);
+    store.get = async (key) => {
+      const read = await get(key);
+      store.get = get;
+      // Right after the probe's read, the started write declares it did nothing and gives the key back.
+      expect((await store.release({ key: 'appr-k', fencing_token: token, handler_declared_not_started: true })).ok).toBe(true);
+      return read;
+    };
+    // Were the probe to claim the key now free, the person's renewed approval would be used while
+    // it holds that claim (the review's window).
+    const claim = store.claim.bind(store);
+    const probeClaims: string[] = [];
+    let live: DispatchedCall | undefined;
+    store.claim = async (input) => {
+      const answer = await claim(input);
+      if (live === undefined) {
+        probeClaims.push(input.key);
+        store.claim = claim;
+        live = only(await renewed());
+      }
+      return answer;
+    };
+    const expired = { ...approvalOf(host, digest, 'appr-k'), expires_at: host.clock.now() };
+    const probe = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [expired] }));
+    store.claim = claim;
+    live ??= only(await renewed());
+
+    // The probe read a started write with a live lease: in progress elsewhere, as a claim would say, but no claim.
+    expect(probeClaims).toEqual([]);
+    expect(probe.gate).toBe('idempotency');
+    expectCode(probe, 'OUTCOME_UNKNOWN');
+    expect(await notesOf(host, probe)).toEqual(['approval_expired', 'in_progress_elsewhere']);
+    expect(live.gate).toBe('sealed');
+    expect(live.sealed.model_result.status).toBe('succeeded');
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect((await get('appr-k'))?.state).toBe('completed');
+  });
+
+  it('R1 through the lookup: a started write listed for the request and given back right after the lookup is not claimed; a live approval under its key writes', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    const token = await startElsewhere(host, digest, 'appr-x', 60_000);
+    const claimed = recordClaims(host);
+    const listed = afterLookup(host, async () => {
+      await store.release({ key: 'appr-x', fencing_token: token, handler_declared_not_started: true });
+    });
+    const probe = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(listed[0]).toEqual(['appr-x:started']);
+    expectCode(probe, 'OUTCOME_UNKNOWN');
+    expect(probe.sealed.protected_audit.downstream.idempotency_key).toBe('appr-x');
+    expect(await notesOf(host, probe)).toEqual(['earlier_attempt_unresolved', 'in_progress_elsewhere']);
+    expect(claimed).toEqual([]);
+    expect(await store.get('appr-x')).toMatchObject({ state: 'released', owner: 'other-host', fencing_token: token });
+
+    const live = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-x')] }));
+    expect(live.gate).toBe('sealed');
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('R2: a claim the store required (a started write whose lease ran out) comes back free and its release fails: TIMEOUT_BEFORE_EXECUTE for the lease, never APPROVAL_REQUIRED', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    const token = await startElsewhere(host, digest, 'appr-x', 1_000);
+    host.clock.advance(2_000);
+    const release = store.release.bind(store);
+    // The owner's late answer (it did nothing) lands between the lookup and the claim.
+    afterLookup(host, async () => {
+      await release({ key: 'appr-x', fencing_token: token, handler_declared_not_started: true });
+    });
+    store.release = async (input) => {
+      if (input.key === 'appr-x') throw new Error('store blip');
+      return release(input);
+    };
+    const probe = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(probe.gate).toBe('idempotency');
+    expectCode(probe, 'TIMEOUT_BEFORE_EXECUTE');
+    // The dispatcher's default lease (30 s): the key is held that long.
+    expect(probe.sealed.model_result.error?.retry_after_ms).toBe(30_000);
+    expect(probe.sealed.protected_audit.downstream.idempotency_key).toBe('appr-x');
+    expect(await notesOf(host, probe)).toEqual(['earlier_attempt_unresolved', 'release_failed']);
+    expect(probe.approval_request).toBeNull();
+    expect(host.calls['create_refund_draft']).toBe(0);
+    expect(await store.get('appr-x')).toMatchObject({ state: 'claimed', owner: 'test-host' });
+
+    // As the answer said: until the lease runs out a live approval under the key is turned away
+    // (nothing runs); after it, it writes, once.
+    store.release = release;
+    const early = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-x')] }));
+    expectCode(early, 'OUTCOME_UNKNOWN');
+    expect(host.calls['create_refund_draft']).toBe(0);
+    host.clock.advance(30_000);
+    const live = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-x')] }));
+    expect(live.gate).toBe('sealed');
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('a claim the store required that comes back free and is given back (confirmed) does not answer: the call asks for an approval', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const store = host.stores.idempotencyStore;
+    const token = await startElsewhere(host, digest, 'appr-k', 1_000);
+    host.clock.advance(2_000);
+    const get = store.get.bind(store);
+    store.get = async (key) => {
+      const read = await get(key);
+      store.get = get;
+      await store.release({ key: 'appr-k', fencing_token: token, handler_declared_not_started: true });
+      return read;
+    };
+    const claimed = recordClaims(host);
+    const expired = { ...approvalOf(host, digest, 'appr-k'), expires_at: host.clock.now() };
+    const probe = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [expired] }));
+    expect(probe.gate).toBe('approval');
+    expectCode(probe, 'APPROVAL_INVALID');
+    expect(await notesOf(host, probe)).toEqual(['approval_expired', 'earlier_attempt_free']);
+    expect(claimed).toEqual(['appr-k']);
+    expect((await get('appr-k'))?.state).toBe('released');
+    expect(host.calls['create_refund_draft']).toBe(0);
+  });
+
+  it('replays a completed record from the read alone (no claim), after the replay checks', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const approval = approvalOf(host, digest, 'appr-done');
+    const first = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
+    expect(first.gate).toBe('sealed');
+    host.clock.advance(APPROVAL_TTL_MS);
+    const claimed = recordClaims(host);
+    const replay = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
+    expect(replay.gate).toBe('idempotency');
+    expect(replay.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(replay.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect(claimed).toEqual([]);
+    expect(host.calls['create_refund_draft']).toBe(1);
+
+    // The checks of a replay still run: a stored receipt that does not match the package is refused.
+    const store = host.stores.idempotencyStore;
+    const get = store.get.bind(store);
+    store.get = async (key) => {
+      const read = await get(key);
+      return read?.result ? { ...read, result: { ...read.result, receipt: 'forged-receipt' } } : read;
+    };
+    const forged = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
+    expect(forged.gate).toBe('idempotency');
+    expectCode(forged, 'STATUS_CONFLICT');
+    expect(await notesOf(host, forged)).toEqual(['approval_expired', 'stored_result_unverifiable']);
+    expect(claimed).toEqual([]);
+  });
+
+  it('queries the status of an unknown record without a claim (reconcile needs no fencing token)', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const approval = approvalOf(host, digest, 'appr-unknown');
+    await writeWithUnknownOutcome(host, approval, true);
+    host.clock.advance(APPROVAL_TTL_MS);
+    const claimed = recordClaims(host);
+    const retry = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
+    expect(retry.gate).toBe('status_query');
+    expect(retry.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(claimed).toEqual([]);
+    expect(host.statusQueries()).toBe(1);
+    expect((await host.stores.idempotencyStore.get('appr-unknown'))?.state).toBe('completed');
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('a record of another request under the expired key is IDEMPOTENCY_CONFLICT, read without a claim', async () => {
+    const host = unknownHost();
+    const digest = await baselineDigest(host);
+    const other = 'f'.repeat(64) as Approval['request_sha256'];
+    const token = await startElsewhere(host, other, 'appr-k', 60_000);
+    expect(token).toBeGreaterThan(0);
+    const claimed = recordClaims(host);
+    const expired = { ...approvalOf(host, digest, 'appr-k'), expires_at: host.clock.now() };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [expired] }));
+    expect(result.gate).toBe('idempotency');
+    expectCode(result, 'IDEMPOTENCY_CONFLICT');
+    expect(claimed).toEqual([]);
+    expect(host.calls['create_refund_draft']).toBe(0);
+  });
+});
