@@ -183,7 +183,9 @@ function viewAttempt(record: unknown, request_sha256: Sha256Hex, now: number): A
       return Object.freeze({ kind: 'unknown' });
     case 'started': {
       const leaseExpiresAt = fields.lease_expires_at;
-      // As the store decides: a lease is live while `now < lease_expires_at`.
+      // As the store decides, `now < lease_expires_at`, but by the dispatcher's clock: with the
+      // store on another clock the two can disagree, which only delays a status query or makes a
+      // claim the store answers `in_progress` (README, "Approvals and earlier attempts").
       return typeof leaseExpiresAt === 'number' && now < leaseExpiresAt ? Object.freeze({ kind: 'running' }) : CLAIM_NEEDED;
     }
     case 'completed': {
