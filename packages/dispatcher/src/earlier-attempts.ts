@@ -1,0 +1,133 @@
+import { isWellFormedIdentifier } from '@toolseal/adapter-core';
+import type { StoredResult } from '@toolseal/audit';
+import type { Sha256Hex } from '@toolseal/contracts';
+
+/**
+ * How many unresolved records of one request the dispatcher asks `findUnresolved` for, and so the
+ * most attempts one call inspects (each at most one store call): a small bound on the work. Its
+ * own key is at most one of them. A list that comes back this long may have left some out: a
+ * write then does not start (README, "Approvals and earlier attempts").
+ */
+export const EARLIER_ATTEMPT_LOOKUP_LIMIT = 4;
+/** Longest approval key (`Approval.idempotency_key`): the keys an earlier attempt can have. */
+const MAX_APPROVAL_KEY_LENGTH = 256;
+
+/** One unresolved attempt of a request under another key, as `findUnresolved` listed it. */
+export interface UnresolvedAttempt {
+  readonly key: string;
+  /** `started` or `unknown`: a write ran or may be running; `claimed`: one may start any moment. */
+  readonly state: 'claimed' | 'started' | 'unknown';
+  /** The record as listed (not trusted: read by `viewAttempt`). */
+  readonly record: object;
+}
+
+/** What `findUnresolved` said about other attempts of one request. */
+export type EarlierAttempts =
+  | {
+      kind: 'found';
+      /** Every attempt listed under another key, once each: `started` and `unknown` first, then `claimed`. */
+      attempts: readonly UnresolvedAttempt[];
+      /** The list came back full (`limit` records): more attempts may exist that it left out. */
+      more: boolean;
+    }
+  /** It threw or timed out, or answered something that is not a list. */
+  | { kind: 'unavailable' }
+  /** It refused the dispatcher's input (StoreInputError): a bug. */
+  | { kind: 'input_rejected' };
+
+/** A store without `findUnresolved`: nothing to find (README: that protection is lost). */
+export const NO_EARLIER_ATTEMPTS: EarlierAttempts = Object.freeze({ kind: 'found', attempts: Object.freeze([]), more: false });
+
+/**
+ * Reads what `findUnresolved` answered for `request_sha256` without trusting it: the attempts
+ * under keys other than `ownKey`, as `findEarlierAttempts` describes them.
+ */
+export function readEarlierAttempts(found: unknown, request_sha256: Sha256Hex, ownKey: string | null): EarlierAttempts {
+  if (!Array.isArray(found)) return { kind: 'unavailable' };
+  // Read without trusting it: only a record of this very request, in a state that may hide a
+  // write, under a key the stores and the seal accept, counts, once; never more than asked for.
+  // Oldest first is the store's order, not the order that matters: a short-lived claim (a
+  // released attempt claimed again keeps its first `created_at`) may come before an `unknown`
+  // record, so every one is looked at, those where a write ran first.
+  const listed = (found as unknown[]).slice(0, EARLIER_ATTEMPT_LOOKUP_LIMIT);
+  const ran: UnresolvedAttempt[] = [];
+  const claimed: UnresolvedAttempt[] = [];
+  const seen = new Set<string>();
+  for (const candidate of listed) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const { key, request_sha256: digest, state } = candidate as Partial<Record<'key' | 'request_sha256' | 'state', unknown>>;
+    if (digest !== request_sha256 || (state !== 'claimed' && state !== 'started' && state !== 'unknown')) continue;
+    if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey || seen.has(key)) continue;
+    seen.add(key);
+    (state === 'claimed' ? claimed : ran).push({ key, state, record: candidate });
+  }
+  // A full list may have left out an attempt (a store's `limit` is a page, not the whole set).
+  return { kind: 'found', attempts: [...ran, ...claimed], more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
+}
+
+/**
+ * What one record of an earlier attempt says, read with `get` or listed by `findUnresolved`, to a
+ * call without a live approval. Such a call acts on what it read wherever the store's state
+ * machine allows, because a read and a later claim are not one atomic step: a key whose write gave
+ * it back in between would be claimed, however briefly, though nothing ran under it (README,
+ * "Approvals and earlier attempts").
+ */
+export type AttemptView =
+  /** No record, `released`, or `claimed` (nothing has run under a claim yet). */
+  | { readonly kind: 'not_run' }
+  /** A write started under the key for another request digest: IDEMPOTENCY_CONFLICT, as a claim answers. */
+  | { readonly kind: 'conflict' }
+  /** `completed`: `result` is replayed after every check of `readStoredResult` (a `completed` record never changes). */
+  | { readonly kind: 'completed'; readonly result: StoredResult }
+  /** `unknown`: its status is queried; `reconcile` is checked by request digest, not fenced. */
+  | { readonly kind: 'unknown' }
+  /** `started` with a live lease: in progress elsewhere (OUTCOME_UNKNOWN), as a claim answers. */
+  | { readonly kind: 'running' }
+  /**
+   * `started` whose lease ran out (only a claim turns it `unknown`), or a record outside the
+   * store's contract: the claim's atomic answer decides.
+   */
+  | { readonly kind: 'claim_needed' };
+
+const NOT_RUN: AttemptView = Object.freeze({ kind: 'not_run' });
+const CLAIM_NEEDED: AttemptView = Object.freeze({ kind: 'claim_needed' });
+
+/**
+ * Reads a record of an earlier attempt of `request_sha256` without trusting it (`undefined`: no
+ * record), as the store's `claim` would answer at `now`, but without its write.
+ */
+export function viewAttempt(record: unknown, request_sha256: Sha256Hex, now: number): AttemptView {
+  if (record === undefined) return NOT_RUN;
+  if (typeof record !== 'object' || record === null) return CLAIM_NEEDED;
+  const fields = record as Partial<Record<'state' | 'request_sha256' | 'lease_expires_at' | 'result', unknown>>;
+  const { state } = fields;
+  // A live claim is another call's, about to write or not: the lookup that follows finds it.
+  if (state === 'released' || state === 'claimed') return NOT_RUN;
+  if (state !== 'started' && state !== 'unknown' && state !== 'completed') return CLAIM_NEEDED;
+  const digest = fields.request_sha256;
+  if (digest !== request_sha256) return typeof digest === 'string' ? Object.freeze({ kind: 'conflict' }) : CLAIM_NEEDED;
+  switch (state) {
+    case 'unknown':
+      return Object.freeze({ kind: 'unknown' });
+    case 'started': {
+      const leaseExpiresAt = fields.lease_expires_at;
+      // As the store decides, `now < lease_expires_at`, but by the dispatcher's clock: with the
+      // store on another clock the two can disagree, which only delays a status query or makes a
+      // claim the store answers `in_progress` (README, "Approvals and earlier attempts").
+      return typeof leaseExpiresAt === 'number' && now < leaseExpiresAt ? Object.freeze({ kind: 'running' }) : CLAIM_NEEDED;
+    }
+    case 'completed': {
+      const result = readStoredResultShape(fields.result);
+      return result === null ? CLAIM_NEEDED : Object.freeze({ kind: 'completed', result });
+    }
+  }
+}
+
+/** A stored result's fields that `readStoredResult` reads, copied; `null` when they are not there. */
+function readStoredResultShape(value: unknown): StoredResult | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { sealed_json, receipt, delivery, completed_at } = value as Partial<Record<keyof StoredResult, unknown>>;
+  if (typeof sealed_json !== 'string' || (receipt !== null && typeof receipt !== 'string')) return null;
+  if ((delivery !== 'fresh' && delivery !== 'receipt_reconciled') || typeof completed_at !== 'number') return null;
+  return { sealed_json, receipt, delivery, completed_at };
+}
