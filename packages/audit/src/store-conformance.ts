@@ -8,7 +8,7 @@ import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
 import { isWellFormedText } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
 import { ManualClock, type Clock } from './clock.js';
-import type { ClaimOutcome, FencedOutcome, IdempotencyStore, ReleaseInput } from './idempotency-store.js';
+import type { ClaimOutcome, FencedOutcome, IdempotencyRecord, IdempotencyStore, ReleaseInput } from './idempotency-store.js';
 import {
   AUDIT_CHAIN_DOMAIN,
   AUDIT_ENTRY_SCHEMA_VERSION,
@@ -17,6 +17,7 @@ import {
   prepareAuditEntry,
   sealAuditEntry,
 } from './seal-audit-entry.js';
+import { isPurgeable } from './is-purgeable.js';
 import { StoreInputError } from './store-input-error.js';
 
 /** What a store factory receives: the suite owns time and the chain key. */
@@ -529,6 +530,38 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal((await store.get('key-purged-claim'))?.owner, OWNER_2);
     }),
 
+    define('retention: what purgeExpired deletes is what isPurgeable says, also for tokens ahead of the clock', async ({ store, clock }) => {
+      const keys = ['released-thrice', 'claimed-twice', 'completed-once'];
+      // Within one millisecond: claim and release three times (tokens T0 + 1, + 2, + 3) ...
+      for (let round = 0; round < 3; round += 1) {
+        const claim = await store.claim(claimInput('released-thrice', { lease: 1 }));
+        assert.equal(claim.kind === 'claimed' && claim.fencing_token, FIRST + round);
+        assert.equal((await store.release({ key: 'released-thrice', fencing_token: FIRST + round })).ok, true);
+      }
+      // ... and claim, release, claim again with a 1 ms lease (token T0 + 2, lease ends T0 + 1).
+      assert.equal((await store.claim(claimInput('claimed-twice', { lease: 1 }))).kind, 'claimed');
+      assert.equal((await store.release({ key: 'claimed-twice', fencing_token: FIRST })).ok, true);
+      const again = await store.claim(claimInput('claimed-twice', { lease: 1 }));
+      assert.equal(again.kind === 'claimed' && again.fencing_token, FIRST + 1);
+      await recordInState(store, 'completed-once', 'completed');
+
+      // Their tokens: T0 + 3, T0 + 2 (lease ended T0 + 1), T0 + 1, all finished at T0. Without the
+      // token condition, the first and last would go at T0 and the second at T0 + 1.
+      const expectedPurged = [[], ['completed-once'], ['claimed-twice'], ['released-thrice']];
+      for (const [step, expected] of expectedPurged.entries()) {
+        if (step > 0) clock.advance(1);
+        // Each step: what isPurgeable says of the stored records is what the store deletes.
+        const records = (await Promise.all(keys.map((key) => store.get(key)))).filter((record) => record !== undefined);
+        const purgeable = records.filter((record) => isPurgeable(record, clock.now())).map((record) => record.key);
+        assert.deepEqual(purgeable, expected, `isPurgeable at T0 + ${step}`);
+        assert.equal(await store.purgeExpired({ older_than_ms: 0 }), expected.length, `purged at T0 + ${step}`);
+        for (const key of expected) assert.equal(await store.get(key), undefined, key);
+      }
+      // The purged key's next record starts above every token it handed out.
+      const next = await store.claim(claimInput('released-thrice', { owner: OWNER_2, lease: 1 }));
+      assert.equal(next.kind === 'claimed' && next.fencing_token, T0 + 4);
+    }),
+
     define('input: malformed inputs throw StoreInputError and write nothing', async ({ store }) => {
       const bad: Array<() => Promise<unknown>> = [
         () => store.claim(claimInput('')),
@@ -1015,6 +1048,33 @@ export function findUnresolvedConformanceCases(factory: StoreFactory): Conforman
       );
     }),
 
+    define('findUnresolved: orders keys by UTF-16 code units, also where a limit cuts through one created_at', async ({ store, clock }) => {
+      // UTF-16 code-unit order differs from the UTF-8 byte order a database may compare text by:
+      // U+1F600 and U+10FFFF are surrogate pairs (D83D.., DBFF..) below U+E000 and U+FFFD in
+      // UTF-16, but their UTF-8 (F0.., F4..) sorts above theirs (EE.., EF..).
+      const tied = ['\uFFFD', '\u{1F600}', 'a', '\uE000x', '\u{10FFFF}'];
+      await recordInState(store, 'b', 'claimed');
+      await recordInState(store, 'done', 'completed');
+      clock.advance(1);
+      // Five records with one created_at, in every unresolved state, and two resolved ones beside them.
+      for (const [index, key] of tied.entries()) await recordInState(store, key, (['claimed', 'started', 'unknown'] as const)[index % 3] ?? 'claimed');
+      await recordInState(store, 'given-back', 'released');
+      await recordInState(store, 'other-request', 'started', REQUEST_B);
+      clock.advance(1);
+      await recordInState(store, 'c', 'started');
+
+      // Oldest first, then by key in code-unit order, written out from the contract.
+      const expectedOrder = ['b', 'a', '\u{1F600}', '\u{10FFFF}', '\uE000x', '\uFFFD', 'c'];
+      const found = await find(store, REQUEST_A);
+      assert.deepEqual(found.map((record) => record.key), expectedOrder);
+      assert.deepEqual(found.map((record) => record.created_at), [T0, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 2]);
+      for (let limit = 1; limit <= expectedOrder.length + 1; limit += 1) {
+        const limited = await find(store, REQUEST_A, limit);
+        assert.deepEqual(limited.map((record) => record.key), expectedOrder.slice(0, limit), `limit ${limit}`);
+        assert.deepEqual(limited, found.slice(0, limit), `limit ${limit}: whole records`);
+      }
+    }),
+
     define('findUnresolved: a read that changes nothing, and refuses malformed inputs with StoreInputError', async ({ store, clock }) => {
       await recordsInEveryState(store, clock);
       clock.advance(10 * 3_600_000);
@@ -1386,4 +1446,19 @@ async function recordsInEveryState(store: IdempotencyStore, clock: ManualClock) 
   clock.advance(2 * LEASE);
   expectOk(await store.claim(claimInput(keys.claimed)));
   return keys;
+}
+
+/** Claims `key` for `request` at the clock's reading and leaves its record in `state`. */
+async function recordInState(store: IdempotencyStore, key: string, state: IdempotencyRecord['state'], request = REQUEST_A): Promise<void> {
+  const claim = await store.claim(claimInput(key, { request }));
+  assert.equal(claim.kind, 'claimed', `claim of ${key}`);
+  if (claim.kind !== 'claimed' || state === 'claimed') return;
+  const fenced = { key, fencing_token: claim.fencing_token };
+  if (state === 'released') {
+    assert.equal((await store.release(fenced)).ok, true);
+    return;
+  }
+  assert.equal((await store.markStarted({ ...fenced, lease_ms: LEASE })).ok, true);
+  if (state === 'unknown') assert.equal((await store.markUnknown(fenced)).ok, true);
+  if (state === 'completed') assert.equal((await store.complete({ ...fenced, result: { sealed_json: SEALED_1, receipt: null } })).ok, true);
 }

@@ -2,8 +2,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createMemoryStores,
-  isPurgeable,
   ManualClock,
   StoreInputError,
   type ClaimOutcome,
@@ -58,47 +56,7 @@ async function recordIn(store: IdempotencyStore, key: string, state: Idempotency
 }
 
 describe('SQLite stores: findUnresolved', () => {
-  // UTF-16 code-unit order, which the contract and the in-memory store use, differs from the
-  // UTF-8 byte order SQLite compares TEXT by: U+1F600 and U+10FFFF are surrogate pairs
-  // (D83D.., DBFF..) below U+E000 and U+FFFD in UTF-16, but their UTF-8 (F0.., F4..) sorts above
-  // theirs (EE.., EF..).
-  const tied = ['\uFFFD', '\u{1F600}', 'a', '\uE000x', '\u{10FFFF}'];
-  /** Oldest first, then by key in code-unit order, written out from the contract. */
-  const expectedOrder = ['b', 'a', '\u{1F600}', '\u{10FFFF}', '\uE000x', '\uFFFD', 'c'];
-
-  async function fill(store: IdempotencyStore, clock: ManualClock): Promise<void> {
-    await recordIn(store, 'b', 'claimed');
-    await recordIn(store, 'done', 'completed');
-    clock.advance(1);
-    // Five records with one created_at, in every unresolved state, and two resolved ones beside them.
-    for (const [index, key] of tied.entries()) await recordIn(store, key, (['claimed', 'started', 'unknown'] as const)[index % 3] ?? 'claimed');
-    await recordIn(store, 'given-back', 'released');
-    await recordIn(store, 'other-request', 'started', 'b'.repeat(64));
-    clock.advance(1);
-    await recordIn(store, 'c', 'started');
-  }
-
-  it('orders keys by UTF-16 code units as the in-memory store does, also where a limit cuts through one created_at', async () => {
-    const clock = new ManualClock(T0);
-    const memoryClock = new ManualClock(T0);
-    const stores = openSqliteStores({ path: nextPath(), clock });
-    const memory = createMemoryStores({ clock: memoryClock, digester: createDigester() }).idempotencyStore;
-    try {
-      await fill(stores.idempotencyStore, clock);
-      await fill(memory, memoryClock);
-      const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 100 });
-      expect(found?.map((record) => record.key)).toEqual(expectedOrder);
-      expect(found?.map((record) => record.created_at)).toEqual([T0, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 1, T0 + 2]);
-      for (let limit = 1; limit <= expectedOrder.length + 1; limit += 1) {
-        const sqlite = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit });
-        expect(sqlite?.map((record) => record.key), `limit ${limit}`).toEqual(expectedOrder.slice(0, limit));
-        expect(sqlite, `limit ${limit}`).toEqual(await memory.findUnresolved?.({ request_sha256: REQUEST, limit }));
-      }
-    } finally {
-      stores.close();
-    }
-  });
-
+  // Ordering by key in UTF-16 code units (not SQLite's UTF-8 byte order) is a conformance case.
   it('finds records another connection wrote, and refuses malformed inputs with StoreInputError', async () => {
     const path = nextPath();
     const clock = new ManualClock(T0);
@@ -173,48 +131,6 @@ describe('SQLite stores: findUnresolved', () => {
       expect(SqliteLockTimeoutError.isInstance(thrown) && thrown.operation).toBe('findUnresolved');
     } finally {
       spy.mockRestore();
-      stores.close();
-    }
-  });
-});
-
-describe('SQLite stores: retention agrees with isPurgeable', () => {
-  it('keeps a record whose token ran ahead of the clock until the cutoff reaches its token', async () => {
-    const clock = new ManualClock(T0);
-    const stores = openSqliteStores({ path: nextPath(), clock });
-    const store = stores.idempotencyStore;
-    const keys = ['released-thrice', 'claimed-twice', 'completed-once'];
-    try {
-      // Within one millisecond: claim and release three times (tokens T0 + 1, + 2, + 3) ...
-      for (let round = 0; round < 3; round += 1) {
-        const claim = await store.claim({ key: 'released-thrice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 });
-        expect(claim).toMatchObject({ kind: 'claimed', fencing_token: T0 + 1 + round });
-        if (claim.kind === 'claimed') expect((await store.release({ key: 'released-thrice', fencing_token: claim.fencing_token })).ok).toBe(true);
-      }
-      // ... and claim, release, claim again with a 1 ms lease (token T0 + 2, lease ends T0 + 1).
-      const first = await store.claim({ key: 'claimed-twice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 });
-      if (first.kind === 'claimed') await store.release({ key: 'claimed-twice', fencing_token: first.fencing_token });
-      expect(await store.claim({ key: 'claimed-twice', request_sha256: REQUEST, owner: 'host-a', lease_ms: 1 })).toMatchObject({ fencing_token: T0 + 2 });
-      await recordIn(store, 'completed-once', 'completed');
-
-      // Each step: what isPurgeable says of the stored records is what the store deletes.
-      // Their tokens: T0 + 3, T0 + 2 (lease ended T0 + 1), T0 + 1, all finished at T0. Without the
-      // token condition, the first and last would go at T0 and the second at T0 + 1.
-      const expectedPurged = [[], ['completed-once'], ['claimed-twice'], ['released-thrice']];
-      for (const [step, expected] of expectedPurged.entries()) {
-        if (step > 0) clock.advance(1);
-        const records = (await Promise.all(keys.map((key) => store.get(key)))).filter((record) => record !== undefined);
-        const purgeable = records.filter((record) => isPurgeable(record, clock.now())).map((record) => record.key);
-        expect(purgeable, `at T0 + ${step}`).toEqual(expected);
-        expect(await store.purgeExpired({ older_than_ms: 0 }), `at T0 + ${step}`).toBe(expected.length);
-        for (const key of expected) expect(await store.get(key)).toBeUndefined();
-      }
-      // The purged key's next record starts above every token it handed out.
-      expect(await store.claim({ key: 'released-thrice', request_sha256: REQUEST, owner: 'host-b', lease_ms: 1 })).toMatchObject({
-        kind: 'claimed',
-        fencing_token: T0 + 4,
-      });
-    } finally {
       stores.close();
     }
   });
