@@ -43,8 +43,10 @@ export function sharedTestConfig(packageDir: string): ViteUserConfig {
     test: {
       include: ['src/**/*.test.ts'],
       typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      // Hang guards, not speed checks: property tests compiling hundreds of schemas measured 32 s
+      // on a slow two-core machine while turbo ran other packages' tests beside them.
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
       pool: 'forks',
     },
   };

@@ -40,7 +40,7 @@ async function attempt(mode: string, schema: string, sideEffectPath: string, key
 
 // Each child loads the TypeScript compiler to run its fixture: four of them in one test measured
 // over 30 s on a slow machine of the CI kind, so these tests get two minutes each.
-describe.skipIf(!available)('PostgreSQL stores: crash injection with real processes', { timeout: 120_000 }, () => {
+describe.skipIf(!available)('PostgreSQL stores: crash injection with real processes', { timeout: 240_000 }, () => {
   it('a host killed between the handler and completion leaves outcome unknown; the handler never runs twice', async () => {
     const schema = nextSchema();
     await openPostgresStores({ pool, schema });
@@ -99,7 +99,7 @@ describe.skipIf(!available)('PostgreSQL stores: crash injection with real proces
   });
 });
 
-describe.skipIf(!available)('PostgreSQL stores: findUnresolved sees what other processes wrote', { timeout: 120_000 }, () => {
+describe.skipIf(!available)('PostgreSQL stores: findUnresolved sees what other processes wrote', { timeout: 240_000 }, () => {
   it('finds the started record of a host killed after its handler ran, and the unknown one after a retry', async () => {
     const schema = nextSchema();
     const stores = await openPostgresStores({ pool, schema });
@@ -145,7 +145,7 @@ async function terminate(pids: readonly number[]): Promise<boolean[]> {
 
 // The server ends a connection (restart, failover, a proxy's idle timeout): the host process
 // must live on, and the stores carry on over a new connection.
-describe.skipIf(!available)('PostgreSQL stores: lost connections with real processes', { timeout: 120_000 }, () => {
+describe.skipIf(!available)('PostgreSQL stores: lost connections with real processes', { timeout: 240_000 }, () => {
   const child = (mode: 'idle' | 'in-flight', schema: string) =>
     forkTypeScript(new URL('./__fixtures__/connection-loss-child.ts', import.meta.url), [mode, schema, schema]);
 

@@ -31,7 +31,7 @@ async function attempt(mode: string, databasePath: string, sideEffectPath: strin
 
 // Each child loads the TypeScript compiler to run its fixture: four of them in one test measured
 // over 30 s on a slow machine of the CI kind, so these tests get two minutes each.
-describe('SQLite stores: crash injection with real processes', { timeout: 120_000 }, () => {
+describe('SQLite stores: crash injection with real processes', { timeout: 240_000 }, () => {
   it('a host killed between the handler and completion leaves outcome unknown; the handler never runs twice', async () => {
     const databasePath = join(directory, 'crash.db');
     const sideEffectPath = join(directory, 'crash.side-effects');
@@ -84,7 +84,7 @@ describe('SQLite stores: crash injection with real processes', { timeout: 120_00
   });
 });
 
-describe('SQLite stores: findUnresolved sees what other processes wrote', { timeout: 120_000 }, () => {
+describe('SQLite stores: findUnresolved sees what other processes wrote', { timeout: 240_000 }, () => {
   it('finds the started record of a host killed after its handler ran, and the unknown one after a retry', async () => {
     const databasePath = join(directory, 'find-unresolved.db');
     const sideEffectPath = join(directory, 'find-unresolved.side-effects');
@@ -136,10 +136,10 @@ describe('SQLite stores: eight processes race duplicate claims', () => {
     expect(reports.flatMap((report) => report.won).sort()).toEqual([...keys].sort());
     const lines = sideEffects(sideEffectPath);
     expect(lines.sort()).toEqual([...keys].sort());
-  }, 120_000);
+  }, 240_000);
 });
 
-describe('SQLite stores: another process holds the write lock', { timeout: 120_000 }, () => {
+describe('SQLite stores: another process holds the write lock', { timeout: 240_000 }, () => {
   const HOLD_MS = 1_000;
 
   /** Starts a child process that holds the write lock on `databasePath` for HOLD_MS; resolves once it holds it. */
