@@ -115,6 +115,23 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
     ).toThrow(TypeError);
   });
 
+  it('throws on a call id parseToolCalls would have refused (over 64 characters), never sending it', () => {
+    const [first] = parsedCalls();
+    const format = (callId: string) => {
+      const call = { ...first!, call_id: callId };
+      return () =>
+        convertToOpenAIResponsesFunctionCallOutputs({
+          calls: [call],
+          results: [fakeSealedResult(call)],
+          verify: createRecordingVerifier().verify,
+          options: { continuation: 'previous_response_id' },
+        });
+    };
+    expect(format('c'.repeat(64))).not.toThrow();
+    expect(format('c'.repeat(65))).toThrow(/at most 64 characters/);
+    expect(format('call\u0000x')).toThrow(TypeError);
+  });
+
   describe('stateless continuation: the echoed items', () => {
     function formatStateless(responseOutput: unknown) {
       const calls = parsedCalls();

@@ -10,6 +10,7 @@ import {
 import type { FormatFailure, FormatToolResultsInput, FormatToolResultsOutcome, ToolCall } from '@toolseal/contracts';
 import {
   MAX_FUNCTION_CALL_OUTPUT_LENGTH,
+  MAX_OPENAI_CALL_ID_LENGTH,
   MAX_RESPONSE_OUTPUT_ITEMS,
   type OpenAIResponsesFormatOptions,
   type OpenAIResponsesFunctionCall,
@@ -111,8 +112,10 @@ function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown):
  * - `stateless`: `{ input: [function_call items, outputs] }`, the calls echoed in response order.
  *
  * Never throws on bad results. Throws a `TypeError` on host misuse: `options` or `calls` missing or
- * not what they must be, no calls, calls from several responses, an unknown continuation, or a
- * `responseOutput` that cannot be the output the calls were parsed from.
+ * not what they must be, no calls, calls from several responses, a call id OpenAI does not take
+ * back (over `MAX_OPENAI_CALL_ID_LENGTH` characters, or with a control or lone surrogate:
+ * `parseToolCalls` never returns such a call), an unknown continuation, or a `responseOutput` that
+ * cannot be the output the calls were parsed from.
  */
 export function convertToOpenAIResponsesFunctionCallOutputs(
   input: FormatToolResultsInput<OpenAIResponsesFormatOptions>,
@@ -124,6 +127,16 @@ export function convertToOpenAIResponsesFunctionCallOutputs(
   }
   const correlated = correlateToolResults(settings.identity, input, settings.limits);
   if (!correlated.ok) return correlated;
+  // OpenAI answers such an output with a 400: a call parseToolCalls refused, built by the host.
+  for (const { call } of correlated.results) {
+    const callId: string = call.call_id;
+    if (!isWellFormedIdentifier(callId, MAX_OPENAI_CALL_ID_LENGTH)) {
+      throw new TypeError(
+        `formatToolResults: call id ${JSON.stringify(String(callId).slice(0, 80))} is not one OpenAI takes back ` +
+          `(at most ${MAX_OPENAI_CALL_ID_LENGTH} characters, no controls): calls must come from parseToolCalls`,
+      );
+    }
+  }
   // OpenAI refuses a longer output: the turn is refused whole, as for any other result it cannot take.
   const overlong: FormatFailure[] = correlated.results
     .filter((result) => exceedsOutputLength(result.modelResultText))
