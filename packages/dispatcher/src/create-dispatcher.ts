@@ -1134,16 +1134,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // the handler certainly did not start: release with that declaration, which frees the key
       // from `claimed` and from `started` alike. Only a confirmed release lets the model hear
       // "nothing was executed, retry"; otherwise the key may stay held (see README).
-      const released = await releaseDeclaredNotStarted(fence, state);
-      if (StoreInputError.isInstance(error)) return refuseStoreInput(turn, state);
+      if (StoreInputError.isInstance(error)) {
+        await releaseDeclaredNotStarted(fence, state);
+        return refuseStoreInput(turn, state);
+      }
       const aborted = isAbortedWait(error);
       state.notes.push(aborted ? 'aborted_during_store_call' : 'idempotency_store_unavailable');
-      if (released === 'released') {
-        return refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
-      }
-      // Another claim took the key over and may run the write; or the key could not be freed
-      // (the handler never ran, but the record may stay `started` until a person frees it).
-      return refuse(turn, state, 'idempotency', released === 'fenced' ? 'OUTCOME_UNKNOWN' : 'TOOL_ERROR');
+      return giveBackUnstarted(turn, state, fence, aborted ? 'deadline' : 'idempotency', STORE_RETRY_AFTER_MS);
     }
     if (!started.ok) {
       if (started.reason === 'lease_expired') {
@@ -1153,6 +1150,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // Another claim took the key over: it may run the write.
       state.notes.push(`mark_started_${started.reason}`);
       return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
+    }
+    // markStarted may have answered after the deadline or the host's abort (it is bounded by
+    // storeTimeoutMs, not by the deadline): a write must not start late. Nothing has run, and no
+    // await separates this check from the handler call.
+    if (abort.aborted || now() >= invocation.deadline) {
+      state.notes.push('deadline_during_mark_started');
+      return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
     }
 
     const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key);
@@ -1191,7 +1195,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       try {
         const completed = await watchdog.watch(() => idempotencyStore.complete({ ...fence, result }));
-        if (!completed.ok) state.notes.push(`complete_${completed.reason}`);
+        if (!completed.ok) {
+          state.notes.push(`complete_${completed.reason}`);
+          // The started lease ran out while the handler or this completion was on its way, and
+          // another claim turned the record `unknown`. With a receipt in hand, this dispatcher knows
+          // the outcome: reconcile (unknown → completed, checked against the request digest), so
+          // retries replay it instead of answering OUTCOME_UNKNOWN forever.
+          if (completed.reason === 'wrong_state' && completed.state === 'unknown' && result.receipt !== null) {
+            state.notes.push(await reconcileAfterLease(key, request_sha256, result));
+          }
+        }
       } catch (error) {
         if (StoreInputError.isInstance(error)) {
           state.notes.push('complete_input_rejected');
@@ -1266,6 +1279,38 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.notes.push('release_failed');
       return 'failed';
     }
+  }
+
+  /** `reconcile` of a record another claim turned `unknown` under this call: the note it leaves. */
+  async function reconcileAfterLease(key: string, request_sha256: Sha256Hex, result: ResultInput): Promise<string> {
+    try {
+      const reconciled = await watchdog.watch(() => idempotencyStore.reconcile({ key, request_sha256, result }));
+      return reconciled.ok ? 'reconciled_after_lease' : `reconcile_${reconciled.reason}`;
+    } catch {
+      // The record stays `unknown`: retries query the status, as before.
+      return 'reconcile_failed';
+    }
+  }
+
+  /**
+   * Answers a write whose handler never started although its record may be `started`: released
+   * with that declaration (which frees the key from `claimed` and from `started` alike), the model
+   * hears "nothing was executed, retry" (TIMEOUT_BEFORE_EXECUTE at `gate`). Otherwise another claim
+   * took the key over and may run the write (OUTCOME_UNKNOWN), or the key could not be freed: the
+   * handler never ran, but the record may stay `started` until its lease runs out (TOOL_ERROR).
+   */
+  async function giveBackUnstarted(
+    turn: Turn,
+    state: CallState,
+    fence: { key: string; fencing_token: number },
+    gate: 'deadline' | 'idempotency',
+    retryAfterMs: number | undefined,
+  ): Promise<DispatchedCall> {
+    const released = await releaseDeclaredNotStarted(fence, state);
+    if (released === 'released') {
+      return refuse(turn, state, gate, 'TIMEOUT_BEFORE_EXECUTE', retryAfterMs === undefined ? {} : { retryAfterMs });
+    }
+    return refuse(turn, state, 'idempotency', released === 'fenced' ? 'OUTCOME_UNKNOWN' : 'TOOL_ERROR');
   }
 
   /**

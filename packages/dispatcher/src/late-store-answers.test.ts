@@ -1,0 +1,163 @@
+// Store calls that answer, but late (README, "Deadlines" and "Idempotency"): a markStarted that
+// answers after the call's deadline or the host's abort must not let the write start late, and a
+// completion that lands after another claim turned the record `unknown` is reconciled with the
+// receipt this dispatcher holds, so retries replay it instead of answering OUTCOME_UNKNOWN forever.
+import type { JsonObject } from '@toolseal/contracts';
+import { describe, expect, it } from 'vitest';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import type { DispatchedCall } from './dispatch-types.js';
+
+const context = { principal: CEDAR_DRAFTER };
+const DEADLINE_MS = 1_000;
+const write = (): ReturnType<typeof toolCall> => toolCall('create_refund_draft', BASELINE_REFUND);
+const keyOf = (result: DispatchedCall): string => result.sealed.protected_audit.downstream.idempotency_key ?? '';
+
+/** The test host with its refund write needing no approval; `withStatusQuery: false` drops queryStatus. */
+function writeHost(withStatusQuery = true): TestHost {
+  return createTestHost({
+    deadlines: { create_refund_draft: DEADLINE_MS },
+    tools: (tools) =>
+      tools.map((tool) => {
+        if (tool.name !== 'create_refund_draft') return tool;
+        const plain = { ...tool, approval: 'none' as const };
+        if (!withStatusQuery) delete plain.queryStatus;
+        return plain;
+      }),
+  });
+}
+
+async function notesOf(host: TestHost, result: DispatchedCall): Promise<unknown> {
+  const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+  return (entry?.body as JsonObject | undefined)?.['notes'];
+}
+
+describe('markStarted answering after the deadline', () => {
+  for (const flavour of ['synchronous', 'asynchronous'] as const) {
+    it(`the review: a ${flavour} handler is never called; the key is released and the retry writes once`, async () => {
+      const host = writeHost();
+      const store = host.stores.idempotencyStore;
+      const markStarted = store.markStarted.bind(store);
+      // Applied at once, answered 2 s later: well inside storeTimeoutMs (10 s), past the 1 s deadline.
+      store.markStarted = async (input) => {
+        const answer = await markStarted(input);
+        host.clock.advance(2 * DEADLINE_MS);
+        return answer;
+      };
+      const handler = host.impl.create_refund_draft;
+      host.impl.create_refund_draft = (input) => (flavour === 'synchronous' ? handler(input) : Promise.resolve(handler(input)));
+
+      const result = only(await host.dispatcher.dispatch([write()], context));
+      expect(result.gate).toBe('deadline');
+      expect(result.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+      expect(result.sealed.model_result.execution.outcome).toBe('not_started');
+      expect(host.calls['create_refund_draft']).toBe(0);
+      expect(await notesOf(host, result)).toEqual(['deadline_during_mark_started']);
+      expect((await store.get(keyOf(result)))?.state).toBe('released');
+
+      store.markStarted = markStarted;
+      const retried = only(await host.dispatcher.dispatch([write()], context));
+      expect(retried.gate).toBe('sealed');
+      expect(host.calls['create_refund_draft']).toBe(1);
+    });
+  }
+
+  it('a markStarted answering after the host aborted the turn does not start the handler either', async () => {
+    const host = writeHost();
+    const store = host.stores.idempotencyStore;
+    const markStarted = store.markStarted.bind(store);
+    const controller = new AbortController();
+    // The abort lands while markStarted is answering; the store's answer wins the race to the dispatcher.
+    store.markStarted = async (input) => {
+      const answer = await markStarted(input);
+      controller.abort();
+      return answer;
+    };
+    const result = only(await host.dispatcher.dispatch([write()], { ...context, signal: controller.signal }));
+    expect(result.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(host.calls['create_refund_draft']).toBe(0);
+    expect((await store.get(keyOf(result)))?.state).toBe('released');
+  });
+
+  it('when the late key cannot be given back (another claim turned it unknown), the model never hears "retry"', async () => {
+    const host = writeHost();
+    const store = host.stores.idempotencyStore;
+    const markStarted = store.markStarted.bind(store);
+    store.markStarted = async (input) => {
+      const answer = await markStarted(input);
+      host.clock.advance(60_000);
+      // Past the started lease: another host's claim turns the record unknown before the release.
+      const record = await store.get(input.key);
+      await store.claim({ key: input.key, request_sha256: record?.request_sha256 ?? '', owner: 'host-2', lease_ms: 30_000 });
+      return answer;
+    };
+    const result = only(await host.dispatcher.dispatch([write()], context));
+    // As for a markStarted whose answer was lost: a key that could not be freed is TOOL_ERROR.
+    expect(result.sealed.model_result.error?.code).toBe('TOOL_ERROR');
+    expect(host.calls['create_refund_draft']).toBe(0);
+    expect(await notesOf(host, result)).toEqual(['deadline_during_mark_started', 'release_wrong_state']);
+    expect((await store.get(keyOf(result)))?.state).toBe('unknown');
+  });
+});
+
+describe('a completion landing after another claim turned the record unknown', () => {
+  /** Makes `complete` answer after the started lease ran out and another host's claim found the record. */
+  function slowComplete(host: TestHost): () => void {
+    const store = host.stores.idempotencyStore;
+    const complete = store.complete.bind(store);
+    store.complete = async (input) => {
+      host.clock.advance(40_000);
+      const record = await store.get(input.key);
+      const other = await store.claim({ key: input.key, request_sha256: record?.request_sha256 ?? '', owner: 'host-2', lease_ms: 30_000 });
+      expect(other.kind).toBe('outcome_unknown');
+      return complete(input);
+    };
+    return () => {
+      store.complete = complete;
+    };
+  }
+
+  it('the review: is reconciled with the receipt in hand, so a retry replays it without a status query', async () => {
+    const host = writeHost(false);
+    const restore = slowComplete(host);
+    const first = only(await host.dispatcher.dispatch([write()], context));
+    expect(first.gate).toBe('sealed');
+    expect(first.sealed.model_result.status).toBe('succeeded');
+    const receipt = first.sealed.protected_audit.downstream.receipt;
+    expect(receipt).not.toBeNull();
+    expect(await notesOf(host, first)).toEqual(['complete_wrong_state', 'reconciled_after_lease']);
+    const record = await host.stores.idempotencyStore.get(keyOf(first));
+    expect(record).toMatchObject({ state: 'completed', result: { delivery: 'receipt_reconciled', receipt } });
+
+    restore();
+    const retried = only(await host.dispatcher.dispatch([write()], context));
+    expect(retried.gate).toBe('idempotency');
+    expect(retried.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retried.sealed.model_result.status).toBe('succeeded');
+    expect(retried.sealed.protected_audit.downstream.receipt).toBe(receipt);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('without a receipt there is nothing to reconcile: the record stays unknown', async () => {
+    const host = writeHost(false);
+    const handler = host.impl.create_refund_draft;
+    host.impl.create_refund_draft = (input) => {
+      const answer = handler(input) as Record<string, unknown>;
+      return { ...answer, receipt: null };
+    };
+    slowComplete(host);
+    const first = only(await host.dispatcher.dispatch([write()], context));
+    expect(first.sealed.protected_audit.downstream.receipt).toBeNull();
+    expect(await notesOf(host, first)).toEqual(['complete_wrong_state']);
+    expect((await host.stores.idempotencyStore.get(keyOf(first)))?.state).toBe('unknown');
+  });
+
+  it('a reconcile the store cannot answer leaves the record unknown and the sealed result answered', async () => {
+    const host = writeHost(false);
+    slowComplete(host);
+    host.stores.idempotencyStore.reconcile = () => Promise.reject(new Error('store down'));
+    const first = only(await host.dispatcher.dispatch([write()], context));
+    expect(first.gate).toBe('sealed');
+    expect(await notesOf(host, first)).toEqual(['complete_wrong_state', 'reconcile_failed']);
+    expect((await host.stores.idempotencyStore.get(keyOf(first)))?.state).toBe('unknown');
+  });
+});
