@@ -10,6 +10,16 @@ export const ANTHROPIC_MESSAGES_API_FAMILY = 'messages';
 /** This adapter's revision: bound into every call digest it serializes results for. */
 export const ANTHROPIC_MESSAGES_ADAPTER_REVISION = 'anthropic-messages-v1';
 
+/**
+ * The pattern Anthropic requires of `tool_use.id` and `tool_result.tool_use_id`, as its 400 error
+ * states it ("String should match pattern '^[a-zA-Z0-9_-]+$'"): ASCII letters, digits, `_` and
+ * `-`. A string, not a `RegExp`, so no host can change it; test an id with
+ * `new RegExp(ANTHROPIC_TOOL_USE_ID_PATTERN).test(id)`. `parseToolCalls` refuses a message with a
+ * `tool_use` id outside it (or over 256 characters): the call could run, but its result could
+ * never be sent back.
+ */
+export const ANTHROPIC_TOOL_USE_ID_PATTERN = '^[a-zA-Z0-9_-]+$';
+
 /** Any content block of a `Message`: only `type` is read before narrowing. */
 export interface AnthropicContentBlock {
   readonly type: string;
@@ -22,10 +32,11 @@ export interface AnthropicMessagesResponse {
   /** The content blocks; `tool_use` blocks are the tool calls, everything else is ignored. */
   readonly content: readonly AnthropicContentBlock[];
   /**
-   * Why generation stopped; a last `tool_use` block cut off by `max_tokens` or
-   * `model_context_window_exceeded` is refused, and so is every `tool_use` block of a message
-   * stopped with `refusal` or `pause_turn`, or without a stop reason (`null` or absent: the SDK sets
-   * one on every finished message, so this is an unfinished stream snapshot).
+   * Why generation stopped. `tool_use` blocks are accepted under `tool_use` and `end_turn`, and
+   * under `max_tokens` or `model_context_window_exceeded` unless one is the last block (it may be
+   * cut off); under any other stop reason (`stop_sequence`, `refusal`, `pause_turn`, one this
+   * adapter does not know) or none (`null` or absent: an unfinished stream snapshot) every
+   * `tool_use` block refuses the message.
    */
   readonly stop_reason?: string | null;
 }

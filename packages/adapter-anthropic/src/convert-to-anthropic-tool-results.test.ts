@@ -68,5 +68,33 @@ describe('convertToAnthropicToolResults', () => {
     expect(() => convertToAnthropicToolResults({ ...input, options: { text: [1] as never } })).toThrow(TypeError);
   });
 
-
+  it('throws on a call id Anthropic does not take back (outside ^[a-zA-Z0-9_-]+$ or over 256 characters), never sending it', () => {
+    const [first, second] = parsedCalls();
+    const format = (callId: string) => {
+      const call = { ...second!, call_id: callId };
+      const calls = [first!, call];
+      // Built outside the thunk: only the converter may throw.
+      const results = calls.map((each) => fakeSealedResult(each));
+      const { verify } = createRecordingVerifier();
+      return () => convertToAnthropicToolResults({ calls, results, verify, options: {} });
+    };
+    for (const callId of ['toolu_01Ab2Cd3-Ef_9', 'a', '-', 'x'.repeat(256)]) {
+      expect(format(callId), callId).not.toThrow();
+      const outcome = format(callId)();
+      expect(outcome.ok && outcome.payload.content.map((block) => block.type === 'tool_result' && block.tool_use_id)).toEqual([first!.call_id, callId]);
+    }
+    for (const callId of ['toolu.01:abc', 'toolu_01 ', 'toolu_01\u00e9', 'toolu_01\u0000', 'x'.repeat(257)]) {
+      expect(format(callId), JSON.stringify(callId)).toThrow(TypeError);
+    }
+    expect(format('toolu.01:abc')).toThrow(/\^\[a-zA-Z0-9_-\]\+\$/);
+    // A lone surrogate has no canonical JSON: correlation refuses its package first. Either way,
+    // no payload carries the id.
+    let outcome: ReturnType<typeof convertToAnthropicToolResults> | undefined;
+    try {
+      outcome = format('toolu_\ud800')();
+    } catch (error) {
+      expect(error).toBeInstanceOf(TypeError);
+    }
+    if (outcome !== undefined) expect(outcome.ok).toBe(false);
+  });
 });

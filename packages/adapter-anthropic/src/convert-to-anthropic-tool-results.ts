@@ -1,12 +1,20 @@
-import { correlateToolResults, formatOptionsOf, type AdapterSettings } from '@toolseal/adapter-core';
+import {
+  correlateToolResults,
+  formatOptionsOf,
+  isWellFormedIdentifier,
+  MAX_PROVIDER_ID_LENGTH,
+  type AdapterSettings,
+} from '@toolseal/adapter-core';
 import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
-import type {
-  AnthropicMessagesFormatOptions,
-  AnthropicTextBlock,
-  AnthropicToolResultBlock,
-  AnthropicToolResultMessage,
+import {
+  ANTHROPIC_TOOL_USE_ID_PATTERN,
+  type AnthropicMessagesFormatOptions,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolResultMessage,
 } from './anthropic-messages-api.js';
 import { ANTHROPIC_MESSAGES_DEFAULT_SETTINGS } from './anthropic-messages-default-settings.js';
+import { isAnthropicToolUseId } from './is-anthropic-tool-use-id.js';
 
 function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock[] {
   const text = options.text ?? [];
@@ -30,7 +38,9 @@ function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock
  *
  * Never throws on bad results. Throws a `TypeError` on host misuse: `options` or `calls` missing or
  * not what they must be (`options` is an object, `{}` without extra text), no calls, calls from
- * several messages, or empty extra text.
+ * several messages, empty extra text, or a call id Anthropic does not take back as a `tool_use_id`
+ * (outside `ANTHROPIC_TOOL_USE_ID_PATTERN` or over 256 characters: `parseToolCalls` never returns
+ * such a call, and the API would answer the message with a 400).
  */
 export function convertToAnthropicToolResults(
   input: FormatToolResultsInput<AnthropicMessagesFormatOptions>,
@@ -39,6 +49,16 @@ export function convertToAnthropicToolResults(
   const text = textBlocks(formatOptionsOf(input));
   const correlated = correlateToolResults(settings.identity, input, settings.limits);
   if (!correlated.ok) return correlated;
+  // Anthropic answers such a tool_use_id with a 400: a call parseToolCalls refused, built by the host.
+  for (const { call } of correlated.results) {
+    const callId: unknown = call.call_id;
+    if (!isWellFormedIdentifier(callId, MAX_PROVIDER_ID_LENGTH) || !isAnthropicToolUseId(callId)) {
+      throw new TypeError(
+        `formatToolResults: call id ${JSON.stringify(String(callId).slice(0, 80))} is not one Anthropic takes back ` +
+          `(${ANTHROPIC_TOOL_USE_ID_PATTERN}, at most ${MAX_PROVIDER_ID_LENGTH} characters): calls must come from parseToolCalls`,
+      );
+    }
+  }
   const results = correlated.results.map(
     (result): AnthropicToolResultBlock => ({
       type: 'tool_result',

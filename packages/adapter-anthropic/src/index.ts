@@ -9,6 +9,7 @@ export {
   ANTHROPIC_PROVIDER,
   ANTHROPIC_MESSAGES_API_FAMILY,
   ANTHROPIC_MESSAGES_ADAPTER_REVISION,
+  ANTHROPIC_TOOL_USE_ID_PATTERN,
   type AnthropicMessagesResponse,
   type AnthropicContentBlock,
   type AnthropicTextBlock,

@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
+import { ANTHROPIC_TOOL_USE_ID_PATTERN } from './index.js';
 import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
 
 function fixture(name: string): AnthropicMessagesResponse {
@@ -149,10 +151,181 @@ describe('parseAnthropicMessagesToolCalls: stop_reason is type-exact', () => {
     }
   });
 
-  it('accepts the tool_use blocks of a message with a stop reason it does not refuse', () => {
-    for (const stopReason of ['tool_use', 'end_turn', 'stop_sequence']) {
+  it('accepts the tool_use blocks of a message stopped with tool_use or end_turn', () => {
+    for (const stopReason of ['tool_use', 'end_turn']) {
       expect(parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {})], { stop_reason: stopReason })).ok).toBe(true);
     }
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: stop_reason is an allow-list', () => {
+  // Every StopReason of @anthropic-ai/sdk 1.14.0, with what becomes of a message whose tool_use is
+  // followed by a text block (`earlier`) or is the last block (`last`). `Record<StopReason, ...>`:
+  // a stop reason a newer SDK adds fails the type check here until it is decided.
+  const EXPECTED: Record<StopReason, { earlier: boolean; last: boolean }> = {
+    tool_use: { earlier: true, last: true },
+    end_turn: { earlier: true, last: true },
+    max_tokens: { earlier: true, last: false },
+    model_context_window_exceeded: { earlier: true, last: false },
+    stop_sequence: { earlier: false, last: false },
+    pause_turn: { earlier: false, last: false },
+    refusal: { earlier: false, last: false },
+  };
+
+  it.each(Object.entries(EXPECTED))('stop_reason %s: %j', (stopReason, expected) => {
+    const earlier = parseAnthropicMessagesToolCalls(
+      messageWith([toolUse('t1', 'a', {}), { type: 'text', text: 'and then' }], { stop_reason: stopReason }),
+    );
+    const last = parseAnthropicMessagesToolCalls(
+      messageWith([{ type: 'text', text: 'calling' }, toolUse('t1', 'a', {})], { stop_reason: stopReason }),
+    );
+    for (const [outcome, accepted] of [[earlier, expected.earlier], [last, expected.last]] as const) {
+      if (accepted) expect(outcome).toEqual(expect.objectContaining({ ok: true, calls: [expect.objectContaining({ call_id: 't1' })] }));
+      else assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'malformed_response');
+    }
+    // Without tool_use blocks, no stop reason refuses: there is nothing to run.
+    expect(parseAnthropicMessagesToolCalls(messageWith([{ type: 'text', text: 'Hello.' }], { stop_reason: stopReason }))).toEqual({
+      ok: true,
+      response_id: 'msg_1',
+      calls: [],
+    });
+  });
+
+  it('refuses stop_sequence even when a tool_use block is followed by text: a stop sequence can end output anywhere', () => {
+    const calls = [toolUse('t1', 'a', {}), toolUse('t2', 'a', {}), { type: 'text', text: 'done' }];
+    assertParseRefused(
+      parseAnthropicMessagesToolCalls(messageWith(calls, { stop_reason: 'stop_sequence', stop_sequence: '###' })),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+  });
+
+  it.each([
+    'compaction',
+    'tool_calls',
+    'function_call',
+    'stop',
+    'content_filter',
+    'max_output_tokens',
+    'Tool_use',
+    'TOOL_USE',
+    'tool-use',
+    'tool_use ',
+    ' end_turn',
+    'end_turn\u0000',
+    'endturn',
+    '',
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+  ])('refuses the tool_use blocks of a message with the unknown stop_reason %j, and gives no calls without', (stopReason) => {
+    for (const content of [[toolUse('t1', 'a', {})], [toolUse('t1', 'a', {}), { type: 'text', text: 'and then' }]]) {
+      assertParseRefused(
+        parseAnthropicMessagesToolCalls(messageWith(content, { stop_reason: stopReason })),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+    }
+    expect(parseAnthropicMessagesToolCalls(messageWith([{ type: 'text', text: 'Hello.' }], { stop_reason: stopReason }))).toEqual({
+      ok: true,
+      response_id: 'msg_1',
+      calls: [],
+    });
+  });
+
+  it('accepts a lone tool_use block under exactly tool_use and end_turn, whatever the stop_reason string', () => {
+    const known = Object.keys(EXPECTED);
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.constantFrom(...known), fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom(...known).map((reason) => `${reason}x`)),
+        (stopReason) => {
+          const outcome = parseAnthropicMessagesToolCalls(messageWith([toolUse('t1', 'a', {})], { stop_reason: stopReason }));
+          expect(outcome.ok).toBe(stopReason === 'tool_use' || stopReason === 'end_turn');
+          if (!outcome.ok) assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'malformed_response');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: call ids the API takes back', () => {
+  // Anthropic refuses a tool_result whose tool_use_id does not match ^[a-zA-Z0-9_-]+$ (HTTP 400),
+  // so a call under such an id could run but never be answered: the whole message is refused.
+  const ACCEPTED_ID = /^[A-Za-z0-9_-]{1,256}$/;
+
+  it('exports the pattern as Anthropic states it', () => {
+    expect(ANTHROPIC_TOOL_USE_ID_PATTERN).toBe('^[a-zA-Z0-9_-]+$');
+  });
+
+  it.each([
+    'toolu.01:abc',
+    'toolu_01 ',
+    ' toolu_01',
+    'toolu 01',
+    'toolu/01',
+    'toolu+01=',
+    'toolu_01\u00e9',
+    'toolu_\uff10\uff11',
+    'toolu_01\u200b',
+    'toolu_01\ud83d\ude00',
+    '\u0130d',
+    'toolu_01\n',
+  ])('refuses a message with a tool_use id %j, even after a valid call, and even as its only call', (callId) => {
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([toolUse(callId, 'a', {})])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    assertParseRefused(
+      parseAnthropicMessagesToolCalls(messageWith([toolUse('toolu_ok', 'a', {}), toolUse(callId, 'b', {})])),
+      'MALFORMED_TOOL_CALL',
+      'malformed_response',
+    );
+  });
+
+  it.each(['toolu_01Ab2Cd3-Ef_9', 'a', 'Z', '0', '_', '-', 'x'.repeat(256)])('accepts the tool_use id %j', (callId) => {
+    const outcome = parseAnthropicMessagesToolCalls(messageWith([toolUse(callId, 'a', {})]));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual([callId]);
+  });
+
+  it('keeps the 256-character bound for ids of the pattern', () => {
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([toolUse('x'.repeat(257), 'a', {})])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
+  it('still reports a missing or empty id as missing_call_id and a non-string id as malformed', () => {
+    for (const callId of [undefined, null, '']) {
+      assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([toolUse(callId, 'a', {})])), 'MALFORMED_TOOL_CALL', 'missing_call_id');
+    }
+    for (const callId of [7, ['toolu_1'], { toString: () => 'toolu_1' }]) {
+      assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([toolUse(callId, 'a', {})])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    }
+  });
+
+  it('refuses an id outside the pattern before its name is checked: the id is the first rule broken', () => {
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([toolUse('toolu.1', '', {})])), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    // The same empty name under a good id reports the name.
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith([toolUse('toolu_1', '', {})])), 'MALFORMED_TOOL_CALL', 'empty_tool_name');
+  });
+
+  it('accepts exactly the ids the exported pattern matches, up to 256 characters', () => {
+    const pattern = new RegExp(ANTHROPIC_TOOL_USE_ID_PATTERN);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.stringMatching(/^[A-Za-z0-9_-]{1,300}$/),
+          fc.string({ minLength: 1, maxLength: 12 }),
+          fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }),
+          fc.tuple(fc.stringMatching(/^[A-Za-z0-9_-]{0,8}$/), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.stringMatching(/^[A-Za-z0-9_-]{0,8}$/))
+            .map(([before, character, after]) => `${before}${character}${after}`),
+        ),
+        (callId) => {
+          const outcome = parseAnthropicMessagesToolCalls(messageWith([toolUse(callId, 'a', {})]));
+          const expected = ACCEPTED_ID.test(callId);
+          expect(pattern.test(callId) && callId.length <= 256).toBe(expected);
+          expect(outcome.ok).toBe(expected);
+          if (!outcome.ok) assertParseRefused(outcome, 'MALFORMED_TOOL_CALL', 'malformed_response');
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });
 
@@ -309,7 +482,10 @@ describe('parseAnthropicMessagesToolCalls: properties', () => {
           fc.record({ id: fc.anything(), content: fc.array(fc.anything(), { maxLength: 5 }) }),
           fc.record({
             id: fc.string(),
-            stop_reason: fc.constantFrom('tool_use', 'max_tokens', null),
+            stop_reason: fc.oneof(
+              fc.constantFrom('tool_use', 'end_turn', 'max_tokens', 'model_context_window_exceeded', 'stop_sequence', 'pause_turn', 'refusal', null),
+              fc.string(),
+            ),
             content: fc.array(
               fc.record({
                 type: fc.constantFrom('tool_use', 'text', 'thinking'),
