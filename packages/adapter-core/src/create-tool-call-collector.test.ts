@@ -1,4 +1,4 @@
-import type { ParseToolCallsOutcome, RawArguments } from '@toolseal/contracts';
+import type { ParseToolCallsOutcome, RawArguments, ToolCall } from '@toolseal/contracts';
 import { checkError } from '@toolseal/errors';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -270,13 +270,105 @@ describe('createToolCallCollector', () => {
       expect(outcome.ok).toBe(true);
       if (!outcome.ok) return;
       const call = outcome.calls[0]!;
-      // The call itself still carries the SDK's value, for the dispatcher.
+      // The call carries the kept copy (equal to the SDK's value as parsed), for the dispatcher.
       expect(call.arguments).toEqual(value(sdkArguments));
       sdkArguments.lines[0]!.line_id = 'changed after parse';
       (sdkArguments as Record<string, unknown>)['injected'] = true;
       const copy = privateArgumentsOf(call, DEFAULT_JSON_LIMITS);
       expect(copy).toEqual({ order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1' }] });
       expect(copy).not.toBe(sdkArguments);
+    });
+
+    function isDeeplyFrozen(input: unknown): boolean {
+      if (typeof input !== 'object' || input === null) return true;
+      return Object.isFrozen(input) && Object.values(input).every(isDeeplyFrozen);
+    }
+
+    function keptCall(input: unknown): ToolCall {
+      const outcome = collectKept(input);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) throw new Error('refused');
+      return outcome.calls[0]!;
+    }
+
+    const argumentsOf = (call: ToolCall): unknown => (call.arguments.format === 'json_value' ? call.arguments.value : undefined);
+
+    // Old code: the kept copy was a plain mutable object (isDeeplyFrozen false).
+    it('keeps a deeply frozen copy, which the call carries instead of the host object', () => {
+      const sdkArguments = { order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1', tags: ['a'] }], note: null };
+      const call = keptCall(sdkArguments);
+      const carried = argumentsOf(call);
+      expect(carried).not.toBe(sdkArguments);
+      expect(isDeeplyFrozen(carried)).toBe(true);
+      // The host's object is never frozen.
+      expect(Object.isFrozen(sdkArguments)).toBe(false);
+      expect(Object.isFrozen(sdkArguments.lines[0])).toBe(false);
+    });
+
+    // Old code: the assignments succeeded, and privateArgumentsOf returned the changed object.
+    it('refuses changes through call.arguments.value (strict mode: TypeError), so the copy handed out stays the parsed arguments', () => {
+      const call = keptCall({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+      const carried = argumentsOf(call) as { amount: number; lines: Array<{ qty: number }>; added?: boolean };
+      expect(() => {
+        carried.amount = 500000;
+      }).toThrow(TypeError);
+      expect(() => {
+        carried.lines[0]!.qty = 9;
+      }).toThrow(TypeError);
+      expect(() => {
+        carried.lines.push({ qty: 2 });
+      }).toThrow(TypeError);
+      expect(() => {
+        carried.added = true;
+      }).toThrow(TypeError);
+      expect(carried).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+      expect(privateArgumentsOf(call, DEFAULT_JSON_LIMITS)).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+    });
+
+    // Old code: every call returned the kept object itself, the one the call carries.
+    it('hands out a fresh, unfrozen copy on every call: changing one changes neither the call nor the next copy', () => {
+      const call = keptCall({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+      const first = privateArgumentsOf(call, DEFAULT_JSON_LIMITS) as { amount: number; lines: Array<{ qty: number }> };
+      const second = privateArgumentsOf(call, DEFAULT_JSON_LIMITS) as { amount: number; lines: Array<{ qty: number }> };
+      expect(first).not.toBe(argumentsOf(call));
+      expect(first).not.toBe(second);
+      expect(first.lines).not.toBe(second.lines);
+      expect(Object.isFrozen(first)).toBe(false);
+      expect(Object.isFrozen(first.lines[0])).toBe(false);
+      first.amount = 7;
+      first.lines[0]!.qty = 9;
+      expect(argumentsOf(call)).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+      expect(second).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+      expect(privateArgumentsOf(call, DEFAULT_JSON_LIMITS)).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+    });
+
+    // Old code: same (the kept copy is keyed by the call, not read from it); kept as a guard.
+    it('hands out the arguments as parsed even when the host replaces the call\'s value', () => {
+      const call = keptCall({ item_id: 'ITEM-1', amount: 5 });
+      call.arguments = value({ item_id: 'ITEM-1', amount: 500000 });
+      expect(privateArgumentsOf(call, DEFAULT_JSON_LIMITS)).toEqual({ item_id: 'ITEM-1', amount: 5 });
+    });
+
+    it('keeps scalar and array arguments too, frozen, and hands out copies of them', () => {
+      const list = keptCall([{ a: 1 }, 2]);
+      expect(isDeeplyFrozen(argumentsOf(list))).toBe(true);
+      const copy = privateArgumentsOf(list, DEFAULT_JSON_LIMITS);
+      expect(copy).toEqual([{ a: 1 }, 2]);
+      expect(copy).not.toBe(argumentsOf(list));
+      expect(privateArgumentsOf(keptCall('text'), DEFAULT_JSON_LIMITS)).toBe('text');
+      expect(privateArgumentsOf(keptCall(null), DEFAULT_JSON_LIMITS)).toBeNull();
+    });
+
+    // Old code and new: without keepArgumentCopies the call carries the host's object, untouched
+    // (as the OpenAI and Anthropic adapters' calls do).
+    it('without keepArgumentCopies, carries the host object itself and never freezes it', () => {
+      const sdkArguments = { order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1' }] };
+      const outcome = collect([['c1', 'a', value(sdkArguments)]]);
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      expect(argumentsOf(outcome.calls[0]!)).toBe(sdkArguments);
+      expect(Object.isFrozen(sdkArguments)).toBe(false);
+      expect(Object.isFrozen(sdkArguments.lines)).toBe(false);
     });
 
     it('copies the arguments of a call it did not keep (rebuilt by the host), never returning the host object', () => {

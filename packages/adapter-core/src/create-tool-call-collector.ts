@@ -3,6 +3,7 @@ import { makeError } from '@toolseal/errors';
 import { checkUntrustedValue, copyUntrustedValue, GUARD_RULES, utf8LengthWithin, type JsonLimits } from '@toolseal/guard';
 import type { AdapterIdentity } from './create-adapter-identity.js';
 import { isJsonDataWithin } from './is-json-data-within.js';
+import { copyJsonData, freezeJsonData } from './json-data-copies.js';
 import {
   isWellFormedIdentifier,
   MAX_PROVIDER_ID_LENGTH,
@@ -23,8 +24,9 @@ function rejectArguments(rule: string): ParseRejection {
 
 /**
  * The private copies of `json_value` arguments kept by collectors created with
- * `keepArgumentCopies`, by the `ToolCall` they belong to. Only `privateArgumentsOf` reads them, for
- * the payload an adapter builds; the host's objects are never stored here.
+ * `keepArgumentCopies`, by the `ToolCall` they belong to, deeply frozen. Only `privateArgumentsOf`
+ * reads them (and hands out fresh copies of them, for the payload an adapter builds); the host's
+ * objects are never stored here, and nothing outside holds a changeable version of one.
  */
 const keptArguments = new WeakMap<ToolCall, JsonValue>();
 
@@ -32,11 +34,14 @@ const keptArguments = new WeakMap<ToolCall, JsonValue>();
 export interface ToolCallCollectorOptions {
   /**
    * Keep a private copy of every `json_value` argument value that passes the guard, taken by the
-   * same walk that checks its size (the guard's `copyUntrustedValue`), for an adapter that sends
-   * the arguments back to the provider (a stateless continuation): `privateArgumentsOf` returns
-   * it, and the `ToolCall` carries it as its `arguments.value` instead of the host's object, so the
-   * dispatcher runs exactly what the continuation echoes. Costs the copy's allocations (about 130 ns
-   * for a one-key object). Default `false`.
+   * same walk that checks its size (the guard's `copyUntrustedValue`) and then deeply frozen, for an
+   * adapter that sends the arguments back to the provider (a stateless continuation):
+   * `privateArgumentsOf` returns fresh copies of it, and the `ToolCall` carries it as its
+   * `arguments.value` instead of the host's object. Being frozen, it cannot be changed through the
+   * call (an assignment throws a `TypeError` in strict mode), before or after dispatch, so the
+   * dispatcher runs exactly what the continuation echoes. Costs the copy's allocations (about
+   * 130 ns for a one-key object) and one `Object.freeze` per object or array (a quarter to a third
+   * more). Default `false`: the call then carries the host's own value, neither copied nor frozen.
    */
   keepArgumentCopies?: boolean;
   /**
@@ -127,7 +132,8 @@ export function createToolCallCollector(
           // JSON anyway, so the response is refused rather than handed to the dispatcher.
           if (!isJsonDataWithin(rawArguments.value, limits.argumentLimits)) return rejectArguments('non_json_value');
         }
-        if (keepCopies && checked.ok) copy = checked.value;
+        // Frozen before anything else sees it: the call hands it to the host.
+        if (keepCopies && checked.ok) copy = freezeJsonData(checked.value);
       }
       seen.add(callId);
       const call: ToolCall = {
@@ -137,8 +143,9 @@ export function createToolCallCollector(
         response_id: responseId,
         call_id: callId,
         tool_name: toolName,
-        // With a kept copy, the call carries it instead of the host's object: what the dispatcher
-        // runs is then what a stateless continuation echoes, whatever happens to the SDK response.
+        // With a kept copy, the call carries it (frozen) instead of the host's object: what the
+        // dispatcher runs is then what a stateless continuation echoes, whatever happens to the SDK
+        // response or to the call's value.
         arguments: copy === undefined ? rawArguments : { format: 'json_value', value: copy },
       };
       if (copy !== undefined) keptArguments.set(call, copy);
@@ -156,17 +163,20 @@ export function createToolCallCollector(
  * the provider (a stateless continuation) and must never send the host's object itself: an SDK
  * response mutated after parsing, or a value too deep to serialize, would reach the payload.
  *
- * The copy the collector kept while checking the arguments (`keepArgumentCopies`), when `call` is
- * the very object it returned; else (calls the host rebuilt, e.g. from storage, or a collector that
- * kept no copy) a copy taken now by the guard's `copyUntrustedValue` under `limits`. `undefined`
- * for arguments that are not JSON data the guard accepts (`Infinity`, a `__proto__` key: the
- * dispatcher refuses such a call; an accessor in a call the host rebuilt, which a collector would
- * have refused) or not `json_value` at all. A kept copy is the
- * same object on every call (no second walk): treat it as read-only.
+ * Every call returns a fresh, unfrozen copy that belongs to the caller alone, to place in one
+ * payload: changing it changes neither `call` nor any other payload. When `call` is the very
+ * object a collector created with `keepArgumentCopies` returned, it is a plain copy (no checks: a
+ * quarter to a third of the guard's walk) of the frozen copy the collector kept while checking the
+ * arguments, i.e. of the arguments as parsed, whatever the host later assigns to `call`; else
+ * (calls the host rebuilt, e.g. from storage, or a collector that kept no copy) a copy taken now by
+ * the guard's `copyUntrustedValue` under `limits`. `undefined` for arguments that are not JSON
+ * data the guard accepts (`Infinity`, a `__proto__` key: the dispatcher refuses such a call; an
+ * accessor in a call the host rebuilt, which a collector would have refused) or not `json_value`
+ * at all.
  */
 export function privateArgumentsOf(call: ToolCall, limits: Readonly<JsonLimits>): JsonValue | undefined {
   const kept = keptArguments.get(call);
-  if (kept !== undefined) return kept;
+  if (kept !== undefined) return copyJsonData(kept);
   if (call.arguments.format !== 'json_value') return undefined;
   const copied = copyUntrustedValue(call.arguments.value, limits);
   return copied.ok ? copied.value : undefined;

@@ -1,4 +1,11 @@
-import { assertParsed, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import {
+  assertParsed,
+  createConformanceHarness,
+  createRecordingVerifier,
+  fakeSealedResult,
+  findProtectedValues,
+} from '@toolseal/adapter-testing';
+import type { ToolCall } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { geminiParallel as interaction } from './__fixtures__/gemini-interactions-fixtures.js';
@@ -111,7 +118,7 @@ describe('convertToGeminiFunctionResults', () => {
       expect(echoed.type === 'function_call' && echoed.arguments).not.toBe(sdkArguments);
     });
 
-    it('the call carries that same copy, so the dispatcher runs what the continuation echoes (the review)', () => {
+    it('the call carries a frozen copy equal to the echo, so the dispatcher runs what the continuation echoes (the review)', () => {
       const interaction = sdkInteraction('{"order_id":"ORDER-C7"}');
       const calls = assertParsed(parseGeminiInteractionsToolCalls(interaction as never));
       const sdkArguments = interaction.steps[0]!.arguments;
@@ -124,8 +131,84 @@ describe('convertToGeminiFunctionResults', () => {
       expect(outcome.ok).toBe(true);
       if (!outcome.ok) return;
       const echoed = outcome.payload.input[0]!;
-      expect(echoed.type === 'function_call' && echoed.arguments).toBe(carried.format === 'json_value' && carried.value);
+      expect(echoed.type === 'function_call' && echoed.arguments).toEqual({ order_id: 'ORDER-C7' });
+      // The payload has its own copy, not the call's (frozen) value.
+      expect(echoed.type === 'function_call' && echoed.arguments).not.toBe(carried.format === 'json_value' && carried.value);
       expect(carried.format === 'json_value' && carried.value).toEqual({ order_id: 'ORDER-C7' });
+    });
+
+    function isDeeplyFrozen(input: unknown): boolean {
+      if (typeof input !== 'object' || input === null) return true;
+      return Object.isFrozen(input) && Object.values(input).every(isDeeplyFrozen);
+    }
+
+    const valueOf = (call: ToolCall): Record<string, unknown> =>
+      (call.arguments.format === 'json_value' ? call.arguments.value : undefined) as Record<string, unknown>;
+
+    function echoedArgumentsOf(outcome: ReturnType<typeof formatStateless>, index = 0): Record<string, unknown> {
+      if (!outcome.ok) throw new Error('format refused');
+      const step = outcome.payload.input[index]!;
+      if (step.type !== 'function_call') throw new Error('not an echoed call');
+      return step.arguments;
+    }
+
+    // Old code: the kept copy was a plain object (false).
+    it('the call carries the kept copy deeply frozen', () => {
+      const calls = assertParsed(parseGeminiInteractionsToolCalls(sdkInteraction('{"item_id":"ITEM-1","amount":5,"lines":[{"qty":1}]}') as never));
+      expect(isDeeplyFrozen(valueOf(calls[0]!))).toBe(true);
+    });
+
+    // Old code: the assignment succeeded and the echo showed amount 500000 beside the result of amount 5.
+    it('a change to call.arguments.value after dispatch is refused: the stateless echo still shows the arguments that ran', () => {
+      const harness = createConformanceHarness();
+      const interaction = sdkInteraction('{"item_id":"ITEM-1","amount":5}');
+      interaction.steps[0] = { ...interaction.steps[0]!, name: 'kit_write' } as (typeof interaction.steps)[0];
+      const calls = assertParsed(parseGeminiInteractionsToolCalls(interaction as never));
+      const results = [harness.seal(calls[0]!)];
+      const carried = valueOf(calls[0]!) as { amount: number; extra?: boolean };
+      expect(() => {
+        carried.amount = 500000;
+      }).toThrow(TypeError);
+      expect(() => {
+        carried.extra = true;
+      }).toThrow(TypeError);
+      const outcome = convertToGeminiFunctionResults({
+        calls,
+        results,
+        verify: harness.verify,
+        options: { continuation: 'stateless' },
+      });
+      expect(outcome.ok).toBe(true);
+      if (!outcome.ok) return;
+      expect(echoedArgumentsOf(outcome)).toEqual({ item_id: 'ITEM-1', amount: 5 });
+      const result = outcome.payload.input[1]!;
+      expect(result.type === 'function_result' && JSON.parse(result.result[0].text)).toMatchObject({ data: { amount: 5 } });
+    });
+
+    // Old code: both payloads and the call shared one object, so all three showed amount 7.
+    it('every payload has its own copy: changing one changes neither the call nor another payload', () => {
+      const calls = assertParsed(parseGeminiInteractionsToolCalls(sdkInteraction('{"item_id":"ITEM-1","amount":5,"lines":[{"qty":1}]}') as never));
+      const first = formatStateless(calls);
+      const second = formatStateless(calls);
+      const mutated = echoedArgumentsOf(first) as { amount: number; lines: Array<{ qty: number }> };
+      expect(Object.isFrozen(mutated)).toBe(false);
+      mutated.amount = 7;
+      mutated.lines[0]!.qty = 9;
+      mutated.lines.push({ qty: 2 });
+      expect(valueOf(calls[0]!)).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+      expect(echoedArgumentsOf(second)).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+      expect(echoedArgumentsOf(formatStateless(calls))).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
+    });
+
+    // Old code: every echo was the call's own value (the same object).
+    it('gives every echoed call its own copy within one payload', () => {
+      const calls = parsedCalls();
+      const outcome = formatStateless(calls);
+      const echoed = [0, 1, 2].map((index) => echoedArgumentsOf(outcome, index));
+      echoed.forEach((args, index) => {
+        expect(args).toEqual(valueOf(calls[index]!));
+        expect(args).not.toBe(valueOf(calls[index]!));
+      });
     });
 
     it('echoes a copy for calls the host rebuilt (e.g. from storage)', () => {

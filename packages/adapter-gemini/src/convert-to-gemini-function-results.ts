@@ -14,17 +14,20 @@ import type {
 import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-default-settings.js';
 
 /**
- * The arguments a stateless continuation echoes for `call`: a private copy, never the host's
- * object (the SDK response may be changed after parsing, and a value the guard refused may be too
- * deep to serialize). The copy the parser kept when it checked the arguments, or, for calls the
- * host rebuilt, one taken now under the adapter's limits. Arguments that are not JSON data
- * (`Infinity` from 1e400, a `__proto__` key, an accessor) have no copy: the dispatcher refused
- * that call, its result says so, and the call is echoed with empty arguments.
+ * The arguments a stateless continuation echoes for `call`: a private copy for this payload alone,
+ * never the host's object (the SDK response may be changed after parsing, and a value the guard
+ * refused may be too deep to serialize) nor the call's own value (changing the payload must not
+ * change the call or another payload). A fresh copy of the frozen copy the parser kept when it
+ * checked the arguments (the arguments as parsed, which the call carries and the dispatcher ran),
+ * or, for calls the host rebuilt, one taken now under the adapter's limits. Arguments that are not
+ * JSON data (`Infinity` from 1e400, a `__proto__` key, an accessor) have no copy: the dispatcher
+ * refused that call, its result says so, and the call is echoed with empty arguments.
  */
 function echoedArguments(call: ToolCall, settings: AdapterSettings): JsonObject {
   if (call.arguments.format !== 'json_value') {
     throw new TypeError('stateless continuation: calls must come from this adapter (json_value arguments)');
   }
+  // A fresh copy on every call of `privateArgumentsOf`: nothing else holds it.
   const copy = privateArgumentsOf(call, settings.limits.argumentLimits);
   // The parser accepts object arguments only; anything else cannot be a copy of them.
   return typeof copy === 'object' && copy !== null && !Array.isArray(copy) ? copy : {};
@@ -42,8 +45,8 @@ function echoedArguments(call: ToolCall, settings: AdapterSettings): JsonObject 
  * - `previous_interaction_id`: `{ previous_interaction_id, input: [results] }`.
  * - `stateless`: `{ input: [function_call steps, results] }`, the calls echoed in step order.
  *
- * The `stateless` echo carries a private copy of each call's arguments (see `echoedArguments`),
- * never the SDK's own object.
+ * The `stateless` echo carries a private copy of each call's arguments, its own in every payload
+ * (see `echoedArguments`), never the SDK's object nor the call's.
  *
  * Never throws on bad results. Throws a `TypeError` on host misuse: `options` or `calls` missing or
  * not what they must be, no calls, calls from several interactions, or an unknown continuation.

@@ -13,8 +13,8 @@ import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-defa
 
 /**
  * Parses the pending `function_call` steps of an interaction into `ToolCall`s, in step order, with
- * `arguments` as the SDK-parsed object (`json_value`), checked against the adapter's size limits;
- * the dispatcher validates it per tool with the guard. A `function_call` step answered by a
+ * `arguments` as a deeply frozen copy of the SDK-parsed object (`json_value`; see below), checked
+ * against the adapter's size limits; the dispatcher validates it per tool with the guard. A `function_call` step answered by a
  * `function_result` step that comes after it in the same interaction is not pending and is
  * skipped; a `function_result` before its call, or naming no call of the interaction, answers no
  * call here (it answers one of an earlier interaction, whose timeline this one continues); other
@@ -44,8 +44,11 @@ import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-defa
  * Every field that decides whether a call is pending (the interaction's `status` and `steps`, a
  * step's `type`, a `function_result`'s `call_id`) is read with `readRefusalField`: one defined as a
  * getter or reachable only through the prototype chain refuses the interaction as malformed
- * instead of reading as absent. The collector keeps a private copy of each call's arguments, taken
- * while checking them, for the stateless continuation to echo.
+ * instead of reading as absent. The collector keeps a private, deeply frozen copy of each call's
+ * arguments, taken while checking them: the call carries it as `arguments.value` (so it cannot be
+ * changed through the call) and the stateless continuation echoes fresh copies of it. Arguments
+ * the dispatcher will refuse for their content (`1e400` parsed as Infinity, a `__proto__` key)
+ * have no copy: that call carries the SDK's object.
  */
 export function parseGeminiInteractionsToolCalls(
   interaction: GeminiInteractionsResponse,
@@ -120,7 +123,7 @@ export function parseGeminiInteractionsToolCalls(
       if (awaitsResults && pending === 0) return rejectMalformedToolCall('malformed_response');
       return null;
     },
-    // The stateless continuation echoes the arguments: from this copy, never the SDK's object.
+    // The stateless continuation echoes the arguments: copies of this frozen copy, never the SDK's object.
     { keepArgumentCopies: true },
   );
 }
