@@ -267,5 +267,5 @@ describe("a write's output limit fits its idempotency record", () => {
     expect(again.sealed.model_result.execution.delivery).toBe('local_replay');
     expect(again.sealed.model_result.data).toEqual({ text });
     expect(runs).toBe(1);
-  }, 120_000);
+  });
 });

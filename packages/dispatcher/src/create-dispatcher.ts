@@ -1155,7 +1155,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // storeTimeoutMs, not by the deadline): a write must not start late. Nothing has run, and no
     // await separates this check from the handler call.
     if (abort.aborted || now() >= invocation.deadline) {
-      state.notes.push('deadline_during_mark_started');
+      state.notes.push(abort.aborted ? 'aborted_during_mark_started' : 'deadline_during_mark_started');
       return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
     }
 

@@ -66,14 +66,22 @@ describe('markStarted answering after the deadline', () => {
     const store = host.stores.idempotencyStore;
     const markStarted = store.markStarted.bind(store);
     const controller = new AbortController();
-    // The abort lands while markStarted is answering; the store's answer wins the race to the dispatcher.
+    // The abort lands after the dispatcher received the store's answer (when it reads `ok`), so the
+    // wait itself ended normally: only the check before the handler can stop the write.
     store.markStarted = async (input) => {
       const answer = await markStarted(input);
-      controller.abort();
-      return answer;
+      return Object.defineProperty({ ...answer }, 'ok', {
+        enumerable: true,
+        get: () => {
+          controller.abort();
+          return answer.ok;
+        },
+      });
     };
     const result = only(await host.dispatcher.dispatch([write()], { ...context, signal: controller.signal }));
+    expect(result.gate).toBe('deadline');
     expect(result.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(await notesOf(host, result)).toEqual(['aborted_during_mark_started']);
     expect(host.calls['create_refund_draft']).toBe(0);
     expect((await store.get(keyOf(result)))?.state).toBe('released');
   });
@@ -141,7 +149,8 @@ describe('a completion landing after another claim turned the record unknown', (
     const host = writeHost(false);
     const handler = host.impl.create_refund_draft;
     host.impl.create_refund_draft = (input) => {
-      const answer = handler(input) as Record<string, unknown>;
+      const answer = handler(input);
+      if (answer instanceof Promise || answer.kind !== 'data') throw new Error('test host: expected a synchronous data outcome');
       return { ...answer, receipt: null };
     };
     slowComplete(host);

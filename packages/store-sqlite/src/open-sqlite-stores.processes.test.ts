@@ -30,7 +30,7 @@ async function attempt(mode: string, databasePath: string, sideEffectPath: strin
 }
 
 // Each child loads the TypeScript compiler to run its fixture: four of them in one test measured
-// over 30 s on a slow machine of the CI kind, so these tests get two minutes each.
+// over 30 s on a slow machine of the CI kind (76 s once, with other packages testing beside them), so these tests get four minutes each.
 describe('SQLite stores: crash injection with real processes', { timeout: 240_000 }, () => {
   it('a host killed between the handler and completion leaves outcome unknown; the handler never runs twice', async () => {
     const databasePath = join(directory, 'crash.db');
