@@ -342,10 +342,19 @@ describe('createToolCallCollector', () => {
       expect(privateArgumentsOf(call, DEFAULT_JSON_LIMITS)).toEqual({ item_id: 'ITEM-1', amount: 5, lines: [{ qty: 1 }] });
     });
 
-    // Old code: same (the kept copy is keyed by the call, not read from it); kept as a guard.
-    it('hands out the arguments as parsed even when the host replaces the call\'s value', () => {
+    // Old code: the assignments succeeded, and the dispatcher would have run 500000 while the
+    // continuation echoed 5.
+    it('freezes the call and its arguments wrapper: the host cannot replace the arguments the echo shows', () => {
       const call = keptCall({ item_id: 'ITEM-1', amount: 5 });
-      call.arguments = value({ item_id: 'ITEM-1', amount: 500000 });
+      expect(Object.isFrozen(call)).toBe(true);
+      expect(Object.isFrozen(call.arguments)).toBe(true);
+      expect(() => {
+        call.arguments = value({ item_id: 'ITEM-1', amount: 500000 });
+      }).toThrow(TypeError);
+      expect(() => {
+        (call.arguments as { value: unknown }).value = { item_id: 'ITEM-1', amount: 500000 };
+      }).toThrow(TypeError);
+      expect(argumentsOf(call)).toEqual({ item_id: 'ITEM-1', amount: 5 });
       expect(privateArgumentsOf(call, DEFAULT_JSON_LIMITS)).toEqual({ item_id: 'ITEM-1', amount: 5 });
     });
 

@@ -37,9 +37,9 @@ export interface ToolCallCollectorOptions {
    * same walk that checks its size (the guard's `copyUntrustedValue`) and then deeply frozen, for an
    * adapter that sends the arguments back to the provider (a stateless continuation):
    * `privateArgumentsOf` returns fresh copies of it, and the `ToolCall` carries it as its
-   * `arguments.value` instead of the host's object. Being frozen, it cannot be changed through the
-   * call (an assignment throws a `TypeError` in strict mode), before or after dispatch, so the
-   * dispatcher runs exactly what the continuation echoes. Costs the copy's allocations (about
+   * `arguments.value` instead of the host's object. The call, its `arguments` and the copy are
+   * frozen: none can be changed or replaced (an assignment throws a `TypeError` in strict mode),
+   * before or after dispatch, so the dispatcher runs exactly what the continuation echoes. Costs the copy's allocations (about
    * 130 ns for a one-key object) and one `Object.freeze` per object or array (a quarter to a third
    * more). Default `false`: the call then carries the host's own value, neither copied nor frozen.
    */
@@ -145,10 +145,15 @@ export function createToolCallCollector(
         tool_name: toolName,
         // With a kept copy, the call carries it (frozen) instead of the host's object: what the
         // dispatcher runs is then what a stateless continuation echoes, whatever happens to the SDK
-        // response or to the call's value.
-        arguments: copy === undefined ? rawArguments : { format: 'json_value', value: copy },
+        // response.
+        arguments: copy === undefined ? rawArguments : Object.freeze({ format: 'json_value', value: copy }),
       };
-      if (copy !== undefined) keptArguments.set(call, copy);
+      if (copy !== undefined) {
+        // The call too, so that neither `call.arguments` nor its `value` can be replaced: the
+        // dispatcher reads them, the continuation echoes the kept copy, and the two stay one value.
+        Object.freeze(call);
+        keptArguments.set(call, copy);
+      }
       calls.push(call);
       return null;
     },
@@ -167,7 +172,7 @@ export function createToolCallCollector(
  * payload: changing it changes neither `call` nor any other payload. When `call` is the very
  * object a collector created with `keepArgumentCopies` returned, it is a plain copy (no checks: a
  * quarter to a third of the guard's walk) of the frozen copy the collector kept while checking the
- * arguments, i.e. of the arguments as parsed, whatever the host later assigns to `call`; else
+ * arguments, i.e. of the arguments as parsed (that call is frozen: nothing can replace them); else
  * (calls the host rebuilt, e.g. from storage, or a collector that kept no copy) a copy taken now by
  * the guard's `copyUntrustedValue` under `limits`. `undefined` for arguments that are not JSON
  * data the guard accepts (`Infinity`, a `__proto__` key: the dispatcher refuses such a call; an
