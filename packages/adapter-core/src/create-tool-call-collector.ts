@@ -1,9 +1,9 @@
 import type { JsonValue, ParseToolCallsOutcome, RawArguments, ToolCall } from '@toolseal/contracts';
 import { makeError } from '@toolseal/errors';
-import { checkUntrustedValue, copyUntrustedValue, GUARD_RULES, utf8LengthWithin, type JsonLimits } from '@toolseal/guard';
+import { checkUntrustedValue, copyUntrustedValue, deepFreeze, GUARD_RULES, utf8LengthWithin, type JsonLimits } from '@toolseal/guard';
 import type { AdapterIdentity } from './create-adapter-identity.js';
 import { isJsonDataWithin } from './is-json-data-within.js';
-import { copyJsonData, freezeJsonData } from './json-data-copies.js';
+import { copyJsonData } from './json-data-copies.js';
 import {
   isWellFormedIdentifier,
   MAX_PROVIDER_ID_LENGTH,
@@ -133,7 +133,7 @@ export function createToolCallCollector(
           if (!isJsonDataWithin(rawArguments.value, limits.argumentLimits)) return rejectArguments('non_json_value');
         }
         // Frozen before anything else sees it: the call hands it to the host.
-        if (keepCopies && checked.ok) copy = freezeJsonData(checked.value);
+        if (keepCopies && checked.ok) copy = deepFreeze(checked.value);
       }
       seen.add(callId);
       const call: ToolCall = {

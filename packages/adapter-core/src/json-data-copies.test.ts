@@ -1,7 +1,8 @@
 import type { JsonValue } from '@toolseal/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyJsonData, freezeJsonData } from './json-data-copies.js';
+import { deepFreeze } from '@toolseal/guard';
+import { copyJsonData } from './json-data-copies.js';
 
 /** Every object and array reachable from `value`, in walk order. */
 function containersOf(value: unknown): object[] {
@@ -21,29 +22,9 @@ function nested(depth: number): JsonValue {
   return value;
 }
 
-describe('freezeJsonData', () => {
-  it('freezes every object and array and returns the same value', () => {
-    const value: JsonValue = { a: [1, { b: 'c' }, [null]], d: { e: false } };
-    expect(freezeJsonData(value)).toBe(value);
-    expect(containersOf(value).every((container) => Object.isFrozen(container))).toBe(true);
-  });
-
-  it('returns scalars unchanged', () => {
-    expect(freezeJsonData('text')).toBe('text');
-    expect(freezeJsonData(null)).toBeNull();
-    expect(freezeJsonData(0)).toBe(0);
-  });
-
-  it('freezes a value 20,000 levels deep without overflowing the stack', () => {
-    const value = nested(20_000);
-    expect(() => freezeJsonData(value)).not.toThrow();
-    expect(containersOf(value).every((container) => Object.isFrozen(container))).toBe(true);
-  });
-});
-
 describe('copyJsonData', () => {
   it('copies a frozen value into fresh, unfrozen containers with the same keys in the same order', () => {
-    const value = freezeJsonData({ z: 1, a: [1, { b: 'c' }, [null]], m: { e: false } });
+    const value = deepFreeze({ z: 1, a: [1, { b: 'c' }, [null]], m: { e: false } });
     const copy = copyJsonData(value);
     expect(copy).toEqual(value);
     expect(Object.keys(copy as object)).toEqual(['z', 'a', 'm']);
@@ -82,7 +63,7 @@ describe('copyJsonData', () => {
   it('property: the copy is equal, shares no container with the value, and serializes alike', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), (input) => {
-        const value = freezeJsonData(input as JsonValue);
+        const value = deepFreeze(input as JsonValue);
         const copy = copyJsonData(value);
         expect(copy).toEqual(value);
         expect(JSON.stringify(copy)).toBe(JSON.stringify(value));

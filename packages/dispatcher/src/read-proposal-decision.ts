@@ -1,6 +1,7 @@
 import type { ErrorCode, ErrorReason } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
+import { deepFreeze } from '@toolseal/guard';
 import type { ProposalDecisionRecord } from '@toolseal/proposal';
 import type { DeadlineRun } from './run-with-deadline.js';
 
@@ -77,10 +78,3 @@ function copyRecord(record: unknown): ProposalDecisionRecord | null {
   return deepFreeze(JSON.parse(text) as unknown) as ProposalDecisionRecord;
 }
 
-function deepFreeze(value: unknown): unknown {
-  if (typeof value === 'object' && value !== null) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
-}

@@ -16,6 +16,7 @@ export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
 export { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
+export { deepFreeze } from './deep-freeze.js';
 export {
   DEFAULT_SENSITIVE_KEYS,
   SENSITIVE_KEY_SUFFIXES,

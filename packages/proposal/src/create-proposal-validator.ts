@@ -7,6 +7,7 @@ import {
   copyUntrustedValue,
   createDeclaredFields,
   cutToDeclaredFields,
+  deepFreeze,
   isWellFormedText,
   parseUntrustedJson,
   resolveJsonLimits,
@@ -24,7 +25,6 @@ import {
   type ReadyForReview,
   type RecheckOutcome,
 } from './proposal-decision.js';
-import { deepFreeze } from './deep-freeze.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 

@@ -34,4 +34,4 @@ export {
   type RefundProposalValidatorOptions,
 } from './refund-rules.js';
 export { createEffectRecorder, type EffectRecorder, type AttemptedEffect } from './effect-recorder.js';
-export { deepFreeze } from './deep-freeze.js';
+export { deepFreeze } from '@toolseal/guard';

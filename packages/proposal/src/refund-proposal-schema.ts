@@ -1,4 +1,4 @@
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze } from '@toolseal/guard';
 
 /**
  * The refund proposal contract of spec 002 ("Write a bounded structural contract"), JSON Schema

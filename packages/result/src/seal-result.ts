@@ -18,10 +18,9 @@ import {
 } from '@toolseal/contracts';
 import { CanonicalizationError, canonicalize, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
-import { isWellFormedText } from '@toolseal/guard';
+import { deepFreeze, isWellFormedText } from '@toolseal/guard';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
 import { tryComposeCanonicalProtectedAudit } from './canonical-protected-audit.js';
-import { deepFreeze } from './deep-freeze.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
 import type { ToolRegistry } from './tool-registry.js';

@@ -2,12 +2,12 @@ import type { ToolContract } from '@toolseal/contracts';
 import {
   compileSchema,
   createSensitiveKeyScanner,
+  deepFreeze,
   isWellFormedText,
   type JsonLimits,
   type SensitiveKeyScanner,
 } from '@toolseal/guard';
 import { CONTRACT_KEYS, CONTRACT_REVISIONS } from './contract-keys.js';
-import { deepFreeze } from './deep-freeze.js';
 import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
 import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
 import { pointerSegments } from './json-pointer.js';
