@@ -253,6 +253,10 @@ export function checkHandlerOutput(
   if (violations.length > 0) return refuse();
   const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);
   violations.push(...findProtectedValues(dataCopy, canonicalData, needles));
+  // The one handler string outside `data` that reaches the model (its pattern is the tool's).
+  if (typeof resource_revision === 'string') {
+    violations.push(...findProtectedValues(resource_revision, null, needles, '/resource_revision'));
+  }
   if (violations.length > 0) return refuse();
   return {
     ok: true,

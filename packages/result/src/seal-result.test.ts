@@ -269,9 +269,13 @@ describe('sealResult', () => {
     it('checks string values only: key names are fixed by the exact schema and never searched', () => {
       const { violations } = sealResult(orderInput({ principal: { tenant_id: 'order_ref', subject_id: 'line_id', roles: [] } }));
       expect(violations).toEqual([]);
-      // An echoed value is a string like any other.
+      // An echoed value is a string like any other (here also inside the output's resource
+      // revision, the one handler string outside `data` the model sees).
       const echoed = sealResult(orderInput({ principal: { tenant_id: 'ORDER-C7', subject_id: 'drafter-1', roles: [] } }));
-      expect(echoed.violations).toEqual([{ rule: 'protected_value', path: '/data/order_ref' }]);
+      expect(echoed.violations).toEqual([
+        { rule: 'protected_value', path: '/data/order_ref' },
+        { rule: 'protected_value', path: '/resource_revision' },
+      ]);
     });
   });
 

@@ -299,9 +299,10 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
  * searches for: the trusted principal's `tenant_id` and `subject_id`, the trusted call's
  * `operation_id` and `idempotency_key`, and the package's own downstream `receipt` and `status_ref`.
  */
-function hasProtectedValue(data: JsonObject, dataText: string | null, trusted: TrustedContext, audit: ProtectedAudit): boolean {
+/** The protected values of the call, as `sealResult` searches for them (see `protectedNeedles`). */
+function callNeedles(trusted: TrustedContext, audit: ProtectedAudit): string[] {
   const { principal, call } = trusted;
-  const needles = protectedNeedles([
+  return protectedNeedles([
     principal.tenant_id,
     principal.subject_id,
     call.operation_id,
@@ -309,7 +310,6 @@ function hasProtectedValue(data: JsonObject, dataText: string | null, trusted: T
     audit.downstream.receipt,
     audit.downstream.status_ref,
   ]);
-  return findProtectedValues(data, dataText, needles).length > 0;
 }
 
 function tryDigest(compute: () => string): string | null {
@@ -357,10 +357,11 @@ function checkModelResult(
     if (tool === undefined) {
       reasons.add('output_contract');
     } else {
+      const needles = callNeedles(trusted, audit);
       if (result.data !== null) {
         if (checkOutputData(tool, result.data, trusted.arguments).length > 0) {
           reasons.add('output_contract');
-        } else if (hasProtectedValue(result.data, dataText, trusted, audit)) {
+        } else if (findProtectedValues(result.data, dataText, needles).length > 0) {
           // `sealResult` refuses data carrying a protected value of the call (its `protected_value`
           // rule): a package holding one was not sealed from this call's output as it stands.
           reasons.add('output_contract');
@@ -371,7 +372,11 @@ function checkModelResult(
         provenance.trust !== 'untrusted_data' ||
         provenance.source_label !== tool.sourceLabel ||
         provenance.producer_revision !== contract.producer_revision ||
-        !isResourceRevision(tool, provenance.resource_revision)
+        !isResourceRevision(tool, provenance.resource_revision) ||
+        // The one handler string outside `data` the model sees: `sealResult` refuses it too when it
+        // carries a protected value of the call.
+        (provenance.resource_revision !== null &&
+          findProtectedValues(provenance.resource_revision, null, needles).length > 0)
       ) {
         reasons.add('provenance');
       }
