@@ -89,6 +89,17 @@ describe('findProtectedValues', () => {
     );
   });
 
+  it('finds a number that is a protected value (a numeric id), never one that merely contains it', () => {
+    const data = { customer_no: 900100200, amount: 19001002001, lines: [{ ref: 7700112233 }], price: 12.5 };
+    expect(find(data, ['900100200', '7700112233'])).toEqual([
+      { rule: 'protected_value', path: '/data/customer_no' },
+      { rule: 'protected_value', path: '/data/lines/0/ref' },
+    ]);
+    // Without the canonical text, the walk decides alone, the same way.
+    expect(findProtectedValues(data, null, protectedNeedles(['900100200']))).toEqual([{ rule: 'protected_value', path: '/data/customer_no' }]);
+    expect(find({ amount: 1000000 }, ['100000'])).toEqual([]);
+  });
+
   it('reports an item of an array under an unsafe key at the parent pointer (the pointer stops growing there)', () => {
     // A counterexample the property below once drew, when its oracle let the pointer grow again.
     const data = { 'é': ['xx secret-1 yy'] };

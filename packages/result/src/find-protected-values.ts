@@ -28,7 +28,8 @@ export function protectedNeedles(values: readonly (string | null | undefined)[])
 /**
  * Where string values of `data` contain a protected value of the call (spec 000: the model
  * projection carries no principal identifiers, internal ids or receipts), compared exactly but
- * case-insensitively (`toLowerCase`, no Unicode normalization). `canonicalData` is the RFC 8785
+ * case-insensitively (`toLowerCase`, no Unicode normalization), and where a number of `data` is
+ * one (its `Number::toString` text equal to the value: numeric ids). `canonicalData` is the RFC 8785
  * text of `data`: one pass over it decides the common case (no value anywhere in the text, not even
  * in a key or a number); only a hit walks the values to find and report the strings, as
  * `protected_value` at a contract-safe pointer under `prefix`. Keys are never searched: the exact
@@ -74,6 +75,13 @@ function walk(
   if (typeof value === 'string') {
     const lower = value.toLowerCase();
     if (needles.some((needle) => lower.includes(needle))) violations.push({ rule: 'protected_value', path: pointer });
+    return;
+  }
+  if (typeof value === 'number') {
+    // A numeric id (a subject `900100200` in `customer_no`) is the value itself, written as the
+    // canonical text writes it: equal, never a substring (an amount of 1000000 is not the id 100000).
+    const text = String(value);
+    if (needles.includes(text)) violations.push({ rule: 'protected_value', path: pointer });
     return;
   }
   if (typeof value !== 'object' || value === null) return;
