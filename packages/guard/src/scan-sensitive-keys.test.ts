@@ -266,6 +266,14 @@ describe('scanSensitiveKeys', () => {
     });
   });
 
+  it('flags plural credential names after any prefix, unliftable; never a token count', () => {
+    const plural = { user_passwords: 1, stripe_api_keys: 2, ssh_private_keys: 3, old_signing_keys: 4, db_passwds: 5, vault_secret_keys: 6 };
+    const hits = scanSensitiveKeys(plural);
+    expect(hits.map((hit) => hit.matched)).toEqual(['*passwords', '*apikeys', '*privatekeys', '*signingkeys', '*passwds', '*secretkeys']);
+    expect(Object.keys(plural).some((key) => isLiftableKeyName(key))).toBe(false);
+    expect(scanSensitiveKeys({ prompt_tokens: 1, max_tokens: 2 })).toEqual([]);
+  });
+
   it('flags the known false positives of the suffix rules, which a host lifts by exact name', () => {
     expect(scanSensitiveKeys({ fortune_cookie: 1, cooperation_id: 2 }).map((hit) => hit.matched)).toEqual(['*cookie', '*operationid']);
     expect(scanSensitiveKeys({ fortune_cookie: 1, session_cookie: 2 }, { allowKeys: ['fortune_cookie'] }).map((hit) => hit.key)).toEqual(['session_cookie']);

@@ -161,6 +161,21 @@ const CREDENTIAL_SUFFIXES = [
   'connstring',
   'databaseurl',
   'authkey',
+  // Plurals: a list of credentials is no less one (`user_passwords`, `stripe_api_keys`). Not
+  // `tokens`: `prompt_tokens` and `max_tokens` are counts.
+  'passwords',
+  'passwds',
+  'passphrases',
+  'apikeys',
+  'privatekeys',
+  'secretkeys',
+  'accesskeys',
+  'signingkeys',
+  'encryptionkeys',
+  'masterkeys',
+  'sshkeys',
+  'passcodes',
+  'authkeys',
 ];
 
 /** Normalized endings of the boundary's call and principal identifiers: never liftable. */
