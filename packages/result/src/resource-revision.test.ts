@@ -31,14 +31,14 @@ function registryWith(pattern: string) {
   return createToolRegistry([spec]);
 }
 
-function seal(registry: ReturnType<typeof createToolRegistry>, resource_revision: string) {
+function seal(registry: ReturnType<typeof createToolRegistry>, resource_revision: string, receipt: string | null = null, sealedCall = call) {
   return sealResult({
     registry,
     tool_name: 'get_order',
     principal,
-    call,
+    call: sealedCall,
     arguments: args,
-    subject: { kind: 'data', output: { data, resource_revision, observed_at: '2026-07-19T00:00:00Z' } },
+    subject: { kind: 'data', output: { data, resource_revision, observed_at: '2026-07-19T00:00:00Z', receipt } },
     execution: { delivery: 'fresh' },
     now: () => '2026-07-19T00:00:01Z',
     digester,
@@ -102,5 +102,34 @@ describe('resource_revision patterns are matched against the whole value', () =>
     for (const pattern of ['order-[0-9]+', '^order', 'r[0-9]+$', '^a)|(b$', '^(a$']) {
       expect(() => registryWith(pattern), pattern).toThrow(/resource_revision\.pattern/);
     }
+  });
+});
+
+// Security review: the revision is the one handler string outside `data` the model sees, so under a
+// pattern as loose as an ETag's a compromised downstream could put the call's protected values
+// (spec 000: tenant, subject, operation id, idempotency key, receipt) into `provenance`.
+describe('resource_revision carrying a protected value of the call', () => {
+  const registry = registryWith('^[A-Za-z0-9._-]{1,128}$');
+  const keyed: CallContext = { ...call, idempotency_key: 'idem-secret-key-991' };
+
+  it.each([
+    ['the tenant id', 'tenant-cedar', null, call],
+    ['the subject id, in another case', 'rev.DRAFTER-1', null, call],
+    ['the operation id', 'op-001.r2', null, call],
+    ['the idempotency key', 'idem-secret-key-991', null, keyed],
+    ["the output's own receipt", 'rcpt-XYZ-123456', 'rcpt-XYZ-123456', call],
+  ] as const)('%s is refused at seal (protected_value at /resource_revision)', (_label, revision, receipt, sealedCall) => {
+    const { sealed, violations } = seal(registry, revision, receipt, sealedCall);
+    expect(violations).toEqual([{ rule: 'protected_value', path: '/resource_revision' }]);
+    expect(sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+    expect(JSON.stringify(sealed.model_result)).not.toContain(revision);
+  });
+
+  it('fails a stored package rewritten to carry one with provenance at verify', () => {
+    const trusted = { registry, tool_name: 'get_order', principal, call, arguments: args, digester };
+    const { sealed, violations } = seal(registry, 'etag-7f3a.v2');
+    expect(violations).toEqual([]);
+    expect(verifyResult(withRevision(sealed, 'etag-7f3a.v3'), trusted)).toEqual({ ok: true });
+    expect(verifyResult(withRevision(sealed, 'tenant-cedar.v3'), trusted)).toEqual({ ok: false, reasons: ['provenance'] });
   });
 });
