@@ -102,7 +102,9 @@ describe('SQLite stores: findUnresolved', () => {
   });
 
   it('retries SQLITE_BUSY through the lock waiter, and gives up after lockTimeoutMs with SqliteLockTimeoutError', async () => {
-    const stores = openSqliteStores({ path: nextPath(), lockTimeoutMs: 60 });
+    // Long enough for three retries on a loaded machine (60 ms once gave up after two attempts,
+    // 117 ms, while turbo ran other packages' tests beside this one); the give-up below waits it out.
+    const stores = openSqliteStores({ path: nextPath(), lockTimeoutMs: 1_500 });
     await recordIn(stores.idempotencyStore, 'key-started', 'started');
     // A WAL reader meets SQLITE_BUSY only in rare moments (another connection recovering the WAL):
     // played here by the statement's first answers.
