@@ -36,3 +36,4 @@ export {
   type SensitiveKeyScanner,
 } from './scan-sensitive-keys.js';
 export type { ValidateFunction, ErrorObject, Ajv2020 } from 'ajv/dist/2020.js';
+export { findCredentialValue, mayHoldCredentialValue, type CredentialValueKind } from './credential-values.js';

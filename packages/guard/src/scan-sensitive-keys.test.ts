@@ -317,6 +317,15 @@ describe('scanSensitiveKeys', () => {
     expect(scanSensitiveKeys({ prompt_tokens: 1, completion_tokens: 2, max_tokens: 3, cached_tokens: 4 })).toEqual([]);
   });
 
+  it('flags one-time, authorization and card security codes, in any spelling, and never lifts them', () => {
+    const codes = ['auth_code', 'authorizationCode', 'Verification-Code', 'one_time_password', 'oneTimeCode', 'TOTP', 'otp_code', 'otps', 'mfa_codes', 'recovery_codes', 'backupCode', 'CVV', 'cvv2', 'cvc', 'card_security_code'];
+    const hits = scanSensitiveKeys(Object.fromEntries(codes.map((key) => [key, '123456'])));
+    expect(hits.map((hit) => hit.key)).toEqual(codes);
+    for (const key of codes) expect(isLiftableKeyName(key), key).toBe(false);
+    // A code that names a thing, not a secret, stays business data.
+    expect(scanSensitiveKeys({ postal_code: 1, country_code: 2, status_code: 3, discount_code: 4, product_code: 5 })).toEqual([]);
+  });
+
   it('leaves ordinary business keys alone', () => {
     const value = Object.fromEntries(ORDINARY_KEYS.map((key) => [key, 1]));
     expect(scanSensitiveKeys({ data: value, rows: [value] })).toEqual([]);

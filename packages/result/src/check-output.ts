@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import { ajvErrorsToReasons, checkUntrustedValue, isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
+import { findCredentialValues } from './find-credential-values.js';
 import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
 import { boundViolations, type OutputViolation } from './output-violation.js';
@@ -168,8 +169,9 @@ function checkLink(tool: RegisteredTool, value: string): string | null {
  * cycles) against the tool's contract. Depth, counts, string lengths and JSON-ness are checked by
  * the guard first, then the fixed envelope, `resource_revision`, `observed_at` and completion
  * flags, then the encoded size of `data` (its RFC 8785 text, computed once and returned for the
- * seal), then the business data (`checkOutputData`), and last whether a string of `data` contains
- * one of `protectedValues` or the output's own `receipt` / `status_ref` (`findProtectedValues`).
+ * seal), then the business data (`checkOutputData`), then whether a string of `data` contains
+ * one of `protectedValues` or the output's own `receipt` / `status_ref` (`findProtectedValues`),
+ * and last whether a string or key of `data` holds a credential form (`findCredentialValues`).
  */
 export function checkHandlerOutput(
   tool: RegisteredTool,
@@ -253,9 +255,11 @@ export function checkHandlerOutput(
   if (violations.length > 0) return refuse();
   const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);
   violations.push(...findProtectedValues(dataCopy, canonicalData, needles));
+  violations.push(...findCredentialValues(dataCopy, canonicalData));
   // The one handler string outside `data` that reaches the model (its pattern is the tool's).
   if (typeof resource_revision === 'string') {
     violations.push(...findProtectedValues(resource_revision, null, needles, '/resource_revision'));
+    violations.push(...findCredentialValues(resource_revision, null, '/resource_revision'));
   }
   if (violations.length > 0) return refuse();
   return {

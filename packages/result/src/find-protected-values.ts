@@ -1,4 +1,5 @@
 import type { JsonValue } from '@toolseal/contracts';
+import { findInData } from './find-in-data.js';
 import type { OutputViolation } from './output-violation.js';
 
 /**
@@ -8,8 +9,6 @@ import type { OutputViolation } from './output-violation.js';
  */
 export const MIN_PROTECTED_VALUE_LENGTH = 6;
 
-const SAFE_SEGMENT = /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/;
-const MAX_POINTER_SEGMENTS = 16;
 
 /**
  * The protected values worth searching for, lowercased: strings of at least
@@ -51,9 +50,16 @@ export function findProtectedValues(
     // lowercases by context) is decided by the walk alone.
     if (!needles.some((needle) => !isPlainAscii(needle) || text.includes(needle))) return [];
   }
-  const violations: OutputViolation[] = [];
-  walk(data, prefix, 0, true, needles, violations);
-  return violations;
+  return findInData(data, prefix, 'protected_value', (value, isKey) => {
+    if (isKey) return false;
+    if (typeof value === 'number') {
+      // A numeric id (a subject `900100200` in `customer_no`) is the value itself, written as the
+      // canonical text writes it: equal, never a substring (an amount of 1000000 is not the id 100000).
+      return needles.includes(String(value));
+    }
+    const lower = value.toLowerCase();
+    return needles.some((needle) => lower.includes(needle));
+  });
 }
 
 function isPlainAscii(value: string): boolean {
@@ -62,35 +68,4 @@ function isPlainAscii(value: string): boolean {
     if (unit < 0x20 || unit > 0x7e || unit === 0x22 || unit === 0x5c) return false;
   }
   return true;
-}
-
-function walk(
-  value: JsonValue,
-  pointer: string,
-  depth: number,
-  safe: boolean,
-  needles: readonly string[],
-  violations: OutputViolation[],
-): void {
-  if (typeof value === 'string') {
-    const lower = value.toLowerCase();
-    if (needles.some((needle) => lower.includes(needle))) violations.push({ rule: 'protected_value', path: pointer });
-    return;
-  }
-  if (typeof value === 'number') {
-    // A numeric id (a subject `900100200` in `customer_no`) is the value itself, written as the
-    // canonical text writes it: equal, never a substring (an amount of 1000000 is not the id 100000).
-    const text = String(value);
-    if (needles.includes(text)) violations.push({ rule: 'protected_value', path: pointer });
-    return;
-  }
-  if (typeof value !== 'object' || value === null) return;
-  const entries: [string, JsonValue][] = Array.isArray(value)
-    ? value.map((item, index) => [String(index), item])
-    : Object.entries(value);
-  for (const [key, child] of entries) {
-    // The pointer stops growing at the first segment that is not contract-safe (or past 16).
-    const extend = safe && depth < MAX_POINTER_SEGMENTS && SAFE_SEGMENT.test(key);
-    walk(child, extend ? `${pointer}/${key}` : pointer, depth + 1, extend, needles, violations);
-  }
 }

@@ -37,6 +37,12 @@ export const OUTPUT_ONLY_RULES = Object.freeze([
    */
   'protected_value',
   /**
+   * A string or key in `data` (or the `resource_revision`) holds a credential recognised by its
+   * form (a private key, a JWT, a provider API key, an `Authorization` credential, a URL with a
+   * password: `findCredentialValue` of `@toolseal/guard`), whatever key it sits under.
+   */
+  'credential_value',
+  /**
    * The last entry of a list cut at `MAX_OUTPUT_VIOLATIONS`: more violations were found than are
    * kept (the audit body stays bounded whatever a handler returns).
    */

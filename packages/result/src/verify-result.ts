@@ -12,10 +12,11 @@ import type {
 } from '@toolseal/contracts';
 import { constantTimeEqual, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, checkError } from '@toolseal/errors';
-import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/guard';
+import { checkUntrustedValue, compileSchema, findCredentialValue, utf8LengthWithin } from '@toolseal/guard';
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { CONTRACT_KEYS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
+import { findCredentialValues } from './find-credential-values.js';
 import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
@@ -361,9 +362,13 @@ function checkModelResult(
       if (result.data !== null) {
         if (checkOutputData(tool, result.data, trusted.arguments).length > 0) {
           reasons.add('output_contract');
-        } else if (findProtectedValues(result.data, dataText, needles).length > 0) {
-          // `sealResult` refuses data carrying a protected value of the call (its `protected_value`
-          // rule): a package holding one was not sealed from this call's output as it stands.
+        } else if (
+          findProtectedValues(result.data, dataText, needles).length > 0 ||
+          findCredentialValues(result.data, dataText).length > 0
+        ) {
+          // `sealResult` refuses data carrying a protected value of the call or a credential (its
+          // `protected_value` and `credential_value` rules): a package holding one was not sealed
+          // from this call's output as it stands.
           reasons.add('output_contract');
         }
       }
@@ -374,9 +379,10 @@ function checkModelResult(
         provenance.producer_revision !== contract.producer_revision ||
         !isResourceRevision(tool, provenance.resource_revision) ||
         // The one handler string outside `data` the model sees: `sealResult` refuses it too when it
-        // carries a protected value of the call.
+        // carries a protected value of the call or a credential.
         (provenance.resource_revision !== null &&
-          findProtectedValues(provenance.resource_revision, null, needles).length > 0)
+          (findProtectedValues(provenance.resource_revision, null, needles).length > 0 ||
+            findCredentialValue(provenance.resource_revision) !== null))
       ) {
         reasons.add('provenance');
       }
