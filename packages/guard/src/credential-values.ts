@@ -1,10 +1,11 @@
 /**
  * Credentials recognised by their form alone, inside any string: the values the sensitive-key scan
  * cannot see because they sit under an ordinary key (`"note": "use key AKIA..."`, a knowledge-base
- * article quoting a private key). Only forms a credential issuer fixed, with a distinctive prefix
- * or header and enough random characters after it that business text does not take that form: a
- * match is a leak, not a guess. Generic high-entropy strings (hex digests, UUIDs, order numbers) are
- * never flagged.
+ * article quoting a private key). Forms an issuer fixed (a distinctive prefix or header and enough
+ * random characters after it), an HTTP `Bearer`/`Basic` credential and a URL with a password in
+ * it: shapes business text does not take, so a match is a leak, not a guess. Generic high-entropy
+ * strings (hex digests, UUIDs, order numbers) are never flagged. Text is matched as it is, without
+ * Unicode normalization: a token broken up by invisible characters is not found.
  */
 export type CredentialValueKind =
   | 'private_key'
@@ -19,7 +20,10 @@ export type CredentialValueKind =
   | 'authorization_header'
   | 'url_credentials';
 
-// Each form with the start that anchors it: no character before it that could continue a token.
+// Each form starts where no character before it could continue the same run (a lookbehind), so
+// a match is tried at most once per run and every form is linear in the text: a form free to start
+// at each character of a long run rescans the rest of the run from each one (quadratic; a 64 K run
+// of letters after a `://` measured 4 s).
 const FORMS: readonly (readonly [CredentialValueKind, RegExp])[] = [
   // PEM and OpenSSH private keys, PGP private key blocks (`-----BEGIN RSA PRIVATE KEY-----`, ...).
   ['private_key', /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/],
@@ -27,16 +31,48 @@ const FORMS: readonly (readonly [CredentialValueKind, RegExp])[] = [
   ['jwt', /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\./],
   ['aws_access_key_id', /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/],
   ['github_token', /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})/],
-  ['slack_token', /(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}/],
+  // Bot, user, app, refresh and configuration tokens: `xoxb-` and a numeric team or app id; an
+  // app-level token; an incoming-webhook URL.
+  [
+    'slack_token',
+    /(?<![A-Za-z0-9-])(?:xox[abprse]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{8,})|hooks\.slack\.com\/services\/T[A-Za-z0-9]+\/B[A-Za-z0-9]+\/[A-Za-z0-9]{16,}/,
+  ],
   ['stripe_secret_key', /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/],
   ['anthropic_api_key', /(?<![A-Za-z0-9_-])sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20,}/],
   ['openai_api_key', /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})/],
   ['google_api_key', /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/],
-  // An HTTP credential as a header carries it: the scheme, one space, a token of 20 characters or more.
-  ['authorization_header', /(?<![A-Za-z0-9])(?:Bearer|Basic) [A-Za-z0-9._~+/-]{20,}/],
-  // `scheme://user:password@`: a connection string or a URL with a password in it.
-  ['url_credentials', /[A-Za-z][A-Za-z0-9+.-]*:\/\/[A-Za-z0-9._~!$&'()*+,;=%-]+:[A-Za-z0-9._~!$&'()*+,;=%-]+@/],
+  // A bearer token as a header carries it (schemes are case-insensitive): 20 characters or more,
+  // a digit among them (prose after "Bearer" has none: `Bearer YOUR_ACCESS_TOKEN_HERE`). Basic
+  // credentials are decided by decoding them (`isBasicCredential`).
+  ['authorization_header', /(?<![A-Za-z0-9])[Bb]earer (?=[A-Za-z._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}/],
+  // `scheme://user:password@` (the user may be empty: `redis://:password@host`), a connection
+  // string or a URL with a password in it; not a masked one (`scott:***@`, `deploy:xxxxxx@`).
+  [
+    'url_credentials',
+    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+  ],
 ];
+
+// `Basic ` and base64 of `user:password` (RFC 7617), at least 8 characters: decoded, it must be
+// printable ASCII with a colon, which prose after the word "Basic" practically never is.
+const BASIC = /(?<![A-Za-z0-9])[Bb]asic ([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g;
+const USER_PASS = /^[\x20-\x7e]*:[\x20-\x7e]*$/;
+
+function isBasicCredential(text: string): boolean {
+  BASIC.lastIndex = 0;
+  for (let match = BASIC.exec(text); match !== null; match = BASIC.exec(text)) {
+    const encoded = match[1] as string;
+    if (encoded.length % 4 === 1) continue;
+    let decoded: string;
+    try {
+      decoded = atob(encoded);
+    } catch {
+      continue;
+    }
+    if (USER_PASS.test(decoded)) return true;
+  }
+  return false;
+}
 
 /**
  * Literals every form contains, printable ASCII without `"` or `\`: wherever a form occurs in a
@@ -44,13 +80,14 @@ const FORMS: readonly (readonly [CredentialValueKind, RegExp])[] = [
  * escaped there). One pass of this over a whole canonical text rules most outputs out at once
  * (about 3 µs per KB of text without any: irregexp tries each alternative at each position).
  */
-const ANCHORS = /-----BEGIN |\.eyJ|A[KS]IA|gh[pousr]_|github_pat_|xox[abposre]-|k_(?:live|test)_|sk-(?:ant|proj|svcacct|admin)-|T3BlbkFJ|AIza|(?:Bearer|Basic) [A-Za-z0-9._~+/-]{20}|:\/\//;
+const ANCHORS =
+  /-----BEGIN |\.eyJ|A[KS]IA|gh[pousr]_|github_pat_|xox[abprse]-|xapp-|hooks\.slack\.com|k_(?:live|test)_|sk-(?:ant|proj|svcacct|admin)-|T3BlbkFJ|AIza|[Bb]earer [A-Za-z0-9._~+/-]{20}|[Bb]asic [A-Za-z0-9+/]{8}|:\/\//;
 
 /** The kind of the first credential form found in `text`, or `null` when there is none. */
 export function findCredentialValue(text: string): CredentialValueKind | null {
   if (!ANCHORS.test(text)) return null;
   for (const [kind, form] of FORMS) if (form.test(text)) return kind;
-  return null;
+  return isBasicCredential(text) ? 'authorization_header' : null;
 }
 
 /**

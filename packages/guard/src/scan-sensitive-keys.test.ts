@@ -317,11 +317,16 @@ describe('scanSensitiveKeys', () => {
     expect(scanSensitiveKeys({ prompt_tokens: 1, completion_tokens: 2, max_tokens: 3, cached_tokens: 4 })).toEqual([]);
   });
 
-  it('flags one-time, authorization and card security codes, in any spelling, and never lifts them', () => {
-    const codes = ['auth_code', 'authorizationCode', 'Verification-Code', 'one_time_password', 'oneTimeCode', 'TOTP', 'otp_code', 'otps', 'mfa_codes', 'recovery_codes', 'backupCode', 'CVV', 'cvv2', 'cvc', 'card_security_code'];
+  it('flags one-time and card security codes, in any spelling, unliftable; auth_code liftable', () => {
+    const codes = ['authorizationCode', 'authorization_codes', 'Verification-Code', 'one_time_password', 'oneTimeCode', 'TOTP', 'otp_code', 'otps', 'mfa_codes', 'recovery_codes', 'backupCode', 'CVV', 'cvv2', 'cvc', 'card_security_code'];
     const hits = scanSensitiveKeys(Object.fromEntries(codes.map((key) => [key, '123456'])));
     expect(hits.map((hit) => hit.key)).toEqual(codes);
     for (const key of codes) expect(isLiftableKeyName(key), key).toBe(false);
+    // `auth_code` is also a payment's approval code: flagged, but a host may lift it.
+    const authorization = ['auth_code', 'authCodes'];
+    expect(scanSensitiveKeys(Object.fromEntries(authorization.map((key) => [key, 'A1B2C3']))).map((hit) => hit.key)).toEqual(authorization);
+    for (const key of authorization) expect(isLiftableKeyName(key), key).toBe(true);
+    expect(scanSensitiveKeys({ auth_code: 'A1B2C3' }, { allowKeys: ['authCode'] })).toEqual([]);
     // A code that names a thing, not a secret, stays business data.
     expect(scanSensitiveKeys({ postal_code: 1, country_code: 2, status_code: 3, discount_code: 4, product_code: 5 })).toEqual([]);
   });
@@ -482,7 +487,7 @@ describe('allowKeys never lifts a name that is still not ASCII after normalizati
 // What the README's "Sensitive-key rules" promise about lifting, rule by rule: every name a
 // credential or control rule flags is unliftable; a flagged name is liftable only when every rule
 // that flags it is one of the business-ambiguous ones the README lists with its business example.
-const BUSINESS_AMBIGUOUS_NAMES = ['authentication', 'subject', 'response_id', 'response_ids'];
+const BUSINESS_AMBIGUOUS_NAMES = ['authentication', 'subject', 'response_id', 'response_ids', 'auth_code', 'auth_codes'];
 const BUSINESS_AMBIGUOUS_SUFFIXES = ['sessionid', 'authorization', 'cookie', 'operationid', 'operationids', 'tenantid', 'tenantids', 'subjectid', 'subjectids'];
 // Every prefix rule marks a credential or the binding digest: none is liftable.
 const UNLIFTABLE_PREFIXES = [

@@ -77,9 +77,7 @@ const CREDENTIAL_KEYS = [
   'otp_code',
   'mfa_code',
   'mfa_codes',
-  // One-time and authorization codes: each is a credential for as long as it is valid.
-  'auth_code',
-  'auth_codes',
+  // One-time and OAuth authorization codes: each is a credential for as long as it is valid.
   'authorization_code',
   'authorization_codes',
   'verification_code',
@@ -149,13 +147,17 @@ const BUSINESS_AMBIGUOUS_KEYS = [
   'subject', // an e-mail's or a course's subject
   'response_id', // a survey's response (also the provider's turn id: no suffix rule for it)
   'response_ids',
+  // An OAuth authorization code (a credential), or a payment's approval code on a receipt
+  // (business data). `authorization_code` stays unliftable: the `authorization*` prefix flags it.
+  'auth_code',
+  'auth_codes',
 ];
 
 /**
  * Credential and control-field names no tool output may carry, in any spelling. Matching is on the
  * normalized form (see `normalizeKeyName`), so `Authorization`, `API-Key`, `apiKey`, `API.KEY`,
  * `ａｐｉ＿ｋｅｙ` and `api\u200bkey` all match `api_key`. Hosts add names with `extraKeys`.
- * All but `authentication`, `subject`, `response_id` and `response_ids` are in `UNLIFTABLE_KEYS`.
+ * All but `authentication`, `subject`, `response_id(s)` and `auth_code(s)` are in `UNLIFTABLE_KEYS`.
  */
 export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([...CREDENTIAL_KEYS, ...CONTROL_KEYS, ...BUSINESS_AMBIGUOUS_KEYS]);
 
