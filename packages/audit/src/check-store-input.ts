@@ -52,3 +52,13 @@ export function checkNonNegativeInteger(field: string, value: unknown): number {
   }
   return value;
 }
+
+/**
+ * The `older_than_ms` of a `purgeExpired` input, read once: throws `StoreInputError` for an input
+ * that is not an object (as every other store method does) or a value that is not a non-negative
+ * safe integer.
+ */
+export function checkPurgeInput(input: unknown): number {
+  if (typeof input !== 'object' || input === null) throw new StoreInputError('input', 'must be an object');
+  return checkNonNegativeInteger('older_than_ms', (input as { older_than_ms?: unknown }).older_than_ms);
+}

@@ -8,6 +8,7 @@ export {
   checkSha256Hex,
   checkPositiveInteger,
   checkNonNegativeInteger,
+  checkPurgeInput,
 } from './check-store-input.js';
 export type {
   IdempotencyState,

@@ -14,7 +14,7 @@ import type {
   VerifyChainOptions,
 } from './audit-log.js';
 import { checkFindUnresolvedInput } from './check-find-unresolved-input.js';
-import { checkIdentifier, checkNonNegativeInteger } from './check-store-input.js';
+import { checkIdentifier, checkPurgeInput } from './check-store-input.js';
 import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { readClock, type Clock } from './clock.js';
 import type {
@@ -212,7 +212,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
       return found.slice(0, limit).map((record) => structuredClone(record));
     },
     async purgeExpired(input: PurgeInput) {
-      const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
+      const cutoff = readClock(clock) - checkPurgeInput(input);
       let purged = 0;
       for (const [key, record] of records) {
         if (isPurgeable(record, cutoff)) {

@@ -8,7 +8,7 @@ import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
 import { isWellFormedText } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
 import { ManualClock, type Clock } from './clock.js';
-import type { ClaimOutcome, FencedOutcome, IdempotencyRecord, IdempotencyStore, ReleaseInput } from './idempotency-store.js';
+import type { ClaimOutcome, FencedOutcome, IdempotencyRecord, IdempotencyStore, PurgeInput, ReleaseInput } from './idempotency-store.js';
 import {
   AUDIT_CHAIN_DOMAIN,
   AUDIT_ENTRY_SCHEMA_VERSION,
@@ -578,6 +578,9 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         () => store.complete({ key: 'key-x', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: 'r'.repeat(257) } }),
         () => store.release({ key: 'key-x', fencing_token: FIRST, handler_declared_not_started: 'yes' } as unknown as ReleaseInput),
         () => store.purgeExpired({ older_than_ms: -1 }),
+        () => store.purgeExpired(undefined as unknown as PurgeInput),
+        () => store.purgeExpired(null as unknown as PurgeInput),
+        () => store.purgeExpired('older' as unknown as PurgeInput),
         () => store.get(''),
       ];
       for (const [index, call] of bad.entries()) {

@@ -7,7 +7,7 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
-  checkNonNegativeInteger,
+  checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
   planIdempotencyTransition,
@@ -252,7 +252,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       return oldestFirst(result.rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
-      const cutoff = readClock(clock) - checkNonNegativeInteger('older_than_ms', input.older_than_ms);
+      const cutoff = readClock(clock) - checkPurgeInput(input);
       return (await pool.query(purgeRecords([cutoff]))).rowCount ?? 0;
     },
   };

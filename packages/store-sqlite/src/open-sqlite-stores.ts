@@ -7,7 +7,7 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
-  checkNonNegativeInteger,
+  checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
   planIdempotencyTransition,
@@ -278,7 +278,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       return oldestFirst(rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
-      const olderThanMs = checkNonNegativeInteger('older_than_ms', input.older_than_ms);
+      const olderThanMs = checkPurgeInput(input);
       // One autocommit DELETE: it writes all or nothing, and SQLITE_BUSY means nothing.
       return lock.write('purgeExpired', () => purgeRecords.run({ cutoff: readClock(clock) - olderThanMs }).changes);
     },
