@@ -2,6 +2,7 @@ import type { SealedResult } from '@toolseal/contracts';
 import { createDigester } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { copy, loadKbCases, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { rebindDigests } from './__fixtures__/rebind-digests.js';
 import { findCredentialValues } from './find-credential-values.js';
 import { sealResult, type SealResultInput } from './seal-result.js';
 import { createToolRegistry } from './tool-registry.js';
@@ -72,17 +73,7 @@ function withSnippet(sealed: SealedResult, snippet: string): SealedResult {
   const forged = copy(sealed);
   const data = forged.model_result.data as unknown as { hits: Hit[] };
   (data.hits[0] as Hit).snippet = snippet;
-  const audit = forged.protected_audit;
-  audit.binding.result_sha256 = digester.resultDigest(forged.model_result);
-  audit.binding.call_binding_sha256 = digester.callBindingDigest({
-    ...audit.provider_context,
-    operation_id: audit.downstream.operation_id,
-    idempotency_key: audit.downstream.idempotency_key,
-    tool_contract: audit.tool_contract,
-    request_sha256: audit.binding.request_sha256,
-    result_sha256: audit.binding.result_sha256,
-  });
-  return forged;
+  return rebindDigests(forged, digester);
 }
 
 describe('verifyResult runs the same check', () => {

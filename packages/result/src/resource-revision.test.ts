@@ -2,6 +2,7 @@ import type { CallContext, PrincipalContext, SealedResult } from '@toolseal/cont
 import { createDigester } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { rebindDigests } from './__fixtures__/rebind-digests.js';
 import { sealResult } from './seal-result.js';
 import { createToolRegistry } from './tool-registry.js';
 import { verifyResult } from './verify-result.js';
@@ -49,17 +50,7 @@ function seal(registry: ReturnType<typeof createToolRegistry>, resource_revision
 function withRevision(sealed: SealedResult, resourceRevision: string): SealedResult {
   const forged = copy(sealed);
   forged.model_result.provenance.resource_revision = resourceRevision;
-  const audit = forged.protected_audit;
-  audit.binding.result_sha256 = digester.resultDigest(forged.model_result);
-  audit.binding.call_binding_sha256 = digester.callBindingDigest({
-    ...audit.provider_context,
-    operation_id: audit.downstream.operation_id,
-    idempotency_key: audit.downstream.idempotency_key,
-    tool_contract: audit.tool_contract,
-    request_sha256: audit.binding.request_sha256,
-    result_sha256: audit.binding.result_sha256,
-  });
-  return forged;
+  return rebindDigests(forged, digester);
 }
 
 describe('resource_revision patterns are matched against the whole value', () => {

@@ -3,6 +3,7 @@ import { canonicalize, createDigester } from '@toolseal/digests';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { rebindDigests } from './__fixtures__/rebind-digests.js';
 import { sealResult, type SealResultInput } from './seal-result.js';
 import { createToolRegistry } from './tool-registry.js';
 import { verifyResult, type TrustedContext } from './verify-result.js';
@@ -492,16 +493,7 @@ describe('verifyResult runs the checks sealResult makes beyond the output schema
   function rewritten(sealed: SealedResult, change: (draft: SealedResult) => void): SealedResult {
     return mutated(sealed, (p) => {
       change(p);
-      const audit = p.protected_audit;
-      audit.binding.result_sha256 = digester.resultDigest(p.model_result);
-      audit.binding.call_binding_sha256 = digester.callBindingDigest({
-        ...audit.provider_context,
-        operation_id: audit.downstream.operation_id,
-        idempotency_key: audit.downstream.idempotency_key,
-        tool_contract: audit.tool_contract,
-        request_sha256: audit.binding.request_sha256,
-        result_sha256: audit.binding.result_sha256,
-      });
+      rebindDigests(p, digester);
     });
   }
   const setSnippet = (snippet: string) => (p: SealedResult) => {
