@@ -1,16 +1,27 @@
 import { checkPositiveInteger, checkSha256Hex } from './check-store-input.js';
-import type { FindUnresolvedInput } from './idempotency-store.js';
+import type { CheckedFindUnresolvedInput, FindUnresolvedInput } from './idempotency-store.js';
 import { MAX_FIND_UNRESOLVED_LIMIT } from './is-unresolved.js';
 import { StoreInputError } from './store-input-error.js';
 
 /**
- * Checks and copies a `findUnresolved` input (throws StoreInputError on a caller bug): a 64-hex
- * request digest and a whole `limit` from 1 to `MAX_FIND_UNRESOLVED_LIMIT`.
+ * Checks and copies a `findUnresolved` input (throws StoreInputError on a caller bug): a whole
+ * `limit` from 1 to `MAX_FIND_UNRESOLVED_LIMIT` and exactly one 64-hex digest, `request_sha256` or
+ * `intent_sha256` (a field set to `undefined` counts as absent). The copy holds only the digest
+ * that was given: `{ request_sha256, limit }` or `{ intent_sha256, limit }`.
  */
-export function checkFindUnresolvedInput(input: unknown): FindUnresolvedInput {
+export function checkFindUnresolvedInput(input: unknown): CheckedFindUnresolvedInput {
   if (typeof input !== 'object' || input === null) throw new StoreInputError('input', 'must be an object');
-  const { request_sha256, limit } = input as Partial<FindUnresolvedInput>;
+  const { request_sha256, intent_sha256, limit } = input as Partial<Record<keyof FindUnresolvedInput, unknown>>;
   const checkedLimit = checkPositiveInteger('limit', limit);
   if (checkedLimit > MAX_FIND_UNRESOLVED_LIMIT) throw new StoreInputError('limit', `must be at most ${MAX_FIND_UNRESOLVED_LIMIT}`);
-  return { request_sha256: checkSha256Hex('request_sha256', request_sha256), limit: checkedLimit };
+  if (intent_sha256 === undefined) {
+    if (request_sha256 === undefined) {
+      throw new StoreInputError('request_sha256', 'exactly one of request_sha256 and intent_sha256 must be given');
+    }
+    return { request_sha256: checkSha256Hex('request_sha256', request_sha256), limit: checkedLimit };
+  }
+  if (request_sha256 !== undefined) {
+    throw new StoreInputError('intent_sha256', 'exactly one of request_sha256 and intent_sha256 must be given, not both');
+  }
+  return { intent_sha256: checkSha256Hex('intent_sha256', intent_sha256), limit: checkedLimit };
 }

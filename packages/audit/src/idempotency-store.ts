@@ -44,8 +44,19 @@ export interface StoredResult extends ResultInput {
 export interface IdempotencyRecord {
   /** The idempotency key (1..256 characters). */
   key: string;
-  /** The request digest of the business intent that first claimed the key. */
+  /**
+   * The request digest of the claim that wrote the record (its first claim, or the claim that
+   * last took a free record over). It binds the tool contract's revisions.
+   */
   request_sha256: Sha256Hex;
+  /**
+   * The revision-free intent digest (tenant, subject, tool, arguments) that claim carried, or
+   * `null`: claimed without one, or written by a store schema older than the field. A deploy that
+   * bumps a contract revision changes `request_sha256` for the same intent; this digest does not,
+   * so `findUnresolved({ intent_sha256 })` still finds an earlier unresolved attempt of it. Set
+   * together with `request_sha256` by a claim, and never changed by any other transition.
+   */
+  intent_sha256: Sha256Hex | null;
   state: IdempotencyState;
   /** The host that holds or last held the claim (diagnostics only; fencing uses the token). */
   owner: string;
@@ -68,6 +79,13 @@ export interface ClaimInput {
   key: string;
   /** The request digest (`binding.request_sha256`) of the call that wants to run. */
   request_sha256: Sha256Hex;
+  /**
+   * Optional: the call's intent digest, free of contract revisions (64 lowercase hex). Stored
+   * (absent: `null`) whenever this claim writes the record's `request_sha256`, a new record or a
+   * takeover of a free one; not compared by the claim (conflicts are by `request_sha256`). It lets
+   * `findUnresolved` find this attempt after a deploy bumped a revision and so the request digest.
+   */
+  intent_sha256?: Sha256Hex | null;
   /** Who claims (a host or process id), for diagnostics. */
   owner: string;
   /** How long the claim may sit before `markStarted` (positive ms). */
@@ -147,12 +165,24 @@ export interface ReconcileInput {
   result: ResultInput;
 }
 
+/** What `findUnresolved` looks up: EXACTLY ONE of `request_sha256` and `intent_sha256`, and a limit. */
 export interface FindUnresolvedInput {
   /** The request digest (`binding.request_sha256`) whose unresolved attempts are wanted. */
-  request_sha256: Sha256Hex;
+  request_sha256?: Sha256Hex;
+  /**
+   * The intent digest (the records' `intent_sha256`) whose unresolved attempts are wanted, whatever
+   * their request digest: it finds an attempt made before a deploy bumped a contract revision.
+   * Records claimed without an intent digest are never found by it.
+   */
+  intent_sha256?: Sha256Hex;
   /** At most this many records (1..`MAX_FIND_UNRESOLVED_LIMIT`). */
   limit: number;
 }
+
+/** A checked `findUnresolved` input (`checkFindUnresolvedInput`): exactly one digest, and the limit. */
+export type CheckedFindUnresolvedInput =
+  | { request_sha256: Sha256Hex; limit: number }
+  | { intent_sha256: Sha256Hex; limit: number };
 
 export interface PurgeInput {
   /** Retention: records that finished at least this long ago (ms, by the injected clock) go. */
@@ -185,14 +215,18 @@ export interface IdempotencyStore {
   /** The record for `key`, or `undefined`. */
   get(key: string): Promise<IdempotencyRecord | undefined>;
   /**
-   * Optional. The records of one request digest, under any key, whose write may be running or may
+   * Optional. The records of one request digest (`request_sha256`) or of one intent digest
+   * (`intent_sha256`; exactly one of the two), under any key, whose write may be running or may
    * have run without a known outcome (`isUnresolved`: `started`, `unknown`, or `claimed` with a
    * live lease), oldest first (`created_at`, then `key` in code-unit order), at most `limit`. The
    * dispatcher asks it before a write under an approval's key, so that an approval under a new key
    * never writes the same request again while an earlier attempt is unknown or running (spec 000:
-   * `request_sha256` leaves the key out so that the same intent under a new key still matches). A
-   * read: no transition, no write. A store that lacks it loses only that protection (see the
-   * dispatcher's README); stores that have it run `findUnresolvedConformanceCases`.
+   * `request_sha256` leaves the key out so that the same intent under a new key still matches).
+   * The request digest also binds the tool contract's revisions, so after a deploy that bumps one
+   * an earlier attempt of the same intent has another request digest: looking up by the
+   * revision-free `intent_sha256` (stored by `claim`) still finds it. A read: no transition, no
+   * write. A store that lacks it loses only that protection (see the dispatcher's README); stores
+   * that have it run `findUnresolvedConformanceCases`.
    */
   findUnresolved?(input: FindUnresolvedInput): Promise<IdempotencyRecord[]>;
   /**

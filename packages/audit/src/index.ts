@@ -27,6 +27,7 @@ export type {
   ReconcileInput,
   PurgeInput,
   FindUnresolvedInput,
+  CheckedFindUnresolvedInput,
   IdempotencyStore,
 } from './idempotency-store.js';
 export {

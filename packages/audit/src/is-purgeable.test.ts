@@ -12,6 +12,7 @@ function record(state: IdempotencyState, fields: Partial<IdempotencyRecord> = {}
   return {
     key: 'k',
     request_sha256: REQUEST,
+    intent_sha256: null,
     state,
     owner: 'host-1',
     fencing_token: T0 + 1,

@@ -6,6 +6,7 @@ function record(state: IdempotencyState, lease_expires_at: number): IdempotencyR
   return {
     key: 'k',
     request_sha256: 'a'.repeat(64),
+    intent_sha256: null,
     state,
     owner: 'host-1',
     fencing_token: 1,

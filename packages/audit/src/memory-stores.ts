@@ -84,19 +84,33 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   const records = new Map<string, IdempotencyRecord>();
   /** The keys of every record, by request digest: `findUnresolved` reads one digest's keys only. */
   const keysByRequest = new Map<string, Set<string>>();
+  /** The keys of every record that has an intent digest, by that digest (`findUnresolved` by intent). */
+  const keysByIntent = new Map<string, Set<string>>();
 
-  function indexRecord(key: string, previous: string | undefined, next: string | undefined): void {
+  /** Moves `key` in `index` from the digest `previous` to `next` (`undefined`/`null`: none). */
+  function reindex(
+    index: Map<string, Set<string>>,
+    key: string,
+    previous: string | null | undefined,
+    next: string | null | undefined,
+  ): void {
     if (previous === next) return;
-    if (previous !== undefined) {
-      const keys = keysByRequest.get(previous);
+    if (previous !== undefined && previous !== null) {
+      const keys = index.get(previous);
       keys?.delete(key);
-      if (keys?.size === 0) keysByRequest.delete(previous);
+      if (keys?.size === 0) index.delete(previous);
     }
-    if (next !== undefined) {
-      const keys = keysByRequest.get(next) ?? new Set<string>();
+    if (next !== undefined && next !== null) {
+      const keys = index.get(next) ?? new Set<string>();
       keys.add(key);
-      keysByRequest.set(next, keys);
+      index.set(next, keys);
     }
+  }
+
+  /** Keeps both indexes in step with a record going from `previous` to `next` (absent: `undefined`). */
+  function indexRecord(key: string, previous: IdempotencyRecord | undefined, next: IdempotencyRecord | undefined): void {
+    reindex(keysByRequest, key, previous?.request_sha256, next?.request_sha256);
+    reindex(keysByIntent, key, previous?.intent_sha256, next?.intent_sha256);
   }
 
   const auditLog: AuditLog = {
@@ -173,7 +187,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
 
   function apply(write: PlannedWrite): void {
     // Single-threaded: the read above and this write cannot interleave with another operation.
-    indexRecord(write.record.key, records.get(write.record.key)?.request_sha256, write.record.request_sha256);
+    indexRecord(write.record.key, records.get(write.record.key), write.record);
     records.set(write.record.key, structuredClone(write.record));
   }
 
@@ -201,10 +215,12 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
       return record === undefined ? undefined : structuredClone(record);
     },
     async findUnresolved(input: FindUnresolvedInput) {
-      const { request_sha256, limit } = checkFindUnresolvedInput(input);
+      const checked = checkFindUnresolvedInput(input);
+      const { limit } = checked;
+      const keys = 'intent_sha256' in checked ? keysByIntent.get(checked.intent_sha256) : keysByRequest.get(checked.request_sha256);
       const now = readClock(clock);
       const found: IdempotencyRecord[] = [];
-      for (const key of keysByRequest.get(request_sha256) ?? []) {
+      for (const key of keys ?? []) {
         const record = records.get(key);
         if (record !== undefined && isUnresolved(record, now)) found.push(record);
       }
@@ -216,7 +232,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
       let purged = 0;
       for (const [key, record] of records) {
         if (isPurgeable(record, cutoff)) {
-          indexRecord(key, record.request_sha256, undefined);
+          indexRecord(key, record, undefined);
           records.delete(key);
           purged += 1;
         }

@@ -9,6 +9,7 @@ import { StoreInputError } from './store-input-error.js';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
+const C = 'c'.repeat(64);
 
 // Fenced writes name a token relative to the key's latest one (-2: stale, 0: current, 1: never
 // issued yet): tokens are seeded from the clock, so fixed small numbers would never match.
@@ -144,6 +145,28 @@ describe('planIdempotencyTransition', () => {
     expect(record).toEqual(frozen);
   });
 
+  it('writes the intent digest with the request digest: a new record and a takeover, never another transition', () => {
+    const claim = (intent_sha256: string | null | undefined, request_sha256 = A) => ({
+      type: 'claim' as const,
+      input: { key: 'k', request_sha256, owner: 'o', lease_ms: 10, ...(intent_sha256 === undefined ? {} : { intent_sha256 }) },
+    });
+    expect(planIdempotencyTransition(undefined, claim(undefined), 100).write?.record.intent_sha256).toBeNull();
+    expect(planIdempotencyTransition(undefined, claim(null), 100).write?.record.intent_sha256).toBeNull();
+    const first = planIdempotencyTransition(undefined, claim(C), 100).write?.record;
+    if (first === undefined) throw new Error('record');
+    expect(first.intent_sha256).toBe(C);
+    // A live claim answers in progress: nothing written, whatever intent the second claim carries.
+    expect(planIdempotencyTransition(first, claim(B), 105).write).toBeNull();
+    // A takeover writes the claim's request and intent (null when it has none).
+    expect(planIdempotencyTransition(first, claim(B, B), 110).write?.record).toMatchObject({ request_sha256: B, intent_sha256: B });
+    expect(planIdempotencyTransition(first, claim(undefined), 110).write?.record).toMatchObject({ request_sha256: A, intent_sha256: null });
+    // Other transitions keep it.
+    const started = planIdempotencyTransition(first, { type: 'markStarted', input: { key: 'k', fencing_token: first.fencing_token, lease_ms: 10 } }, 105).write?.record;
+    expect(started).toMatchObject({ state: 'started', intent_sha256: C });
+    if (started === undefined) throw new Error('record');
+    expect(planIdempotencyTransition(started, claim(B), 200).write?.record).toMatchObject({ state: 'unknown', intent_sha256: C });
+  });
+
   it('plans started → released as a fenced conditional write only on the handler\'s declaration', () => {
     const claimed = planIdempotencyTransition(undefined, { type: 'claim', input: { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 } }, 100).write?.record;
     if (claimed === undefined) throw new Error('record');
@@ -169,7 +192,16 @@ describe('planIdempotencyTransition', () => {
 describe('checkIdempotencyOperation', () => {
   it('copies only the known fields', () => {
     const input = { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10, extra: 'ignored' };
-    expect(checkIdempotencyOperation({ type: 'claim', input }).input).toEqual({ key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 });
+    expect(checkIdempotencyOperation({ type: 'claim', input }).input).toEqual({ key: 'k', request_sha256: A, intent_sha256: null, owner: 'o', lease_ms: 10 });
+    // The intent digest is optional: absent or null is stored as null, a digest as given.
+    expect(checkIdempotencyOperation({ type: 'claim', input: { ...input, intent_sha256: null } }).input).toMatchObject({ intent_sha256: null });
+    expect(checkIdempotencyOperation({ type: 'claim', input: { ...input, intent_sha256: B } }).input).toEqual({
+      key: 'k',
+      request_sha256: A,
+      intent_sha256: B,
+      owner: 'o',
+      lease_ms: 10,
+    });
     expect(checkIdempotencyOperation({ type: 'release', input: { key: 'k', fencing_token: 1, handler_declared_not_started: true } }).input).toEqual({
       key: 'k',
       fencing_token: 1,
@@ -192,6 +224,9 @@ describe('checkIdempotencyOperation', () => {
       throw new Error('expected a StoreInputError');
     };
     expectInputError(() => checkIdempotencyOperation({ type: 'complete', input: { key: 'k', fencing_token: 1, result: null as never } }));
+    for (const intent of ['A'.repeat(64), 'a'.repeat(63), '', 7]) {
+      expectInputError(() => checkIdempotencyOperation({ type: 'claim', input: { key: 'k', request_sha256: A, intent_sha256: intent as never, owner: 'o', lease_ms: 10 } }));
+    }
     expectInputError(() =>
       checkIdempotencyOperation({ type: 'reconcile', input: { key: 'k', request_sha256: A, result: { sealed_json: '{}', receipt: '' } } }),
     );

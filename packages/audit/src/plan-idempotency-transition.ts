@@ -119,6 +119,7 @@ function planClaim(
     const fresh: IdempotencyRecord = {
       key: input.key,
       request_sha256: input.request_sha256,
+      intent_sha256: input.intent_sha256 ?? null,
       state: 'claimed',
       owner: input.owner,
       fencing_token,
@@ -167,7 +168,9 @@ function planClaim(
           expected,
           record: {
             ...record,
+            // The claim writes its request, and with it its intent digest (null when it has none).
             request_sha256: input.request_sha256,
+            intent_sha256: input.intent_sha256 ?? null,
             state: 'claimed',
             owner: input.owner,
             fencing_token,
@@ -252,6 +255,10 @@ export function checkIdempotencyOperation<T extends IdempotencyOperation>(operat
         input: {
           key,
           request_sha256: checkSha256Hex('request_sha256', input.request_sha256),
+          intent_sha256:
+            input.intent_sha256 === undefined || input.intent_sha256 === null
+              ? null
+              : checkSha256Hex('intent_sha256', input.intent_sha256),
           owner: checkStorableText('owner', input.owner, MAX_OWNER_LENGTH, 1),
           lease_ms: checkPositiveInteger('lease_ms', input.lease_ms),
         },

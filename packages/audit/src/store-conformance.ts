@@ -8,7 +8,16 @@ import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
 import { isWellFormedText } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
 import { ManualClock, type Clock } from './clock.js';
-import type { ClaimOutcome, FencedOutcome, IdempotencyRecord, IdempotencyStore, PurgeInput, ReleaseInput } from './idempotency-store.js';
+import type {
+  ClaimInput,
+  ClaimOutcome,
+  FencedOutcome,
+  FindUnresolvedInput,
+  IdempotencyRecord,
+  IdempotencyStore,
+  PurgeInput,
+  ReleaseInput,
+} from './idempotency-store.js';
 import {
   AUDIT_CHAIN_DOMAIN,
   AUDIT_ENTRY_SCHEMA_VERSION,
@@ -55,6 +64,10 @@ export interface ConformanceOptions {
 const T0 = Date.UTC(2026, 6, 19);
 const REQUEST_A = 'a'.repeat(64);
 const REQUEST_B = 'b'.repeat(64);
+const REQUEST_C = 'c'.repeat(64);
+/** Intent digests (revision-free): one intent may have several request digests (revisions). */
+const INTENT_X = '1'.repeat(64);
+const INTENT_Y = '2'.repeat(64);
 const OWNER_1 = 'host-1';
 const OWNER_2 = 'host-2';
 const LEASE = 30_000;
@@ -108,6 +121,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.deepEqual(await store.get('key-new'), {
         key: 'key-new',
         request_sha256: REQUEST_A,
+        intent_sha256: null,
         state: 'claimed',
         owner: OWNER_1,
         fencing_token: FIRST,
@@ -166,6 +180,62 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       // The first owner is fenced off: it may not start.
       const stale = await store.markStarted({ key: 'key-expired-other', fencing_token: FIRST, lease_ms: LEASE });
       assert.equal(stale.ok, false);
+    }),
+
+    define('claim: the intent digest is stored with the request digest; a claim without one (absent or null) stores null', async ({ store, clock }) => {
+      const outcome = await store.claim(claimInput('key-intent', { intent: INTENT_X }));
+      assert.deepEqual(outcome, { kind: 'claimed', fencing_token: FIRST, lease_expires_at: T0 + LEASE, took_over: false });
+      assert.deepEqual(await store.get('key-intent'), {
+        key: 'key-intent',
+        request_sha256: REQUEST_A,
+        intent_sha256: INTENT_X,
+        state: 'claimed',
+        owner: OWNER_1,
+        fencing_token: FIRST,
+        lease_expires_at: T0 + LEASE,
+        created_at: T0,
+        updated_at: T0,
+        result: null,
+      });
+      assert.equal((await store.claim(claimInput('key-no-intent'))).kind, 'claimed');
+      assert.equal((await store.get('key-no-intent'))?.intent_sha256, null);
+      assert.equal((await store.claim(claimInput('key-null-intent', { intent: null }))).kind, 'claimed');
+      assert.equal((await store.get('key-null-intent'))?.intent_sha256, null);
+      // No other transition changes it; outcomes carry it in their records.
+      const started = await store.markStarted({ key: 'key-intent', fencing_token: FIRST, lease_ms: LEASE });
+      assert.equal(started.ok && started.record.intent_sha256, INTENT_X);
+      clock.advance(5);
+      const completed = await store.complete({ key: 'key-intent', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: null } });
+      assert.equal(completed.ok && completed.record.intent_sha256, INTENT_X);
+      assert.deepEqual(completed.ok && completed.record, await store.get('key-intent'));
+      // A claim of the completed key with another intent replays; the record keeps its intent.
+      assert.equal((await store.claim(claimInput('key-intent', { intent: INTENT_Y }))).kind, 'completed');
+      assert.equal((await store.get('key-intent'))?.intent_sha256, INTENT_X);
+    }),
+
+    define('claim: a claim that takes a free record over writes its own intent digest (or null), replacing the record\'s', async ({ store, clock }) => {
+      await store.claim(claimInput('key-retake', { intent: INTENT_X }));
+      // A live claim of the same request with another intent is in progress: nothing written.
+      assert.equal((await store.claim(claimInput('key-retake', { intent: INTENT_Y, owner: OWNER_2 }))).kind, 'in_progress');
+      assert.equal((await store.get('key-retake'))?.intent_sha256, INTENT_X);
+      clock.advance(LEASE);
+      const taken = await store.claim(claimInput('key-retake', { request: REQUEST_B, intent: INTENT_Y, owner: OWNER_2 }));
+      assert.deepEqual(taken, { kind: 'claimed', fencing_token: FIRST + 1, lease_expires_at: T0 + 2 * LEASE, took_over: true });
+      const record = await store.get('key-retake');
+      assert.equal(record?.request_sha256, REQUEST_B);
+      assert.equal(record?.intent_sha256, INTENT_Y);
+      // Released, then claimed again by a claim without an intent: null.
+      assert.equal((await store.release({ key: 'key-retake', fencing_token: FIRST + 1 })).ok, true);
+      assert.equal((await store.claim(claimInput('key-retake', { request: REQUEST_B }))).kind, 'claimed');
+      assert.equal((await store.get('key-retake'))?.intent_sha256, null);
+      // A started record whose lease ran out turns unknown on the next claim, keeping its intent.
+      await store.claim(claimInput('key-lapsed', { intent: INTENT_X }));
+      assert.equal((await store.markStarted({ key: 'key-lapsed', fencing_token: T0 + LEASE + 1, lease_ms: 10 })).ok, true);
+      clock.advance(10);
+      assert.equal((await store.claim(claimInput('key-lapsed', { intent: INTENT_Y }))).kind, 'outcome_unknown');
+      const lapsed = await store.get('key-lapsed');
+      assert.equal(lapsed?.state, 'unknown');
+      assert.equal(lapsed?.intent_sha256, INTENT_X);
     }),
 
     // ---------------------------------------------------------------- idempotency: fenced writes
@@ -570,6 +640,10 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         () => store.claim(claimInput('lone\uD800')),
         () => store.claim(claimInput('key-x', { request: 'A'.repeat(64) })),
         () => store.claim(claimInput('key-x', { request: 'a'.repeat(63) })),
+        () => store.claim(claimInput('key-x', { intent: 'A'.repeat(64) })),
+        () => store.claim(claimInput('key-x', { intent: 'a'.repeat(65) })),
+        () => store.claim(claimInput('key-x', { intent: '' })),
+        () => store.claim(claimInput('key-x', { intent: 7 as unknown as string })),
         () => store.claim(claimInput('key-x', { lease: 0 })),
         () => store.claim(claimInput('key-x', { lease: 1.5 })),
         () => store.claim(claimInput('key-x', { owner: '' })),
@@ -1004,6 +1078,11 @@ export function findUnresolvedConformanceCases(factory: StoreFactory): Conforman
     if (store.findUnresolved === undefined) throw new assert.AssertionError({ message: 'findUnresolved is missing' });
     return store.findUnresolved({ request_sha256, limit });
   };
+  const findByIntent = (store: IdempotencyStore, intent_sha256: string, limit = 100) => {
+    if (store.findUnresolved === undefined) throw new assert.AssertionError({ message: 'findUnresolved is missing' });
+    return store.findUnresolved({ intent_sha256, limit });
+  };
+  const keysOf = (records: IdempotencyRecord[]) => records.map((record) => record.key);
 
   return [
     define('findUnresolved: finds the started, unknown and live claimed records of one request digest, under any key, oldest first', async ({ store, clock }) => {
@@ -1097,6 +1176,117 @@ export function findUnresolvedConformanceCases(factory: StoreFactory): Conforman
           JSON.stringify(input),
         );
       }
+    }),
+
+    // ---------------------------------------------------------------- by intent digest
+    define('findUnresolved by intent: the unresolved records of one intent digest, under any key and any request digest, oldest first', async ({ store, clock }) => {
+      // Intent X under three request digests (a deploy bumped a contract revision twice).
+      await recordInState(store, 'x-started-a', 'started', REQUEST_A, INTENT_X);
+      clock.advance(1);
+      await recordInState(store, 'x-unknown-b', 'unknown', REQUEST_B, INTENT_X);
+      // Resolved records of intent X are never found: completed, released, a claim whose lease ran out.
+      await recordInState(store, 'x-completed', 'completed', REQUEST_A, INTENT_X);
+      await recordInState(store, 'x-released', 'released', REQUEST_B, INTENT_X);
+      assert.equal((await store.claim(claimInput('x-expired-claim', { request: REQUEST_C, intent: INTENT_X, lease: 1 }))).kind, 'claimed');
+      // Another intent's record, and records of the same request digests claimed without an intent.
+      await recordInState(store, 'y-started', 'started', REQUEST_A, INTENT_Y);
+      await recordInState(store, 'none-started-a', 'started', REQUEST_A);
+      await recordInState(store, 'null-unknown-b', 'unknown', REQUEST_B, null);
+      clock.advance(1);
+      await recordInState(store, 'x-claimed-c', 'claimed', REQUEST_C, INTENT_X);
+
+      const found = await findByIntent(store, INTENT_X);
+      assert.deepEqual(
+        found.map((record) => [record.key, record.state, record.request_sha256]),
+        [
+          ['x-started-a', 'started', REQUEST_A],
+          ['x-unknown-b', 'unknown', REQUEST_B],
+          ['x-claimed-c', 'claimed', REQUEST_C],
+        ],
+      );
+      assert.deepEqual(found, await Promise.all(keysOf(found).map((key) => store.get(key))), 'whole records, as get returns them');
+      assert.ok(found.every((record) => record.intent_sha256 === INTENT_X));
+      assert.deepEqual(found.map((record) => record.created_at), [T0, T0 + 1, T0 + 2]);
+      assert.deepEqual(keysOf(await findByIntent(store, INTENT_X, 2)), ['x-started-a', 'x-unknown-b'], 'at most limit records');
+      assert.deepEqual(keysOf(await findByIntent(store, INTENT_X, 1)), ['x-started-a']);
+      assert.deepEqual(keysOf(await findByIntent(store, INTENT_Y)), ['y-started']);
+      assert.deepEqual(await findByIntent(store, '3'.repeat(64)), []);
+      // The request lookups are unchanged: they find records with and without an intent.
+      assert.deepEqual(keysOf(await find(store, REQUEST_A)), ['x-started-a', 'none-started-a', 'y-started']);
+      assert.deepEqual(keysOf(await find(store, REQUEST_B)), ['null-unknown-b', 'x-unknown-b']);
+      // Once the live claim's lease runs out, nothing can start under it any more.
+      clock.advance(LEASE);
+      assert.deepEqual(keysOf(await findByIntent(store, INTENT_X)), ['x-started-a', 'x-unknown-b']);
+    }),
+
+    define('findUnresolved by intent: orders keys by UTF-16 code units, also where a limit cuts through one created_at', async ({ store, clock }) => {
+      const tied = ['\uFFFD', '\u{1F600}', 'a', '\uE000x', '\u{10FFFF}'];
+      await recordInState(store, 'b', 'claimed', REQUEST_A, INTENT_X);
+      await recordInState(store, 'done', 'completed', REQUEST_A, INTENT_X);
+      clock.advance(1);
+      // Five records with one created_at, under two request digests, and resolved or other ones beside them.
+      for (const [index, key] of tied.entries()) {
+        await recordInState(store, key, (['claimed', 'started', 'unknown'] as const)[index % 3] ?? 'claimed', index % 2 === 0 ? REQUEST_A : REQUEST_B, INTENT_X);
+      }
+      await recordInState(store, 'given-back', 'released', REQUEST_B, INTENT_X);
+      await recordInState(store, 'other-intent', 'started', REQUEST_A, INTENT_Y);
+      await recordInState(store, 'no-intent', 'started', REQUEST_A);
+      clock.advance(1);
+      await recordInState(store, 'c', 'started', REQUEST_C, INTENT_X);
+
+      const expectedOrder = ['b', 'a', '\u{1F600}', '\u{10FFFF}', '\uE000x', '\uFFFD', 'c'];
+      const found = await findByIntent(store, INTENT_X);
+      assert.deepEqual(keysOf(found), expectedOrder);
+      for (let limit = 1; limit <= expectedOrder.length + 1; limit += 1) {
+        const limited = await findByIntent(store, INTENT_X, limit);
+        assert.deepEqual(keysOf(limited), expectedOrder.slice(0, limit), `limit ${limit}`);
+        assert.deepEqual(limited, found.slice(0, limit), `limit ${limit}: whole records`);
+      }
+    }),
+
+    define('findUnresolved by intent: a takeover moves a record to its new intent; a purged and re-claimed key is found under its new intent only', async ({ store, clock }) => {
+      await recordInState(store, 'key-moved', 'claimed', REQUEST_A, INTENT_X);
+      await recordInState(store, 'key-purged', 'completed', REQUEST_A, INTENT_X);
+      assert.deepEqual(keysOf(await findByIntent(store, INTENT_X)), ['key-moved']);
+      clock.advance(LEASE);
+      // The claim ran out before it started: taken over by another request digest and intent.
+      assert.equal((await store.claim(claimInput('key-moved', { request: REQUEST_B, intent: INTENT_Y, owner: OWNER_2 }))).kind, 'claimed');
+      assert.deepEqual(await findByIntent(store, INTENT_X), []);
+      assert.deepEqual(keysOf(await findByIntent(store, INTENT_Y)), ['key-moved']);
+      assert.deepEqual(keysOf(await find(store, REQUEST_B)), ['key-moved']);
+      // Taken over again by a claim without an intent: found by no intent any more.
+      assert.equal((await store.release({ key: 'key-moved', fencing_token: FIRST + 1 })).ok, true);
+      assert.equal((await store.claim(claimInput('key-moved', { request: REQUEST_B }))).kind, 'claimed');
+      assert.deepEqual(await findByIntent(store, INTENT_Y), []);
+      assert.deepEqual(keysOf(await find(store, REQUEST_B)), ['key-moved']);
+      // Retention deletes the completed record; the key claimed afresh under intent Y and started.
+      assert.equal(await store.purgeExpired({ older_than_ms: 0 }), 1);
+      assert.equal(await store.get('key-purged'), undefined);
+      await recordInState(store, 'key-purged', 'started', REQUEST_C, INTENT_Y);
+      assert.deepEqual(await findByIntent(store, INTENT_X), []);
+      assert.deepEqual(keysOf(await findByIntent(store, INTENT_Y)), ['key-purged']);
+      assert.equal((await store.get('key-purged'))?.intent_sha256, INTENT_Y);
+    }),
+
+    define('findUnresolved: exactly one of request_sha256 and intent_sha256, each 64 lowercase hex, or StoreInputError', async ({ store }) => {
+      await recordInState(store, 'key-both', 'started', REQUEST_A, INTENT_X);
+      const findUnresolved = (input: unknown) => (store.findUnresolved as NonNullable<IdempotencyStore['findUnresolved']>)(input as FindUnresolvedInput);
+      for (const input of [
+        { request_sha256: REQUEST_A, intent_sha256: INTENT_X, limit: 1 },
+        { limit: 1 },
+        { request_sha256: undefined, intent_sha256: undefined, limit: 1 },
+        { intent_sha256: 'A'.repeat(64), limit: 1 },
+        { intent_sha256: '1'.repeat(63), limit: 1 },
+        { intent_sha256: null, limit: 1 },
+        { intent_sha256: INTENT_X, limit: 0 },
+        { intent_sha256: INTENT_X, limit: 101 },
+        { intent_sha256: INTENT_X },
+      ]) {
+        await assert.rejects(() => findUnresolved(input), (error: unknown) => StoreInputError.isInstance(error), JSON.stringify(input));
+      }
+      // A digest given as `undefined` counts as absent.
+      assert.deepEqual(keysOf(await findUnresolved({ request_sha256: undefined, intent_sha256: INTENT_X, limit: 1 })), ['key-both']);
+      assert.deepEqual(keysOf(await findUnresolved({ request_sha256: REQUEST_A, intent_sha256: undefined, limit: 1 })), ['key-both']);
     }),
   ];
 }
@@ -1412,8 +1602,14 @@ function rehashWithoutKey(
   return { rewritten, head };
 }
 
-function claimInput(key: string, options: { request?: string; owner?: string; lease?: number } = {}) {
-  return { key, request_sha256: options.request ?? REQUEST_A, owner: options.owner ?? OWNER_1, lease_ms: options.lease ?? LEASE };
+function claimInput(key: string, options: { request?: string; intent?: string | null; owner?: string; lease?: number } = {}): ClaimInput {
+  return {
+    key,
+    request_sha256: options.request ?? REQUEST_A,
+    ...(options.intent === undefined ? {} : { intent_sha256: options.intent }),
+    owner: options.owner ?? OWNER_1,
+    lease_ms: options.lease ?? LEASE,
+  };
 }
 
 function entryInput(index: number): AuditEntryInput {
@@ -1452,8 +1648,14 @@ async function recordsInEveryState(store: IdempotencyStore, clock: ManualClock) 
 }
 
 /** Claims `key` for `request` at the clock's reading and leaves its record in `state`. */
-async function recordInState(store: IdempotencyStore, key: string, state: IdempotencyRecord['state'], request = REQUEST_A): Promise<void> {
-  const claim = await store.claim(claimInput(key, { request }));
+async function recordInState(
+  store: IdempotencyStore,
+  key: string,
+  state: IdempotencyRecord['state'],
+  request = REQUEST_A,
+  intent?: string | null,
+): Promise<void> {
+  const claim = await store.claim(claimInput(key, { request, ...(intent === undefined ? {} : { intent }) }));
   assert.equal(claim.kind, 'claimed', `claim of ${key}`);
   if (claim.kind !== 'claimed' || state === 'claimed') return;
   const fenced = { key, fencing_token: claim.fencing_token };

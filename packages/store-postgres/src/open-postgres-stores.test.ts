@@ -48,8 +48,14 @@ describe.skipIf(!available).each([
 });
 
 /** Claims `key` for `request` at the clock's reading and leaves its record in `state`. */
-async function recordIn(store: IdempotencyStore, key: string, state: IdempotencyRecord['state'], request = REQUEST): Promise<void> {
-  const claim = await store.claim({ key, request_sha256: request, owner: 'host-a', lease_ms: 60_000 });
+async function recordIn(
+  store: IdempotencyStore,
+  key: string,
+  state: IdempotencyRecord['state'],
+  request = REQUEST,
+  intent?: string,
+): Promise<void> {
+  const claim = await store.claim({ key, request_sha256: request, ...(intent === undefined ? {} : { intent_sha256: intent }), owner: 'host-a', lease_ms: 60_000 });
   if (claim.kind !== 'claimed') throw new Error(`claim of ${key}: ${claim.kind}`);
   const fenced = { key, fencing_token: claim.fencing_token };
   if (state === 'claimed') return;
@@ -180,10 +186,10 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   it('migrates once: reopening and concurrent opens apply nothing twice', async () => {
     const schema = nextSchema();
     const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStores({ pool, schema })));
-    expect(POSTGRES_SCHEMA_VERSION).toBe(2);
-    expect(opened.map((stores) => stores.schemaVersion)).toEqual([2, 2, 2, 2]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(3);
+    expect(opened.map((stores) => stores.schemaVersion)).toEqual([3, 3, 3, 3]);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     const columns = await pool.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'audit_log' AND column_name = 'canonical'`,
@@ -192,15 +198,17 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     expect(columns.rows).toEqual([{ column_name: 'canonical', data_type: 'text' }]);
   });
 
-  /** A schema as version 1 of this package left it, with a started record in it. */
-  async function schemaAtVersion1(schema: string) {
-    const version1 = POSTGRES_MIGRATIONS.find((migration) => migration.version === 1);
-    if (version1 === undefined) throw new Error('migration 1');
+  const INTENT = '1'.repeat(64);
+
+  /** A schema as version `version` of this package left it, with a started record in it. */
+  async function schemaAtVersion(schema: string, version: number) {
     const s = `"${schema}"`;
     await pool.query(`CREATE SCHEMA ${s}`);
     await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-    for (const text of version1.statements(s)) await pool.query(text);
-    await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES (1, '2026-07-01T00:00:00.000Z')`);
+    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= version)) {
+      for (const text of migration.statements(s)) await pool.query(text);
+      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
+    }
     await pool.query(
       `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
        VALUES ('key-old', $1, 'started', 'host-old', 7, $2, $3, $4)`,
@@ -208,41 +216,100 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     );
   }
 
-  const requestIndex = async (schema: string) =>
-    (
-      await pool.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'idempotency_records_request'", [
-        schema,
-      ])
-    ).rows.map((row) => row.indexdef);
+  const indexDefinition = async (schema: string, name: string) =>
+    (await pool.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2', [schema, name])).rows.map(
+      (row) => row.indexdef,
+    );
 
-  it('migrates a schema created at version 1 to the request index, keeping its records findable', async () => {
-    const schema = nextSchema();
-    await schemaAtVersion1(schema);
-    expect(await requestIndex(schema)).toEqual([]);
-    const clock = new ManualClock(T0);
-    const stores = await openPostgresStores({ pool, schema, clock });
-    expect(stores.schemaVersion).toBe(2);
-    const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
-    expect(await requestIndex(schema)).toEqual([
-      `CREATE INDEX idempotency_records_request ON ${schema}.idempotency_records USING btree (request_sha256, created_at)`,
-    ]);
-    await recordIn(stores.idempotencyStore, 'key-new', 'unknown');
-    const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
-    expect(found?.map((record) => [record.key, record.fencing_token])).toEqual([
-      ['key-old', 7],
-      ['key-new', T0 + 1],
-    ]);
-  });
+  /** The record `schemaAtVersion` wrote, as `get` must return it now: no intent digest. */
+  const oldRecord: IdempotencyRecord = {
+    key: 'key-old',
+    request_sha256: REQUEST,
+    intent_sha256: null,
+    state: 'started',
+    owner: 'host-old',
+    fencing_token: 7,
+    lease_expires_at: T0 + 60_000,
+    created_at: T0 - 5,
+    updated_at: T0,
+    result: null,
+  };
+
+  for (const version of [1, 2]) {
+    it(`migrates a schema created at version ${version} to the intent column and index, keeping its records readable and findable`, async () => {
+      const schema = nextSchema();
+      await schemaAtVersion(schema, version);
+      expect(await indexDefinition(schema, 'idempotency_records_request')).toHaveLength(version >= 2 ? 1 : 0);
+      expect(await indexDefinition(schema, 'idempotency_records_intent')).toEqual([]);
+      const clock = new ManualClock(T0);
+      const stores = await openPostgresStores({ pool, schema, clock });
+      expect(stores.schemaVersion).toBe(3);
+      const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(await indexDefinition(schema, 'idempotency_records_request')).toEqual([
+        `CREATE INDEX idempotency_records_request ON ${schema}.idempotency_records USING btree (request_sha256, created_at)`,
+      ]);
+      expect(await indexDefinition(schema, 'idempotency_records_intent')).toEqual([
+        `CREATE INDEX idempotency_records_intent ON ${schema}.idempotency_records USING btree (intent_sha256, created_at) WHERE (intent_sha256 IS NOT NULL)`,
+      ]);
+      // The record written before the column existed reads back with no intent digest.
+      expect(await stores.idempotencyStore.get('key-old')).toEqual(oldRecord);
+      // New claims store their intent digest.
+      await recordIn(stores.idempotencyStore, 'key-new', 'unknown', REQUEST, INTENT);
+      expect((await stores.idempotencyStore.get('key-new'))?.intent_sha256).toBe(INTENT);
+      const found = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
+      expect(found?.map((record) => [record.key, record.fencing_token, record.intent_sha256])).toEqual([
+        ['key-old', 7, null],
+        ['key-new', T0 + 1, INTENT],
+      ]);
+      expect(found?.[0]).toEqual(oldRecord);
+      // By intent: only the record claimed with it, never the old one (it has none).
+      expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT, limit: 10 }))?.map((record) => record.key)).toEqual(['key-new']);
+    });
+  }
 
   it('migrates a version 1 schema whose request index an operator built beforehand (CONCURRENTLY)', async () => {
     const schema = nextSchema();
-    await schemaAtVersion1(schema);
+    await schemaAtVersion(schema, 1);
     await pool.query(`CREATE INDEX CONCURRENTLY idempotency_records_request ON "${schema}".idempotency_records (request_sha256, created_at)`);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(2);
-    expect(await requestIndex(schema)).toHaveLength(1);
+    expect(stores.schemaVersion).toBe(3);
+    expect(await indexDefinition(schema, 'idempotency_records_request')).toHaveLength(1);
     expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 }))?.map((record) => record.key)).toEqual(['key-old']);
+  });
+
+  it('migrates a version 2 schema whose intent column and index an operator built beforehand (CONCURRENTLY)', async () => {
+    const schema = nextSchema();
+    await schemaAtVersion(schema, 2);
+    await pool.query(`ALTER TABLE "${schema}".idempotency_records ADD COLUMN intent_sha256 text`);
+    await pool.query(
+      `CREATE INDEX CONCURRENTLY idempotency_records_intent ON "${schema}".idempotency_records (intent_sha256, created_at) WHERE intent_sha256 IS NOT NULL`,
+    );
+    const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    expect(stores.schemaVersion).toBe(3);
+    expect(await indexDefinition(schema, 'idempotency_records_intent')).toHaveLength(1);
+    expect(await stores.idempotencyStore.get('key-old')).toEqual(oldRecord);
+    await recordIn(stores.idempotencyStore, 'key-new', 'started', 'b'.repeat(64), INTENT);
+    expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT, limit: 1 }))?.map((record) => record.key)).toEqual(['key-new']);
+  });
+
+  it('looks records of one intent up through the intent index', async () => {
+    const schema = nextSchema();
+    await openPostgresStores({ pool, schema });
+    const client = await pool.connect();
+    try {
+      // Sequential scans off: with the table nearly empty the planner would otherwise prefer one.
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const plan = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT key FROM "${schema}".idempotency_records WHERE intent_sha256 = $1 ORDER BY created_at`,
+        [INTENT],
+      );
+      expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/idempotency_records_intent/);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
   });
 
   it('refuses a schema written by a newer version', async () => {

@@ -94,6 +94,7 @@ export interface PostgresStores {
 interface RecordRow {
   key: string;
   request_sha256: string;
+  intent_sha256: string | null;
   state: IdempotencyRecord['state'];
   owner: string;
   fencing_token: string;
@@ -117,7 +118,7 @@ interface AuditRowText extends Omit<StoredAuditRow, 'sequence'> {
 }
 
 const RECORD_COLUMNS =
-  'key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at';
+  'key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at, intent_sha256';
 const AUDIT_COLUMNS =
   'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
 /** Most entries one append transaction takes from the queue (group commit). */
@@ -170,15 +171,15 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const selectRecord = statement('select_record', `SELECT ${RECORD_COLUMNS} FROM ${s}.idempotency_records WHERE key = $1`);
   const insertRecord = statement(
     'insert_record',
-    `INSERT INTO ${s}.idempotency_records (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO ${s}.idempotency_records (${RECORD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (key) DO NOTHING`,
   );
   const updateRecord = statement(
     'update_record',
     `UPDATE ${s}.idempotency_records SET request_sha256 = $2, state = $3, owner = $4, fencing_token = $5,
        lease_expires_at = $6, created_at = $7, updated_at = $8, sealed_json = $9, receipt = $10, delivery = $11,
-       completed_at = $12
-     WHERE key = $1 AND fencing_token = $13 AND state = $14`,
+       completed_at = $12, intent_sha256 = $13
+     WHERE key = $1 AND fencing_token = $14 AND state = $15`,
   );
   // isPurgeable of @toolseal/audit, as SQL: the token condition keeps a key's next record (whose
   // first token is the clock reading + 1) above every token the purged one handed out.
@@ -193,16 +194,19 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // those from U+E000 to U+FFFF, UTF-16 before them), so the order by key is made in JS: the
   // statement returns the records created before the limit-th one and every record created at the
   // same millisecond as it, and `oldestFirst` sorts those and keeps `limit`. One statement: one
-  // snapshot.
-  const selectUnresolved = statement(
-    'select_unresolved',
-    `WITH unresolved AS (
-       SELECT ${RECORD_COLUMNS} FROM ${s}.idempotency_records
-       WHERE request_sha256 = $1 AND (state IN ('started', 'unknown') OR (state = 'claimed' AND lease_expires_at > $2))
-     )
-     SELECT ${RECORD_COLUMNS} FROM unresolved
-     WHERE created_at <= coalesce((SELECT created_at FROM unresolved ORDER BY created_at LIMIT 1 OFFSET $3), created_at)`,
-  );
+  // snapshot. One statement per digest column (request or intent), each served by its own index.
+  const unresolvedBy = (name: string, column: 'request_sha256' | 'intent_sha256') =>
+    statement(
+      name,
+      `WITH unresolved AS (
+         SELECT ${RECORD_COLUMNS} FROM ${s}.idempotency_records
+         WHERE ${column} = $1 AND (state IN ('started', 'unknown') OR (state = 'claimed' AND lease_expires_at > $2))
+       )
+       SELECT ${RECORD_COLUMNS} FROM unresolved
+       WHERE created_at <= coalesce((SELECT created_at FROM unresolved ORDER BY created_at LIMIT 1 OFFSET $3), created_at)`,
+    );
+  const selectUnresolvedByRequest = unresolvedBy('select_unresolved', 'request_sha256');
+  const selectUnresolvedByIntent = unresolvedBy('select_unresolved_int', 'intent_sha256');
 
   async function readRecord(key: string): Promise<IdempotencyRecord | undefined> {
     const result = await pool.query<RecordRow>(selectRecord([key]));
@@ -247,8 +251,13 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     reconcile: async (input) => (await run({ type: 'reconcile', input })) as FencedOutcome,
     get: async (key) => readRecord(checkIdentifier('key', key)),
     findUnresolved: async (input) => {
-      const { request_sha256, limit } = checkFindUnresolvedInput(input);
-      const result = await pool.query<RecordRow>(selectUnresolved([request_sha256, readClock(clock), limit - 1]));
+      const checked = checkFindUnresolvedInput(input);
+      const { limit } = checked;
+      const query =
+        'intent_sha256' in checked
+          ? selectUnresolvedByIntent([checked.intent_sha256, readClock(clock), limit - 1])
+          : selectUnresolvedByRequest([checked.request_sha256, readClock(clock), limit - 1]);
+      const result = await pool.query<RecordRow>(query);
       return oldestFirst(result.rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
@@ -463,6 +472,7 @@ function recordFromRow(row: RecordRow): IdempotencyRecord {
   return {
     key: row.key,
     request_sha256: row.request_sha256,
+    intent_sha256: row.intent_sha256,
     state: row.state,
     owner: row.owner,
     fencing_token: Number(row.fencing_token),
@@ -490,6 +500,7 @@ function recordValues(record: IdempotencyRecord): unknown[] {
     record.result?.receipt ?? null,
     record.result?.delivery ?? null,
     record.result?.completed_at ?? null,
+    record.intent_sha256,
   ];
 }
 

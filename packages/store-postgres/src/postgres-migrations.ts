@@ -98,6 +98,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       `CREATE INDEX IF NOT EXISTS idempotency_records_request ON ${s}.idempotency_records (request_sha256, created_at)`,
     ],
   },
+  {
+    version: 3,
+    statements: (s) => [
+      // The revision-free intent digest a claim may carry (NULL: none, and every record written
+      // before this version). `request_sha256` binds the contract revisions, so after a deploy
+      // that bumps one, `findUnresolved({ intent_sha256 })` is what finds an earlier attempt.
+      // A nullable column without a default is a catalog change only: no table rewrite.
+      `ALTER TABLE ${s}.idempotency_records ADD COLUMN IF NOT EXISTS intent_sha256 text`,
+      // `findUnresolved` by intent: the records of one intent digest, oldest first. Partial:
+      // records without an intent (every older one) are never looked up by it. As for version 2,
+      // IF NOT EXISTS lets an operator build it beforehand with CREATE INDEX CONCURRENTLY.
+      `CREATE INDEX IF NOT EXISTS idempotency_records_intent ON ${s}.idempotency_records (intent_sha256, created_at)
+        WHERE intent_sha256 IS NOT NULL`,
+    ],
+  },
 ];
 
 /** The newest schema version this package writes. */

@@ -41,8 +41,14 @@ describe('SQLite stores (:memory:): conformance', () => {
 });
 
 /** Claims `key` for `request` at the clock's reading and leaves its record in `state`. */
-async function recordIn(store: IdempotencyStore, key: string, state: IdempotencyRecord['state'], request = REQUEST): Promise<void> {
-  const claim = await store.claim({ key, request_sha256: request, owner: 'host-a', lease_ms: 60_000 });
+async function recordIn(
+  store: IdempotencyStore,
+  key: string,
+  state: IdempotencyRecord['state'],
+  request = REQUEST,
+  intent?: string,
+): Promise<void> {
+  const claim = await store.claim({ key, request_sha256: request, ...(intent === undefined ? {} : { intent_sha256: intent }), owner: 'host-a', lease_ms: 60_000 });
   if (claim.kind !== 'claimed') throw new Error(`claim of ${key}: ${claim.kind}`);
   const fenced = { key, fencing_token: claim.fencing_token };
   if (state === 'claimed') return;
@@ -139,16 +145,18 @@ describe('SQLite stores: findUnresolved', () => {
 });
 
 describe('SQLite stores: migrations', () => {
-  it('migrates a file created at version 1 to the request index, keeping its records findable', async () => {
+  const INTENT = '1'.repeat(64);
+
+  /** A file as version `version` of this package left it, with a started record in it. */
+  function fileAtVersion(version: number): string {
     const path = nextPath();
-    const version1 = SQLITE_MIGRATIONS.find((migration) => migration.version === 1);
-    if (version1 === undefined) throw new Error('migration 1');
-    // A file as version 1 of this package left it, with a started record in it.
     const old = new BetterSqlite3(path);
     old.pragma('journal_mode = WAL');
     old.exec('CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
-    for (const statement of version1.statements) old.exec(statement);
-    old.prepare('INSERT INTO schema_version (version, applied_at) VALUES (1, ?)').run('2026-07-01T00:00:00.000Z');
+    for (const migration of SQLITE_MIGRATIONS.filter((candidate) => candidate.version <= version)) {
+      for (const statement of migration.statements) old.exec(statement);
+      old.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(migration.version, '2026-07-01T00:00:00.000Z');
+    }
     old
       .prepare(
         `INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
@@ -156,29 +164,72 @@ describe('SQLite stores: migrations', () => {
       )
       .run(REQUEST, T0 + 60_000, T0 - 5, T0);
     old.close();
+    return path;
+  }
 
-    const clock = new ManualClock(T0);
-    const stores = openSqliteStores({ path, clock });
-    try {
-      expect(SQLITE_SCHEMA_VERSION).toBe(2);
-      expect(stores.schemaVersion).toBe(2);
-      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2]);
-      const plan = stores.database
-        .prepare("EXPLAIN QUERY PLAN SELECT key FROM idempotency_records WHERE request_sha256 = ? ORDER BY created_at")
-        .all(REQUEST) as { detail: string }[];
-      expect(plan.map((step) => step.detail).join('\n')).toMatch(/INDEX idempotency_records_request \(request_sha256=\?\)/);
-      await recordIn(stores.idempotencyStore, 'key-new', 'unknown');
-      expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 }))?.map((record) => [record.key, record.fencing_token])).toEqual([
-        ['key-old', 7],
-        ['key-new', T0 + 1],
-      ]);
-    } finally {
-      stores.close();
-    }
-    // Reopening applies nothing again.
-    const reopened = openSqliteStores({ path, clock });
-    expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(2);
-    reopened.close();
+  const queryPlan = (stores: ReturnType<typeof openSqliteStores>, column: string) =>
+    (
+      stores.database.prepare(`EXPLAIN QUERY PLAN SELECT key FROM idempotency_records WHERE ${column} = ? ORDER BY created_at`).all(REQUEST) as {
+        detail: string;
+      }[]
+    )
+      .map((step) => step.detail)
+      .join('\n');
+
+  for (const version of [1, 2]) {
+    it(`migrates a file created at version ${version} to the intent column and index, keeping its records readable and findable`, async () => {
+      const path = fileAtVersion(version);
+      const clock = new ManualClock(T0);
+      const stores = openSqliteStores({ path, clock });
+      try {
+        expect(SQLITE_SCHEMA_VERSION).toBe(3);
+        expect(stores.schemaVersion).toBe(3);
+        expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3]);
+        expect(queryPlan(stores, 'request_sha256')).toMatch(/INDEX idempotency_records_request \(request_sha256=\?\)/);
+        expect(queryPlan(stores, 'intent_sha256')).toMatch(/INDEX idempotency_records_intent \(intent_sha256=\?\)/);
+        // The record written before the column existed reads back with no intent digest.
+        const oldRecord: IdempotencyRecord = {
+          key: 'key-old',
+          request_sha256: REQUEST,
+          intent_sha256: null,
+          state: 'started',
+          owner: 'host-old',
+          fencing_token: 7,
+          lease_expires_at: T0 + 60_000,
+          created_at: T0 - 5,
+          updated_at: T0,
+          result: null,
+        };
+        expect(await stores.idempotencyStore.get('key-old')).toEqual(oldRecord);
+        // New claims store their intent digest.
+        await recordIn(stores.idempotencyStore, 'key-new', 'unknown', REQUEST, INTENT);
+        expect((await stores.idempotencyStore.get('key-new'))?.intent_sha256).toBe(INTENT);
+        const byRequest = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
+        expect(byRequest?.map((record) => [record.key, record.fencing_token, record.intent_sha256])).toEqual([
+          ['key-old', 7, null],
+          ['key-new', T0 + 1, INTENT],
+        ]);
+        expect(byRequest?.[0]).toEqual(oldRecord);
+        // By intent: only the record claimed with it, never the old one (it has none).
+        expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT, limit: 10 }))?.map((record) => record.key)).toEqual(['key-new']);
+      } finally {
+        stores.close();
+      }
+      // Reopening applies nothing again.
+      const reopened = openSqliteStores({ path, clock });
+      expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(3);
+      expect((await reopened.idempotencyStore.get('key-new'))?.intent_sha256).toBe(INTENT);
+      reopened.close();
+    });
+  }
+
+  it('refuses a file written by a newer version of this package', () => {
+    const path = nextPath();
+    openSqliteStores({ path }).close();
+    const newer = new BetterSqlite3(path);
+    newer.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(SQLITE_SCHEMA_VERSION + 1, 'later');
+    newer.close();
+    expect(() => openSqliteStores({ path })).toThrow(/newer than this package/);
   });
 });
 

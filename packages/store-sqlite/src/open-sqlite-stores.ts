@@ -113,6 +113,7 @@ export interface SqliteStores {
 interface RecordRow {
   key: string;
   request_sha256: string;
+  intent_sha256: string | null;
   state: IdempotencyRecord['state'];
   owner: string;
   fencing_token: number;
@@ -133,7 +134,7 @@ interface RecordParameters extends RecordRow {
 const AUDIT_COLUMNS =
   'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
 const RECORD_COLUMNS =
-  'key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at';
+  'key, request_sha256, intent_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at';
 
 /**
  * Opens (and migrates) a SQLite database holding the audit log and the idempotency records: the
@@ -182,11 +183,11 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   // ------------------------------------------------------------------ idempotency records
   const selectRecord = database.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM idempotency_records WHERE key = ?`);
   const insertRecord = database.prepare<[RecordRow]>(
-    `INSERT INTO idempotency_records (${RECORD_COLUMNS}) VALUES (@key, @request_sha256, @state, @owner, @fencing_token,
+    `INSERT INTO idempotency_records (${RECORD_COLUMNS}) VALUES (@key, @request_sha256, @intent_sha256, @state, @owner, @fencing_token,
       @lease_expires_at, @created_at, @updated_at, @sealed_json, @receipt, @delivery, @completed_at)`,
   );
   const updateRecord = database.prepare<[RecordParameters]>(
-    `UPDATE idempotency_records SET request_sha256 = @request_sha256, state = @state, owner = @owner,
+    `UPDATE idempotency_records SET request_sha256 = @request_sha256, intent_sha256 = @intent_sha256, state = @state, owner = @owner,
       fencing_token = @fencing_token, lease_expires_at = @lease_expires_at, updated_at = @updated_at,
       sealed_json = @sealed_json, receipt = @receipt, delivery = @delivery, completed_at = @completed_at
      WHERE key = @key AND fencing_token = @expected_token AND state = @expected_state`,
@@ -204,15 +205,19 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   // above U+FFFF and one from U+E000 to U+FFFF), so the order by key is made in JS: the statement
   // returns the records created before the limit-th one and every record created at the same
   // millisecond as it, and `oldestFirst` sorts those and keeps `limit`. One statement: one snapshot.
-  const selectUnresolved = database.prepare<[{ request_sha256: string; now: number; offset: number }], RecordRow>(
-    `WITH unresolved AS (
-       SELECT ${RECORD_COLUMNS} FROM idempotency_records
-       WHERE request_sha256 = @request_sha256
-         AND (state IN ('started', 'unknown') OR (state = 'claimed' AND lease_expires_at > @now))
-     )
-     SELECT ${RECORD_COLUMNS} FROM unresolved
-     WHERE created_at <= coalesce((SELECT created_at FROM unresolved ORDER BY created_at LIMIT 1 OFFSET @offset), created_at)`,
-  );
+  // One statement per digest column (request or intent), each served by its own index.
+  const unresolvedBy = (column: 'request_sha256' | 'intent_sha256') =>
+    database.prepare<[{ digest: string; now: number; offset: number }], RecordRow>(
+      `WITH unresolved AS (
+         SELECT ${RECORD_COLUMNS} FROM idempotency_records
+         WHERE ${column} = @digest
+           AND (state IN ('started', 'unknown') OR (state = 'claimed' AND lease_expires_at > @now))
+       )
+       SELECT ${RECORD_COLUMNS} FROM unresolved
+       WHERE created_at <= coalesce((SELECT created_at FROM unresolved ORDER BY created_at LIMIT 1 OFFSET @offset), created_at)`,
+    );
+  const selectUnresolvedByRequest = unresolvedBy('request_sha256');
+  const selectUnresolvedByIntent = unresolvedBy('intent_sha256');
 
   function readRecord(key: string): IdempotencyRecord | undefined {
     const row = selectRecord.get(key);
@@ -270,11 +275,14 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       return lock.read('get', () => readRecord(checked));
     },
     findUnresolved: async (input) => {
-      const { request_sha256, limit } = checkFindUnresolvedInput(input);
+      const checked = checkFindUnresolvedInput(input);
+      const { limit } = checked;
+      const [select, digest] =
+        'intent_sha256' in checked
+          ? [selectUnresolvedByIntent, checked.intent_sha256]
+          : [selectUnresolvedByRequest, checked.request_sha256];
       // A read like `get`: it never waits behind writes, and each attempt reads the clock afresh.
-      const rows = await lock.read('findUnresolved', () =>
-        selectUnresolved.all({ request_sha256, now: readClock(clock), offset: limit - 1 }),
-      );
+      const rows = await lock.read('findUnresolved', () => select.all({ digest, now: readClock(clock), offset: limit - 1 }));
       return oldestFirst(rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
@@ -418,6 +426,7 @@ function recordFromRow(row: RecordRow): IdempotencyRecord {
   return {
     key: row.key,
     request_sha256: row.request_sha256,
+    intent_sha256: row.intent_sha256,
     state: row.state,
     owner: row.owner,
     fencing_token: row.fencing_token,
@@ -435,6 +444,7 @@ function rowFromRecord(record: IdempotencyRecord): RecordRow {
   return {
     key: record.key,
     request_sha256: record.request_sha256,
+    intent_sha256: record.intent_sha256,
     state: record.state,
     owner: record.owner,
     fencing_token: record.fencing_token,

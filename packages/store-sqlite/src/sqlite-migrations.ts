@@ -72,6 +72,19 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       `CREATE INDEX idempotency_records_request ON idempotency_records (request_sha256, created_at)`,
     ],
   },
+  {
+    version: 3,
+    statements: [
+      // The revision-free intent digest a claim may carry (NULL: none, and every record written
+      // before this version). `request_sha256` binds the contract revisions, so after a deploy
+      // that bumps one, `findUnresolved({ intent_sha256 })` is what finds an earlier attempt.
+      // Adding a nullable column without a default rewrites nothing: existing rows read NULL.
+      `ALTER TABLE idempotency_records ADD COLUMN intent_sha256 TEXT`,
+      // `findUnresolved` by intent: the records of one intent digest, oldest first. Partial: records
+      // without an intent are never looked up by it.
+      `CREATE INDEX idempotency_records_intent ON idempotency_records (intent_sha256, created_at) WHERE intent_sha256 IS NOT NULL`,
+    ],
+  },
 ];
 
 /** The newest schema version this package writes. */
