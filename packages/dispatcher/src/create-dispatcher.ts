@@ -3,6 +3,7 @@ import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapte
 import {
   StoreInputError,
   systemClock,
+  type ClaimInput,
   type Clock,
   type FenceFailure,
   type FindUnresolvedInput,
@@ -61,9 +62,11 @@ import {
   EARLIER_ATTEMPT_LOOKUP_LIMIT,
   NO_EARLIER_ATTEMPTS,
   readEarlierAttempts,
+  readIntentAttempts,
   viewAttempt,
   type AttemptView,
   type EarlierAttempts,
+  type IntentAttempts,
 } from './earlier-attempts.js';
 import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcome } from './dispatcher-tool.js';
 import { RateLimiter, checkRateLimit } from './rate-limiter.js';
@@ -141,6 +144,12 @@ interface CallState {
    * `verify` reuses it instead of hashing them again.
    */
   requestSha256: Sha256Hex | null;
+  /**
+   * A write's intent digest (`digestTagged(INTENT_KEY_DOMAIN, { tenant_id, subject_id, tool_name,
+   * arguments })`: no contract revisions), stored with every claim so that an attempt made under
+   * other revisions can be found (`findIntentConflict`); `null` for reads.
+   */
+  intentSha256: Sha256Hex | null;
   /**
    * Whether the tool's handler (or status query) ran for this call: from then on, an audit entry
    * is worth a second, minimal append when the full one fails.
@@ -607,6 +616,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       replayOf: null,
       notes: [],
       requestSha256: null,
+      intentSha256: null,
       executed: false,
     };
     try {
@@ -724,6 +734,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       output_revision: contract.output_revision,
       effect_revision: contract.effect_revision,
     });
+    // The same intent whatever the contract revisions: the key of a write without approval, and
+    // stored with every claim so that an attempt made before a revision bump is still found.
+    // Keyed (HMAC) when the digester is, so it does not reveal guessable arguments.
+    const intent_sha256 = turn.digester.digestTagged(INTENT_KEY_DOMAIN, {
+      tenant_id: turn.principal.tenant_id,
+      subject_id: turn.principal.subject_id,
+      tool_name: contract.tool_name,
+      arguments: invocation.arguments,
+    });
+    state.intentSha256 = intent_sha256;
     let idempotencyKey: string;
     if (tool.approvalRequired) {
       const match = matchApproval(turn.approvals, tool.name, request_sha256, now());
@@ -748,13 +768,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // Tenant, subject, tool and arguments only, never the contract revisions: after a deploy that
       // bumps one, the same intent meets its earlier record under a changed request digest and
       // answers IDEMPOTENCY_CONFLICT (human review), instead of running again under a new key.
-      // Keyed (HMAC) when the digester is, so a key does not reveal guessable arguments.
-      idempotencyKey = `intent-${turn.digester.digestTagged(INTENT_KEY_DOMAIN, {
-        tenant_id: turn.principal.tenant_id,
-        subject_id: turn.principal.subject_id,
-        tool_name: contract.tool_name,
-        arguments: invocation.arguments,
-      })}`;
+      idempotencyKey = `intent-${intent_sha256}`;
     }
     state.context.idempotency_key = idempotencyKey;
     return executeWrite(turn, state, tool, invocation, abort, request_sha256, ready);
@@ -780,7 +794,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
     try {
       // Bounded by storeTimeoutMs, and ended by an abort of the call: nothing has started yet.
-      claim = await watchdog.watch(() => idempotencyStore.claim({ key, request_sha256, owner, lease_ms: leaseMs }), abort);
+      const claimInput: ClaimInput = { key, request_sha256, owner, lease_ms: leaseMs };
+      if (state.intentSha256 !== null) claimInput.intent_sha256 = state.intentSha256;
+      claim = await watchdog.watch(() => idempotencyStore.claim(claimInput), abort);
     } catch (error) {
       // The store refused an input of the dispatcher's own making: a bug, not an outage (nothing
       // was written), and a retry would fail the same way.
@@ -1017,7 +1033,46 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.notes.push(found.kind === 'input_rejected' ? 'idempotency_store_input_rejected' : 'earlier_attempt_lookup_failed');
     }
     state.context.idempotency_key = null;
-    return null;
+    // Not under this request but under other contract revisions: no approval is asked for a write
+    // whose earlier attempt may have run (IDEMPOTENCY_CONFLICT, human review).
+    return findIntentConflict(turn, state, request_sha256, null, false);
+  }
+
+  /**
+   * IDEMPOTENCY_CONFLICT (note `unresolved_attempt_other_revisions`, or
+   * `unresolved_attempt_other_key` for one of the same request) when the store lists an unresolved
+   * attempt of the call's intent under a key other than `ownKey` and for another request digest,
+   * or for any request when `anyRequest` (an intent key's write: the request-based lookup does not
+   * run for it). `null` when there is none, when the store cannot look intents up (no
+   * `findUnresolved`, or one that refuses the intent input: a store from before intent digests;
+   * note `intent_lookup_unsupported`) or the lookup failed (note `intent_lookup_failed`: the
+   * request-based checks still ran).
+   */
+  async function findIntentConflict(
+    turn: Turn,
+    state: CallState,
+    request_sha256: Sha256Hex,
+    ownKey: string | null,
+    anyRequest: boolean,
+  ): Promise<DispatchedCall | null> {
+    const intent_sha256 = state.intentSha256;
+    const findUnresolved = idempotencyStore.findUnresolved;
+    if (intent_sha256 === null || typeof findUnresolved !== 'function') return null;
+    const input: FindUnresolvedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
+    let found: IntentAttempts;
+    try {
+      found = readIntentAttempts(await watchdog.watch(() => findUnresolved.call(idempotencyStore, input)), intent_sha256, ownKey ?? '');
+    } catch (error) {
+      found = { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
+    }
+    if (found.kind !== 'found') {
+      state.notes.push(found.kind === 'input_rejected' ? 'intent_lookup_unsupported' : 'intent_lookup_failed');
+      return null;
+    }
+    const other = found.attempts.find((attempt) => anyRequest || attempt.request_sha256 !== request_sha256);
+    if (other === undefined) return null;
+    state.notes.push(other.request_sha256 === request_sha256 ? 'unresolved_attempt_other_key' : 'unresolved_attempt_other_revisions');
+    return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
   }
 
   /**
@@ -1089,6 +1144,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (tool.approvalRequired) {
       const guarded = await guardEarlierAttempts(turn, state, tool, invocation, abort, request_sha256, fence);
       if (guarded !== null) return guarded;
+    }
+    // An unresolved attempt of the same intent under other contract revisions (a deploy bumped
+    // one meanwhile), or, for an intent key, under an approval's key (the tool's approval mode
+    // changed): its outcome is unknown and only a person can tell whether this write is another.
+    const conflict = await findIntentConflict(turn, state, request_sha256, key, !tool.approvalRequired);
+    if (conflict !== null) {
+      await release();
+      return conflict;
     }
 
     // Recheck the proposal against current facts right before the effect (spec 002).

@@ -257,6 +257,7 @@ describe('an approval under a new key while an earlier attempt of the request is
     const record = (fields: Partial<IdempotencyRecord>): IdempotencyRecord => ({
       key: 'appr-other',
       request_sha256: digest,
+      intent_sha256: null,
       state: 'unknown',
       owner: 'h',
       fencing_token: 1,
@@ -274,7 +275,17 @@ describe('an approval under a new key while an earlier attempt of the request is
     };
     const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approvalOf(host, digest, 'appr-1')] }));
     expect(result.gate).toBe('sealed');
-    expect(asked).toEqual([{ request_sha256: digest, limit: 4 }]);
+    // Then the intent lookup (attempts under other contract revisions): none of these records has one.
+    const intent = host.digester.digestTagged('toolseal.dispatcher.intent_key.v1', {
+      tenant_id: CEDAR_DRAFTER.tenant_id,
+      subject_id: CEDAR_DRAFTER.subject_id,
+      tool_name: 'create_refund_draft',
+      arguments: BASELINE_REFUND,
+    });
+    expect(asked).toEqual([
+      { request_sha256: digest, limit: 4 },
+      { intent_sha256: intent, limit: 4 },
+    ]);
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 });

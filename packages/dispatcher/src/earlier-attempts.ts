@@ -131,3 +131,40 @@ function readStoredResultShape(value: unknown): StoredResult | null {
   if ((delivery !== 'fresh' && delivery !== 'receipt_reconciled') || typeof completed_at !== 'number') return null;
   return { sealed_json, receipt, delivery, completed_at };
 }
+
+/**
+ * What `findUnresolved({ intent_sha256 })` said: the unresolved attempts of one intent (tenant,
+ * subject, tool, arguments; no contract revisions) under keys other than the call's own, with the
+ * request digest each was made for. An attempt under the same request digest is the request-based
+ * lookup's to answer from; one under another digest was made under other contract revisions.
+ */
+export type IntentAttempts =
+  | {
+      kind: 'found';
+      attempts: readonly { readonly key: string; readonly request_sha256: Sha256Hex }[];
+      /** The list came back full: more attempts may exist that it left out. */
+      more: boolean;
+    }
+  | { kind: 'unavailable' }
+  | { kind: 'input_rejected' };
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** Reads what `findUnresolved` answered for `intent_sha256` without trusting it. */
+export function readIntentAttempts(found: unknown, intent_sha256: Sha256Hex, ownKey: string): IntentAttempts {
+  if (!Array.isArray(found)) return { kind: 'unavailable' };
+  const listed = (found as unknown[]).slice(0, EARLIER_ATTEMPT_LOOKUP_LIMIT);
+  const attempts: { key: string; request_sha256: Sha256Hex }[] = [];
+  const seen = new Set<string>();
+  for (const candidate of listed) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const fields = candidate as Partial<Record<'key' | 'request_sha256' | 'intent_sha256' | 'state', unknown>>;
+    const { key, request_sha256, state } = fields;
+    if (fields.intent_sha256 !== intent_sha256 || (state !== 'claimed' && state !== 'started' && state !== 'unknown')) continue;
+    if (typeof request_sha256 !== 'string' || !SHA256_HEX.test(request_sha256)) continue;
+    if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey || seen.has(key)) continue;
+    seen.add(key);
+    attempts.push({ key, request_sha256 });
+  }
+  return { kind: 'found', attempts, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
+}

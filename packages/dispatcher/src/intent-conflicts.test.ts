@@ -1,0 +1,156 @@
+// A write whose earlier attempt is unresolved must not run again under a new key, even after a
+// deploy bumped a contract revision (review finding): `request_sha256` binds the revisions, so
+// the request-based lookup cannot see the earlier attempt; every claim also stores the intent
+// digest (tenant, subject, tool, arguments; no revisions), and the dispatcher looks that up.
+import { StoreInputError, type FindUnresolvedInput, type IdempotencyStore } from '@toolseal/audit';
+import { ERROR_CATALOG } from '@toolseal/errors';
+import { createToolRegistry } from '@toolseal/result';
+import { describe, expect, it } from 'vitest';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, loadToolSpecs, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import type { Approval } from './approval.js';
+import type { DispatchedCall } from './dispatch-types.js';
+
+const context = { principal: CEDAR_DRAFTER };
+const TTL_MS = 60_000;
+
+/** The refund tool's registry after a deploy that bumped its effect revision. */
+function bumpedRegistry() {
+  const specs = loadToolSpecs();
+  const refund = structuredClone(specs.createRefundDraft);
+  refund.contract.effect_revision = 'refund-draft-effect-v2';
+  return createToolRegistry([specs.getOrder, specs.kbSearch, refund]);
+}
+
+async function preview(host: TestHost): Promise<DispatchedCall> {
+  return only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+}
+
+function approval(host: TestHost, digest: string, key: string): Approval {
+  return { request_sha256: digest, tool_name: 'create_refund_draft', idempotency_key: key, approved_by: 'supervisor-1', expires_at: host.clock.now() + TTL_MS };
+}
+
+async function notesOf(host: TestHost, result: DispatchedCall): Promise<unknown> {
+  const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+  return entry?.body['notes'];
+}
+
+/** Before the deploy: an approved refund whose handler committed downstream and never answered. */
+async function unresolvedBeforeDeploy(): Promise<{ before: TestHost; digest: string }> {
+  const before = createTestHost({ deadlines: { create_refund_draft: 30 } });
+  const digest = (await preview(before)).approval_request?.request_sha256 as string;
+  // The downstream commits; the handler never answers.
+  const original = before.impl.create_refund_draft;
+  before.impl.create_refund_draft = (input) => {
+    void original(input);
+    return new Promise<never>(() => undefined);
+  };
+  const first = only(
+    await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'appr-v1')] }),
+  );
+  expect(first.sealed.model_result.error?.code).toBe('OUTCOME_UNKNOWN');
+  expect((await before.stores.idempotencyStore.get('appr-v1'))?.state).toBe('unknown');
+  return { before, digest };
+}
+
+/**
+ * After the deploy: a new dispatcher over the same stores and clock, with the bumped contract.
+ * (Its `stores` and `registry` fields are the host's own defaults: read `before.stores` and
+ * `BUMPED`.)
+ */
+const BUMPED = bumpedRegistry();
+function afterDeploy(before: TestHost): TestHost {
+  return createTestHost({ clock: before.clock, options: { stores: before.stores, registry: BUMPED } });
+}
+
+describe('an unresolved write of the same intent under other contract revisions', () => {
+  it('the review: a new approval after the deploy does not write again (IDEMPOTENCY_CONFLICT, human review)', async () => {
+    const { before, digest } = await unresolvedBeforeDeploy();
+    const after = afterDeploy(before);
+
+    // The preview asks for no approval of a write whose earlier attempt may have run.
+    const asked = await preview(after);
+    expect(asked.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(asked.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG.IDEMPOTENCY_CONFLICT.recovery);
+    expect(asked.approval_request).toBeNull();
+    expect(await notesOf(before, asked)).toEqual(['unresolved_attempt_other_revisions']);
+
+    // An approval of the new request (another digest: the revisions differ) does not run it either.
+    const newDigest = await digestAfterDeploy(after);
+    expect(newDigest).not.toBe(digest);
+    const approved = only(
+      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, newDigest, 'appr-v2')] }),
+    );
+    expect(approved.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(await notesOf(before, approved)).toEqual(['unresolved_attempt_other_revisions']);
+    expect(after.calls['create_refund_draft']).toBe(0);
+    // The new key was given back (nothing ran under it); the earlier record is as it was.
+    expect((await before.stores.idempotencyStore.get('appr-v2'))?.state).toBe('released');
+    expect((await before.stores.idempotencyStore.get('appr-v1'))?.state).toBe('unknown');
+  });
+
+  it('writes once the earlier attempt is resolved (reconciled by its own status query)', async () => {
+    const { before, digest } = await unresolvedBeforeDeploy();
+    // The retry under the first approval, before the deploy, queries status and finds the receipt.
+    const reconciled = only(
+      await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'appr-v1')] }),
+    );
+    expect(reconciled.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+
+    const after = afterDeploy(before);
+    const newDigest = await digestAfterDeploy(after);
+    const approved = only(
+      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, newDigest, 'appr-v2')] }),
+    );
+    expect(approved.gate).toBe('sealed');
+    expect(after.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('a store without intent lookups keeps the request-based protection only (note intent_lookup_unsupported)', async () => {
+    const host = createTestHost();
+    const store = host.stores.idempotencyStore;
+    const findUnresolved = store.findUnresolved?.bind(store);
+    const older: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
+      findUnresolved: async (input: FindUnresolvedInput) => {
+        if (input.request_sha256 === undefined) throw new StoreInputError('request_sha256', 'is required');
+        return findUnresolved === undefined ? [] : findUnresolved(input);
+      },
+    });
+    const plain = createTestHost({ clock: host.clock, options: { stores: { auditLog: host.stores.auditLog, idempotencyStore: older } } });
+    const digest = (await preview(plain)).approval_request?.request_sha256 as string;
+    const approved = only(
+      await plain.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(plain, digest, 'appr-1')] }),
+    );
+    expect(approved.gate).toBe('sealed');
+    expect(await notesOf(host, approved)).toEqual(['intent_lookup_unsupported']);
+  });
+
+  it('stores the intent digest with every claim: the same for an approved write and the intent key', async () => {
+    const host = createTestHost();
+    const digest = (await preview(host)).approval_request?.request_sha256 as string;
+    await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(host, digest, 'appr-1')] });
+    const record = await host.stores.idempotencyStore.get('appr-1');
+    const intent = host.digester.digestTagged('toolseal.dispatcher.intent_key.v1', {
+      tenant_id: CEDAR_DRAFTER.tenant_id,
+      subject_id: CEDAR_DRAFTER.subject_id,
+      tool_name: 'create_refund_draft',
+      arguments: BASELINE_REFUND,
+    });
+    expect(record?.intent_sha256).toBe(intent);
+  });
+});
+
+async function digestAfterDeploy(after: TestHost): Promise<string> {
+  // The preview is refused while the earlier attempt is unresolved: the digest as the dispatcher
+  // computes it, over the bumped contract's revisions.
+  const contract = BUMPED.get('create_refund_draft')?.contract;
+  if (contract === undefined) throw new Error('no refund tool');
+  return after.digester.requestDigest({
+    tenant_id: CEDAR_DRAFTER.tenant_id,
+    subject_id: CEDAR_DRAFTER.subject_id,
+    tool_name: contract.tool_name,
+    arguments: BASELINE_REFUND,
+    input_revision: contract.input_revision,
+    output_revision: contract.output_revision,
+    effect_revision: contract.effect_revision,
+  });
+}
