@@ -1035,7 +1035,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state.context.idempotency_key = null;
     // Not under this request but under other contract revisions: no approval is asked for a write
     // whose earlier attempt may have run (IDEMPOTENCY_CONFLICT, human review).
-    return findIntentConflict(turn, state, request_sha256, null, false);
+    const conflict = await findIntentConflict(state, request_sha256, null, false, false);
+    return conflict === null ? null : refuse(turn, state, 'idempotency', conflict);
   }
 
   /**
@@ -1043,18 +1044,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * `unresolved_attempt_other_key` for one of the same request) when the store lists an unresolved
    * attempt of the call's intent under a key other than `ownKey` and for another request digest,
    * or for any request when `anyRequest` (an intent key's write: the request-based lookup does not
-   * run for it). `null` when there is none, when the store cannot look intents up (no
+   * run for it). `null` when there is none, and when the store cannot look intents up (no
    * `findUnresolved`, or one that refuses the intent input: a store from before intent digests;
-   * note `intent_lookup_unsupported`) or the lookup failed (note `intent_lookup_failed`: the
-   * request-based checks still ran).
+   * note `intent_lookup_unsupported`). For a write about to start (`write`), a lookup that fails
+   * (note `intent_lookup_failed`) or a full list without a conflict in it (note
+   * `intent_attempts_beyond_lookup`: it may have left one out) answers TIMEOUT_BEFORE_EXECUTE,
+   * nothing run, as the request-based lookup does; for a preview they are noted and the approval is
+   * asked for (the approved write looks again). The caller answers with the code returned.
    */
   async function findIntentConflict(
-    turn: Turn,
     state: CallState,
     request_sha256: Sha256Hex,
     ownKey: string | null,
     anyRequest: boolean,
-  ): Promise<DispatchedCall | null> {
+    write: boolean,
+  ): Promise<'IDEMPOTENCY_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | null> {
     const intent_sha256 = state.intentSha256;
     const findUnresolved = idempotencyStore.findUnresolved;
     if (intent_sha256 === null || typeof findUnresolved !== 'function') return null;
@@ -1065,14 +1069,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch (error) {
       found = { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
     }
-    if (found.kind !== 'found') {
-      state.notes.push(found.kind === 'input_rejected' ? 'intent_lookup_unsupported' : 'intent_lookup_failed');
+    if (found.kind === 'input_rejected') {
+      state.notes.push('intent_lookup_unsupported');
       return null;
     }
-    const other = found.attempts.find((attempt) => anyRequest || attempt.request_sha256 !== request_sha256);
-    if (other === undefined) return null;
-    state.notes.push(other.request_sha256 === request_sha256 ? 'unresolved_attempt_other_key' : 'unresolved_attempt_other_revisions');
-    return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
+    if (found.kind === 'found') {
+      const other = found.attempts.find((attempt) => anyRequest || attempt.request_sha256 !== request_sha256);
+      if (other !== undefined) {
+        state.notes.push(other.request_sha256 === request_sha256 ? 'unresolved_attempt_other_key' : 'unresolved_attempt_other_revisions');
+        return 'IDEMPOTENCY_CONFLICT';
+      }
+      if (!found.more) return null;
+      state.notes.push('intent_attempts_beyond_lookup');
+    } else {
+      state.notes.push('intent_lookup_failed');
+    }
+    return write ? 'TIMEOUT_BEFORE_EXECUTE' : null;
   }
 
   /**
@@ -1148,10 +1160,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // An unresolved attempt of the same intent under other contract revisions (a deploy bumped
     // one meanwhile), or, for an intent key, under an approval's key (the tool's approval mode
     // changed): its outcome is unknown and only a person can tell whether this write is another.
-    const conflict = await findIntentConflict(turn, state, request_sha256, key, !tool.approvalRequired);
+    const conflict = await findIntentConflict(state, request_sha256, key, !tool.approvalRequired, true);
     if (conflict !== null) {
-      await release();
-      return conflict;
+      // Nothing ran under the key: given back before the answer, which says how long it stays held.
+      const released = await releaseFence(fence);
+      const wait = released ? STORE_RETRY_AFTER_MS : claimRetryAfterMs;
+      return refuse(turn, state, 'idempotency', conflict, conflict === 'TIMEOUT_BEFORE_EXECUTE' ? { retryAfterMs: wait } : {});
     }
 
     // Recheck the proposal against current facts right before the effect (spec 002).

@@ -124,6 +124,53 @@ describe('an unresolved write of the same intent under other contract revisions'
     expect(await notesOf(host, approved)).toEqual(['intent_lookup_unsupported']);
   });
 
+  it('an intent lookup that fails stops an approved write (TIMEOUT_BEFORE_EXECUTE, nothing run, key given back); a preview asks for approval', async () => {
+    const host = createTestHost();
+    const store = host.stores.idempotencyStore;
+    const findUnresolved = store.findUnresolved?.bind(store);
+    const failing: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
+      findUnresolved: async (input: FindUnresolvedInput) => {
+        if (input.intent_sha256 !== undefined) throw new Error('connection reset');
+        return findUnresolved === undefined ? [] : findUnresolved(input);
+      },
+    });
+    const flaky = createTestHost({ clock: host.clock, options: { stores: { auditLog: host.stores.auditLog, idempotencyStore: failing } } });
+    const asked = await preview(flaky);
+    expect(asked.sealed.model_result.error?.code).toBe('APPROVAL_REQUIRED');
+    expect(await notesOf(host, asked)).toEqual(['intent_lookup_failed']);
+    const digest = asked.approval_request?.request_sha256 as string;
+    const approved = only(
+      await flaky.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(flaky, digest, 'appr-1')] }),
+    );
+    expect(approved.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(approved.sealed.model_result.error?.retry_after_ms).toBe(1_000);
+    expect(await notesOf(host, approved)).toEqual(['intent_lookup_failed']);
+    expect(flaky.calls['create_refund_draft']).toBe(0);
+    expect((await store.get('appr-1'))?.state).toBe('released');
+  });
+
+  it('a full intent list without a conflict in it may have left one out: the write does not start', async () => {
+    const host = createTestHost();
+    const store = host.stores.idempotencyStore;
+    const digest = (await preview(host)).approval_request?.request_sha256 as string;
+    const findUnresolved = store.findUnresolved?.bind(store);
+    const full: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
+      findUnresolved: async (input: FindUnresolvedInput) => {
+        if (input.intent_sha256 === undefined) return findUnresolved === undefined ? [] : findUnresolved(input);
+        // Four records of this intent and request under the call's own key: none is a conflict.
+        const own = await store.get('appr-1');
+        return [own, own, own, own];
+      },
+    });
+    const listing = createTestHost({ clock: host.clock, options: { stores: { auditLog: host.stores.auditLog, idempotencyStore: full } } });
+    const approved = only(
+      await listing.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(listing, digest, 'appr-1')] }),
+    );
+    expect(approved.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(await notesOf(host, approved)).toEqual(['intent_attempts_beyond_lookup']);
+    expect(listing.calls['create_refund_draft']).toBe(0);
+  });
+
   it('stores the intent digest with every claim: the same for an approved write and the intent key', async () => {
     const host = createTestHost();
     const digest = (await preview(host)).approval_request?.request_sha256 as string;
