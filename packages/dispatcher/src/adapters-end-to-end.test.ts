@@ -123,7 +123,7 @@ describe('a turn through each real adapter', () => {
     // The audit bodies were appended as text assembled from the seal's canonical texts: the stored
     // text is exactly the canonical form of the body object each answer reports.
     for (const result of turn.results) {
-      const stored = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 5 })).entries;
+      const stored = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 5 })).entries;
       expect(stored).toHaveLength(1);
       const entry = stored[0]!;
       expect(entry.sequence).toBe(result.audit_entry?.sequence);

@@ -161,7 +161,7 @@ function hostWithRefundCheck(onCheck: () => void): TestHost {
 
 /** What the audit log and the stores say about the write of `callId`. */
 async function writeRecord(host: TestHost, callId: string): Promise<{ key: unknown; approval: unknown; drafts: string[] }> {
-  const entry = (await host.stores.auditLog.query({ call_id: callId }, { limit: 1 })).entries[0];
+  const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: callId }, { limit: 1 })).entries[0];
   return { key: entry?.idempotency_key, approval: entry?.body['approval'], drafts: [...host.drafts.keys()] };
 }
 

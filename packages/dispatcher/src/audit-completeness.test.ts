@@ -130,11 +130,12 @@ describe('a hostile output cannot push an executed write out of the audit log', 
     expect(result.sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
     expect(result.violations).toHaveLength(64);
     expect(result.violations.at(-1)).toEqual({ rule: 'too_many_violations', path: '' });
-    expect(result.audit_entry).toMatchObject({ sequence: 1, body: 'full' });
+    // Entry 1 is the write's `write_started`, appended before its handler ran.
+    expect(result.audit_entry).toMatchObject({ sequence: 2, body: 'full' });
     const rows = await stores.tamper.readRows();
-    expect(rows).toHaveLength(1);
-    expect(rows[0]?.canonical.length).toBeLessThan(64 * 1024);
-    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
+    expect(rows.map((row) => row.kind)).toEqual(['write_started', 'sealed_call']);
+    expect(rows[1]?.canonical.length).toBeLessThan(64 * 1024);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
     // Refused output of a started write: its outcome is unknown, never replayed as done.
     // The key of a write without approval: the intent (README), keyed by the host's digester.
     const intentKey = `intent-${digester.digestTagged('toolseal.dispatcher.intent_key.v1', {
@@ -155,6 +156,7 @@ describe('a refused full audit entry of an executed call is retried once with a 
     const attempts: AuditEntryInput[] = [];
     const append = host.stores.auditLog.append.bind(host.stores.auditLog);
     host.stores.auditLog.append = (input) => {
+      if (input.kind !== 'sealed_call') return append(input);
       attempts.push(input);
       if (input.body['audit_body'] !== 'minimal') return Promise.reject(new Error('body exceeds the store limit'));
       return append(input);
@@ -172,10 +174,11 @@ describe('a refused full audit entry of an executed call is retried once with a 
     expect(attempts).toHaveLength(2);
     expect(result.gate).toBe('sealed');
     expect(result.sealed.model_result.status).toBe('succeeded');
-    expect(result.audit_entry).toMatchObject({ sequence: 1, body: 'minimal' });
+    // Entry 1 is the write's `write_started` (small: the log took it).
+    expect(result.audit_entry).toMatchObject({ sequence: 2, body: 'minimal' });
     expect(turn.verify(result.sealed, call)).toEqual({ ok: true });
 
-    const [body] = await auditBodies(host);
+    const body = (await auditBodies(host)).at(-1);
     const audit = result.sealed.protected_audit;
     expect(body).toEqual({
       audit_body: 'minimal',
@@ -191,8 +194,16 @@ describe('a refused full audit entry of an executed call is retried once with a 
     });
     expect(audit.downstream.receipt).toMatch(/^receipt-intent-[0-9a-f]{64}$/);
     const rows = await host.stores.tamper.readRows();
-    expect(rows[0]).toMatchObject({ call_id: call.call_id, operation_id: audit.downstream.operation_id, idempotency_key: audit.downstream.idempotency_key });
-    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
+    for (const row of rows) {
+      expect(row).toMatchObject({ call_id: call.call_id, operation_id: audit.downstream.operation_id, idempotency_key: audit.downstream.idempotency_key });
+    }
+    expect(rows.map((row) => row.kind)).toEqual(['write_started', 'sealed_call']);
+    expect(JSON.parse(rows[0]?.canonical ?? '{}').body).toEqual({
+      principal_ref: audit.principal_ref,
+      request_sha256: audit.binding.request_sha256,
+      tool_name: 'create_refund_draft',
+    });
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
   });
 
   it('an executed read is retried the same way', async () => {
@@ -219,7 +230,9 @@ describe('a refused full audit entry of an executed call is retried once with a 
     const host = writeHost();
     const append = host.stores.auditLog.append.bind(host.stores.auditLog);
     let attempts = 0;
-    host.stores.auditLog.append = () => {
+    // The log fails once the write has run (its `write_started` entry went in).
+    host.stores.auditLog.append = (input) => {
+      if (input.kind !== 'sealed_call') return append(input);
       attempts++;
       return Promise.reject(new Error('log down'));
     };
@@ -235,7 +248,32 @@ describe('a refused full audit entry of an executed call is retried once with a 
     const again = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
     expect(host.calls['create_refund_draft']).toBe(1);
     expect(again.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { delivery: 'local_replay' } });
-    expect(again.audit_entry).toMatchObject({ sequence: 1, body: 'full' });
+    expect(again.audit_entry).toMatchObject({ sequence: 2, body: 'full' });
+  });
+
+  it('a log that is down before the write runs: the handler never starts, the key is given back', async () => {
+    const host = writeHost();
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    const kinds: string[] = [];
+    host.stores.auditLog.append = (input) => {
+      kinds.push(input.kind);
+      return Promise.reject(new Error('log down'));
+    };
+    const first = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(host.calls['create_refund_draft']).toBe(0);
+    // The refusal itself cannot be audited either: withheld as every unaudited answer is.
+    expect(first.gate).toBe('audit');
+    expect(first.sealed.model_result.error?.code).toBe('TOOL_ERROR');
+    expect(kinds).toEqual(['write_started', 'sealed_call']);
+    const key = first.sealed.protected_audit.downstream.idempotency_key as string;
+    expect((await host.stores.idempotencyStore.get(key))?.state).toBe('released');
+
+    // The log is back: the same intent runs, once, announced first.
+    host.stores.auditLog.append = append;
+    const again = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(again.gate).toBe('sealed');
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect((await host.stores.tamper.readRows()).map((row) => row.kind)).toEqual(['write_started', 'sealed_call']);
   });
 });
 
@@ -281,10 +319,11 @@ describe('the audit entry embeds protected_audit as sealed', () => {
       context,
     );
     const rows = await host.stores.tamper.readRows();
-    expect(rows).toHaveLength(3);
+    // Three calls' entries and the write's `write_started`.
+    expect(rows).toHaveLength(4);
     for (const result of turn.results) {
       // Calls run concurrently: rows are matched by call id, not by position.
-      const row = rows.find((candidate) => candidate.call_id === result.call_id);
+      const row = rows.find((candidate) => candidate.call_id === result.call_id && candidate.kind === 'sealed_call');
       if (row === undefined) throw new Error(`no audit row for ${result.call_id}`);
       const record = JSON.parse(row.canonical) as { body: JsonObject };
       expect(row.canonical).toBe(canonicalize(record));
@@ -292,6 +331,6 @@ describe('the audit entry embeds protected_audit as sealed', () => {
       expect(record.body['protected_audit']).toEqual(result.sealed.protected_audit);
     }
     expect(turn.results.map((call) => call.sealed.model_result.status)).toEqual(['succeeded', 'succeeded', 'failed']);
-    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 4 });
   });
 });

@@ -25,7 +25,7 @@ function hostWithValidator(wrap: (original: ProposalValidator<unknown, unknown>)
 }
 
 async function auditedGates(host: TestHost): Promise<Record<string, unknown>> {
-  const entries = (await host.stores.auditLog.query({}, { limit: 100 })).entries;
+  const entries = (await host.stores.auditLog.query({ kind: 'sealed_call' }, { limit: 100 })).entries;
   return Object.fromEntries(entries.map((entry) => [entry.call_id, entry.body['gate']]));
 }
 
@@ -63,9 +63,10 @@ describe('a proposal validator that answers outside its contract', () => {
     expect(badResult.decision_record).toBeNull();
     expect(host.calls['create_refund_draft']).toBe(1);
     expect(await auditedGates(host)).toEqual({ [good.call_id]: 'sealed', [bad.call_id]: 'trusted_checks' });
-    const badEntry = (await host.stores.auditLog.query({ call_id: bad.call_id }, { limit: 1 })).entries[0];
+    const badEntry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: bad.call_id }, { limit: 1 })).entries[0];
     expect(badEntry?.body['notes']).toEqual(['proposal_validator_malformed']);
-    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
+    // The two calls' entries and the write's `write_started` entry before its handler ran.
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
   });
 
   it('a decision record that is not JSON (a cycle) holds the call too', async () => {
@@ -118,7 +119,7 @@ describe('an exception no reader catches', () => {
     expect(writeResult.sealed.model_result.error).toMatchObject({ code: 'TOOL_ERROR', recovery: 'human_review' });
     expect(host.calls['create_refund_draft']).toBe(0);
     expect(await auditedGates(host)).toEqual({ [read.call_id]: 'sealed', [write.call_id]: 'internal' });
-    const entry = (await host.stores.auditLog.query({ call_id: write.call_id }, { limit: 1 })).entries[0];
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: write.call_id }, { limit: 1 })).entries[0];
     expect(entry?.body['notes']).toEqual(['dispatcher_unexpected_error']);
     expect(turn.verify(writeResult.sealed, write)).toEqual({ ok: true });
   });
@@ -211,7 +212,8 @@ describe('a call or a clock that changes after the turn was checked', () => {
     // And the next turn, with the clock still broken, runs on the last good reading.
     const next = await host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], context);
     expect(only(next).sealed.model_result.status).toBe('succeeded');
-    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
+    // Three calls' entries and the write's `write_started` entry.
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 4 });
   });
 
   it('documented: a digester that throws even while sealing the TOOL_ERROR fallback is the one failure that rejects dispatch', async () => {

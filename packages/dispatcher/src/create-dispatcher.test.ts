@@ -95,7 +95,7 @@ describe('a successful read', () => {
     expect(result.sealed.protected_audit.principal_ref).toBe(host.digester.principalRef(CEDAR_DRAFTER));
     expectVerified(turn, [call]);
     expect(result.audit_entry?.sequence).toBe(1);
-    const page = await host.stores.auditLog.query({ call_id: call.call_id }, { limit: 10 });
+    const page = await host.stores.auditLog.query({ kind: 'sealed_call', call_id: call.call_id }, { limit: 10 });
     expect(page.entries).toHaveLength(1);
     expect(page.entries[0]?.kind).toBe('sealed_call');
     expect(page.entries[0]?.body['protected_audit']).toEqual(result.sealed.protected_audit);
@@ -387,7 +387,7 @@ describe('gate: approval', () => {
     expect(result.decision_record?.stage).toBe('recheck');
     expect(host.calls['create_refund_draft']).toBe(1);
     expectVerified(turn, [call]);
-    const entry = (await host.stores.auditLog.query({ idempotency_key: 'approval-key-1' }, { limit: 5 })).entries[0];
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', idempotency_key: 'approval-key-1' }, { limit: 5 })).entries[0];
     expect(entry?.body['approval']).toEqual({
       approved_by: 'supervisor-1',
       expires_at: approval.expires_at,
@@ -465,7 +465,7 @@ describe('gate: idempotency', () => {
     expect(replay.sealed.protected_audit.provider_context.call_id).toBe('call_duplicate');
     expect(host.calls['create_refund_draft']).toBe(1);
     expectVerified(turn, [call]);
-    const entry = (await host.stores.auditLog.query({ call_id: 'call_duplicate' }, { limit: 5 })).entries[0];
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: 'call_duplicate' }, { limit: 5 })).entries[0];
     expect(entry?.body['replay_of']).toBe(first.sealed.protected_audit.downstream.operation_id);
 
     // Authorization runs first: the same replay after the facts changed is refused, not replayed.
@@ -572,7 +572,7 @@ describe('gate: idempotency', () => {
       expect(result.gate).toBe('status_query');
       expectCatalog(result.sealed.model_result, 'OUTCOME_UNKNOWN');
       expect(result.sealed.model_result.execution.delivery).toBe('fresh');
-      const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+      const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
       expect(entry?.body['notes']).toEqual(['status_committed_without_receipt']);
       expect((await host.stores.idempotencyStore.get('no-receipt-key'))?.state).toBe('unknown');
     }
@@ -661,7 +661,7 @@ describe('gate: idempotency', () => {
     expect(forged.sealed.protected_audit.downstream.receipt).toBeNull();
     const entries = (await host.stores.auditLog.query({}, { limit: 100 })).entries;
     expect(JSON.stringify(entries.map((entry) => entry.body))).not.toContain('receipt-forged');
-    expect(entries.find((entry) => entry.call_id === forged.call_id)?.body['notes']).toEqual(['stored_result_unverifiable']);
+    expect(entries.find((entry) => entry.call_id === forged.call_id && entry.kind === 'sealed_call')?.body['notes']).toEqual(['stored_result_unverifiable']);
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 

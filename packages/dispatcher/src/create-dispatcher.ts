@@ -1228,9 +1228,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.notes.push(`mark_started_${started.reason}`);
       return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
     }
-    // markStarted may have answered after the deadline or the host's abort (it is bounded by
-    // storeTimeoutMs, not by the deadline): a write must not start late. Nothing has run, and no
-    // await separates this check from the handler call.
+    // The log learns of the write before it starts: the call's own entry is appended only after the
+    // record is completed, and a host killed in between would otherwise leave a write that ran with
+    // nothing about it in the log. A write the log cannot hear of does not start.
+    if (!(await announceWrite(turn, state, request_sha256))) {
+      state.notes.push('audit_unavailable_before_write');
+      return giveBackUnstarted(turn, state, fence, 'idempotency', undefined);
+    }
+    // markStarted and the announcement may have answered after the deadline or the host's abort
+    // (they are bounded by storeTimeoutMs, not by the deadline): a write must not start late.
+    // Nothing has run, and no await separates this check from the handler call.
     if (abort.aborted || now() >= invocation.deadline) {
       state.notes.push(abort.aborted ? 'aborted_during_mark_started' : 'deadline_during_mark_started');
       return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
@@ -1366,6 +1373,30 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } catch {
       // The record stays `unknown`: retries query the status, as before.
       return 'reconcile_failed';
+    }
+  }
+
+  /**
+   * Appends the `write_started` entry of a write whose record is `started` and whose handler is
+   * about to run: its ids in the columns (call, operation, idempotency key) and, in the body, the
+   * tool, the request digest and the principal reference. `false` when the log refused it or did
+   * not answer in time (an append that lands late then names a write that did not start; the
+   * call's own entry says so).
+   */
+  async function announceWrite(turn: Turn, state: CallState, request_sha256: Sha256Hex): Promise<boolean> {
+    try {
+      await watchdog.watch(() =>
+        auditLog.append({
+          kind: 'write_started',
+          call_id: state.call.call_id,
+          operation_id: state.context.operation_id,
+          idempotency_key: state.context.idempotency_key,
+          body: { tool_name: state.call.tool_name, request_sha256, principal_ref: turn.digester.principalRefValue },
+        }),
+      );
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -56,7 +56,7 @@ async function writeWithUnknownOutcome(host: TestHost, approval: Approval, commi
 }
 
 async function notesOf(host: TestHost, result: DispatchedCall): Promise<unknown> {
-  const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+  const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
   return entry?.body['notes'];
 }
 
@@ -84,7 +84,7 @@ describe('an approval that expired after its write', () => {
     expect(host.statusQueries()).toBe(1);
     expect(host.calls['create_refund_draft']).toBe(1);
     expect(await notesOf(host, retry)).toEqual(['approval_expired']);
-    const entry = (await host.stores.auditLog.query({ call_id: retry.call_id }, { limit: 1 })).entries[0];
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: retry.call_id }, { limit: 1 })).entries[0];
     expect(entry?.body['approval']).toEqual({ approved_by: 'supervisor-1', expires_at: approval.expires_at, request_sha256: digest });
 
     // Reconciled: a later retry under the same expired approval replays it locally.

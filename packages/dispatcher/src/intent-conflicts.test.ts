@@ -30,7 +30,7 @@ function approval(host: TestHost, digest: string, key: string): Approval {
 }
 
 async function notesOf(host: TestHost, result: DispatchedCall): Promise<unknown> {
-  const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+  const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
   return entry?.body['notes'];
 }
 

@@ -27,7 +27,7 @@ function writeHost(withStatusQuery = true): TestHost {
 }
 
 async function notesOf(host: TestHost, result: DispatchedCall): Promise<unknown> {
-  const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+  const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
   return (entry?.body as JsonObject | undefined)?.['notes'];
 }
 

@@ -18,7 +18,7 @@ function writeHost(): TestHost {
 }
 
 async function auditBodyOf(host: TestHost, result: DispatchedCall): Promise<JsonObject> {
-  const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+  const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
   if (entry === undefined) throw new Error(`no audit entry for ${result.call_id}`);
   return entry.body;
 }

@@ -24,7 +24,7 @@ function writeHost(options: Parameters<typeof createTestHost>[0] = {}): TestHost
 const keyOf = (result: DispatchedCall): string => result.sealed.protected_audit.downstream.idempotency_key ?? '';
 
 async function notesOf(host: TestHost, result: DispatchedCall): Promise<unknown> {
-  const entry = (await host.stores.auditLog.query({ call_id: result.call_id }, { limit: 1 })).entries[0];
+  const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
   return entry?.body['notes'];
 }
 
