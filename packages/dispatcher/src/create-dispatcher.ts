@@ -1044,7 +1044,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * `unresolved_attempt_other_key` for one of the same request) when the store lists an unresolved
    * attempt of the call's intent under a key other than `ownKey` and for another request digest,
    * or for any request when `anyRequest` (an intent key's write: the request-based lookup does not
-   * run for it). `null` when there is none, and when the store cannot look intents up (no
+   * run for it); OUTCOME_UNKNOWN (note `in_progress_elsewhere` too) when every such attempt is live
+   * (claimed or started with a live lease: running now, during a rolling deploy say). `null` when there is none, and when the store cannot look intents up (no
    * `findUnresolved`, or one that refuses the intent input: a store from before intent digests;
    * note `intent_lookup_unsupported`). For a write about to start (`write`), a lookup that fails
    * (note `intent_lookup_failed`) or a full list without a conflict in it (note
@@ -1058,14 +1059,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     ownKey: string | null,
     anyRequest: boolean,
     write: boolean,
-  ): Promise<'IDEMPOTENCY_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | null> {
+  ): Promise<'IDEMPOTENCY_CONFLICT' | 'OUTCOME_UNKNOWN' | 'TIMEOUT_BEFORE_EXECUTE' | null> {
     const intent_sha256 = state.intentSha256;
     const findUnresolved = idempotencyStore.findUnresolved;
     if (intent_sha256 === null || typeof findUnresolved !== 'function') return null;
     const input: FindUnresolvedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
     let found: IntentAttempts;
     try {
-      found = readIntentAttempts(await watchdog.watch(() => findUnresolved.call(idempotencyStore, input)), intent_sha256, ownKey ?? '');
+      found = readIntentAttempts(await watchdog.watch(() => findUnresolved.call(idempotencyStore, input)), intent_sha256, ownKey ?? '', now());
     } catch (error) {
       found = { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
     }
@@ -1074,10 +1075,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return null;
     }
     if (found.kind === 'found') {
-      const other = found.attempts.find((attempt) => anyRequest || attempt.request_sha256 !== request_sha256);
+      const others = found.attempts.filter((attempt) => anyRequest || attempt.request_sha256 !== request_sha256);
+      // One whose outcome nobody knows first: only a person can tell whether this write is another.
+      const other = others.find((attempt) => !attempt.live) ?? others[0];
       if (other !== undefined) {
         state.notes.push(other.request_sha256 === request_sha256 ? 'unresolved_attempt_other_key' : 'unresolved_attempt_other_revisions');
-        return 'IDEMPOTENCY_CONFLICT';
+        if (!other.live) return 'IDEMPOTENCY_CONFLICT';
+        // Running or about to start (a rolling deploy, say): in progress elsewhere, as a claim of
+        // its key would answer; a retry after it finished meets its outcome.
+        state.notes.push('in_progress_elsewhere');
+        return 'OUTCOME_UNKNOWN';
       }
       if (!found.more) return null;
       state.notes.push('intent_attempts_beyond_lookup');
@@ -1152,7 +1159,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await releaseFence(fence);
     };
     // An approval's key is the host's choice, so the same request may come again under a new one.
-    // (An intent key is the request itself: a second key for it cannot exist.)
+    // (An intent key has no such lookup: an attempt of its intent under another key, an approval's
+    // from before the tool's approval mode changed, is found by the intent lookup below.)
     if (tool.approvalRequired) {
       const guarded = await guardEarlierAttempts(turn, state, tool, invocation, abort, request_sha256, fence);
       if (guarded !== null) return guarded;

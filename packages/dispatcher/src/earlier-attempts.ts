@@ -138,10 +138,22 @@ function readStoredResultShape(value: unknown): StoredResult | null {
  * request digest each was made for. An attempt under the same request digest is the request-based
  * lookup's to answer from; one under another digest was made under other contract revisions.
  */
+/** One unresolved attempt of an intent under another key, as `findUnresolved` listed it. */
+export interface IntentAttempt {
+  readonly key: string;
+  readonly request_sha256: Sha256Hex;
+  /**
+   * `claimed` with a live lease, or `started` with a live lease (by the dispatcher's clock): a
+   * write that may start or is running now. Otherwise (`unknown`, or `started` whose lease ran
+   * out) one whose outcome nobody knows.
+   */
+  readonly live: boolean;
+}
+
 export type IntentAttempts =
   | {
       kind: 'found';
-      attempts: readonly { readonly key: string; readonly request_sha256: Sha256Hex }[];
+      attempts: readonly IntentAttempt[];
       /** The list came back full: more attempts may exist that it left out. */
       more: boolean;
     }
@@ -150,21 +162,23 @@ export type IntentAttempts =
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** Reads what `findUnresolved` answered for `intent_sha256` without trusting it. */
-export function readIntentAttempts(found: unknown, intent_sha256: Sha256Hex, ownKey: string): IntentAttempts {
+/** Reads what `findUnresolved` answered for `intent_sha256` at `now` without trusting it. */
+export function readIntentAttempts(found: unknown, intent_sha256: Sha256Hex, ownKey: string, now: number): IntentAttempts {
   if (!Array.isArray(found)) return { kind: 'unavailable' };
   const listed = (found as unknown[]).slice(0, EARLIER_ATTEMPT_LOOKUP_LIMIT);
-  const attempts: { key: string; request_sha256: Sha256Hex }[] = [];
+  const attempts: IntentAttempt[] = [];
   const seen = new Set<string>();
   for (const candidate of listed) {
     if (typeof candidate !== 'object' || candidate === null) continue;
-    const fields = candidate as Partial<Record<'key' | 'request_sha256' | 'intent_sha256' | 'state', unknown>>;
+    const fields = candidate as Partial<Record<'key' | 'request_sha256' | 'intent_sha256' | 'state' | 'lease_expires_at', unknown>>;
     const { key, request_sha256, state } = fields;
     if (fields.intent_sha256 !== intent_sha256 || (state !== 'claimed' && state !== 'started' && state !== 'unknown')) continue;
     if (typeof request_sha256 !== 'string' || !SHA256_HEX.test(request_sha256)) continue;
     if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey || seen.has(key)) continue;
     seen.add(key);
-    attempts.push({ key, request_sha256 });
+    const leaseExpiresAt = fields.lease_expires_at;
+    const live = state !== 'unknown' && typeof leaseExpiresAt === 'number' && now < leaseExpiresAt;
+    attempts.push({ key, request_sha256, live });
   }
   return { kind: 'found', attempts, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
 }

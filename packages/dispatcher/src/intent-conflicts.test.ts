@@ -88,6 +88,30 @@ describe('an unresolved write of the same intent under other contract revisions'
     expect((await before.stores.idempotencyStore.get('appr-v1'))?.state).toBe('unknown');
   });
 
+  it('a write of the old revisions still running (a rolling deploy) is in progress elsewhere, not a conflict', async () => {
+    const before = createTestHost();
+    const digest = (await preview(before)).approval_request?.request_sha256 as string;
+    const original = before.impl.create_refund_draft;
+    let finish: () => void = () => undefined;
+    before.impl.create_refund_draft = (input) =>
+      new Promise((resolve) => {
+        finish = () => resolve(original(input));
+      });
+    const running = before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'appr-v1')] });
+    while ((await before.stores.idempotencyStore.get('appr-v1'))?.state !== 'started') await new Promise((resolve) => setTimeout(resolve, 1));
+
+    const after = afterDeploy(before);
+    const asked = await preview(after);
+    expect(asked.sealed.model_result.error?.code).toBe('OUTCOME_UNKNOWN');
+    expect(asked.approval_request).toBeNull();
+    expect(await notesOf(before, asked)).toEqual(['unresolved_attempt_other_revisions', 'in_progress_elsewhere']);
+
+    finish();
+    expect(only(await running).gate).toBe('sealed');
+    // Finished: the new revisions' write needs its own approval, as any new write does.
+    expect((await preview(after)).sealed.model_result.error?.code).toBe('APPROVAL_REQUIRED');
+  });
+
   it('writes once the earlier attempt is resolved (reconciled by its own status query)', async () => {
     const { before, digest } = await unresolvedBeforeDeploy();
     // The retry under the first approval, before the deploy, queries status and finds the receipt.

@@ -199,6 +199,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   });
 
   const INTENT = '1'.repeat(64);
+  const INTENT_OLD = '2'.repeat(64);
 
   /** A schema as version `version` of this package left it, with a started record in it. */
   async function schemaAtVersion(schema: string, version: number) {
@@ -214,6 +215,19 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
        VALUES ('key-old', $1, 'started', 'host-old', 7, $2, $3, $4)`,
       [REQUEST, T0 + 60_000, T0 - 5, T0],
     );
+    // Records under intent keys: an unresolved one gets its digest from the key; a resolved one and
+    // a key that only looks like one do not.
+    for (const [key, state, created] of [
+      [`intent-${INTENT_OLD}`, 'unknown', T0 - 4],
+      [`intent-${'3'.repeat(64)}`, 'released', T0 - 3],
+      [`intent-${'G'.repeat(64)}`, 'unknown', T0 - 2],
+    ] as const) {
+      await pool.query(
+        `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+         VALUES ($1, $2, $3, 'host-old', 1, 0, $4, $5)`,
+        [key, '4'.repeat(64), state, created, T0],
+      );
+    }
   }
 
   const indexDefinition = async (schema: string, name: string) =>
@@ -265,6 +279,12 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       expect(found?.[0]).toEqual(oldRecord);
       // By intent: only the record claimed with it, never the old one (it has none).
       expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT, limit: 10 }))?.map((record) => record.key)).toEqual(['key-new']);
+      // The unresolved record under an intent key was given the digest its key carries.
+      expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT_OLD, limit: 10 }))?.map((record) => record.key)).toEqual([
+        `intent-${INTENT_OLD}`,
+      ]);
+      expect((await stores.idempotencyStore.get(`intent-${'3'.repeat(64)}`))?.intent_sha256).toBeNull();
+      expect((await stores.idempotencyStore.get(`intent-${'G'.repeat(64)}`))?.intent_sha256).toBeNull();
     });
   }
 

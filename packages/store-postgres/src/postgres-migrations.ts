@@ -111,6 +111,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       // IF NOT EXISTS lets an operator build it beforehand with CREATE INDEX CONCURRENTLY.
       `CREATE INDEX IF NOT EXISTS idempotency_records_intent ON ${s}.idempotency_records (intent_sha256, created_at)
         WHERE intent_sha256 IS NOT NULL`,
+      // An unresolved record under an intent key (`intent-` and the digest, the dispatcher's key of
+      // a write without approval) carries its digest in the key: filled in, so an attempt made
+      // before this version is still found by intent. Resolved records are never looked up by it.
+      `UPDATE ${s}.idempotency_records SET intent_sha256 = substring(key from 8)
+        WHERE intent_sha256 IS NULL AND state IN ('claimed', 'started', 'unknown') AND key ~ '^intent-[0-9a-f]{64}$'`,
     ],
   },
 ];

@@ -146,6 +146,7 @@ describe('SQLite stores: findUnresolved', () => {
 
 describe('SQLite stores: migrations', () => {
   const INTENT = '1'.repeat(64);
+  const INTENT_OLD = '2'.repeat(64);
 
   /** A file as version `version` of this package left it, with a started record in it. */
   function fileAtVersion(version: number): string {
@@ -163,6 +164,15 @@ describe('SQLite stores: migrations', () => {
          VALUES ('key-old', ?, 'started', 'host-old', 7, ?, ?, ?)`,
       )
       .run(REQUEST, T0 + 60_000, T0 - 5, T0);
+    // Records under intent keys: an unresolved one gets its digest from the key; a resolved one and
+    // a key that only looks like one do not.
+    const insert = old.prepare(
+      `INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+       VALUES (?, ?, ?, 'host-old', 1, 0, ?, ?)`,
+    );
+    insert.run(`intent-${INTENT_OLD}`, '4'.repeat(64), 'unknown', T0 - 4, T0);
+    insert.run(`intent-${'3'.repeat(64)}`, '4'.repeat(64), 'released', T0 - 3, T0);
+    insert.run(`intent-${'G'.repeat(64)}`, '4'.repeat(64), 'unknown', T0 - 2, T0);
     old.close();
     return path;
   }
@@ -212,6 +222,12 @@ describe('SQLite stores: migrations', () => {
         expect(byRequest?.[0]).toEqual(oldRecord);
         // By intent: only the record claimed with it, never the old one (it has none).
         expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT, limit: 10 }))?.map((record) => record.key)).toEqual(['key-new']);
+        // The unresolved record under an intent key was given the digest its key carries.
+        expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT_OLD, limit: 10 }))?.map((record) => record.key)).toEqual([
+          `intent-${INTENT_OLD}`,
+        ]);
+        expect((await stores.idempotencyStore.get(`intent-${'3'.repeat(64)}`))?.intent_sha256).toBeNull();
+        expect((await stores.idempotencyStore.get(`intent-${'G'.repeat(64)}`))?.intent_sha256).toBeNull();
       } finally {
         stores.close();
       }

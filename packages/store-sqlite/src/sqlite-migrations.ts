@@ -83,6 +83,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       // `findUnresolved` by intent: the records of one intent digest, oldest first. Partial: records
       // without an intent are never looked up by it.
       `CREATE INDEX idempotency_records_intent ON idempotency_records (intent_sha256, created_at) WHERE intent_sha256 IS NOT NULL`,
+      // An unresolved record under an intent key (`intent-` and the digest, the dispatcher's key of
+      // a write without approval) carries its digest in the key: filled in, so an attempt made
+      // before this version is still found by intent. Resolved records are never looked up by it.
+      `UPDATE idempotency_records SET intent_sha256 = substr(key, 8)
+        WHERE intent_sha256 IS NULL AND state IN ('claimed', 'started', 'unknown')
+          AND length(key) = 71 AND substr(key, 1, 7) = 'intent-' AND substr(key, 8) NOT GLOB '*[^0-9a-f]*'`,
     ],
   },
 ];
