@@ -3,8 +3,9 @@ import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
 /** What the dispatcher appends. */
 export interface AuditEntryInput {
   /**
-   * What the entry records: `sealed_call`, `proposal_decision`, `approval`, `reconciliation`, or
-   * another lowercase snake_case word (`^[a-z][a-z0-9_]{0,63}$`).
+   * What the entry records: the dispatcher appends `sealed_call` (one per call) and
+   * `write_started` (before a write's handler runs); hosts may use any other lowercase snake_case
+   * word (`^[a-z][a-z0-9_]{0,63}$`).
    */
   kind: string;
   /** The provider call id the entry is about, or `null` (indexed for queries). */

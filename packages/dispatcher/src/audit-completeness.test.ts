@@ -251,6 +251,53 @@ describe('a refused full audit entry of an executed call is retried once with a 
     expect(again.audit_entry).toMatchObject({ sequence: 2, body: 'full' });
   });
 
+  it('the host aborting while the announcement hangs ends the call at once (gate deadline), nothing run', async () => {
+    const host = createTestHost({
+      options: { storeTimeoutMs: 60_000 },
+      tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+    });
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    host.stores.auditLog.append = (input) => (input.kind === 'write_started' ? new Promise<never>(() => undefined) : append(input));
+    const controller = new AbortController();
+    const pending = host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const result = only(await pending);
+    expect(result.gate).toBe('deadline');
+    expect(result.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(host.calls['create_refund_draft']).toBe(0);
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
+    expect(entry?.body['notes']).toEqual(['aborted_during_write_announcement']);
+  });
+
+  it('an announcement the log answers without naming an entry counts as refused: the write does not start', async () => {
+    const host = writeHost();
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    host.stores.auditLog.append = (input) => (input.kind === 'write_started' ? Promise.resolve({} as unknown as AuditEntry) : append(input));
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(host.calls['create_refund_draft']).toBe(0);
+    expect(result.gate).toBe('idempotency');
+    expect(result.sealed.model_result.error).toMatchObject({ code: 'TIMEOUT_BEFORE_EXECUTE', retry_after_ms: 1_000 });
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
+    expect(entry?.body['notes']).toEqual(['audit_unavailable_before_write']);
+  });
+
+  it('an approved write announces its approval with it', async () => {
+    const host = createTestHost();
+    const asked = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    const request_sha256 = asked.approval_request?.request_sha256 as string;
+    const approval = { request_sha256, tool_name: 'create_refund_draft', idempotency_key: 'appr-1', approved_by: 'supervisor-1', expires_at: host.clock.now() + 60_000 };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
+    expect(result.gate).toBe('sealed');
+    const started = (await host.stores.auditLog.query({ kind: 'write_started' }, { limit: 10 })).entries;
+    expect(started.map((entry) => [entry.call_id, entry.idempotency_key])).toEqual([[result.call_id, 'appr-1']]);
+    expect(started[0]?.body).toEqual({
+      approval: { approved_by: 'supervisor-1', expires_at: approval.expires_at, request_sha256 },
+      principal_ref: result.sealed.protected_audit.principal_ref,
+      request_sha256,
+      tool_name: 'create_refund_draft',
+    });
+  });
+
   it('a log that is down before the write runs: the handler never starts, the key is given back', async () => {
     const host = writeHost();
     const append = host.stores.auditLog.append.bind(host.stores.auditLog);

@@ -1236,18 +1236,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.notes.push(`mark_started_${started.reason}`);
       return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
     }
+    // markStarted may have answered after the deadline or the host's abort (it is bounded by
+    // storeTimeoutMs, not by the deadline): a write must not start late. Nothing has run.
+    if (abort.aborted || now() >= invocation.deadline) {
+      state.notes.push(abort.aborted ? 'aborted_during_mark_started' : 'deadline_during_mark_started');
+      return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
+    }
     // The log learns of the write before it starts: the call's own entry is appended only after the
     // record is completed, and a host killed in between would otherwise leave a write that ran with
     // nothing about it in the log. A write the log cannot hear of does not start.
-    if (!(await announceWrite(turn, state, request_sha256))) {
+    const announced = await announceWrite(turn, state, request_sha256, abort);
+    if (announced === 'failed') {
       state.notes.push('audit_unavailable_before_write');
-      return giveBackUnstarted(turn, state, fence, 'idempotency', undefined);
+      return giveBackUnstarted(turn, state, fence, 'idempotency', STORE_RETRY_AFTER_MS);
     }
-    // markStarted and the announcement may have answered after the deadline or the host's abort
-    // (they are bounded by storeTimeoutMs, not by the deadline): a write must not start late.
-    // Nothing has run, and no await separates this check from the handler call.
-    if (abort.aborted || now() >= invocation.deadline) {
-      state.notes.push(abort.aborted ? 'aborted_during_mark_started' : 'deadline_during_mark_started');
+    // The announcement may have answered after the deadline, or been cut short by the host's
+    // abort. Nothing has run, and no await separates this check from the handler call.
+    if (announced === 'aborted' || abort.aborted || now() >= invocation.deadline) {
+      state.notes.push(abort.aborted || announced === 'aborted' ? 'aborted_during_write_announcement' : 'deadline_during_write_announcement');
       return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
     }
 
@@ -1387,24 +1393,34 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /**
    * Appends the `write_started` entry of a write whose record is `started` and whose handler is
    * about to run: its ids in the columns (call, operation, idempotency key) and, in the body, the
-   * tool, the request digest and the principal reference. `false` when the log refused it or did
-   * not answer in time (an append that lands late then names a write that did not start; the
-   * call's own entry says so).
+   * tool, the request digest, the principal reference and, for an approved write, the approval
+   * (approver, expiry, digest). `failed` when the log refused it, did not answer in time or
+   * answered without naming an entry; `aborted` when the host's abort ended the wait. An append
+   * that lands late then names a write that did not start: the call's own entry says so.
    */
-  async function announceWrite(turn: Turn, state: CallState, request_sha256: Sha256Hex): Promise<boolean> {
+  async function announceWrite(
+    turn: Turn,
+    state: CallState,
+    request_sha256: Sha256Hex,
+    abort: CallAbort,
+  ): Promise<'announced' | 'failed' | 'aborted'> {
+    const body: JsonObject = { tool_name: state.call.tool_name, request_sha256, principal_ref: turn.digester.principalRefValue };
+    if (state.approval !== null) body['approval'] = state.approval;
     try {
-      await watchdog.watch(() =>
-        auditLog.append({
-          kind: 'write_started',
-          call_id: state.call.call_id,
-          operation_id: state.context.operation_id,
-          idempotency_key: state.context.idempotency_key,
-          body: { tool_name: state.call.tool_name, request_sha256, principal_ref: turn.digester.principalRefValue },
-        }),
+      const appended = await watchdog.watch(
+        () =>
+          auditLog.append({
+            kind: 'write_started',
+            call_id: state.call.call_id,
+            operation_id: state.context.operation_id,
+            idempotency_key: state.context.idempotency_key,
+            body,
+          }),
+        abort,
       );
-      return true;
-    } catch {
-      return false;
+      return auditPositionOf(appended) === null ? 'failed' : 'announced';
+    } catch (error) {
+      return isAbortedWait(error) ? 'aborted' : 'failed';
     }
   }
 

@@ -13,7 +13,7 @@ import type { DispatcherTool, RateLimit } from './dispatcher-tool.js';
 
 /** The stores a dispatcher writes to (`createMemoryStores`, `openSqliteStores`, `openPostgresStores`). */
 export interface DispatcherStores {
-  /** The hash-chained audit log: one `sealed_call` entry per call. */
+  /** The hash-chained audit log: one `sealed_call` entry per call, and a `write_started` entry before a write's handler runs. */
   auditLog: AuditLog;
   /** Idempotency records of writes. */
   idempotencyStore: IdempotencyStore;
