@@ -13,6 +13,20 @@ import type { DispatchedCall } from './dispatch-types.js';
 const context = { principal: CEDAR_DRAFTER };
 const TTL_MS = 60_000;
 
+/**
+ * A host over `host`'s stores whose `findUnresolved` answers lookups by intent with `byIntent`
+ * (by request as the store does).
+ */
+function withIntentLookup(host: TestHost, byIntent: (input: FindUnresolvedInput) => Promise<unknown[]> | unknown[]): TestHost {
+  const store = host.stores.idempotencyStore;
+  const findUnresolved = store.findUnresolved?.bind(store);
+  const wrapped: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
+    findUnresolved: async (input: FindUnresolvedInput) =>
+      input.intent_sha256 === undefined ? (findUnresolved === undefined ? [] : findUnresolved(input)) : byIntent(input),
+  });
+  return createTestHost({ clock: host.clock, options: { stores: { auditLog: host.stores.auditLog, idempotencyStore: wrapped } } });
+}
+
 /** The refund tool's registry after a deploy that bumped its effect revision. */
 function bumpedRegistry() {
   const specs = loadToolSpecs();
@@ -131,15 +145,9 @@ describe('an unresolved write of the same intent under other contract revisions'
 
   it('a store without intent lookups keeps the request-based protection only (note intent_lookup_unsupported)', async () => {
     const host = createTestHost();
-    const store = host.stores.idempotencyStore;
-    const findUnresolved = store.findUnresolved?.bind(store);
-    const older: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
-      findUnresolved: async (input: FindUnresolvedInput) => {
-        if (input.request_sha256 === undefined) throw new StoreInputError('request_sha256', 'is required');
-        return findUnresolved === undefined ? [] : findUnresolved(input);
-      },
+    const plain = withIntentLookup(host, () => {
+      throw new StoreInputError('request_sha256', 'is required');
     });
-    const plain = createTestHost({ clock: host.clock, options: { stores: { auditLog: host.stores.auditLog, idempotencyStore: older } } });
     const digest = (await preview(plain)).approval_request?.request_sha256 as string;
     const approved = only(
       await plain.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(plain, digest, 'appr-1')] }),
@@ -151,14 +159,9 @@ describe('an unresolved write of the same intent under other contract revisions'
   it('an intent lookup that fails stops an approved write (TIMEOUT_BEFORE_EXECUTE, nothing run, key given back); a preview asks for approval', async () => {
     const host = createTestHost();
     const store = host.stores.idempotencyStore;
-    const findUnresolved = store.findUnresolved?.bind(store);
-    const failing: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
-      findUnresolved: async (input: FindUnresolvedInput) => {
-        if (input.intent_sha256 !== undefined) throw new Error('connection reset');
-        return findUnresolved === undefined ? [] : findUnresolved(input);
-      },
+    const flaky = withIntentLookup(host, () => {
+      throw new Error('connection reset');
     });
-    const flaky = createTestHost({ clock: host.clock, options: { stores: { auditLog: host.stores.auditLog, idempotencyStore: failing } } });
     const asked = await preview(flaky);
     expect(asked.sealed.model_result.error?.code).toBe('APPROVAL_REQUIRED');
     expect(await notesOf(host, asked)).toEqual(['intent_lookup_failed']);
@@ -177,16 +180,11 @@ describe('an unresolved write of the same intent under other contract revisions'
     const host = createTestHost();
     const store = host.stores.idempotencyStore;
     const digest = (await preview(host)).approval_request?.request_sha256 as string;
-    const findUnresolved = store.findUnresolved?.bind(store);
-    const full: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
-      findUnresolved: async (input: FindUnresolvedInput) => {
-        if (input.intent_sha256 === undefined) return findUnresolved === undefined ? [] : findUnresolved(input);
-        // Four records of this intent and request under the call's own key: none is a conflict.
-        const own = await store.get('appr-1');
-        return [own, own, own, own];
-      },
+    // Four records of this intent and request under the call's own key: none is a conflict.
+    const listing = withIntentLookup(host, async () => {
+      const own = await store.get('appr-1');
+      return [own, own, own, own];
     });
-    const listing = createTestHost({ clock: host.clock, options: { stores: { auditLog: host.stores.auditLog, idempotencyStore: full } } });
     const approved = only(
       await listing.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(listing, digest, 'appr-1')] }),
     );
