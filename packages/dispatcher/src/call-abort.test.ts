@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallAbort } from './call-abort.js';
+import { CallAbort, withSignal } from './call-abort.js';
 
 describe('CallAbort', () => {
   it('makes its signal on first read, and the same signal after', () => {
@@ -32,5 +32,36 @@ describe('CallAbort', () => {
     expect(heard).toEqual(['signal', 'first', 'last']);
     // Removing after the abort is harmless.
     remove();
+  });
+});
+
+describe('withSignal', () => {
+  it('adds an own enumerable signal that a spread copies, and nothing else', () => {
+    const abort = new CallAbort();
+    const input = withSignal({ tool_name: 'get_order', deadline: 5 }, abort);
+    expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+    expect(Reflect.ownKeys(input)).toEqual(['tool_name', 'deadline', 'signal']);
+    const descriptor = Object.getOwnPropertyDescriptor(input, 'signal');
+    expect(descriptor?.enumerable).toBe(true);
+    expect(typeof descriptor?.get).toBe('function');
+    const copy = { ...input };
+    expect(copy.signal).toBeInstanceOf(AbortSignal);
+    expect(copy.signal).toBe(abort.signal);
+    abort.abort();
+    expect(input.signal.aborted).toBe(true);
+  });
+
+  it('keeps each object bound to its own abort, and reads nothing through a foreign receiver', () => {
+    const first = new CallAbort();
+    const second = new CallAbort();
+    const one = withSignal({}, first);
+    const two = withSignal({}, second);
+    second.abort();
+    expect(one.signal.aborted).toBe(false);
+    expect(two.signal.aborted).toBe(true);
+    const getter = Object.getOwnPropertyDescriptor(one, 'signal')?.get;
+    expect(getter?.call({})).toBeUndefined();
+    expect(getter?.call(undefined)).toBeUndefined();
+    expect(getter?.call(two)).toBe(second.signal);
   });
 });

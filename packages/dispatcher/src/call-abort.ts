@@ -44,3 +44,45 @@ export class CallAbort {
     };
   }
 }
+
+/** Gives a plain object an own private slot for its call's abort, without changing its prototype. */
+class AbortSlot {
+  constructor(target: object) {
+    // A base constructor that returns an object makes it `this` of the derived constructor below,
+    // which then adds its private field to that object.
+    return target;
+  }
+}
+
+let signalProperty: PropertyDescriptor;
+
+class SignalSlot extends AbortSlot {
+  readonly #abort: CallAbort;
+
+  constructor(target: object, abort: CallAbort) {
+    super(target);
+    this.#abort = abort;
+  }
+
+  static {
+    signalProperty = {
+      get(this: unknown): AbortSignal | undefined {
+        return typeof this === 'object' && this !== null && #abort in this ? (this as SignalSlot).#abort.signal : undefined;
+      },
+      enumerable: true,
+      configurable: true,
+    };
+  }
+}
+
+/**
+ * Adds `signal` to `target` (a plain object the dispatcher just made): an own enumerable accessor,
+ * so a spread of the object copies the signal, that reads `abort.signal`, made on first read.
+ * One getter shared by every call: an object literal with `get signal()` made a closure and a
+ * new hidden class per call (about 0.9 µs each here, twice per sealed call), this about 0.15 µs.
+ */
+export function withSignal<T extends object>(target: T, abort: CallAbort): T & { readonly signal: AbortSignal } {
+  new SignalSlot(target, abort);
+  Object.defineProperty(target, 'signal', signalProperty);
+  return target as T & { readonly signal: AbortSignal };
+}

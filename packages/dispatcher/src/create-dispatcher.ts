@@ -44,7 +44,7 @@ import {
   type Approval,
   type ApprovalRequest,
 } from './approval.js';
-import { CallAbort } from './call-abort.js';
+import { CallAbort, withSignal } from './call-abort.js';
 import { checkDuration, compileDispatcherTools, type CompiledTool } from './compile-dispatcher-tools.js';
 import type {
   AuditPosition,
@@ -663,15 +663,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     const deadline = Math.min(turn.deadline, turn.startedAt + tool.deadlineMs);
     const abort = new CallAbort();
-    const invocation: ToolInvocation = {
-      tool_name: tool.name,
-      arguments: args,
-      principal: turn.principal,
-      get signal() {
-        return abort.signal;
-      },
-      deadline,
-    };
+    const invocation: ToolInvocation = withSignal({ tool_name: tool.name, arguments: args, principal: turn.principal, deadline }, abort);
     const { aborts } = turn;
     if (aborts === null) return runAuthorized(turn, state, tool, invocation, abort);
     aborts.add(abort);
@@ -1465,17 +1457,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const key = state.context.idempotency_key as string;
     const queryStatus = tool.queryStatus;
     if (queryStatus === null) return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
-    const input: StatusQueryInput = {
-      tool_name: invocation.tool_name,
-      arguments: invocation.arguments,
-      principal: invocation.principal,
-      get signal() {
-        return abort.signal;
+    const input: StatusQueryInput = withSignal(
+      {
+        tool_name: invocation.tool_name,
+        arguments: invocation.arguments,
+        principal: invocation.principal,
+        deadline: invocation.deadline,
+        idempotency_key: key,
+        request_sha256,
       },
-      deadline: invocation.deadline,
-      idempotency_key: key,
-      request_sha256,
-    };
+      abort,
+    );
     // The write ran on an earlier call; what the query finds must be audited just the same.
     state.executed = true;
     const run = await runWithDeadline(queryStatus, input, abort, remainingMs(turn, invocation.deadline));
@@ -1660,17 +1652,17 @@ function declaresHandlerReasons(tool: CompiledTool, outcome: ReadOutcome): boole
 
 /** What a handler is given: the invocation (its signal still made on first read) and the execution identity. */
 function handlerInputOf(invocation: ToolInvocation, abort: CallAbort, operationId: string, idempotencyKey: string | null): HandlerInput {
-  return {
-    tool_name: invocation.tool_name,
-    arguments: invocation.arguments,
-    principal: invocation.principal,
-    get signal() {
-      return abort.signal;
+  return withSignal(
+    {
+      tool_name: invocation.tool_name,
+      arguments: invocation.arguments,
+      principal: invocation.principal,
+      deadline: invocation.deadline,
+      operation_id: operationId,
+      idempotency_key: idempotencyKey,
     },
-    deadline: invocation.deadline,
-    operation_id: operationId,
-    idempotency_key: idempotencyKey,
-  };
+    abort,
+  );
 }
 
 /**
