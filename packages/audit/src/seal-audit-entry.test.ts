@@ -1,4 +1,4 @@
-import { canonicalize, createDigester } from '@toolseal/digests';
+import { canonicalize, createDigester, rememberCanonicalText } from '@toolseal/digests';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -291,5 +291,18 @@ describe('formatRecordedAt within one second and across seconds (the cached pref
     expect(formatRecordedAt(1_784_419_200_123)).toBe('2026-07-19T00:00:00.123Z');
     expect(() => formatRecordedAt(1_784_419_200_123.5)).toThrow(RangeError);
     expect(formatRecordedAt(1_784_419_200_124)).toBe('2026-07-19T00:00:00.124Z');
+  });
+});
+
+describe('prepareAuditEntry with a remembered projection', () => {
+  it('writes the text its builder remembered for a frozen projection in the body, instead of walking it', () => {
+    const projection = Object.freeze({ b: 2, a: 1 });
+    // Deliberately not the walk's text: shows which path ran (a builder must only remember the true one).
+    rememberCanonicalText(projection, '{"a":1,"b":2,"remembered":true}', 1);
+    const prepared = prepareAuditEntry({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { projection } });
+    expect(prepared.bodyCanonical).toBe('{"projection":{"a":1,"b":2,"remembered":true}}');
+    // An equal object nobody remembered is walked.
+    const copy = prepareAuditEntry({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { projection: { ...projection } } });
+    expect(copy.bodyCanonical).toBe('{"projection":{"a":1,"b":2}}');
   });
 });

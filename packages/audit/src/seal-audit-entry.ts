@@ -26,6 +26,8 @@ const KIND = /^[a-z][a-z0-9_]{0,63}$/;
 // Year 10000: beyond it `toISOString` changes shape and `recorded_at` stops sorting as text.
 const MAX_RECORDED_AT_MS = 253_402_300_800_000;
 
+const REUSE_REMEMBERED = { reuseRemembered: true } as const;
+
 /** An entry checked and canonicalized outside the append lock; only the chain fields are missing. */
 export interface PreparedAuditEntry {
   kind: string;
@@ -71,7 +73,9 @@ export function prepareAuditEntry(
   }
   let bodyCanonical: string;
   try {
-    bodyCanonical = canonicalize(body);
+    // A projection whose text its builder remembered (the protected audit of a sealed call) is
+    // written as remembered, not walked again: see `rememberCanonicalText`.
+    bodyCanonical = canonicalize(body, REUSE_REMEMBERED);
   } catch (error) {
     if (CanonicalizationError.isInstance(error)) {
       throw new StoreInputError('body', `cannot be canonicalized (${error.reason} at ${error.path})`);

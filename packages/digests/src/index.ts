@@ -1,4 +1,5 @@
 export { canonicalize, DEFAULT_MAX_DEPTH, type CanonicalizeOptions } from './canonicalize.js';
+export { rememberCanonicalText } from './remembered-texts.js';
 export { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
 export { nobleBackend, type HashBackend } from './hash-backend.js';
 export {

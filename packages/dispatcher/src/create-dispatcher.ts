@@ -469,6 +469,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     turn.trusted.set(state.call.call_id, trusted);
     const violations = output.violations.length > 0 ? output.violations : state.violations;
     // Optional members only when present: the body is canonicalized and hashed on every call.
+    // Reading the protected projection's text composes it and remembers it beside the frozen
+    // projection, so the append writes that text instead of walking the projection (3 µs a call).
+    void output.canonical_protected_audit;
     const body: JsonObject = {
       gate,
       status: sealed.model_result.status,

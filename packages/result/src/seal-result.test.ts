@@ -60,6 +60,13 @@ describe('sealResult canonical texts', () => {
       const { sealed, canonical_model_result, canonical_protected_audit } = sealResult(input);
       expect(canonical_model_result).toBe(canonicalize(sealed.model_result));
       expect(canonical_protected_audit).toBe(canonicalize(sealed.protected_audit));
+      // Remembered for an audit log's entry body: the same text, and the same depth (a tight
+      // maxDepth gives the walk's outcome, text or max_depth failure, on both paths).
+      const body = { gate: 'sealed', protected_audit: sealed.protected_audit };
+      expect(canonicalize(body, { reuseRemembered: true })).toBe(canonicalize(body));
+      for (const maxDepth of [2, 3, 4]) {
+        expect(outcomeOf(() => canonicalize(body, { maxDepth, reuseRemembered: true }))).toEqual(outcomeOf(() => canonicalize(body, { maxDepth })));
+      }
     }
   });
 
@@ -469,3 +476,11 @@ describe('sealResult', () => {
     }
   });
 });
+
+function outcomeOf(run: () => string): unknown {
+  try {
+    return run();
+  } catch (error) {
+    return { thrown: String(error) };
+  }
+}

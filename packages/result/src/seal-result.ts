@@ -16,7 +16,7 @@ import {
   type Sha256Hex,
   type ToolContract,
 } from '@toolseal/contracts';
-import { CanonicalizationError, canonicalize, type Digester } from '@toolseal/digests';
+import { CanonicalizationError, canonicalize, rememberCanonicalText, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { deepFreeze, isWellFormedText } from '@toolseal/guard';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
@@ -128,8 +128,11 @@ export interface SealResultOutput {
   canonical_model_result: string;
   /**
    * RFC 8785 text of `sealed.protected_audit`, for the idempotency store without canonicalizing the
-   * projection again. A getter: composed when first read, then kept (a read call never needs it),
-   * so a spread copy of the output (`{ ...output }`) does not have it. `null` when a downstream
+   * projection again. A getter: composed when first read, then kept, so a spread copy of the output
+   * (`{ ...output }`) does not have it. Reading it also remembers the text beside the frozen
+   * projection (`rememberCanonicalText` of `@toolseal/digests`): an audit log whose entry body holds
+   * the projection then writes this text instead of walking it (the dispatcher reads it before
+   * every audit append). `null` when a downstream
    * reference of an error subject holds a lone surrogate (such a package cannot be stored or
    * audited: the audit append refuses it).
    */
@@ -401,7 +404,12 @@ class SealedOutput implements SealResultOutput {
 
   get canonical_protected_audit(): string | null {
     if (this.#canonicalProtectedAudit === undefined) {
-      this.#canonicalProtectedAudit = tryComposeCanonicalProtectedAudit(this.sealed.protected_audit, this.#contract);
+      const audit = this.sealed.protected_audit;
+      const text = tryComposeCanonicalProtectedAudit(audit, this.#contract);
+      // Remembered beside the frozen projection: an audit log canonicalizing an entry body that
+      // holds it (`reuseRemembered`) writes this text instead of walking the projection again.
+      if (text !== null) rememberCanonicalText(audit, text, audit.redactions.length === 0 ? 2 : 3);
+      this.#canonicalProtectedAudit = text;
     }
     return this.#canonicalProtectedAudit;
   }

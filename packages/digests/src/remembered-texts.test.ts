@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalize } from './canonicalize.js';
+import { CanonicalizationError } from './canonicalization-error.js';
+import { rememberCanonicalText } from './remembered-texts.js';
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+describe('rememberCanonicalText', () => {
+  it('is written in place of the object only when the caller asks for reuse', () => {
+    const projection = deepFreeze({ b: 1, a: 'x' });
+    // A text that differs from the walk shows which path ran.
+    rememberCanonicalText(projection, '{"a":"x","b":1,"remembered":true}', 1);
+    const body = { projection, gate: 'sealed' };
+    expect(canonicalize(body)).toBe('{"gate":"sealed","projection":{"a":"x","b":1}}');
+    expect(canonicalize(body, { reuseRemembered: true })).toBe('{"gate":"sealed","projection":{"a":"x","b":1,"remembered":true}}');
+    // At the top level and in arrays too.
+    expect(canonicalize(projection, { reuseRemembered: true })).toBe('{"a":"x","b":1,"remembered":true}');
+    expect(canonicalize([projection, projection], { reuseRemembered: true })).toBe(
+      '[{"a":"x","b":1,"remembered":true},{"a":"x","b":1,"remembered":true}]',
+    );
+  });
+
+  it('gives the very text of the walk when the remembered text is the true one, whatever its length and characters', () => {
+    const projection = deepFreeze({ id: 'café — Zoë 😀 "quoted" \u0001', list: [1, 2.5, null, { deep: true }], long: 'x'.repeat(9000) });
+    rememberCanonicalText(projection, canonicalize(projection), 3);
+    const body = { before: 'y'.repeat(3000), projection, after: [projection] };
+    expect(canonicalize(body, { reuseRemembered: true })).toBe(canonicalize(body));
+  });
+
+  it('walks the object instead where its remembered depth would pass maxDepth, and fails as the walk does', () => {
+    const projection = deepFreeze({ a: { b: { c: {} } } });
+    rememberCanonicalText(projection, '{"remembered":true}', 4);
+    expect(canonicalize({ projection }, { reuseRemembered: true, maxDepth: 5 })).toBe('{"projection":{"remembered":true}}');
+    const failure = (() => {
+      try {
+        return canonicalize({ projection }, { reuseRemembered: true, maxDepth: 4 });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(failure).toBeInstanceOf(CanonicalizationError);
+    expect(failure).toMatchObject({ reason: 'max_depth', path: '/projection/a/b/c' });
+  });
+
+  it('refuses what it cannot vouch for: unfrozen objects, arrays, other texts and depths', () => {
+    expect(() => rememberCanonicalText({}, '{}', 1)).toThrow(TypeError);
+    expect(() => rememberCanonicalText(Object.freeze([]), '[]', 1)).toThrow(TypeError);
+    expect(() => rememberCanonicalText(null as unknown as object, 'null', 1)).toThrow(TypeError);
+    expect(() => rememberCanonicalText(Object.freeze({}), 1 as unknown as string, 1)).toThrow(TypeError);
+    expect(() => rememberCanonicalText(Object.freeze({}), '{}', 0)).toThrow(TypeError);
+    expect(() => rememberCanonicalText(Object.freeze({}), '{}', 1.5)).toThrow(TypeError);
+  });
+
+  it('leaves nothing visible on the object, and a second remembering replaces the first', () => {
+    const projection = deepFreeze({ b: 1, a: 'x' });
+    rememberCanonicalText(projection, '{"first":true}', 1);
+    rememberCanonicalText(projection, '{"second":true}', 1);
+    expect(Reflect.ownKeys(projection)).toEqual(['b', 'a']);
+    expect(structuredClone(projection)).toEqual({ b: 1, a: 'x' });
+    expect(JSON.stringify(projection)).toBe('{"b":1,"a":"x"}');
+    expect(Object.getPrototypeOf(projection)).toBe(Object.prototype);
+    expect(canonicalize(projection, { reuseRemembered: true })).toBe('{"second":true}');
+  });
+
+  it('is never met by an equal object that was not remembered', () => {
+    const projection = deepFreeze({ a: 1 });
+    rememberCanonicalText(projection, '{"a":"remembered"}', 1);
+    expect(canonicalize({ copy: { ...projection } }, { reuseRemembered: true })).toBe('{"copy":{"a":1}}');
+  });
+});
