@@ -40,7 +40,10 @@ export interface PreparedAuditEntry {
    * makes this object read differently from it.
    */
   body: JsonObject;
-  /** RFC 8785 text of `body`, from one reading of each of its members. */
+  /**
+   * RFC 8785 text of `body`, from one reading of each of its members (a frozen member whose builder
+   * remembered its text, `rememberCanonicalText`, is written as remembered instead).
+   */
   bodyCanonical: string;
 }
 
@@ -52,7 +55,8 @@ export interface PreparedAuditEntry {
  * accessor (or Proxy) answering differently per read cannot get an unchecked `kind` or identifier
  * stored, nor make the prepared `body` an object other than the one `bodyCanonical` was made from.
  * `canonicalize` in turn reads each member of the body once, so `bodyCanonical` is one consistent
- * reading of it.
+ * reading of it; a frozen projection whose text its builder remembered (the protected audit of a
+ * sealed call, see `rememberCanonicalText`) is written as remembered, not read.
  */
 export function prepareAuditEntry(
   input: AuditEntryInput,

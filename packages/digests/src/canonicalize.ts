@@ -271,6 +271,9 @@ function readMaxDepth(options: CanonicalizeOptions | undefined): number {
  * claiming `Object.prototype` is canonicalized as a plain object), one whose traps throw makes
  * canonicalize throw. Checking either would cost a lookup per element or per value on the hot path.
  *
+ * With `reuseRemembered`, an object whose builder remembered its text (`rememberCanonicalText`) is
+ * written as remembered, not read at all: the builder vouched for that text.
+ *
  * The walk is iterative: nesting is bounded by `maxDepth`, never by the call stack.
  */
 export function canonicalize(value: unknown, options?: CanonicalizeOptions): string {

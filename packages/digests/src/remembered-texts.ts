@@ -21,14 +21,11 @@ class RememberedText extends Slot {
     this.#depth = depth;
   }
 
-  static remember(target: object, text: string, depth: number): void {
-    if (#text in target) {
-      const slot = target as RememberedText;
-      slot.#text = text;
-      slot.#depth = depth;
-    } else {
-      new RememberedText(target, text, depth);
-    }
+  /** False, and nothing changes, when a text is remembered for `target` already. */
+  static remember(target: object, text: string, depth: number): boolean {
+    if (#text in target) return false;
+    new RememberedText(target, text, depth);
+    return true;
   }
 
   static textOf(target: object): string | undefined {
@@ -48,11 +45,15 @@ class RememberedText extends Slot {
  * much faster than the generic walk (the protected audit projection of `@toolseal/result`, which the
  * audit log canonicalizes inside every entry body). The caller vouches for three things, none of
  * which is checked (checking would cost the walk it saves): `text` is exactly `canonicalize(value)`;
- * `value` is deeply frozen, so it can never read differently; `depth` is its nesting depth.
- * Nothing here is reachable from data: only code holding the object can remember a text for it.
+ * `value` is deeply frozen, so it can never read differently; `depth` is its nesting depth. A
+ * remembered object is not walked at all, so nothing in it is checked either (its members'
+ * enumerability, for one). Like holding a digester, this is a capability of trusted code: code
+ * holding the object could make an audit log store a text that is not the object's. Data never
+ * reaches it: only code holding the object can remember a text for it, and only once.
  *
- * Throws `TypeError` for a value that is not a frozen object (arrays are not remembered), a text that is not a string, or a
- * depth that is not a positive safe integer.
+ * Throws `TypeError` for a value that is not a frozen object (arrays are not remembered), a text
+ * that is not a string, a depth that is not a positive safe integer, or an object a text is
+ * remembered for already (a text, once remembered, is never replaced).
  */
 export function rememberCanonicalText(value: object, text: string, depth: number): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.isFrozen(value)) {
@@ -60,7 +61,9 @@ export function rememberCanonicalText(value: object, text: string, depth: number
   }
   if (typeof text !== 'string') throw new TypeError('rememberCanonicalText: text must be a string');
   if (!Number.isSafeInteger(depth) || depth < 1) throw new TypeError('rememberCanonicalText: depth must be a positive safe integer');
-  RememberedText.remember(value, text, depth);
+  if (!RememberedText.remember(value, text, depth)) {
+    throw new TypeError('rememberCanonicalText: a text is remembered for this object already');
+  }
 }
 
 /** The text remembered for `value`, if any (internal to canonicalize). */

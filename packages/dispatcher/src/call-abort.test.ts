@@ -36,22 +36,30 @@ describe('CallAbort', () => {
 });
 
 describe('withSignal', () => {
-  it('adds an own enumerable signal that a spread copies, and nothing else', () => {
+  it('adds an own enumerable signal that a spread copies', () => {
     const abort = new CallAbort();
     const input = withSignal({ tool_name: 'get_order', deadline: 5 }, abort);
     expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
-    expect(Reflect.ownKeys(input)).toEqual(['tool_name', 'deadline', 'signal']);
+    expect(Object.keys(input)).toEqual(['tool_name', 'deadline', 'signal']);
     const descriptor = Object.getOwnPropertyDescriptor(input, 'signal');
     expect(descriptor?.enumerable).toBe(true);
     expect(typeof descriptor?.get).toBe('function');
     const copy = { ...input };
     expect(copy.signal).toBeInstanceOf(AbortSignal);
     expect(copy.signal).toBe(abort.signal);
+    expect(JSON.parse(JSON.stringify({ ...input, signal: null }))).toEqual({ tool_name: 'get_order', deadline: 5, signal: null });
     abort.abort();
     expect(input.signal.aborted).toBe(true);
   });
 
-  it('keeps each object bound to its own abort, and reads nothing through a foreign receiver', () => {
+  it('answers through a Proxy of the object and for an object inheriting from it, as a getter of its own did', () => {
+    const abort = new CallAbort();
+    const input = withSignal({ tool_name: 'get_order' }, abort);
+    expect(new Proxy(input, {}).signal).toBe(abort.signal);
+    expect((Object.create(input) as typeof input).signal).toBe(abort.signal);
+  });
+
+  it('keeps each object bound to its own abort, and reads nothing through an unrelated receiver', () => {
     const first = new CallAbort();
     const second = new CallAbort();
     const one = withSignal({}, first);
@@ -63,5 +71,6 @@ describe('withSignal', () => {
     expect(getter?.call({})).toBeUndefined();
     expect(getter?.call(undefined)).toBeUndefined();
     expect(getter?.call(two)).toBe(second.signal);
+    expect(Object.isFrozen(getter)).toBe(true);
   });
 });

@@ -36,6 +36,16 @@ const nullableString = (value: string | null): string | undefined => (value === 
  * path (which throws as it would).
  */
 export function composeCanonicalProtectedAudit(audit: ProtectedAudit, registryContract: Readonly<ToolContract>): string {
+  return composeKnownShape(audit, registryContract) ?? canonicalize(audit);
+}
+
+/**
+ * The text `composeCanonicalProtectedAudit` writes directly, or `undefined` where it takes the
+ * generic path: a member without the type `ProtectedAudit` gives it (a receipt that is not a
+ * string, for one), or a string `canonicalize` would refuse. Its nesting depth is exactly 2, or 3
+ * with redactions (objects of two strings, as `sealResult` copies them).
+ */
+export function composeKnownShape(audit: ProtectedAudit, registryContract: Readonly<ToolContract>): string | undefined {
   const { binding, downstream, provider_context: context } = audit;
   const members = [
     canonicalString(binding.call_binding_sha256),
@@ -54,7 +64,7 @@ export function composeCanonicalProtectedAudit(audit: ProtectedAudit, registryCo
     canonicalString(audit.schema_version),
   ];
   if (members.includes(undefined) || !Array.isArray(audit.redactions) || !sameContract(audit.tool_contract, registryContract)) {
-    return canonicalize(audit);
+    return undefined;
   }
   const [callBinding, request, result, idempotencyKey, operationId, receipt, statusRef, principalRef, adapterRevision, apiFamily, callId, provider, responseId, schemaVersion] =
     members as string[];
@@ -74,5 +84,14 @@ export function tryComposeCanonicalProtectedAudit(audit: ProtectedAudit, registr
     return composeCanonicalProtectedAudit(audit, registryContract);
   } catch {
     return null;
+  }
+}
+
+/** `composeKnownShape`, or `undefined` where it would throw (redactions `canonicalize` refuses). */
+export function tryComposeKnownShape(audit: ProtectedAudit, registryContract: Readonly<ToolContract>): string | undefined {
+  try {
+    return composeKnownShape(audit, registryContract);
+  } catch {
+    return undefined;
   }
 }

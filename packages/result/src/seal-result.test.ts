@@ -1,5 +1,5 @@
 import type { CallContext, PrincipalContext, Redaction } from '@toolseal/contracts';
-import { canonicalize, createDigester } from '@toolseal/digests';
+import { canonicalize, createDigester, rememberCanonicalText } from '@toolseal/digests';
 import { ERROR_CATALOG, ERROR_CODES } from '@toolseal/errors';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -68,6 +68,27 @@ describe('sealResult canonical texts', () => {
         expect(outcomeOf(() => canonicalize(body, { maxDepth, reuseRemembered: true }))).toEqual(outcomeOf(() => canonicalize(body, { maxDepth })));
       }
     }
+  });
+
+  it('remembers only a text of the known shape: a receipt of another type (a misused error subject) is walked every time', () => {
+    const inner = { n: 1 };
+    const receipt = Object.freeze({ inner }) as unknown as string;
+    const output = sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', receipt } }));
+    expect(output.canonical_protected_audit).toBe(canonicalize(output.sealed.protected_audit));
+    inner.n = 2;
+    const body = { protected_audit: output.sealed.protected_audit };
+    expect(canonicalize(body, { reuseRemembered: true })).toBe(canonicalize(body));
+    expect(canonicalize(body, { reuseRemembered: true })).toContain('"inner":{"n":2}');
+    for (const maxDepth of [3, 4]) {
+      expect(outcomeOf(() => canonicalize(body, { maxDepth, reuseRemembered: true }))).toEqual(outcomeOf(() => canonicalize(body, { maxDepth })));
+    }
+  });
+
+  it('keeps a text remembered first by code holding the projection, and still answers its own', () => {
+    const output = sealResult(orderInput());
+    rememberCanonicalText(output.sealed.protected_audit, '{"remembered":"first"}', 1);
+    expect(output.canonical_protected_audit).toBe(canonicalize(output.sealed.protected_audit));
+    expect(canonicalize({ p: output.sealed.protected_audit }, { reuseRemembered: true })).toBe('{"p":{"remembered":"first"}}');
   });
 
   it('composes the protected text when it is first read, then gives the same string', () => {

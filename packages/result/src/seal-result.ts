@@ -20,7 +20,7 @@ import { CanonicalizationError, canonicalize, rememberCanonicalText, type Digest
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { deepFreeze, isWellFormedText } from '@toolseal/guard';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
-import { tryComposeCanonicalProtectedAudit } from './canonical-protected-audit.js';
+import { tryComposeCanonicalProtectedAudit, tryComposeKnownShape } from './canonical-protected-audit.js';
 import { checkHandlerOutput } from './check-output.js';
 import type { OutputViolation } from './output-violation.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -405,11 +405,18 @@ class SealedOutput implements SealResultOutput {
   get canonical_protected_audit(): string | null {
     if (this.#canonicalProtectedAudit === undefined) {
       const audit = this.sealed.protected_audit;
-      const text = tryComposeCanonicalProtectedAudit(audit, this.#contract);
-      // Remembered beside the frozen projection: an audit log canonicalizing an entry body that
-      // holds it (`reuseRemembered`) writes this text instead of walking the projection again.
-      if (text !== null) rememberCanonicalText(audit, text, audit.redactions.length === 0 ? 2 : 3);
-      this.#canonicalProtectedAudit = text;
+      const known = tryComposeKnownShape(audit, this.#contract);
+      if (known !== undefined) {
+        // Remembered beside the frozen projection: an audit log canonicalizing an entry body that
+        // holds it (`reuseRemembered`) writes this text instead of walking the projection again.
+        // Only a text of the known shape, whose depth is known; nothing else is remembered.
+        try {
+          rememberCanonicalText(audit, known, audit.redactions.length === 0 ? 2 : 3);
+        } catch {
+          // Code holding the projection remembered a text for it first (its own capability).
+        }
+      }
+      this.#canonicalProtectedAudit = known ?? tryComposeCanonicalProtectedAudit(audit, this.#contract);
     }
     return this.#canonicalProtectedAudit;
   }
