@@ -1,9 +1,10 @@
 // Items 1, 2, 3 and 7 of issue 8: the sealed call against the MCP peer and the floor (interleaved
 // rounds, same process), the durable stores with 1 and 8 concurrent callers, and memory after
 // 100,000 calls.
-import { createMemoryStores, systemClock } from '@toolseal/audit';
+import { createMemoryStores, systemClock, type AuditLog } from '@toolseal/audit';
 import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
 import { createDigester, type HashBackend } from '@toolseal/digests';
+import type { JsonObject } from '@toolseal/contracts';
 import { nodeCryptoBackend } from '@toolseal/digests/node';
 import { createToolRegistry, sealResult, verifyResult } from '@toolseal/result';
 import { BACKENDS } from './bench-seal-verify.js';
@@ -135,14 +136,24 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
   const section = 'Where a sealed call spends its time (node:crypto, in-memory stores)';
   const digester = createDigester({ backend: nodeCryptoBackend });
   const stores = createMemoryStores({ clock: systemClock, digester });
-  const host = createSealedCallHost(stores, digester);
+  // The body object the dispatcher appends, as it appends it: its protected projection is the
+  // sealed one, whose text the seal remembered (a body read back from the log would be walked).
+  let body: JsonObject | undefined;
+  const { auditLog } = stores;
+  const watchedLog: AuditLog = {
+    ...auditLog,
+    append: (entry) => {
+      if (entry.kind === 'sealed_call') body ??= entry.body;
+      return auditLog.append(entry);
+    },
+  };
+  const host = createSealedCallHost({ ...stores, auditLog: watchedLog }, digester);
   const hostTurn = await host.dispatchOnly();
   const { turn } = hostTurn;
   const dispatched = turn.results[0];
   if (dispatched === undefined || dispatched.gate !== 'sealed') throw new Error('bench: the breakdown turn was not sealed');
-  const page = await stores.auditLog.query({ kind: 'sealed_call' }, { limit: 1 });
-  const body = page.entries[0]?.body;
   if (body === undefined) throw new Error('bench: the dispatcher wrote no audit entry');
+  const appendedBody = body;
   const sideStores = createMemoryStores({ clock: systemClock, digester });
   const adapter = createOpenAIResponsesAdapter();
   const response = {
@@ -195,7 +206,7 @@ export async function benchSealedCallBreakdown(report: Report): Promise<void> {
       name: steps.append,
       operation: () => {
         sequence += 1;
-        return sideStores.auditLog.append({ kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: `op-${sequence}`, idempotency_key: null, body });
+        return sideStores.auditLog.append({ kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: `op-${sequence}`, idempotency_key: null, body: appendedBody });
       },
     },
     { name: steps.floor, operation: createFloor(getOrderSpec(), nodeCryptoBackend) },
