@@ -279,6 +279,18 @@ describe('createToolCallCollector', () => {
       expect(copy).not.toBe(sdkArguments);
     });
 
+    it('keeps the copy where nothing shows it: the call has only its own members, and a copy of the call has no kept copy', () => {
+      const outcome = collectKept({ order_id: 'ORDER-C7' });
+      if (!outcome.ok) throw new Error('refused');
+      const call = outcome.calls[0]!;
+      expect(Reflect.ownKeys(call).sort()).toEqual(['adapter_revision', 'api_family', 'arguments', 'call_id', 'provider', 'response_id', 'tool_name']);
+      expect(Object.isFrozen(call)).toBe(true);
+      // A rebuilt call (as from storage) is copied by the guard's walk under the limits instead.
+      const rebuilt = { ...call, arguments: { format: 'json_value' as const, value: { order_id: 'ORDER-C7', extra: Number.POSITIVE_INFINITY } } };
+      expect(privateArgumentsOf(rebuilt, DEFAULT_JSON_LIMITS)).toBeUndefined();
+      expect(privateArgumentsOf(call, DEFAULT_JSON_LIMITS)).toEqual({ order_id: 'ORDER-C7' });
+    });
+
     function isDeeplyFrozen(input: unknown): boolean {
       if (typeof input !== 'object' || input === null) return true;
       return Object.isFrozen(input) && Object.values(input).every(isDeeplyFrozen);

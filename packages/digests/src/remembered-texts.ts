@@ -23,19 +23,30 @@ class RememberedText extends Slot {
 
   /** False, and nothing changes, when a text is remembered for `target` already. */
   static remember(target: object, text: string, depth: number): boolean {
-    if (#text in target) return false;
-    new RememberedText(target, text, depth);
+    if (#text in target || fallback?.has(target) === true) return false;
+    try {
+      new RememberedText(target, text, depth);
+    } catch {
+      // An engine that refuses new private fields on a frozen object (a proposal to the language
+      // would make it do so): the weak map, slower but the same.
+      (fallback ??= new WeakMap()).set(target, { text, depth });
+    }
     return true;
   }
 
   static textOf(target: object): string | undefined {
-    return #text in target ? (target as RememberedText).#text : undefined;
+    if (#text in target) return (target as RememberedText).#text;
+    return fallback === undefined ? undefined : fallback.get(target)?.text;
   }
 
   static depthOf(target: object): number {
-    return #depth in target ? (target as RememberedText).#depth : 0;
+    if (#depth in target) return (target as RememberedText).#depth;
+    return fallback?.get(target)?.depth ?? 0;
   }
 }
+
+/** Only made, and only read, on an engine that refuses private fields on frozen objects. */
+let fallback: WeakMap<object, { readonly text: string; readonly depth: number }> | undefined;
 
 /**
  * Remembers `text` as the RFC 8785 text of `value`, so that `canonicalize(outer, { reuseRemembered:
