@@ -32,7 +32,8 @@ class Slot {
 /**
  * The private copies of `json_value` arguments kept by collectors created with
  * `keepArgumentCopies`, deeply frozen, in a private field of the `ToolCall` they belong to:
- * invisible to every reflection, alive exactly as long as the call. Only `privateArgumentsOf`
+ * invisible to the reflection JavaScript code has (a debugger sees it, as it saw the weak map),
+ * alive exactly as long as the call. Only `privateArgumentsOf`
  * reads them (and hands out fresh copies of them, for the payload an adapter builds); the host's
  * objects are never stored here, and nothing outside holds a changeable version of one. (A
  * `WeakMap` did the same at about 1.9 µs an entry for calls that die young, the collector's

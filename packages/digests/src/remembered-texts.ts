@@ -7,7 +7,8 @@ class Slot {
 
 /**
  * The remembered text and depth, as private fields added to the (frozen) object itself: invisible to
- * every reflection (`Reflect.ownKeys`, spreads, `JSON.stringify`, `structuredClone`), and alive
+ * the reflection JavaScript code has (`Reflect.ownKeys`, spreads, `JSON.stringify`,
+ * `structuredClone`; a debugger sees them), and alive
  * exactly as long as the object. A WeakMap would do the same at a much higher price: an entry for an
  * object that dies young measured about 1.9 µs here (the collector's ephemeron work), this 20 ns.
  */
@@ -24,13 +25,18 @@ class RememberedText extends Slot {
   /** False, and nothing changes, when a text is remembered for `target` already. */
   static remember(target: object, text: string, depth: number): boolean {
     if (#text in target || fallback?.has(target) === true) return false;
-    try {
-      new RememberedText(target, text, depth);
-    } catch {
-      // An engine that refuses new private fields on a frozen object (a proposal to the language
-      // would make it do so): the weak map, slower but the same.
-      (fallback ??= new WeakMap()).set(target, { text, depth });
+    if (!privateFieldsRefused) {
+      try {
+        new RememberedText(target, text, depth);
+        return true;
+      } catch (error) {
+        // An engine that refuses new private fields on a frozen object (a proposal to the language
+        // would make it do so) throws a TypeError: from then on the weak map, slower but the same.
+        // Anything else (the stack running out here) takes the weak map this once.
+        if (error instanceof TypeError) privateFieldsRefused = true;
+      }
     }
+    (fallback ??= new WeakMap()).set(target, { text, depth });
     return true;
   }
 
@@ -45,8 +51,14 @@ class RememberedText extends Slot {
   }
 }
 
-/** Only made, and only read, on an engine that refuses private fields on frozen objects. */
+/**
+ * Texts that could not be kept in private fields: made on the first such failure (an engine that
+ * refuses private fields on frozen objects, or the stack running out while adding them), and read
+ * only once it exists.
+ */
 let fallback: WeakMap<object, { readonly text: string; readonly depth: number }> | undefined;
+/** Whether the engine refused a private field on a frozen object: every text then goes to `fallback`. */
+let privateFieldsRefused = false;
 
 /**
  * Remembers `text` as the RFC 8785 text of `value`, so that `canonicalize(outer, { reuseRemembered:
