@@ -294,6 +294,26 @@ describe('recheck', () => {
     expect(otherContract.recheck(decision, found()).record.code).toBe('STATE_CHANGED');
   });
 
+  it('takes the proposal it issued as it is, and copies one another validator of the same contract issued', async () => {
+    const seen: unknown[] = [];
+    const lookup = (_actor: unknown, proposal: unknown) => {
+      seen.push(proposal);
+      return found();
+    };
+    const issuing = refundValidator({ lookup });
+    const other = refundValidator({ lookup });
+    const decision = await issuing.validate(cedar.actor, text(baseline));
+    if (!decision.ok) throw new Error('baseline must be ready');
+    // Nothing of the issuer shows on the proposal.
+    expect(Reflect.ownKeys(decision.proposal as object).sort()).toEqual(Object.keys(baseline).sort());
+    expect((await issuing.recheckCurrent(cedar.actor, decision)).ok).toBe(true);
+    expect(seen[1]).toBe(decision.proposal);
+    expect((await other.recheckCurrent(cedar.actor, decision)).ok).toBe(true);
+    expect(seen[2]).not.toBe(decision.proposal);
+    expect(seen[2]).toEqual(decision.proposal);
+    expect(Object.isFrozen(seen[2])).toBe(true);
+  });
+
   it('recheckCurrent looks the facts up again for the actor the decision describes, and no other', async () => {
     const orders = createCedarOrders();
     const validator = createRefundProposalValidator({ orders: orders.source, digester, clock });

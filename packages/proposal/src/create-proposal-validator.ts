@@ -309,6 +309,40 @@ interface LookupAnswer {
 }
 const LOOKUP_FAILED: LookupAnswer = Object.freeze({ answer: Object.freeze({ status: 'lookup_failed' }) });
 
+/** A base whose constructor returns the object it is given, so a subclass can add private fields to it. */
+class Slot {
+  constructor(target: object) {
+    return target;
+  }
+}
+
+/**
+ * Which validator issued a proposal copy, in a private field of the copy: invisible to the
+ * reflection JavaScript code has, alive exactly as long as the copy, and only settable here. The
+ * slot is added while the copy is still extensible and set once its decision is ready (a `WeakSet`
+ * did the same at about 1.9 µs an entry for copies that die young, the collector's ephemeron work).
+ */
+class IssuedProposal extends Slot {
+  #issuer: object | null = null;
+
+  private constructor(copy: object) {
+    super(copy);
+  }
+
+  /** Gives the validator's own fresh copy its (empty) slot; called before the copy is frozen. */
+  static prepare(copy: object): void {
+    new IssuedProposal(copy);
+  }
+
+  static issue(copy: object, issuer: object): void {
+    if (#issuer in copy) (copy as IssuedProposal).#issuer = issuer;
+  }
+
+  static issuedBy(value: unknown, issuer: object): boolean {
+    return typeof value === 'object' && value !== null && #issuer in value && (value as IssuedProposal).#issuer === issuer;
+  }
+}
+
 /**
  * Creates the validator of one proposal contract (spec 002). The schema is compiled here, so a
  * contract strict mode rejects stops the host at start-up.
@@ -330,8 +364,8 @@ export function createProposalValidator<TProposal, TFacts>(
   const limits = resolveJsonLimits(options.limits, DEFAULT_PROPOSAL_LIMITS);
   // Facts are the host's, so the guard's own defaults (1 MiB...) unless the host sets others.
   const factsLimits = resolveJsonLimits(options.factsLimits);
-  // The proposals this validator kept (deep-frozen private copies): read as they are at recheck.
-  const issued = new WeakSet<object>();
+  // Marks the proposals this validator kept (deep-frozen private copies): read as they are at recheck.
+  const issuer = Object.freeze({});
   const clock = options.clock ?? (() => new Date());
 
   const digestProposalIn = (domain: string, proposal: JsonValue): Sha256Hex | null => {
@@ -571,6 +605,8 @@ export function createProposalValidator<TProposal, TFacts>(
       guarded = { ok: false, violation: { rule: 'malformed_json', path: '' } };
     }
     if (!guarded.ok) return shapeFailure([{ field: guarded.violation.path, rule: guarded.violation.rule }], null);
+    // The copy is the validator's own: it gets its issuer slot before it is frozen.
+    if (typeof guarded.value === 'object' && guarded.value !== null) IssuedProposal.prepare(guarded.value);
     const value = deepFreeze(guarded.value);
 
     // Shape, part 2: the structural contract. A refused value is digested under its own domain:
@@ -589,7 +625,7 @@ export function createProposalValidator<TProposal, TFacts>(
       return reject('validate', judged.decision, judged.category, judged.reasons, actorRef, proposalSha, judged.factsSha);
     }
     // Only an object needs remembering: a string, number, boolean or null root is immutable already.
-    if (typeof value === 'object' && value !== null) issued.add(value);
+    if (typeof value === 'object' && value !== null) IssuedProposal.issue(value, issuer);
     const ready: ReadyForReview<TProposal> = {
       ok: true,
       decision: 'ready_for_review',
@@ -607,7 +643,7 @@ export function createProposalValidator<TProposal, TFacts>(
   // `null` proposal (a contract whose root is `null`) is not mistaken for a refusal; `null` when
   // refused.
   const privateProposal = (proposal: unknown): { readonly value: TProposal } | null => {
-    if (typeof proposal === 'object' && proposal !== null && issued.has(proposal)) return { value: proposal as TProposal };
+    if (IssuedProposal.issuedBy(proposal, issuer)) return { value: proposal as TProposal };
     try {
       const copied = copyUntrustedValue(proposal, limits);
       if (!copied.ok) return null;
