@@ -36,8 +36,8 @@ class Slot {
  * alive exactly as long as the call. Only `privateArgumentsOf`
  * reads them (and hands out fresh copies of them, for the payload an adapter builds); the host's
  * objects are never stored here, and nothing outside holds a changeable version of one. (A
- * `WeakMap` did the same at about 1.9 µs an entry for calls that die young, the collector's
- * ephemeron work; the private field costs about 20 ns.)
+ * `WeakMap` did the same, but its entries for calls that die young cost the collector's ephemeron
+ * work: Gemini's `parseToolCalls` measured 1.59 µs with it, 1.13 µs with the private field.)
  */
 class KeptArguments extends Slot {
   readonly #value: JsonValue;

@@ -318,9 +318,10 @@ class Slot {
 
 /**
  * Which validator issued a proposal copy, in a private field of the copy: invisible to the
- * reflection JavaScript code has, alive exactly as long as the copy, and only settable here. The
- * slot is added while the copy is still extensible and set once its decision is ready (a `WeakSet`
- * did the same at about 1.9 µs an entry for copies that die young, the collector's ephemeron work).
+ * reflection JavaScript code has (a debugger or heap snapshot still shows it), alive exactly as
+ * long as the copy, and only settable here. The slot is added while the copy is still extensible
+ * and set once its decision is ready (a `WeakSet` entry measured about 0.15 µs for a copy that dies
+ * young, the collector's ephemeron work; the slot about 5 ns).
  */
 class IssuedProposal extends Slot {
   #issuer: object | null = null;
