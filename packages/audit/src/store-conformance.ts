@@ -113,23 +113,26 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
 
   const chainKey = new TextEncoder().encode('conformance chain key, 32 bytes!');
 
+  /** The record a first claim of `key` by OWNER_1 at T0 stores (`claimInput`'s request digest). */
+  const firstClaimRecord = (key: string, intent: string | null) => ({
+    key,
+    request_sha256: REQUEST_A,
+    intent_sha256: intent,
+    state: 'claimed',
+    owner: OWNER_1,
+    fencing_token: FIRST,
+    lease_expires_at: T0 + LEASE,
+    created_at: T0,
+    updated_at: T0,
+    result: null,
+  });
+
   return [
     // ---------------------------------------------------------------- idempotency: claims
     define('claim: a new key is claimed with a fencing token and a lease from the injected clock (token: its reading + 1)', async ({ store }) => {
       const outcome = await store.claim(claimInput('key-new'));
       assert.deepEqual(outcome, { kind: 'claimed', fencing_token: FIRST, lease_expires_at: T0 + LEASE, took_over: false });
-      assert.deepEqual(await store.get('key-new'), {
-        key: 'key-new',
-        request_sha256: REQUEST_A,
-        intent_sha256: null,
-        state: 'claimed',
-        owner: OWNER_1,
-        fencing_token: FIRST,
-        lease_expires_at: T0 + LEASE,
-        created_at: T0,
-        updated_at: T0,
-        result: null,
-      });
+      assert.deepEqual(await store.get('key-new'), firstClaimRecord('key-new', null));
       assert.equal(await store.get('key-absent'), undefined);
     }),
 
@@ -185,18 +188,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
     define('claim: the intent digest is stored with the request digest; a claim without one (absent or null) stores null', async ({ store, clock }) => {
       const outcome = await store.claim(claimInput('key-intent', { intent: INTENT_X }));
       assert.deepEqual(outcome, { kind: 'claimed', fencing_token: FIRST, lease_expires_at: T0 + LEASE, took_over: false });
-      assert.deepEqual(await store.get('key-intent'), {
-        key: 'key-intent',
-        request_sha256: REQUEST_A,
-        intent_sha256: INTENT_X,
-        state: 'claimed',
-        owner: OWNER_1,
-        fencing_token: FIRST,
-        lease_expires_at: T0 + LEASE,
-        created_at: T0,
-        updated_at: T0,
-        result: null,
-      });
+      assert.deepEqual(await store.get('key-intent'), firstClaimRecord('key-intent', INTENT_X));
       assert.equal((await store.claim(claimInput('key-no-intent'))).kind, 'claimed');
       assert.equal((await store.get('key-no-intent'))?.intent_sha256, null);
       assert.equal((await store.claim(claimInput('key-null-intent', { intent: null }))).kind, 'claimed');
@@ -1666,4 +1658,74 @@ async function recordInState(
   assert.equal((await store.markStarted({ ...fenced, lease_ms: LEASE })).ok, true);
   if (state === 'unknown') assert.equal((await store.markUnknown(fenced)).ok, true);
   if (state === 'completed') assert.equal((await store.complete({ ...fenced, result: { sealed_json: SEALED_1, receipt: null } })).ok, true);
+}
+
+/**
+ * Claims `key` for `request` (default 64 `a`s) and `intent`, when given, at the store clock's
+ * reading, as owner `host-a` with a one-minute lease, and leaves its record in `state`. For store
+ * tests that need records in a given state (migrations, lookups); throws on any refused step.
+ */
+export async function recordIn(
+  store: IdempotencyStore,
+  key: string,
+  state: IdempotencyRecord['state'],
+  request = 'a'.repeat(64),
+  intent?: string,
+): Promise<void> {
+  const claim = await store.claim({ key, request_sha256: request, ...(intent === undefined ? {} : { intent_sha256: intent }), owner: 'host-a', lease_ms: 60_000 });
+  if (claim.kind !== 'claimed') throw new Error(`claim of ${key}: ${claim.kind}`);
+  const fenced = { key, fencing_token: claim.fencing_token };
+  if (state === 'claimed') return;
+  if (state === 'released') {
+    assert.equal((await store.release(fenced)).ok, true);
+    return;
+  }
+  assert.equal((await store.markStarted({ ...fenced, lease_ms: 60_000 })).ok, true);
+  if (state === 'unknown') assert.equal((await store.markUnknown(fenced)).ok, true);
+  if (state === 'completed') assert.equal((await store.complete({ ...fenced, result: { sealed_json: '{}', receipt: null } })).ok, true);
+}
+
+/** What a store migrated to schema version 3 (the intent digest) holds, for `checkIntentDigestMigration`. */
+export interface IntentDigestMigrationExpectations {
+  /** `key-old`: an unresolved record written before the column existed, under `request`, fencing token 7. */
+  oldRecord: IdempotencyRecord;
+  /** The request digest of `key-old` and of the record this check claims. */
+  request: string;
+  /** The intent digest this check claims `key-new` with. */
+  intent: string;
+  /** The digest carried by the key `intent-<intentOld>` of an unresolved record written before the migration. */
+  intentOld: string;
+  /** The fencing token a claim gets now (the store clock's reading + 1). */
+  newToken: number;
+}
+
+/**
+ * The contract of the schema version 3 migration (the intent digest), for a store opened over a
+ * database written before it that held `key-old` (see `oldRecord`), an unresolved record under
+ * `intent-<intentOld>`, a released one under `intent-3333…` and an unresolved one under
+ * `intent-GGGG…` (a key that only looks like an intent key): the old record reads back without an
+ * intent digest; a new claim stores its own; `findUnresolved` finds both by request and only the
+ * new one by its intent; the unresolved record under an intent key got the digest its key carries,
+ * the resolved one and the look-alike none. Throws (node:assert) on the first difference.
+ */
+export async function checkIntentDigestMigration(store: IdempotencyStore, expected: IntentDigestMigrationExpectations): Promise<void> {
+  const { oldRecord, request, intent, intentOld, newToken } = expected;
+  assert.deepEqual(await store.get('key-old'), oldRecord);
+  await recordIn(store, 'key-new', 'unknown', request, intent);
+  assert.equal((await store.get('key-new'))?.intent_sha256, intent);
+  const byRequest = await store.findUnresolved?.({ request_sha256: request, limit: 10 });
+  assert.deepEqual(
+    byRequest?.map((record) => [record.key, record.fencing_token, record.intent_sha256]),
+    [
+      ['key-old', 7, null],
+      ['key-new', newToken, intent],
+    ],
+  );
+  assert.deepEqual(byRequest?.[0], oldRecord);
+  // By intent: only the record claimed with it, never the old one (it has none).
+  assert.deepEqual((await store.findUnresolved?.({ intent_sha256: intent, limit: 10 }))?.map((record) => record.key), ['key-new']);
+  // The unresolved record under an intent key was given the digest its key carries.
+  assert.deepEqual((await store.findUnresolved?.({ intent_sha256: intentOld, limit: 10 }))?.map((record) => record.key), [`intent-${intentOld}`]);
+  assert.equal((await store.get(`intent-${'3'.repeat(64)}`))?.intent_sha256, null);
+  assert.equal((await store.get(`intent-${'G'.repeat(64)}`))?.intent_sha256, null);
 }

@@ -8,7 +8,13 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from '@toolseal/audit';
-import { findUnresolvedConformanceCases, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
+import {
+  checkIntentDigestMigration,
+  findUnresolvedConformanceCases,
+  recordIn,
+  storeConformanceCases,
+  type StoreFactory,
+} from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import BetterSqlite3, { type Statement } from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -40,26 +46,6 @@ describe('SQLite stores (:memory:): conformance', () => {
   for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
 });
 
-/** Claims `key` for `request` at the clock's reading and leaves its record in `state`. */
-async function recordIn(
-  store: IdempotencyStore,
-  key: string,
-  state: IdempotencyRecord['state'],
-  request = REQUEST,
-  intent?: string,
-): Promise<void> {
-  const claim = await store.claim({ key, request_sha256: request, ...(intent === undefined ? {} : { intent_sha256: intent }), owner: 'host-a', lease_ms: 60_000 });
-  if (claim.kind !== 'claimed') throw new Error(`claim of ${key}: ${claim.kind}`);
-  const fenced = { key, fencing_token: claim.fencing_token };
-  if (state === 'claimed') return;
-  if (state === 'released') {
-    expect((await store.release(fenced)).ok).toBe(true);
-    return;
-  }
-  expect((await store.markStarted({ ...fenced, lease_ms: 60_000 })).ok).toBe(true);
-  if (state === 'unknown') expect((await store.markUnknown(fenced)).ok).toBe(true);
-  if (state === 'completed') expect((await store.complete({ ...fenced, result: { sealed_json: '{}', receipt: null } })).ok).toBe(true);
-}
 
 describe('SQLite stores: findUnresolved', () => {
   // Ordering by key in UTF-16 code units (not SQLite's UTF-8 byte order) is a conformance case.
@@ -210,24 +196,7 @@ describe('SQLite stores: migrations', () => {
           updated_at: T0,
           result: null,
         };
-        expect(await stores.idempotencyStore.get('key-old')).toEqual(oldRecord);
-        // New claims store their intent digest.
-        await recordIn(stores.idempotencyStore, 'key-new', 'unknown', REQUEST, INTENT);
-        expect((await stores.idempotencyStore.get('key-new'))?.intent_sha256).toBe(INTENT);
-        const byRequest = await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 10 });
-        expect(byRequest?.map((record) => [record.key, record.fencing_token, record.intent_sha256])).toEqual([
-          ['key-old', 7, null],
-          ['key-new', T0 + 1, INTENT],
-        ]);
-        expect(byRequest?.[0]).toEqual(oldRecord);
-        // By intent: only the record claimed with it, never the old one (it has none).
-        expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT, limit: 10 }))?.map((record) => record.key)).toEqual(['key-new']);
-        // The unresolved record under an intent key was given the digest its key carries.
-        expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT_OLD, limit: 10 }))?.map((record) => record.key)).toEqual([
-          `intent-${INTENT_OLD}`,
-        ]);
-        expect((await stores.idempotencyStore.get(`intent-${'3'.repeat(64)}`))?.intent_sha256).toBeNull();
-        expect((await stores.idempotencyStore.get(`intent-${'G'.repeat(64)}`))?.intent_sha256).toBeNull();
+        await checkIntentDigestMigration(stores.idempotencyStore, { oldRecord, request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, newToken: T0 + 1 });
       } finally {
         stores.close();
       }
