@@ -6,13 +6,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from '@toolseal/audit';
-import {
-  checkIntentDigestMigration,
-  findUnresolvedConformanceCases,
-  recordIn,
-  storeConformanceCases,
-  type StoreFactory,
-} from '@toolseal/audit/conformance';
+import { checkIntentDigestMigration, findUnresolvedConformanceCases, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -8,13 +8,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from '@toolseal/audit';
-import {
-  checkIntentDigestMigration,
-  findUnresolvedConformanceCases,
-  recordIn,
-  storeConformanceCases,
-  type StoreFactory,
-} from '@toolseal/audit/conformance';
+import { checkIntentDigestMigration, findUnresolvedConformanceCases, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import BetterSqlite3, { type Statement } from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
