@@ -1685,23 +1685,41 @@ export async function recordIn(
   if (state === 'completed') assert.equal((await store.complete({ ...fenced, result: { sealed_json: '{}', receipt: null } })).ok, true);
 }
 
-/** What a store migrated to schema version 3 (the intent digest) holds, for `checkIntentDigestMigration`. */
+/**
+ * The record a store's pre-migration fixture writes as `key-old` (state `started`, owner
+ * `host-old`, fencing token 7, a lease to `now` + 60 s, created 5 ms before `now`, updated at
+ * `now`), as `get` must return it after the schema version 3 migration: with no intent digest.
+ */
+export function intentMigrationOldRecord(request: string, now: number): IdempotencyRecord {
+  return {
+    key: 'key-old',
+    request_sha256: request,
+    intent_sha256: null,
+    state: 'started',
+    owner: 'host-old',
+    fencing_token: 7,
+    lease_expires_at: now + 60_000,
+    created_at: now - 5,
+    updated_at: now,
+    result: null,
+  };
+}
+
+/** What `checkIntentDigestMigration` is told about the migrated store. */
 export interface IntentDigestMigrationExpectations {
-  /** `key-old`: an unresolved record written before the column existed, under `request`, fencing token 7. */
-  oldRecord: IdempotencyRecord;
-  /** The request digest of `key-old` and of the record this check claims. */
+  /** The request digest of `key-old` (`intentMigrationOldRecord`) and of the record this check claims. */
   request: string;
   /** The intent digest this check claims `key-new` with. */
   intent: string;
   /** The digest carried by the key `intent-<intentOld>` of an unresolved record written before the migration. */
   intentOld: string;
-  /** The fencing token a claim gets now (the store clock's reading + 1). */
-  newToken: number;
+  /** The store clock's reading: `key-old` was written around it, and a claim now gets it + 1 as its token. */
+  now: number;
 }
 
 /**
  * The contract of the schema version 3 migration (the intent digest), for a store opened over a
- * database written before it that held `key-old` (see `oldRecord`), an unresolved record under
+ * database written before it that held `key-old` (`intentMigrationOldRecord`), an unresolved record under
  * `intent-<intentOld>`, a released one under `intent-3333…` and an unresolved one under
  * `intent-GGGG…` (a key that only looks like an intent key): the old record reads back without an
  * intent digest; a new claim stores its own; `findUnresolved` finds both by request and only the
@@ -1709,7 +1727,9 @@ export interface IntentDigestMigrationExpectations {
  * the resolved one and the look-alike none. Throws (node:assert) on the first difference.
  */
 export async function checkIntentDigestMigration(store: IdempotencyStore, expected: IntentDigestMigrationExpectations): Promise<void> {
-  const { oldRecord, request, intent, intentOld, newToken } = expected;
+  const { request, intent, intentOld, now } = expected;
+  const oldRecord = intentMigrationOldRecord(request, now);
+  const newToken = now + 1;
   assert.deepEqual(await store.get('key-old'), oldRecord);
   await recordIn(store, 'key-new', 'unknown', request, intent);
   assert.equal((await store.get('key-new'))?.intent_sha256, intent);

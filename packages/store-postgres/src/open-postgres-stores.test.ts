@@ -6,7 +6,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from '@toolseal/audit';
-import { checkIntentDigestMigration, findUnresolvedConformanceCases, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
+import { checkIntentDigestMigration, findUnresolvedConformanceCases, intentMigrationOldRecord, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -215,19 +215,6 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       (row) => row.indexdef,
     );
 
-  /** The record `schemaAtVersion` wrote, as `get` must return it now: no intent digest. */
-  const oldRecord: IdempotencyRecord = {
-    key: 'key-old',
-    request_sha256: REQUEST,
-    intent_sha256: null,
-    state: 'started',
-    owner: 'host-old',
-    fencing_token: 7,
-    lease_expires_at: T0 + 60_000,
-    created_at: T0 - 5,
-    updated_at: T0,
-    result: null,
-  };
 
   for (const version of [1, 2]) {
     it(`migrates a schema created at version ${version} to the intent column and index, keeping its records readable and findable`, async () => {
@@ -247,7 +234,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
         `CREATE INDEX idempotency_records_intent ON ${schema}.idempotency_records USING btree (intent_sha256, created_at) WHERE (intent_sha256 IS NOT NULL)`,
       ]);
       // The record written before the column existed reads back with no intent digest.
-      await checkIntentDigestMigration(stores.idempotencyStore, { oldRecord, request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, newToken: T0 + 1 });
+      await checkIntentDigestMigration(stores.idempotencyStore, { request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, now: T0 });
     });
   }
 
@@ -271,7 +258,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
     expect(stores.schemaVersion).toBe(3);
     expect(await indexDefinition(schema, 'idempotency_records_intent')).toHaveLength(1);
-    expect(await stores.idempotencyStore.get('key-old')).toEqual(oldRecord);
+    expect(await stores.idempotencyStore.get('key-old')).toEqual(intentMigrationOldRecord(REQUEST, T0));
     await recordIn(stores.idempotencyStore, 'key-new', 'started', 'b'.repeat(64), INTENT);
     expect((await stores.idempotencyStore.findUnresolved?.({ intent_sha256: INTENT, limit: 1 }))?.map((record) => record.key)).toEqual(['key-new']);
   });

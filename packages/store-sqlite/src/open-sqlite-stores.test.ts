@@ -177,20 +177,7 @@ describe('SQLite stores: migrations', () => {
         expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3]);
         expect(queryPlan(stores, 'request_sha256')).toMatch(/INDEX idempotency_records_request \(request_sha256=\?\)/);
         expect(queryPlan(stores, 'intent_sha256')).toMatch(/INDEX idempotency_records_intent \(intent_sha256=\?\)/);
-        // The record written before the column existed reads back with no intent digest.
-        const oldRecord: IdempotencyRecord = {
-          key: 'key-old',
-          request_sha256: REQUEST,
-          intent_sha256: null,
-          state: 'started',
-          owner: 'host-old',
-          fencing_token: 7,
-          lease_expires_at: T0 + 60_000,
-          created_at: T0 - 5,
-          updated_at: T0,
-          result: null,
-        };
-        await checkIntentDigestMigration(stores.idempotencyStore, { oldRecord, request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, newToken: T0 + 1 });
+        await checkIntentDigestMigration(stores.idempotencyStore, { request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, now: T0 });
       } finally {
         stores.close();
       }
