@@ -22,43 +22,26 @@ class RememberedText extends Slot {
     this.#depth = depth;
   }
 
-  /** False, and nothing changes, when a text is remembered for `target` already. */
+  /**
+   * False, and nothing changes, when a text is remembered for `target` already. An engine that
+   * refused new private fields on a frozen object (a proposal to the language would make it do so)
+   * would throw a TypeError here, as the stack running out throws a RangeError: nothing is
+   * remembered then, and `canonicalize` walks the object as it always can.
+   */
   static remember(target: object, text: string, depth: number): boolean {
-    if (#text in target || fallback?.has(target) === true) return false;
-    if (!privateFieldsRefused) {
-      try {
-        new RememberedText(target, text, depth);
-        return true;
-      } catch (error) {
-        // An engine that refuses new private fields on a frozen object (a proposal to the language
-        // would make it do so) throws a TypeError: from then on the weak map, slower but the same.
-        // Anything else (the stack running out here) takes the weak map this once.
-        if (error instanceof TypeError) privateFieldsRefused = true;
-      }
-    }
-    (fallback ??= new WeakMap()).set(target, { text, depth });
+    if (#text in target) return false;
+    new RememberedText(target, text, depth);
     return true;
   }
 
   static textOf(target: object): string | undefined {
-    if (#text in target) return (target as RememberedText).#text;
-    return fallback === undefined ? undefined : fallback.get(target)?.text;
+    return #text in target ? (target as RememberedText).#text : undefined;
   }
 
   static depthOf(target: object): number {
-    if (#depth in target) return (target as RememberedText).#depth;
-    return fallback?.get(target)?.depth ?? 0;
+    return #depth in target ? (target as RememberedText).#depth : 0;
   }
 }
-
-/**
- * Texts that could not be kept in private fields: made on the first such failure (an engine that
- * refuses private fields on frozen objects, or the stack running out while adding them), and read
- * only once it exists.
- */
-let fallback: WeakMap<object, { readonly text: string; readonly depth: number }> | undefined;
-/** Whether the engine refused a private field on a frozen object: every text then goes to `fallback`. */
-let privateFieldsRefused = false;
 
 /**
  * Remembers `text` as the RFC 8785 text of `value`, so that `canonicalize(outer, { reuseRemembered:
@@ -76,7 +59,9 @@ let privateFieldsRefused = false;
  *
  * Throws `TypeError` for a value that is not a frozen object (arrays are not remembered), a text
  * that is not a string, a depth that is not a positive safe integer, or an object a text is
- * remembered for already (a text, once remembered, is never replaced).
+ * remembered for already (a text, once remembered, is never replaced). Whatever it throws, nothing
+ * is remembered, and `canonicalize` walks the object as usual: a caller that only wants the speed
+ * can ignore the error.
  */
 export function rememberCanonicalText(value: object, text: string, depth: number): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.isFrozen(value)) {

@@ -47,7 +47,8 @@ describe('withSignal', () => {
     const copy = { ...input };
     expect(copy.signal).toBeInstanceOf(AbortSignal);
     expect(copy.signal).toBe(abort.signal);
-    expect(JSON.parse(JSON.stringify({ ...input, signal: null }))).toEqual({ tool_name: 'get_order', deadline: 5, signal: null });
+    // JSON sees the members and the signal (an AbortSignal has no enumerable members), nothing else.
+    expect(JSON.stringify(input)).toBe('{"tool_name":"get_order","deadline":5,"signal":{}}');
     abort.abort();
     expect(input.signal.aborted).toBe(true);
   });
@@ -57,6 +58,54 @@ describe('withSignal', () => {
     const input = withSignal({ tool_name: 'get_order' }, abort);
     expect(new Proxy(input, {}).signal).toBe(abort.signal);
     expect((Object.create(input) as typeof input).signal).toBe(abort.signal);
+  });
+
+  it('leaves beside the signal nothing a check or handler could abort with, nothing a spread carries and nothing an assignment reaches', () => {
+    const abort = new CallAbort();
+    const input = withSignal({ tool_name: 'get_order' }, abort);
+    const symbols = Object.getOwnPropertySymbols(input);
+    expect(symbols).toHaveLength(1);
+    const key = symbols[0] as symbol;
+    const descriptor = Object.getOwnPropertyDescriptor(input, key);
+    expect(descriptor).toMatchObject({ enumerable: false, writable: false, configurable: false });
+    const source: unknown = descriptor?.value;
+    expect(source).not.toBeInstanceOf(CallAbort);
+    expect(Object.getOwnPropertyNames(source)).toEqual([]);
+    expect(Object.getOwnPropertyNames(Object.getPrototypeOf(source))).toEqual(['constructor']);
+    expect(Object.getOwnPropertySymbols({ ...input })).toEqual([]);
+    expect(() => {
+      (input as unknown as Record<symbol, unknown>)[key] = null;
+    }).toThrow(TypeError);
+    // A changed prototype of the source changes nothing: the getter reads its private field.
+    Object.setPrototypeOf(source as object, { get signal() { return 'forged'; } });
+    expect(input.signal).toBe(abort.signal);
+  });
+
+  it('defines the source on each new object even where Object.prototype has an accessor for its key', () => {
+    const key = Object.getOwnPropertySymbols(withSignal({}, new CallAbort()))[0] as symbol;
+    const captured: unknown[] = [];
+    Object.defineProperty(Object.prototype, key, {
+      configurable: true,
+      set(value: unknown) {
+        captured.push(value);
+      },
+      get() {
+        return captured[0];
+      },
+    });
+    try {
+      const first = new CallAbort();
+      const second = new CallAbort();
+      const one = withSignal({}, first);
+      const two = withSignal({}, second);
+      expect(captured).toEqual([]);
+      second.abort();
+      expect(two.signal).toBe(second.signal);
+      expect(two.signal.aborted).toBe(true);
+      expect(one.signal.aborted).toBe(false);
+    } finally {
+      delete (Object.prototype as Record<symbol, unknown>)[key];
+    }
   });
 
   it('keeps each object bound to its own abort, and reads nothing through an unrelated receiver', () => {

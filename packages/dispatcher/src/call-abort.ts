@@ -45,16 +45,34 @@ export class CallAbort {
   }
 }
 
-/** Where `withSignal` keeps a call's abort on the object it gives a `signal`. */
-const CALL_ABORT: unique symbol = Symbol('toolseal.call_abort');
+/**
+ * What `withSignal` leaves beside `signal`: the call's signal and nothing else. A check or handler
+ * that finds it (symbol keys are listed by `Object.getOwnPropertySymbols`) can read its own call's
+ * signal, which it already has; the abort itself, with `abort()` and `onAbort()`, stays with the
+ * dispatcher.
+ */
+class SignalSource {
+  readonly #abort: CallAbort;
 
-// One getter for every call. It reads the abort through `this`, so it also answers through a Proxy
+  constructor(abort: CallAbort) {
+    this.#abort = abort;
+  }
+
+  /** The signal of the call whose input holds `value`, read through the private field only (a changed prototype changes nothing). */
+  static signalOf(value: unknown): AbortSignal | undefined {
+    return typeof value === 'object' && value !== null && #abort in value ? value.#abort.signal : undefined;
+  }
+}
+
+/** Where `withSignal` keeps a call's `SignalSource` on the object it gives a `signal`. */
+const CALL_SIGNAL: unique symbol = Symbol('toolseal.call_signal');
+
+// One getter for every call. It reads the source through `this`, so it also answers through a Proxy
 // of the object (whose default `get` forwards to it) and for an object inheriting from it.
 const signalProperty: PropertyDescriptor = Object.freeze({
   get: Object.freeze(function signal(this: unknown): AbortSignal | undefined {
     if (typeof this !== 'object' || this === null) return undefined;
-    const abort: unknown = (this as { [CALL_ABORT]?: unknown })[CALL_ABORT];
-    return abort instanceof CallAbort ? abort.signal : undefined;
+    return SignalSource.signalOf((this as { [CALL_SIGNAL]?: unknown })[CALL_SIGNAL]);
   }),
   enumerable: true,
   configurable: true,
@@ -63,13 +81,14 @@ const signalProperty: PropertyDescriptor = Object.freeze({
 /**
  * Adds `signal` to `target` (a plain object the dispatcher just made): an own enumerable accessor,
  * so a spread of the object copies the signal, that reads the call's `abort.signal`, made on first
- * read. The abort itself sits beside it under a symbol key (a check or handler that looks for it
- * can only abort its own call). One getter shared by every call: an object literal with
- * `get signal()` made a closure and a new hidden class per call (about 0.9 µs each here, twice per
- * sealed call), this about 0.1 µs.
+ * read. Beside it, under a symbol key, sits the call's `SignalSource`: defined, never assigned (an
+ * accessor for that key on `Object.prototype` is not consulted), not enumerable (a spread does not
+ * carry it), not writable, and holding only the signal. One getter shared by every call: an object
+ * literal with `get signal()` made a closure and a new hidden class per call (about 0.9 µs each
+ * here, twice per sealed call), this about 0.1 µs.
  */
 export function withSignal<T extends object>(target: T, abort: CallAbort): T & { readonly signal: AbortSignal } {
-  (target as { [CALL_ABORT]?: CallAbort })[CALL_ABORT] = abort;
+  Object.defineProperty(target, CALL_SIGNAL, { value: new SignalSource(abort) });
   Object.defineProperty(target, 'signal', signalProperty);
   return target as T & { readonly signal: AbortSignal };
 }

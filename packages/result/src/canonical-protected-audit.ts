@@ -15,11 +15,17 @@ function canonicalContract(contract: Readonly<ToolContract>): string {
   return text;
 }
 
-/** The copy holds exactly the registry contract's members, with the same values. */
+/**
+ * The copy holds exactly the registry contract's members, with the same values, and every one is a
+ * string, as `ToolContract` says (a registry that is not `createToolRegistry`'s could hand over
+ * another value, which the known shape's depth and the kept contract text would not describe).
+ */
 function sameContract(copy: ToolContract, contract: Readonly<ToolContract>): boolean {
-  if (copy === contract) return true;
-  if (Object.keys(copy).length !== CONTRACT_KEYS.length) return false;
-  for (const key of CONTRACT_KEYS) if (copy[key] !== contract[key]) return false;
+  if (copy !== contract && Object.keys(copy).length !== CONTRACT_KEYS.length) return false;
+  for (const key of CONTRACT_KEYS) {
+    const value = copy[key];
+    if (typeof value !== 'string' || value !== contract[key]) return false;
+  }
   return true;
 }
 

@@ -91,6 +91,34 @@ describe('sealResult canonical texts', () => {
     expect(canonicalize({ p: output.sealed.protected_audit }, { reuseRemembered: true })).toBe('{"p":{"remembered":"first"}}');
   });
 
+  it('remembers nothing for a contract member that is not a string (a registry other than createToolRegistry)', () => {
+    const nested = { v: 'r1' };
+    const unregisteredContract = Object.freeze({ ...registry.unregisteredContract, policy_revision: nested as unknown as string });
+    const wrapper: typeof registry = Object.freeze({ ...registry, get: (name: string) => registry.get(name), unregisteredContract });
+    const output = sealResult(orderInput({ registry: wrapper, tool_name: 'send_email' }));
+    expect(output.canonical_protected_audit).toBe(canonicalize(output.sealed.protected_audit));
+    nested.v = 'r2';
+    const body = { protected_audit: output.sealed.protected_audit };
+    expect(canonicalize(body, { reuseRemembered: true })).toContain('"policy_revision":{"v":"r2"}');
+    expect(outcomeOf(() => canonicalize(body, { maxDepth: 3, reuseRemembered: true }))).toEqual(outcomeOf(() => canonicalize(body, { maxDepth: 3 })));
+  });
+
+  it('freezes the output and its sealed pair, so no projection can be put in place of the one it composes for', () => {
+    const output = sealResult(orderInput());
+    expect(Object.isFrozen(output)).toBe(true);
+    expect(Object.isFrozen(output.sealed)).toBe(true);
+    const { protected_audit } = output.sealed;
+    const swapped = Object.freeze({ ...protected_audit, binding: { ...protected_audit.binding } });
+    expect(() => {
+      (output as { sealed: unknown }).sealed = { model_result: output.sealed.model_result, protected_audit: swapped };
+    }).toThrow(TypeError);
+    expect(() => {
+      (output.sealed as { protected_audit: unknown }).protected_audit = swapped;
+    }).toThrow(TypeError);
+    expect(output.sealed.protected_audit).toBe(protected_audit);
+    expect(output.canonical_protected_audit).toBe(canonicalize(protected_audit));
+  });
+
   it('composes the protected text when it is first read, then gives the same string', () => {
     const output = sealResult(orderInput());
     // Not an own member: nothing was composed while sealing (a read call never stores it).

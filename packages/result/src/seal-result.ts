@@ -352,7 +352,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
     binding: Object.freeze({ request_sha256, result_sha256, call_binding_sha256 }),
     redactions: deepFreeze(redactions),
   });
-  return new SealedOutput({ model_result: modelResult, protected_audit: protectedAudit }, canonical, violations, contract);
+  return new SealedOutput(Object.freeze({ model_result: modelResult, protected_audit: protectedAudit }), canonical, violations, contract);
 }
 
 /**
@@ -387,7 +387,9 @@ function requestDigestOf(
 
 /**
  * The output of `sealResult`. The protected projection's text is composed when first read and then
- * kept: only writes store it (idempotency records), and a read call never asks for it.
+ * kept: only writes store it (idempotency records), and a read call never asks for it. The output
+ * and its `sealed` pair are frozen: the text is composed for, and remembered beside, the projection
+ * `sealResult` built, never one put in its place later.
  */
 class SealedOutput implements SealResultOutput {
   #canonicalProtectedAudit: string | null | undefined;
@@ -400,6 +402,7 @@ class SealedOutput implements SealResultOutput {
     contract: Readonly<ToolContract>,
   ) {
     this.#contract = contract;
+    Object.freeze(this);
   }
 
   get canonical_protected_audit(): string | null {
