@@ -53,6 +53,33 @@ export function checkNonNegativeInteger(field: string, value: unknown): number {
   return value;
 }
 
+/** Longest lease a store grants (ms): a day (a dispatcher's own leases are at most an hour). */
+export const MAX_LEASE_MS = 86_400_000;
+
+/** Throws unless `value` is a lease from 1 ms to `MAX_LEASE_MS`: a longer one could outlast every clock reading a store accepts, and the record could never be taken over or purged. */
+export function checkLeaseMs(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_LEASE_MS) {
+    throw new StoreInputError('lease_ms', `must be an integer from 1 to ${MAX_LEASE_MS}`);
+  }
+  return value;
+}
+
+/** Largest `maxBodyBytes` a store can be opened with: 64 MiB. */
+export const MAX_AUDIT_BODY_BYTES_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The `maxBodyBytes` option of a store, checked when the store is opened (`undefined`: the
+ * default): an integer from 1 to `MAX_AUDIT_BODY_BYTES_LIMIT`, or StoreInputError, so a malformed
+ * setting fails at start-up rather than as a refusal of every append.
+ */
+export function checkMaxBodyBytes(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_AUDIT_BODY_BYTES_LIMIT) {
+    throw new StoreInputError('maxBodyBytes', `must be an integer from 1 to ${MAX_AUDIT_BODY_BYTES_LIMIT}`);
+  }
+  return value;
+}
+
 /**
  * The `older_than_ms` of a `purgeExpired` input, read once: throws `StoreInputError` for an input
  * that is not an object (as every other store method does) or a value that is not a non-negative

@@ -88,7 +88,7 @@ export interface ClaimInput {
   intent_sha256?: Sha256Hex | null;
   /** Who claims (a host or process id), for diagnostics. */
   owner: string;
-  /** How long the claim may sit before `markStarted` (positive ms). */
+  /** How long the claim may sit before `markStarted` (1 ms to `MAX_LEASE_MS`, a day). */
   lease_ms: number;
 }
 
@@ -148,7 +148,7 @@ export interface ReleaseInput extends FencedInput {
 export interface MarkStartedInput extends FencedInput {
   /**
    * How long the handler may run before other claims treat the record as outcome unknown
-   * (positive ms). Set it above the handler deadline.
+   * (1 ms to `MAX_LEASE_MS`, a day). Set it above the handler deadline.
    */
   lease_ms: number;
 }

@@ -9,6 +9,10 @@ export {
   checkPositiveInteger,
   checkNonNegativeInteger,
   checkPurgeInput,
+  MAX_LEASE_MS,
+  checkLeaseMs,
+  MAX_AUDIT_BODY_BYTES_LIMIT,
+  checkMaxBodyBytes,
 } from './check-store-input.js';
 export type {
   IdempotencyState,

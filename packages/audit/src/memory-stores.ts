@@ -14,7 +14,7 @@ import type {
   VerifyChainOptions,
 } from './audit-log.js';
 import { checkFindUnresolvedInput } from './check-find-unresolved-input.js';
-import { checkIdentifier, checkPurgeInput } from './check-store-input.js';
+import { checkIdentifier, checkMaxBodyBytes, checkPurgeInput } from './check-store-input.js';
 import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { readClock, type Clock } from './clock.js';
 import type {
@@ -77,7 +77,7 @@ export interface MemoryStores {
  */
 export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   const { clock, digester } = options;
-  const maxBodyBytes = options.maxBodyBytes;
+  const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const genesisHash = auditGenesisHash(digester, options.logId);
   let rows: StoredAuditRow[] = [];
   let storedHead: AuditHead | null = null;

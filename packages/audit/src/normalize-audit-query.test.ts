@@ -50,6 +50,24 @@ describe('normalizeAuditQuery', () => {
     rejects(() => normalizeAuditQuery({ call_id: '' }, { limit: 1 }), 'call_id');
     rejects(() => normalizeAuditQuery({ kind: 'DROP TABLE' }, { limit: 1 }), 'kind');
   });
+
+  it('refuses an unknown member of the filter or the page, which would otherwise widen the query', () => {
+    rejects(() => normalizeAuditQuery({ idempotencyKey: 'k' } as never, { limit: 1 }), 'filter');
+    rejects(() => normalizeAuditQuery({ [Symbol('kind')]: 'x' } as never, { limit: 1 }), 'filter');
+    rejects(() => normalizeAuditQuery({}, { limit: 1, cursor: 5 } as never), 'page');
+  });
+
+  it('reads each member once: a getter cannot pass the check with one value and be kept with another', () => {
+    let reads = 0;
+    const filter = {
+      get kind() {
+        reads += 1;
+        return reads === 1 ? 'sealed_call' : { toString: () => 'sealed_call' };
+      },
+    };
+    expect(normalizeAuditQuery(filter as never, { limit: 1 }).kind).toBe('sealed_call');
+    expect(reads).toBe(1);
+  });
 });
 
 describe('matchesAuditQuery', () => {

@@ -23,27 +23,45 @@ export interface NormalizedAuditQuery {
   after: number;
 }
 
-/** Checks a query and page (throws StoreInputError on a caller bug). */
+const FILTER_KEYS: ReadonlySet<string> = new Set(['kind', 'call_id', 'operation_id', 'idempotency_key', 'from_time', 'to_time']);
+const PAGE_KEYS: ReadonlySet<string> = new Set(['limit', 'after']);
+
+/** Throws unless every own key of `value` is one of `known`: a misspelt filter must not match everything. */
+function refuseUnknownKeys(field: string, value: object, known: ReadonlySet<string>): void {
+  for (const key of Reflect.ownKeys(value)) {
+    if (typeof key !== 'string' || !known.has(key)) {
+      throw new StoreInputError(field, `has an unknown member (known: ${[...known].join(', ')})`);
+    }
+  }
+}
+
+/**
+ * Checks a query and page (throws StoreInputError on a caller bug): an unknown member of either is
+ * refused (`{ idempotencyKey }` would otherwise ask for the whole log), and every member is read
+ * once, so the value checked is the value kept.
+ */
 export function normalizeAuditQuery(filter: AuditQuery, page: AuditPageRequest): NormalizedAuditQuery {
   if (typeof filter !== 'object' || filter === null) throw new StoreInputError('filter', 'must be an object');
   if (typeof page !== 'object' || page === null) throw new StoreInputError('page', 'must be an object');
-  const limit = page.limit;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE_LIMIT) {
+  refuseUnknownKeys('filter', filter, FILTER_KEYS);
+  refuseUnknownKeys('page', page, PAGE_KEYS);
+  const { kind, call_id, operation_id, idempotency_key, from_time, to_time } = filter;
+  const { limit, after } = page;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE_LIMIT) {
     throw new StoreInputError('page.limit', `must be an integer from 1 to ${MAX_AUDIT_PAGE_LIMIT}`);
   }
-  if (filter.kind !== undefined && (typeof filter.kind !== 'string' || !KIND.test(filter.kind))) {
+  if (kind !== undefined && (typeof kind !== 'string' || !KIND.test(kind))) {
     throw new StoreInputError('kind', 'must match ^[a-z][a-z0-9_]{0,63}$');
   }
   return {
-    kind: filter.kind ?? null,
-    call_id: filter.call_id === undefined ? null : checkIdentifier('call_id', filter.call_id),
-    operation_id: filter.operation_id === undefined ? null : checkIdentifier('operation_id', filter.operation_id),
-    idempotency_key:
-      filter.idempotency_key === undefined ? null : checkIdentifier('idempotency_key', filter.idempotency_key),
-    from_time: filter.from_time === undefined ? null : normalizeTime('from_time', filter.from_time),
-    to_time: filter.to_time === undefined ? null : normalizeTime('to_time', filter.to_time),
+    kind: kind ?? null,
+    call_id: call_id === undefined ? null : checkIdentifier('call_id', call_id),
+    operation_id: operation_id === undefined ? null : checkIdentifier('operation_id', operation_id),
+    idempotency_key: idempotency_key === undefined ? null : checkIdentifier('idempotency_key', idempotency_key),
+    from_time: from_time === undefined ? null : normalizeTime('from_time', from_time),
+    to_time: to_time === undefined ? null : normalizeTime('to_time', to_time),
     limit,
-    after: page.after === undefined ? 0 : checkNonNegativeInteger('page.after', page.after),
+    after: after === undefined ? 0 : checkNonNegativeInteger('page.after', after),
   };
 }
 

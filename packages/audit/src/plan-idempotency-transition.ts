@@ -1,5 +1,6 @@
 import {
   checkIdentifier,
+  checkLeaseMs,
   checkPositiveInteger,
   checkSha256Hex,
   checkStorableText,
@@ -260,7 +261,7 @@ export function checkIdempotencyOperation<T extends IdempotencyOperation>(operat
               ? null
               : checkSha256Hex('intent_sha256', input.intent_sha256),
           owner: checkStorableText('owner', input.owner, MAX_OWNER_LENGTH, 1),
-          lease_ms: checkPositiveInteger('lease_ms', input.lease_ms),
+          lease_ms: checkLeaseMs(input.lease_ms),
         },
       } as T;
     case 'markStarted':
@@ -269,7 +270,7 @@ export function checkIdempotencyOperation<T extends IdempotencyOperation>(operat
         input: {
           key,
           fencing_token: checkPositiveInteger('fencing_token', input.fencing_token),
-          lease_ms: checkPositiveInteger('lease_ms', input.lease_ms),
+          lease_ms: checkLeaseMs(input.lease_ms),
         },
       } as T;
     case 'complete':

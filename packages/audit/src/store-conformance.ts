@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { canonicalize, createDigester, type Digester } from '@toolseal/digests';
 import { isWellFormedText } from '@toolseal/guard';
-import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditTamper, StoredAuditRow } from './audit-log.js';
+import type { AuditEntry, AuditEntryInput, AuditHead, AuditLog, AuditPageRequest, AuditQuery, AuditTamper, StoredAuditRow } from './audit-log.js';
+import { MAX_LEASE_MS } from './check-store-input.js';
 import { ManualClock, type Clock } from './clock.js';
 import type {
   ClaimInput,
@@ -16,6 +17,7 @@ import type {
   IdempotencyRecord,
   IdempotencyStore,
   PurgeInput,
+  ReconcileInput,
   ReleaseInput,
 } from './idempotency-store.js';
 import {
@@ -639,7 +641,15 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         () => store.claim(claimInput('key-x', { lease: 0 })),
         () => store.claim(claimInput('key-x', { lease: 1.5 })),
         () => store.claim(claimInput('key-x', { owner: '' })),
+        () => store.claim(claimInput('key-x', { lease: MAX_LEASE_MS + 1 })),
+        () => store.claim(claimInput('key-x', { lease: Number.MAX_SAFE_INTEGER })),
         () => store.markStarted({ key: 'key-x', fencing_token: 0, lease_ms: LEASE }),
+        () => store.markStarted({ key: 'key-x', fencing_token: FIRST, lease_ms: MAX_LEASE_MS + 1 }),
+        () => store.markUnknown({ key: 'key-x', fencing_token: 0 }),
+        () => store.markUnknown({ key: '', fencing_token: FIRST }),
+        () => store.reconcile({ key: 'key-x', request_sha256: 'A'.repeat(64), result: { sealed_json: SEALED_1, receipt: null } }),
+        () => store.reconcile({ key: 'key-x', request_sha256: 'a'.repeat(64), result: { sealed_json: 'x\uDC00', receipt: null } }),
+        () => store.reconcile(null as unknown as ReconcileInput),
         () => store.complete({ key: 'key-x', fencing_token: FIRST, result: { sealed_json: 'x\uDC00', receipt: null } }),
         () => store.complete({ key: 'key-x', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: 'r'.repeat(257) } }),
         () => store.release({ key: 'key-x', fencing_token: FIRST, handler_declared_not_started: 'yes' } as unknown as ReleaseInput),
@@ -891,6 +901,9 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       await assert.rejects(log.query({ from_time: '19 July 2026' }, { limit: 10 }), (error: unknown) => StoreInputError.isInstance(error));
       await assert.rejects(log.query({}, { limit: 0 }), (error: unknown) => StoreInputError.isInstance(error));
       await assert.rejects(log.query({}, { limit: 1001 }), (error: unknown) => StoreInputError.isInstance(error));
+      // A misspelt member would otherwise widen the query to the whole log.
+      await assert.rejects(log.query({ idempotencyKey: 'k' } as AuditQuery, { limit: 10 }), (error: unknown) => StoreInputError.isInstance(error));
+      await assert.rejects(log.query({}, { limit: 10, cursor: 3 } as AuditPageRequest), (error: unknown) => StoreInputError.isInstance(error));
     }),
 
     define('query: pages with limit and the next cursor', async ({ log }) => {

@@ -1,4 +1,11 @@
-export { openPostgresStores, type PostgresStoresOptions, type PostgresStores } from './open-postgres-stores.js';
+export {
+  openPostgresStores,
+  DEFAULT_MAX_PENDING_APPENDS,
+  DEFAULT_CONNECTION_TIMEOUT_MS,
+  type PostgresStoresOptions,
+  type PostgresStores,
+} from './open-postgres-stores.js';
+export { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 export {
   migratePostgres,
   quoteSchemaName,

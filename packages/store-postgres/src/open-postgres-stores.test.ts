@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, dropSchemas, postgresTamper, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
 import { openPostgresStores } from './open-postgres-stores.js';
+import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './postgres-migrations.js';
 
 const available = await probeDatabase();
@@ -47,6 +48,52 @@ describe.skipIf(!available).each([
   for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
 });
 
+
+describe('PostgreSQL stores: options', () => {
+  it('refuses malformed options with StoreInputError before any connection', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ maxBodyBytes: Number.NaN }, 'maxBodyBytes'],
+      [{ maxBodyBytes: Number.POSITIVE_INFINITY }, 'maxBodyBytes'],
+      [{ maxBodyBytes: '1048576' }, 'maxBodyBytes'],
+      [{ maxPendingAppends: 0 }, 'maxPendingAppends'],
+      [{ maxPendingAppends: 1.5 }, 'maxPendingAppends'],
+      [{ connectionTimeoutMs: -1 }, 'connectionTimeoutMs'],
+      [{ connectionTimeoutMs: Number.NaN }, 'connectionTimeoutMs'],
+    ];
+    for (const [options, field] of cases) {
+      // Nothing listens at this address: a connection attempt would fail with another error.
+      const opening = openPostgresStores({ connectionString: 'postgres://nobody@127.0.0.1:9/none', ...options });
+      await expect(opening, JSON.stringify(options)).rejects.toSatisfy((error: unknown) => StoreInputError.isInstance(error) && error.field === field);
+    }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: a database that stops answering', () => {
+  it('refuses appends beyond maxPendingAppends at once, writing nothing, instead of queueing without end', async () => {
+    const ownPool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const stores = await openPostgresStores({ pool: ownPool, schema: nextSchema(), clock: new ManualClock(T0), maxPendingAppends: 3 });
+    const entry = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { n: 1 } };
+    const connect = ownPool.connect.bind(ownPool);
+    // From now on no connection is ever handed out: the database hangs.
+    Object.assign(ownPool, { connect: () => new Promise(() => {}) });
+    try {
+      const waiting = [stores.auditLog.append(entry), stores.auditLog.append(entry), stores.auditLog.append(entry), stores.auditLog.append(entry)];
+      for (const promise of waiting) promise.catch(() => {});
+      // The first is in its transaction; three wait for the next one; the fifth is refused.
+      const refused = await stores.auditLog.append(entry).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(PostgresAppendQueueFullError.isInstance(refused)).toBe(true);
+      expect((refused as PostgresAppendQueueFullError).pending).toBe(3);
+    } finally {
+      Object.assign(ownPool, { connect });
+    }
+    const head = await pool.query(`SELECT sequence FROM "${stores.schema}".audit_head WHERE id = 1`);
+    expect(Number(head.rows[0]?.sequence)).toBe(0);
+    await ownPool.end();
+  });
+});
 
 describe.skipIf(!available)('PostgreSQL stores: findUnresolved', () => {
   // UTF-16 code-unit order, which the contract and the in-memory store use, differs from the

@@ -7,6 +7,7 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
+  checkMaxBodyBytes,
   checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
@@ -14,6 +15,7 @@ import {
   prepareAuditEntry,
   readClock,
   sealAuditEntry,
+  StoreInputError,
   systemClock,
   type AuditEntry,
   type AuditEntryInput,
@@ -40,6 +42,7 @@ import pg from 'pg';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { migratePostgres, quoteSchemaName } from './postgres-migrations.js';
 import { postgresStatementName } from './postgres-statement-name.js';
+import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 import { withPoolClient } from './with-pool-client.js';
 
 export interface PostgresStoresOptions {
@@ -66,6 +69,19 @@ export interface PostgresStoresOptions {
   digester?: Digester;
   /** Largest canonical audit body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Most audit appends of this store that may wait for their transaction, 1 to 1 000 000 (default
+   * `DEFAULT_MAX_PENDING_APPENDS`, 4 096). One more is refused at once with
+   * `PostgresAppendQueueFullError`, writing nothing: a database that stops answering cannot make
+   * the host hold an ever-growing queue (each entry up to `maxBodyBytes`).
+   */
+  maxPendingAppends?: number;
+  /**
+   * For a pool the stores create (`connectionString`): how long acquiring a connection may take
+   * before the call fails, in ms, 1 to 3 600 000 (default `DEFAULT_CONNECTION_TIMEOUT_MS`, 10 000;
+   * pg's own default waits for ever). A caller-owned pool keeps its own setting.
+   */
+  connectionTimeoutMs?: number;
   /**
    * The log's identity (1..256 characters, e.g. the tenant or deployment), bound into the link of
    * its first entry (`auditGenesisHash` of `@toolseal/audit`): another schema's genuine chain
@@ -129,6 +145,10 @@ const MAX_BATCH_UNITS = 4 * 1024 * 1024;
 const VERIFY_PAGE = 1000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
 const MAX_WRITE_ATTEMPTS = 32;
+/** Default `maxPendingAppends`. */
+export const DEFAULT_MAX_PENDING_APPENDS = 4096;
+/** Default `connectionTimeoutMs` of a pool the stores create. */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 
 /**
  * Opens (and migrates) the audit log and idempotency records in a PostgreSQL schema: the store
@@ -141,17 +161,19 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     throw new TypeError('openPostgresStores needs exactly one of pool and connectionString');
   }
   const digester = options.digester ?? createDigester();
-  // Checked before any connection: a malformed identity throws StoreInputError, nothing is created.
+  // Checked before any connection: a malformed option throws StoreInputError, nothing is created.
   const genesisHash = auditGenesisHash(digester, options.logId);
+  const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
+  const maxPendingAppends = checkWholeNumber('maxPendingAppends', options.maxPendingAppends, DEFAULT_MAX_PENDING_APPENDS, 1_000_000);
+  const connectionTimeoutMillis = checkWholeNumber('connectionTimeoutMs', options.connectionTimeoutMs, DEFAULT_CONNECTION_TIMEOUT_MS, 3_600_000);
   const ownsPool = options.pool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, pipeline: true });
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, pipeline: true, connectionTimeoutMillis });
   // Left attached after `close`: a client still checked out then can report its loss later.
   if (ownsPool) pool.on('error', ignoreLostIdleConnection);
   const schema = options.schema ?? 'toolseal';
   const s = quoteSchemaName(schema);
   const clock = options.clock ?? systemClock;
-  const maxBodyBytes = options.maxBodyBytes;
   let schemaVersion: number;
   try {
     schemaVersion = await migratePostgres(pool, schema, formatRecordedAt(readClock(clock)));
@@ -289,6 +311,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   let flushing = false;
 
   function append(prepared: PreparedAuditEntry): Promise<StoredAuditRow> {
+    if (pending.length >= maxPendingAppends) return Promise.reject(new PostgresAppendQueueFullError(pending.length));
     return new Promise<StoredAuditRow>((resolve, reject) => {
       pending.push({ prepared, resolve, reject });
       if (!flushing) void flushPending();
@@ -542,3 +565,12 @@ function auditRowFromText(row: AuditRowText): StoredAuditRow {
  * away, that call rejects. A host that wants to log these adds its own listener to `stores.pool`.
  */
 function ignoreLostIdleConnection(): void {}
+
+/** A whole number option from 1 to `max` (`undefined`: `fallback`), or StoreInputError naming it. */
+function checkWholeNumber(field: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new StoreInputError(field, `must be a whole number from 1 to ${max}`);
+  }
+  return value;
+}

@@ -226,6 +226,12 @@ describe('SQLite stores: connection settings', () => {
       [{ lockTimeoutMs: -1 }, 'lockTimeoutMs'],
       [{ lockTimeoutMs: 3_600_001 }, 'lockTimeoutMs'],
       [{ lockTimeoutMs: Number.POSITIVE_INFINITY }, 'lockTimeoutMs'],
+      [{ synchronous: 'off' as 'full' }, 'synchronous'],
+      [{ maxBodyBytes: Number.NaN }, 'maxBodyBytes'],
+      [{ maxBodyBytes: -1 }, 'maxBodyBytes'],
+      [{ maxBodyBytes: 1.5 }, 'maxBodyBytes'],
+      [{ maxBodyBytes: Number.POSITIVE_INFINITY }, 'maxBodyBytes'],
+      [{ maxBodyBytes: '1048576' as unknown as number }, 'maxBodyBytes'],
     ];
     for (const [options, field] of cases) {
       const path = nextPath();
@@ -244,6 +250,19 @@ describe('SQLite stores: connection settings', () => {
     // The bounds themselves are accepted.
     openSqliteStores({ path: nextPath(), busyTimeoutMs: 0, lockTimeoutMs: 0 }).close();
     openSqliteStores({ path: nextPath(), busyTimeoutMs: 1000, lockTimeoutMs: 3_600_000 }).close();
+  });
+
+  it('refuses a missing, empty or NUL-bearing path instead of opening a temporary database that vanishes on close', () => {
+    for (const path of [undefined, '', 'toolseal\u0000.db', 42]) {
+      let thrown: unknown;
+      try {
+        openSqliteStores({ path } as unknown as SqliteStoresOptions);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(StoreInputError.isInstance(thrown) && thrown.field, String(path)).toBe('path');
+    }
+    expect(() => openSqliteStores(null as unknown as SqliteStoresOptions)).toThrow(StoreInputError);
   });
 
   it('keeps records and the chain across close and reopen', async () => {

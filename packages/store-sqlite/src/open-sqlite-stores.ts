@@ -7,6 +7,7 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
+  checkMaxBodyBytes,
   checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
@@ -144,9 +145,12 @@ const RECORD_COLUMNS =
  * (`busyTimeoutMs`, `lockTimeoutMs`).
  */
 export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
+  if (typeof options !== 'object' || options === null) throw new StoreInputError('options', 'must be an object');
+  const path = checkDatabasePath(options.path);
+  const synchronous = checkSynchronous(options.synchronous);
   const clock = options.clock ?? systemClock;
   const digester = options.digester ?? createDigester();
-  const maxBodyBytes = options.maxBodyBytes;
+  const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   // Checked before the file is opened: a malformed option throws StoreInputError, nothing is created.
   const busyTimeoutMs = checkMilliseconds(
     'busyTimeoutMs',
@@ -164,15 +168,15 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   );
   const genesisHash = auditGenesisHash(digester, options.logId);
   const lock = new SqliteLockWaiter(lockTimeoutMs);
-  const database = new BetterSqlite3(options.path);
+  const database = new BetterSqlite3(path);
   let schemaVersion: number;
   try {
     // Opening is synchronous (start-up): switching to WAL and creating or migrating the schema may
     // wait for another connection's write lock, blocking, up to the whole lock timeout. Reopening
     // an up-to-date file takes no write lock (migrateSqlite reads the version first).
     database.pragma(`busy_timeout = ${Math.max(busyTimeoutMs, lockTimeoutMs)}`);
-    if (options.path !== ':memory:' && options.path !== '') database.pragma('journal_mode = WAL');
-    database.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    if (path !== ':memory:') database.pragma('journal_mode = WAL');
+    database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     schemaVersion = migrateSqlite(database, formatRecordedAt(readClock(clock)));
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
@@ -405,6 +409,23 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
 }
 
 /** `value`, or `fallback` when absent; throws StoreInputError unless a whole number of ms in 0..max. */
+/**
+ * The database path: a non-empty file path without NUL, or `:memory:`. An empty or missing path
+ * would make SQLite open a temporary database that vanishes on close, and with it every record
+ * that keeps a write from running twice.
+ */
+function checkDatabasePath(value: unknown): string {
+  if (typeof value !== 'string' || value === '' || value.includes('\u0000')) {
+    throw new StoreInputError('path', "must be a database file path (a non-empty string without NUL), or ':memory:' in tests");
+  }
+  return value;
+}
+
+function checkSynchronous(value: unknown): 'full' | 'normal' {
+  if (value === undefined || value === 'full' || value === 'normal') return value ?? 'full';
+  throw new StoreInputError('synchronous', "must be 'full' (the default) or 'normal'");
+}
+
 function checkMilliseconds(field: string, value: unknown, fallback: number, max: number, why: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
