@@ -73,7 +73,7 @@ import { RateLimiter, checkRateLimit } from './rate-limiter.js';
 import { readArguments } from './read-arguments.js';
 import { readHandlerOutcome, readStatusOutcome, type ReadOutcome } from './read-handler-outcome.js';
 import { readProposalDecision, type ProposalErrorCode } from './read-proposal-decision.js';
-import { readStoredResult } from './read-stored-result.js';
+import { readStoredResult, sealedUnderOtherRevisions } from './read-stored-result.js';
 import { runWithDeadline, type DeadlineRun } from './run-with-deadline.js';
 import { StoreWaitEnded, StoreWatchdog } from './store-watchdog.js';
 import { TurnDigester } from './turn-digester.js';
@@ -844,7 +844,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       now: nowDate,
     });
     if (replay === null) {
-      state.notes.push('stored_result_unverifiable');
+      state.notes.push(sealedUnderOtherRevisions(stored, tool.registered.contract, registry) ? 'stored_under_other_revisions' : 'stored_result_unverifiable');
       return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
     }
     state.replayOf = replay.operation_id;

@@ -76,6 +76,36 @@ function afterDeploy(before: TestHost): TestHost {
   return createTestHost({ clock: before.clock, options: { stores: before.stores, registry: BUMPED } });
 }
 
+describe('a completed write retried after a deploy that bumped a revision the request digest does not bind', () => {
+  it('answers STATUS_CONFLICT with the note stored_under_other_revisions, and never writes again', async () => {
+    const before = createTestHost();
+    const digest = (await preview(before)).approval_request?.request_sha256 as string;
+    const granted = { ...context, approvals: [approval(before, digest, 'appr-v1')] };
+    const first = only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], granted));
+    expect(first.sealed.model_result.status).toBe('succeeded');
+    // The same retry before the deploy replays the stored result.
+    const replayed = only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], granted));
+    expect(replayed.sealed.model_result.execution.delivery).toBe('local_replay');
+
+    const specs = loadToolSpecs();
+    const refund = structuredClone(specs.createRefundDraft);
+    refund.contract.handler_revision = `${refund.contract.handler_revision}-next`;
+    const after = createTestHost({ clock: before.clock, options: { stores: before.stores, registry: createToolRegistry([specs.getOrder, specs.kbSearch, refund]) } });
+    let runs = 0;
+    const original = after.impl.create_refund_draft;
+    after.impl.create_refund_draft = (input) => {
+      runs += 1;
+      return original(input);
+    };
+    // The approval still matches: the request digest does not bind the handler revision.
+    const retried = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], granted));
+    expect(retried.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    expect(retried.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG.STATUS_CONFLICT.recovery);
+    expect(runs).toBe(0);
+    expect(await notesOf(before, retried)).toEqual(['stored_under_other_revisions']);
+  });
+});
+
 describe('an unresolved write of the same intent under other contract revisions', () => {
   it('the review: a new approval after the deploy does not write again (IDEMPOTENCY_CONFLICT, human review)', async () => {
     const { before, digest } = await unresolvedBeforeDeploy();

@@ -1,8 +1,8 @@
-import type { CallContext, JsonObject, JsonValue, PrincipalContext } from '@toolseal/contracts';
+import type { CallContext, JsonObject, JsonValue, PrincipalContext, ToolContract } from '@toolseal/contracts';
 import type { StoredResult } from '@toolseal/audit';
 import type { Digester } from '@toolseal/digests';
 import { parseUntrustedJson } from '@toolseal/guard';
-import { verifyResult, type SealSubject, type ToolRegistry } from '@toolseal/result';
+import { CONTRACT_REVISIONS, verifyResult, type SealSubject, type ToolRegistry } from '@toolseal/result';
 
 /** What the replay needs to know about the current, fully authorized call. */
 export interface StoredResultContext {
@@ -141,5 +141,26 @@ export function readStoredResult(stored: StoredResult, context: StoredResultCont
     };
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether a stored package that did not verify was sealed for this tool under other contract
+ * revisions than `contract`'s: a deploy bumped one the request digest does not bind (handler,
+ * producer or policy), so the record was found, but its package cannot verify against the current
+ * registry (spec 000: validation recomputes every digest with the current registry). Only picks the
+ * note the people who look at the STATUS_CONFLICT read: the answer is the same either way, and a
+ * writer of the database could make any record say so. Never throws.
+ */
+export function sealedUnderOtherRevisions(stored: StoredResult, contract: Readonly<ToolContract>, registry: ToolRegistry): boolean {
+  try {
+    const parsed = parseUntrustedJson(stored.sealed_json, registry.packageLimits);
+    if (!parsed.ok || !isObject(parsed.value)) return false;
+    const audit = parsed.value['protected_audit'];
+    const sealed = isObject(audit) ? audit['tool_contract'] : undefined;
+    if (!isObject(sealed) || sealed['tool_name'] !== contract.tool_name) return false;
+    return CONTRACT_REVISIONS.some((revision) => typeof sealed[revision] === 'string' && sealed[revision] !== contract[revision]);
+  } catch {
+    return false;
   }
 }

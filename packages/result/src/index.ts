@@ -24,6 +24,7 @@ export {
   type OutputViolation,
 } from './output-violation.js';
 export { MAX_CLOCK_SKEW_MS } from './check-output.js';
+export { CONTRACT_KEYS, CONTRACT_REVISIONS } from './contract-keys.js';
 export { MIN_PROTECTED_VALUE_LENGTH } from './find-protected-values.js';
 export {
   sealResult,
