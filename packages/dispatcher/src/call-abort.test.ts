@@ -60,25 +60,39 @@ describe('withSignal', () => {
     expect((Object.create(input) as typeof input).signal).toBe(abort.signal);
   });
 
-  it('leaves beside the signal nothing a check or handler could abort with, nothing a spread carries and nothing an assignment reaches', () => {
+  it('leaves beside the signal nothing a check or handler could abort with, and nothing that reaches another call', () => {
     const abort = new CallAbort();
     const input = withSignal({ tool_name: 'get_order' }, abort);
     const symbols = Object.getOwnPropertySymbols(input);
     expect(symbols).toHaveLength(1);
     const key = symbols[0] as symbol;
-    const descriptor = Object.getOwnPropertyDescriptor(input, key);
-    expect(descriptor).toMatchObject({ enumerable: false, writable: false, configurable: false });
-    const source: unknown = descriptor?.value;
+    const source: unknown = (input as unknown as Record<symbol, unknown>)[key];
     expect(source).not.toBeInstanceOf(CallAbort);
     expect(Object.getOwnPropertyNames(source)).toEqual([]);
     expect(Object.getOwnPropertyNames(Object.getPrototypeOf(source))).toEqual(['constructor']);
-    expect(Object.getOwnPropertySymbols({ ...input })).toEqual([]);
-    expect(() => {
-      (input as unknown as Record<symbol, unknown>)[key] = null;
-    }).toThrow(TypeError);
     // A changed prototype of the source changes nothing: the getter reads its private field.
     Object.setPrototypeOf(source as object, { get signal() { return 'forged'; } });
     expect(input.signal).toBe(abort.signal);
+    // A handler replacing it on its own input changes only what that input answers.
+    const other = new CallAbort();
+    const mine = withSignal({}, other);
+    (input as unknown as Record<symbol, unknown>)[key] = (mine as unknown as Record<symbol, unknown>)[key];
+    expect(input.signal).toBe(other.signal);
+    abort.abort();
+    expect(other.signal.aborted).toBe(false);
+  });
+
+  it('defines the source as an own member even where Object.prototype has a read-only member for its key', () => {
+    const key = Object.getOwnPropertySymbols(withSignal({}, new CallAbort()))[0] as symbol;
+    Object.defineProperty(Object.prototype, key, { configurable: true, writable: false, value: 'inherited' });
+    try {
+      const abort = new CallAbort();
+      const input = withSignal({}, abort);
+      expect(Object.hasOwn(input, key)).toBe(true);
+      expect(input.signal).toBe(abort.signal);
+    } finally {
+      delete (Object.prototype as Record<symbol, unknown>)[key];
+    }
   });
 
   it('defines the source on each new object even where Object.prototype has an accessor for its key', () => {
