@@ -53,7 +53,7 @@ export function checkNonNegativeInteger(field: string, value: unknown): number {
   return value;
 }
 
-/** Longest lease a store grants (ms): a day (a dispatcher's own leases are at most an hour). */
+/** Longest lease a store grants (ms): a day (a dispatcher's own leases are at most about two hours: a deadline plus its lease margin). */
 export const MAX_LEASE_MS = 86_400_000;
 
 /** Throws unless `value` is a lease from 1 ms to `MAX_LEASE_MS`: a longer one could outlast every clock reading a store accepts, and the record could never be taken over or purged. */
@@ -64,18 +64,21 @@ export function checkLeaseMs(value: unknown): number {
   return value;
 }
 
+/** Smallest `maxBodyBytes` a store can be opened with: 4 KiB, room for any dispatcher's minimal entry body. */
+export const MIN_AUDIT_BODY_BYTES_LIMIT = 4 * 1024;
 /** Largest `maxBodyBytes` a store can be opened with: 64 MiB. */
 export const MAX_AUDIT_BODY_BYTES_LIMIT = 64 * 1024 * 1024;
 
 /**
  * The `maxBodyBytes` option of a store, checked when the store is opened (`undefined`: the
- * default): an integer from 1 to `MAX_AUDIT_BODY_BYTES_LIMIT`, or StoreInputError, so a malformed
- * setting fails at start-up rather than as a refusal of every append.
+ * default): an integer from `MIN_AUDIT_BODY_BYTES_LIMIT` to `MAX_AUDIT_BODY_BYTES_LIMIT`, or
+ * StoreInputError, so a malformed setting fails at start-up rather than as a refusal of every
+ * append (a dispatcher's minimal body, appended when a full one is refused, must always fit).
  */
 export function checkMaxBodyBytes(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_AUDIT_BODY_BYTES_LIMIT) {
-    throw new StoreInputError('maxBodyBytes', `must be an integer from 1 to ${MAX_AUDIT_BODY_BYTES_LIMIT}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < MIN_AUDIT_BODY_BYTES_LIMIT || value > MAX_AUDIT_BODY_BYTES_LIMIT) {
+    throw new StoreInputError('maxBodyBytes', `must be an integer from ${MIN_AUDIT_BODY_BYTES_LIMIT} to ${MAX_AUDIT_BODY_BYTES_LIMIT}`);
   }
   return value;
 }

@@ -11,6 +11,7 @@ export {
   checkPurgeInput,
   MAX_LEASE_MS,
   checkLeaseMs,
+  MIN_AUDIT_BODY_BYTES_LIMIT,
   MAX_AUDIT_BODY_BYTES_LIMIT,
   checkMaxBodyBytes,
 } from './check-store-input.js';

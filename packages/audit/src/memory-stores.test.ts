@@ -28,12 +28,13 @@ describe('in-memory stores: options', () => {
   it('refuses a malformed maxBodyBytes when the stores are created, not as a refusal of every append', async () => {
     const clock = new ManualClock(0);
     const digester = createDigester();
-    for (const maxBodyBytes of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, 64 * 1024 * 1024 + 1, '1048576' as unknown as number]) {
+    for (const maxBodyBytes of [Number.NaN, -1, 0, 4095, 4096.5, Number.POSITIVE_INFINITY, 64 * 1024 * 1024 + 1, '1048576' as unknown as number]) {
       const error = captured(() => createMemoryStores({ clock, digester, maxBodyBytes }));
       expect(StoreInputError.isInstance(error) && error.field, String(maxBodyBytes)).toBe('maxBodyBytes');
     }
-    const smallest = createMemoryStores({ clock, digester, maxBodyBytes: 2 });
-    await expect(smallest.auditLog.append({ kind: 'k', call_id: null, operation_id: null, idempotency_key: null, body: {} })).resolves.toMatchObject({ sequence: 1 });
+    const smallest = createMemoryStores({ clock, digester, maxBodyBytes: 4096 });
+    await expect(smallest.auditLog.append({ kind: 'k', call_id: null, operation_id: null, idempotency_key: null, body: { text: 'x'.repeat(4085) } })).resolves.toMatchObject({ sequence: 1 });
+    await expect(smallest.auditLog.append({ kind: 'k', call_id: null, operation_id: null, idempotency_key: null, body: { text: 'x'.repeat(4086) } })).rejects.toThrow(StoreInputError);
   });
 });
 

@@ -1,31 +1,50 @@
 import type { ProtectedAudit, ToolContract } from '@toolseal/contracts';
 import { canonicalize, canonicalString } from '@toolseal/digests';
 import { CONTRACT_KEYS } from './contract-keys.js';
+import { tryCanonicalize } from './canonical-model-result.js';
 
-// The RFC 8785 text of a tool contract, per frozen registry contract: it is the same in every
+/** A registry contract as first read: its members (all strings) and their RFC 8785 text. */
+interface ContractSnapshot {
+  readonly members: Readonly<Record<(typeof CONTRACT_KEYS)[number], string>>;
+  readonly text: string;
+}
+
+// Per frozen registry contract, its members as first read and their text: the same in every
 // package of the tool (a handful of long-lived keys, so the weak map costs the collector nothing).
-const contractTexts = new WeakMap<object, string>();
+// Kept as read, so a contract whose member is an accessor cannot answer one value for the
+// comparison and another for the text.
+const contractSnapshots = new WeakMap<object, ContractSnapshot | null>();
 
-function canonicalContract(contract: Readonly<ToolContract>): string {
-  let text = contractTexts.get(contract);
-  if (text === undefined) {
-    text = canonicalize(contract);
-    if (Object.isFrozen(contract)) contractTexts.set(contract, text);
+/** The snapshot of `contract`, or `null` when a member is not a string or has no canonical text (no known shape then). */
+function snapshotOf(contract: Readonly<ToolContract>): ContractSnapshot | null {
+  let snapshot = contractSnapshots.get(contract);
+  if (snapshot === undefined) {
+    const members: Record<string, string> = {};
+    let strings = true;
+    for (const key of CONTRACT_KEYS) {
+      const value: unknown = contract[key];
+      if (typeof value !== 'string') {
+        strings = false;
+        break;
+      }
+      members[key] = value;
+    }
+    // A lone surrogate has no canonical text: no known shape then either (the generic path throws).
+    const text = strings ? tryCanonicalize(members) : null;
+    snapshot = text === null ? null : { members: Object.freeze(members) as ContractSnapshot['members'], text };
+    if (Object.isFrozen(contract)) contractSnapshots.set(contract, snapshot);
   }
-  return text;
+  return snapshot;
 }
 
 /**
- * The copy holds exactly the registry contract's members, with the same values, and every one is a
- * string, as `ToolContract` says (a registry that is not `createToolRegistry`'s could hand over
- * another value, which the known shape's depth and the kept contract text would not describe).
+ * The copy holds exactly the snapshot's members, with the same values (strings, as `ToolContract`
+ * says: a registry that is not `createToolRegistry`'s could hand over another value, which the known
+ * shape's depth and the kept contract text would not describe).
  */
-function sameContract(copy: ToolContract, contract: Readonly<ToolContract>): boolean {
-  if (copy !== contract && Object.keys(copy).length !== CONTRACT_KEYS.length) return false;
-  for (const key of CONTRACT_KEYS) {
-    const value = copy[key];
-    if (typeof value !== 'string' || value !== contract[key]) return false;
-  }
+function sameContract(copy: ToolContract, snapshot: ContractSnapshot): boolean {
+  if (Object.keys(copy).length !== CONTRACT_KEYS.length) return false;
+  for (const key of CONTRACT_KEYS) if (copy[key] !== snapshot.members[key]) return false;
   return true;
 }
 
@@ -69,7 +88,8 @@ export function composeKnownShape(audit: ProtectedAudit, registryContract: Reado
     canonicalString(context.response_id),
     canonicalString(audit.schema_version),
   ];
-  if (members.includes(undefined) || !Array.isArray(audit.redactions) || !sameContract(audit.tool_contract, registryContract)) {
+  const contract = snapshotOf(registryContract);
+  if (members.includes(undefined) || !Array.isArray(audit.redactions) || contract === null || !sameContract(audit.tool_contract, contract)) {
     return undefined;
   }
   const [callBinding, request, result, idempotencyKey, operationId, receipt, statusRef, principalRef, adapterRevision, apiFamily, callId, provider, responseId, schemaVersion] =
@@ -80,7 +100,7 @@ export function composeKnownShape(audit: ProtectedAudit, registryContract: Reado
     `"downstream":{"idempotency_key":${idempotencyKey},"operation_id":${operationId},"receipt":${receipt},"status_ref":${statusRef}},` +
     `"principal_ref":${principalRef},` +
     `"provider_context":{"adapter_revision":${adapterRevision},"api_family":${apiFamily},"call_id":${callId},"provider":${provider},"response_id":${responseId}},` +
-    `"redactions":${redactions},"schema_version":${schemaVersion},"tool_contract":${canonicalContract(registryContract)}}`
+    `"redactions":${redactions},"schema_version":${schemaVersion},"tool_contract":${contract.text}}`
   );
 }
 

@@ -103,6 +103,26 @@ describe('sealResult canonical texts', () => {
     expect(outcomeOf(() => canonicalize(body, { maxDepth: 3, reuseRemembered: true }))).toEqual(outcomeOf(() => canonicalize(body, { maxDepth: 3 })));
   });
 
+  it('never composes the contract text from a second read of a registry contract whose member is an accessor', () => {
+    // Every read count at which the accessor could start answering another value.
+    for (let flipAt = 1; flipAt <= 12; flipAt++) {
+      let reads = 0;
+      const base = registry.unregisteredContract;
+      const contract = { ...base } as Record<string, unknown>;
+      delete contract['policy_revision'];
+      Object.defineProperty(contract, 'policy_revision', {
+        enumerable: true,
+        get: () => ((reads += 1) >= flipAt ? 'policy-swapped' : base.policy_revision),
+      });
+      const wrapper: typeof registry = Object.freeze({ ...registry, get: (name: string) => registry.get(name), unregisteredContract: Object.freeze(contract) as typeof base });
+      const output = sealResult(orderInput({ registry: wrapper, tool_name: 'send_email' }));
+      const { protected_audit } = output.sealed;
+      expect(output.canonical_protected_audit, `flip at read ${flipAt}`).toBe(canonicalize(protected_audit));
+      const body = { protected_audit };
+      expect(canonicalize(body, { reuseRemembered: true }), `flip at read ${flipAt}`).toBe(canonicalize(body));
+    }
+  });
+
   it('freezes the output and its sealed pair, so no projection can be put in place of the one it composes for', () => {
     const output = sealResult(orderInput());
     expect(Object.isFrozen(output)).toBe(true);

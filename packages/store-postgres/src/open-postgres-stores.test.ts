@@ -11,7 +11,7 @@ import { createDigester } from '@toolseal/digests';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, dropSchemas, postgresTamper, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
-import { openPostgresStores } from './open-postgres-stores.js';
+import { openPostgresStores, type PostgresStoresOptions } from './open-postgres-stores.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './postgres-migrations.js';
 
@@ -59,12 +59,23 @@ describe('PostgreSQL stores: options', () => {
       [{ maxPendingAppends: 1.5 }, 'maxPendingAppends'],
       [{ connectionTimeoutMs: -1 }, 'connectionTimeoutMs'],
       [{ connectionTimeoutMs: Number.NaN }, 'connectionTimeoutMs'],
+      [{ maxPendingUnits: 0 }, 'maxPendingUnits'],
+      [{ maxPendingUnits: 2 ** 30 + 1 }, 'maxPendingUnits'],
     ];
     for (const [options, field] of cases) {
       // Nothing listens at this address: a connection attempt would fail with another error.
       const opening = openPostgresStores({ connectionString: 'postgres://nobody@127.0.0.1:9/none', ...options });
       await expect(opening, JSON.stringify(options)).rejects.toSatisfy((error: unknown) => StoreInputError.isInstance(error) && error.field === field);
     }
+    // connectionTimeoutMs is for the pool the stores make: a pool of the caller's keeps its own.
+    const callerPool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:9/none' });
+    await expect(openPostgresStores({ pool: callerPool, connectionTimeoutMs: 5_000 })).rejects.toSatisfy(
+      (error: unknown) => StoreInputError.isInstance(error) && error.field === 'connectionTimeoutMs',
+    );
+    await callerPool.end();
+    await expect(openPostgresStores(null as unknown as PostgresStoresOptions)).rejects.toSatisfy(
+      (error: unknown) => StoreInputError.isInstance(error) && error.field === 'options',
+    );
   });
 });
 
@@ -92,6 +103,35 @@ describe.skipIf(!available)('PostgreSQL stores: a database that stops answering'
     const head = await pool.query(`SELECT sequence FROM "${stores.schema}".audit_head WHERE id = 1`);
     expect(Number(head.rows[0]?.sequence)).toBe(0);
     await ownPool.end();
+  });
+
+  it('refuses appends beyond maxPendingUnits of waiting text, whatever their count', async () => {
+    const ownPool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const stores = await openPostgresStores({ pool: ownPool, schema: nextSchema(), clock: new ManualClock(T0), maxPendingUnits: 100 });
+    const entry = (text: string) => ({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { text } });
+    const connect = ownPool.connect.bind(ownPool);
+    Object.assign(ownPool, { connect: () => new Promise(() => {}) });
+    try {
+      // In its transaction: not counted. Then 60 + 40 units wait; 1 unit more is refused.
+      const waiting = [stores.auditLog.append(entry('x'.repeat(500))), stores.auditLog.append(entry('y'.repeat(49))), stores.auditLog.append(entry('z'.repeat(29)))];
+      for (const promise of waiting) promise.catch(() => {});
+      const refused = await stores.auditLog.append(entry('')).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(PostgresAppendQueueFullError.isInstance(refused)).toBe(true);
+      expect((refused as PostgresAppendQueueFullError).pending).toBe(2);
+    } finally {
+      Object.assign(ownPool, { connect });
+    }
+    await ownPool.end();
+  });
+
+  it('gives the pool it makes a connection timeout (pg waits for ever by default)', async () => {
+    const stores = await openPostgresStores({ connectionString: DATABASE_URL, schema: nextSchema(), clock: new ManualClock(T0) });
+    const madeWith = (stores.pool as unknown as { options: { connectionTimeoutMillis?: number } }).options;
+    expect(madeWith.connectionTimeoutMillis).toBe(10_000);
+    await stores.close();
   });
 });
 

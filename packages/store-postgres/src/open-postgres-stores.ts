@@ -77,6 +77,12 @@ export interface PostgresStoresOptions {
    */
   maxPendingAppends?: number;
   /**
+   * Most canonical text those waiting appends may hold together, in UTF-16 code units (two bytes
+   * each in memory), 1 to 2^30 (default `MAX_PENDING_UNITS`, 64 Mi, about 128 MB). One more is
+   * refused the same way; an append alone, when nothing waits, is never refused by this bound.
+   */
+  maxPendingUnits?: number;
+  /**
    * For a pool the stores create (`connectionString`): how long acquiring a connection may take
    * before the call fails, in ms, 1 to 3 600 000 (default `DEFAULT_CONNECTION_TIMEOUT_MS`, 10 000;
    * pg's own default waits for ever). A caller-owned pool keeps its own setting.
@@ -145,6 +151,11 @@ const MAX_BATCH_UNITS = 4 * 1024 * 1024;
 const VERIFY_PAGE = 1000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
 const MAX_WRITE_ATTEMPTS = 32;
+/**
+ * Default `maxPendingUnits`: most canonical text (UTF-16 code units, about 128 MB) the appends
+ * waiting for their transaction may hold together.
+ */
+export const MAX_PENDING_UNITS = 16 * MAX_BATCH_UNITS;
 /** Default `maxPendingAppends`. */
 export const DEFAULT_MAX_PENDING_APPENDS = 4096;
 /** Default `connectionTimeoutMs` of a pool the stores create. */
@@ -157,23 +168,29 @@ export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
  * state = ...`); audit appends lock the head row, so the chain stays linear across hosts.
  */
 export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
+  if (typeof options !== 'object' || options === null) throw new StoreInputError('options', 'must be an object');
   if ((options.pool === undefined) === (options.connectionString === undefined)) {
     throw new TypeError('openPostgresStores needs exactly one of pool and connectionString');
   }
   const digester = options.digester ?? createDigester();
-  // Checked before any connection: a malformed option throws StoreInputError, nothing is created.
+  // Checked before any pool is made: a malformed option throws StoreInputError (a malformed schema
+  // name RangeError), and nothing is created.
   const genesisHash = auditGenesisHash(digester, options.logId);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const maxPendingAppends = checkWholeNumber('maxPendingAppends', options.maxPendingAppends, DEFAULT_MAX_PENDING_APPENDS, 1_000_000);
+  const maxPendingUnits = checkWholeNumber('maxPendingUnits', options.maxPendingUnits, MAX_PENDING_UNITS, 2 ** 30);
+  if (options.pool !== undefined && options.connectionTimeoutMs !== undefined) {
+    throw new StoreInputError('connectionTimeoutMs', 'applies only to the pool made from connectionString: set connectionTimeoutMillis on your own pool');
+  }
   const connectionTimeoutMillis = checkWholeNumber('connectionTimeoutMs', options.connectionTimeoutMs, DEFAULT_CONNECTION_TIMEOUT_MS, 3_600_000);
+  const schema = options.schema ?? 'toolseal';
+  const s = quoteSchemaName(schema);
+  const clock = options.clock ?? systemClock;
   const ownsPool = options.pool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, pipeline: true, connectionTimeoutMillis });
   // Left attached after `close`: a client still checked out then can report its loss later.
   if (ownsPool) pool.on('error', ignoreLostIdleConnection);
-  const schema = options.schema ?? 'toolseal';
-  const s = quoteSchemaName(schema);
-  const clock = options.clock ?? systemClock;
   let schemaVersion: number;
   try {
     schemaVersion = await migratePostgres(pool, schema, formatRecordedAt(readClock(clock)));
@@ -308,10 +325,18 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // its WAL flush instead of queueing for the lock one by one. Entries were checked and
   // canonicalized before they queue, so nothing about one entry can fail the others.
   const pending: PendingAppend[] = [];
+  /** The canonical text waiting in `pending`, in UTF-16 code units. */
+  let pendingUnits = 0;
   let flushing = false;
 
   function append(prepared: PreparedAuditEntry): Promise<StoredAuditRow> {
-    if (pending.length >= maxPendingAppends) return Promise.reject(new PostgresAppendQueueFullError(pending.length));
+    const units = prepared.bodyCanonical.length;
+    // Bounded by count and by text: a database that stops answering cannot make the host hold an
+    // ever-growing queue. An entry alone always fits (its body is within maxBodyBytes).
+    if (pending.length >= maxPendingAppends || (pending.length > 0 && pendingUnits + units > maxPendingUnits)) {
+      return Promise.reject(new PostgresAppendQueueFullError(pending.length));
+    }
+    pendingUnits += units;
     return new Promise<StoredAuditRow>((resolve, reject) => {
       pending.push({ prepared, resolve, reject });
       if (!flushing) void flushPending();
@@ -323,6 +348,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     try {
       while (pending.length > 0) {
         const batch = takeBatch(pending);
+        for (const item of batch) pendingUnits -= item.prepared.bodyCanonical.length;
         try {
           const rows = await appendBatch(batch.map((item) => item.prepared));
           batch.forEach((item, index) => item.resolve(rows[index] as StoredAuditRow));

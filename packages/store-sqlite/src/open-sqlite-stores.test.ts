@@ -252,8 +252,8 @@ describe('SQLite stores: connection settings', () => {
     openSqliteStores({ path: nextPath(), busyTimeoutMs: 1000, lockTimeoutMs: 3_600_000 }).close();
   });
 
-  it('refuses a missing, empty or NUL-bearing path instead of opening a temporary database that vanishes on close', () => {
-    for (const path of [undefined, '', 'toolseal\u0000.db', 42]) {
+  it('refuses a missing, blank, padded or NUL-bearing path instead of opening a temporary database that vanishes on close', () => {
+    for (const path of [undefined, '', ' ', '\t\n', ' :memory: ', ' toolseal.db', 'toolseal\u0000.db', 42]) {
       let thrown: unknown;
       try {
         openSqliteStores({ path } as unknown as SqliteStoresOptions);

@@ -408,24 +408,30 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   };
 }
 
-/** `value`, or `fallback` when absent; throws StoreInputError unless a whole number of ms in 0..max. */
 /**
- * The database path: a non-empty file path without NUL, or `:memory:`. An empty or missing path
+ * The database path: a non-empty file path without NUL or surrounding whitespace, or `:memory:`. An empty, blank or missing path
  * would make SQLite open a temporary database that vanishes on close, and with it every record
  * that keeps a write from running twice.
  */
 function checkDatabasePath(value: unknown): string {
-  if (typeof value !== 'string' || value === '' || value.includes('\u0000')) {
-    throw new StoreInputError('path', "must be a database file path (a non-empty string without NUL), or ':memory:' in tests");
+  // better-sqlite3 trims the name it is given: a blank one would open the temporary database too,
+  // and a padded one a file other than the one named.
+  if (typeof value !== 'string' || value.trim() === '' || value.trim() !== value || value.includes('\u0000')) {
+    throw new StoreInputError(
+      'path',
+      "must be a database file path (a non-empty string without NUL or surrounding whitespace), or ':memory:' in tests",
+    );
   }
   return value;
 }
 
+/** The `synchronous` option: `'full'` (the default) or `'normal'`, anything else refused. */
 function checkSynchronous(value: unknown): 'full' | 'normal' {
   if (value === undefined || value === 'full' || value === 'normal') return value ?? 'full';
   throw new StoreInputError('synchronous', "must be 'full' (the default) or 'normal'");
 }
 
+/** `value`, or `fallback` when absent; throws StoreInputError unless a whole number of ms in 0..max. */
 function checkMilliseconds(field: string, value: unknown, fallback: number, max: number, why: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
