@@ -80,51 +80,47 @@ describe('PostgreSQL stores: options', () => {
 });
 
 describe.skipIf(!available)('PostgreSQL stores: a database that stops answering', () => {
-  it('refuses appends beyond maxPendingAppends at once, writing nothing, instead of queueing without end', async () => {
+  const entry = (text: string) => ({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { text } });
+
+  /**
+   * Opens stores on a pool of their own with `options`, then makes the pool hand out no connection
+   * ever again (the database hangs), appends `waiting` (the first goes into its transaction, the
+   * rest wait for the next one) and one more, and returns what that last append rejected with.
+   */
+  async function refusedWhileHung(options: { maxPendingAppends?: number; maxPendingUnits?: number }, waiting: string[], last: string): Promise<unknown> {
     const ownPool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-    const stores = await openPostgresStores({ pool: ownPool, schema: nextSchema(), clock: new ManualClock(T0), maxPendingAppends: 3 });
-    const entry = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { n: 1 } };
+    const stores = await openPostgresStores({ pool: ownPool, schema: nextSchema(), clock: new ManualClock(T0), ...options });
     const connect = ownPool.connect.bind(ownPool);
-    // From now on no connection is ever handed out: the database hangs.
     Object.assign(ownPool, { connect: () => new Promise(() => {}) });
+    let refused: unknown;
     try {
-      const waiting = [stores.auditLog.append(entry), stores.auditLog.append(entry), stores.auditLog.append(entry), stores.auditLog.append(entry)];
-      for (const promise of waiting) promise.catch(() => {});
-      // The first is in its transaction; three wait for the next one; the fifth is refused.
-      const refused = await stores.auditLog.append(entry).then(
+      for (const text of waiting) stores.auditLog.append(entry(text)).catch(() => {});
+      refused = await stores.auditLog.append(entry(last)).then(
         () => null,
         (error: unknown) => error,
       );
-      expect(PostgresAppendQueueFullError.isInstance(refused)).toBe(true);
-      expect((refused as PostgresAppendQueueFullError).pending).toBe(3);
     } finally {
       Object.assign(ownPool, { connect });
     }
+    // Nothing was written: the head is still the empty log's.
     const head = await pool.query(`SELECT sequence FROM "${stores.schema}".audit_head WHERE id = 1`);
     expect(Number(head.rows[0]?.sequence)).toBe(0);
     await ownPool.end();
+    return refused;
+  }
+
+  it('refuses appends beyond maxPendingAppends at once, writing nothing, instead of queueing without end', async () => {
+    // The first is in its transaction; three wait for the next one; the fifth is refused.
+    const refused = await refusedWhileHung({ maxPendingAppends: 3 }, ['a', 'b', 'c', 'd'], 'e');
+    expect(PostgresAppendQueueFullError.isInstance(refused)).toBe(true);
+    expect((refused as PostgresAppendQueueFullError).pending).toBe(3);
   });
 
   it('refuses appends beyond maxPendingUnits of waiting text, whatever their count', async () => {
-    const ownPool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-    const stores = await openPostgresStores({ pool: ownPool, schema: nextSchema(), clock: new ManualClock(T0), maxPendingUnits: 100 });
-    const entry = (text: string) => ({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { text } });
-    const connect = ownPool.connect.bind(ownPool);
-    Object.assign(ownPool, { connect: () => new Promise(() => {}) });
-    try {
-      // In its transaction: not counted. Then 60 + 40 units wait; 1 unit more is refused.
-      const waiting = [stores.auditLog.append(entry('x'.repeat(500))), stores.auditLog.append(entry('y'.repeat(49))), stores.auditLog.append(entry('z'.repeat(29)))];
-      for (const promise of waiting) promise.catch(() => {});
-      const refused = await stores.auditLog.append(entry('')).then(
-        () => null,
-        (error: unknown) => error,
-      );
-      expect(PostgresAppendQueueFullError.isInstance(refused)).toBe(true);
-      expect((refused as PostgresAppendQueueFullError).pending).toBe(2);
-    } finally {
-      Object.assign(ownPool, { connect });
-    }
-    await ownPool.end();
+    // In its transaction: not counted. Then bodies of 60 and 40 units wait; 11 more are refused.
+    const refused = await refusedWhileHung({ maxPendingUnits: 100 }, ['x'.repeat(500), 'y'.repeat(49), 'z'.repeat(29)], '');
+    expect(PostgresAppendQueueFullError.isInstance(refused)).toBe(true);
+    expect((refused as PostgresAppendQueueFullError).pending).toBe(2);
   });
 
   it('gives the pool it makes a connection timeout (pg waits for ever by default)', async () => {
