@@ -68,6 +68,38 @@ describe('rememberCanonicalText', () => {
     expect(canonicalize(projection, { reuseRemembered: true })).toBe('{"first":true}');
   });
 
+  it('leaves nothing remembered when it throws, even when the stack runs out inside it', () => {
+    // Near the stack's end every call of rememberCanonicalText either keeps its text or throws;
+    // one that threw must leave the object as it was: walked by canonicalize, and free to be
+    // remembered later (a half-kept text would answer "remembered already").
+    const outcomes: { projection: Readonly<{ level: number }>; kept: boolean }[] = [];
+    const descend = (level: number): void => {
+      const projection = Object.freeze({ level });
+      try {
+        rememberCanonicalText(projection, `{"level":${level},"remembered":true}`, 1);
+        outcomes.push({ projection, kept: true });
+      } catch {
+        outcomes.push({ projection, kept: false });
+      }
+      try {
+        descend(level + 1);
+      } catch {
+        // The stack ran out deeper down.
+      }
+    };
+    descend(0);
+    const thrown = outcomes.filter((outcome) => !outcome.kept);
+    expect(thrown.length).toBeGreaterThan(0);
+    for (const { projection, kept } of outcomes) {
+      const expected = kept ? `{"level":${projection.level},"remembered":true}` : `{"level":${projection.level}}`;
+      expect(canonicalize(projection, { reuseRemembered: true })).toBe(expected);
+    }
+    for (const { projection } of thrown) {
+      rememberCanonicalText(projection, '{"later":true}', 1);
+      expect(canonicalize(projection, { reuseRemembered: true })).toBe('{"later":true}');
+    }
+  });
+
   it('is never met by an equal object that was not remembered', () => {
     const projection = deepFreeze({ a: 1 });
     rememberCanonicalText(projection, '{"a":"remembered"}', 1);
