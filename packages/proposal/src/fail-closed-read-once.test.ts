@@ -96,6 +96,33 @@ describe('rules fail closed: describes and statePermits must answer a boolean', 
     expect((await other.validate(cedar.actor, text(baseline))).decision).toBe('hold');
   });
 
+  it('holds for facts the refund rules cannot compare: a number that is a string, null or another type', async () => {
+    const base = baselineFacts();
+    const line = base.lines[0] as RefundOrderFacts['lines'][number];
+    const malformed: [string, unknown][] = [
+      ['remaining "n/a"', { ...base, remaining_eligible_amount: 'n/a' }],
+      ['remaining null', { ...base, remaining_eligible_amount: null }],
+      ['remaining negative', { ...base, remaining_eligible_amount: -1 }],
+      ['eligible quantity "unknown"', { ...base, lines: [{ ...line, eligible_quantity: 'unknown' }] }],
+      ['eligible quantity "1"', { ...base, lines: [{ ...line, eligible_quantity: '1' }] }],
+      ['eligible quantity {}', { ...base, lines: [{ ...line, eligible_quantity: {} }] }],
+      ['eligible quantity [1]', { ...base, lines: [{ ...line, eligible_quantity: [1] }] }],
+      ['eligible quantity true', { ...base, lines: [{ ...line, eligible_quantity: true }] }],
+      ['eligible quantity 1.5', { ...base, lines: [{ ...line, eligible_quantity: 1.5 }] }],
+      ['unit amount "6000"', { ...base, lines: [{ ...line, unit_amount: '6000' }] }],
+      ['line id 7', { ...base, lines: [{ ...line, line_id: 7 }] }],
+      ['lines not an array', { ...base, lines: { 0: line } }],
+      ['a line null', { ...base, lines: [line, null] }],
+      ['unit 1', { ...base, unit: 1 }],
+    ];
+    for (const [label, facts] of malformed) {
+      const validator = refundValidator({ lookup: () => found(facts as RefundOrderFacts) });
+      expectHold(await settle(() => validator.validate(cedar.actor, text(baseline))), label);
+    }
+    // The same facts with well-typed values still decide.
+    expect((await refundValidator({ lookup: () => found(base) }).validate(cedar.actor, text(baseline))).decision).not.toBe('hold');
+  });
+
   it('keeps false from statePermits a state change, and true from both a pass', async () => {
     const decision = await readyDecision();
     const closed = refundValidator({ lookup: () => found({ ...baselineFacts(), state: 'refunded_already' }) });

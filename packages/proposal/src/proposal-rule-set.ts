@@ -13,8 +13,9 @@ export interface ProposalRuleSet<TProposal, TFacts> {
   readonly version: string;
   /**
    * True when `facts` are the facts of the resource `proposal` targets (the host looked up the
-   * right thing). Anything but exactly `true` makes the validator hold: facts for something else
-   * prove nothing.
+   * right thing) and have the shape the rules read (every field the rules compare, of its type).
+   * Anything but exactly `true` makes the validator hold: facts for something else, or facts a
+   * comparison cannot rely on (a number that is a string, a missing line field), prove nothing.
    */
   describes(proposal: TProposal, facts: TFacts): boolean;
   /**

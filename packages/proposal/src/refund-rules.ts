@@ -58,6 +58,28 @@ export interface RefundOrderSource {
   loadOrder(actor: PrincipalContext, orderId: string): FactsLookup<RefundOrderFacts> | Promise<FactsLookup<RefundOrderFacts>>;
 }
 
+const isAmount = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const isQuantity = (value: unknown): boolean => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+/**
+ * Whether `facts` have every field the rules read, of its type: strings for ids, unit, state and
+ * revision; non-negative finite amounts; non-negative whole quantities. Every rule is a comparison,
+ * and a comparison with a value of another type (`"n/a"`, `null`, `"5"`) is silently false, which
+ * would skip the rejection it guards: such facts make the validator hold instead (fail closed).
+ */
+function isRefundOrderFacts(facts: RefundOrderFacts): boolean {
+  const value: unknown = facts;
+  if (typeof value !== 'object' || value === null) return false;
+  const { order_id, unit, state, revision, remaining_eligible_amount, lines } = value as { [key: string]: unknown };
+  if (typeof order_id !== 'string' || typeof unit !== 'string' || typeof state !== 'string' || typeof revision !== 'string') return false;
+  if (!isAmount(remaining_eligible_amount) || !Array.isArray(lines)) return false;
+  return (lines as unknown[]).every((line) => {
+    if (typeof line !== 'object' || line === null) return false;
+    const { line_id, eligible_quantity, unit_amount } = line as { [key: string]: unknown };
+    return typeof line_id === 'string' && isQuantity(eligible_quantity) && isAmount(unit_amount);
+  });
+}
+
 /**
  * The fictional refund rules of spec 002, version `refund-rules-v1`, computed from trusted line
  * records only:
@@ -76,7 +98,7 @@ export const REFUND_RULES_V1: ProposalRuleSet<RefundProposal, RefundOrderFacts> 
   version: 'refund-rules-v1',
 
   describes(proposal: RefundProposal, facts: RefundOrderFacts): boolean {
-    return facts.order_id === proposal.order_id;
+    return isRefundOrderFacts(facts) && facts.order_id === proposal.order_id;
   },
 
   statePermits(facts: RefundOrderFacts): boolean {
