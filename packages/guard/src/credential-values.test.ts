@@ -36,6 +36,15 @@ const FOUND: readonly (readonly [CredentialValueKind, string])[] = [
   ['authorization_header', 'authorization: bearer 0123456789abcdefABCDEF'],
   // `admin:hunter2`: short credentials encode to fewer than 20 characters.
   ['authorization_header', 'Basic YWRtaW46aHVudGVyMg=='],
+  // The scheme in any case and one or more spaces after it (RFC 9110 §11.4).
+  ['authorization_header', 'BEARER 0123456789abcdefABCDEF.xyz'],
+  ['authorization_header', 'Authorization: Bearer   0123456789abcdefABCDEF'],
+  ['authorization_header', 'BASIC YWRtaW46aHVudGVyMg=='],
+  ['authorization_header', 'basic  YWRtaW46aHVudGVyMg=='],
+  // Colons in the password (RFC 3986 userinfo), and characters connection strings carry unencoded.
+  ['url_credentials', 'postgres://app:pa:ss@db.internal/x'],
+  ['url_credentials', 'mongodb://admin:p{ss}w^rd@db/x'],
+  ['url_credentials', 'amqp://svc:[x]^y|z@broker:5672/'],
 ];
 
 // Business text that looks close: none of it is a credential form.
@@ -69,6 +78,11 @@ const NOT_FOUND: readonly string[] = [
   'https://deploy:xxxxxx@example.com/',
   'ssh://git@github.com/org/repo.git',
   'https://example.com:8443/path?from=a@b',
+  'https://example.com:8443?from=a@b',
+  'https://example.com:8443#section@top',
+  'BEARER YOUR_ACCESS_TOKEN_HERE',
+  'BASIC plan',
+  'Bearer\t0123456789abcdefABCDEF',
   `data:image/png;base64,${'iVBORw0KGgo'.repeat(20)}`,
 ];
 

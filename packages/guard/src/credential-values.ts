@@ -43,22 +43,30 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp])[] = [
   ['anthropic_api_key', 'sk-ant-', /(?<![A-Za-z0-9_-])sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20,}/],
   ['openai_api_key', 'sk-(?:proj|svcacct|admin)-|T3BlbkFJ', /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})/],
   ['google_api_key', 'AIza', /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/],
-  // A bearer token as a header carries it (schemes are case-insensitive): 20 characters or more,
-  // a digit among them (prose after "Bearer" has none: `Bearer YOUR_ACCESS_TOKEN_HERE`). Basic
-  // credentials are decided by decoding them (`isBasicCredential`).
-  ['authorization_header', '[Bb]earer [A-Za-z0-9._~+/-]{20}', /(?<![A-Za-z0-9])[Bb]earer (?=[A-Za-z._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}/],
+  // A bearer token as a header carries it (the scheme in any case, then one or more spaces, RFC
+  // 9110 §11.4): 20 characters or more, a digit among them (prose after "Bearer" has none:
+  // `Bearer YOUR_ACCESS_TOKEN_HERE`). Basic credentials are decided by decoding them
+  // (`isBasicCredential`).
+  [
+    'authorization_header',
+    '[Bb][Ee][Aa][Rr][Ee][Rr] +[A-Za-z0-9._~+/-]{20}',
+    /(?<![A-Za-z0-9])[Bb][Ee][Aa][Rr][Ee][Rr] +(?=[A-Za-z._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}/,
+  ],
   // `scheme://user:password@` (the user may be empty: `redis://:password@host`), a connection
-  // string or a URL with a password in it; not a masked one (`scott:***@`, `deploy:xxxxxx@`).
+  // string or a URL with a password in it; not a masked one (`scott:***@`, `deploy:xxxxxx@`). The
+  // password may hold colons (RFC 3986 userinfo) and characters connection strings carry
+  // unencoded (brackets, braces, `^`, `|`); never `/`, `?`, `#` or whitespace, which end it (a
+  // raw `#` begins a fragment: `host:8443#part@x` is no password).
   [
     'url_credentials',
     ':\\/\\/',
-    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%:[\]{}^|-]+@/,
   ],
 ];
 
 // `Basic ` and base64 of `user:password` (RFC 7617), at least 8 characters: decoded, it must be
 // printable ASCII with a colon, which prose after the word "Basic" practically never is.
-const BASIC = /(?<![A-Za-z0-9])[Bb]asic ([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g;
+const BASIC = /(?<![A-Za-z0-9])[Bb][Aa][Ss][Ii][Cc] +([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g;
 const USER_PASS = /^[\x20-\x7e]*:[\x20-\x7e]*$/;
 
 function isBasicCredential(text: string): boolean {
@@ -78,7 +86,7 @@ function isBasicCredential(text: string): boolean {
 }
 
 // `Basic` credentials: the anchor of `isBasicCredential`, checked after the forms.
-const BASIC_ANCHOR = '[Bb]asic [A-Za-z0-9+/]{8}';
+const BASIC_ANCHOR = '[Bb][Aa][Ss][Ii][Cc] +[A-Za-z0-9+/]{8}';
 const ANCHOR_SOURCES = [...FORMS.map(([, anchor]) => anchor), BASIC_ANCHOR];
 
 /**
