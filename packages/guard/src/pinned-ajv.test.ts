@@ -88,6 +88,19 @@ describe('compileSchema', () => {
     expect(() => compileSchema({ $ref: 'urn:toolseal:test:other' })).toThrow(/resolve reference/);
   });
 
+  it('compiles a recursive contract without $id, and still resolves nothing outside it', () => {
+    const tree = { type: 'object', properties: { child: { $ref: '#' } }, additionalProperties: false };
+    const validate = compileSchema(tree);
+    expect(validate({ child: { child: {} } })).toBe(true);
+    expect(validate({ child: { child: { extra: 1 } } })).toBe(false);
+    expect(Object.hasOwn(tree, '$id')).toBe(false);
+    expect(() => compileSchema({ $ref: 'urn:toolseal:contract#/$defs/x' })).toThrow();
+  });
+
+  it('refuses at start-up a schema whose validator throws instead of answering', () => {
+    expect(() => compileSchema({ $dynamicRef: '#meta' })).toThrow(/validator throws instead of answering/);
+  });
+
   it('resolves references inside the schema itself', () => {
     const validate = compileSchema({
       $id: 'urn:toolseal:test:self',

@@ -54,8 +54,9 @@ let metaSchemaChecker: Ajv2020 | undefined;
 /**
  * Compiles `schema` with the pinned configuration, once: the validator is cached by the schema
  * object's identity, so call it at start-up and keep the schema object unchanged afterwards.
- * Throws when the schema is not a valid 2020-12 schema or strict mode rejects it (a broken
- * contract must stop the host from starting).
+ * Throws when the schema is not a valid 2020-12 schema, strict mode rejects it, or its validator
+ * throws on a few probe values instead of answering (a broken contract must stop the host from
+ * starting).
  *
  * Each schema gets its own Ajv instance. A shared instance would register every `$id` globally:
  * two contracts that reuse an `$id` would collide (the second compile throws), and worse, a `$ref`
@@ -75,7 +76,28 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   if (!metaSchemaChecker.validateSchema(schema)) {
     throw new Error(`compileSchema: invalid schema: ${metaSchemaChecker.errorsText(metaSchemaChecker.errors)}`);
   }
-  const validate = newPinnedAjv(PINNED_FORMATS, false).compile<T>(schema);
+  // Without a base URI of its own a schema's `$ref: '#'` (a recursive contract) does not resolve
+  // here (each schema has its own instance, which registers nothing): one without `$id` is compiled
+  // under `CONTRACT_BASE_ID`, which changes nothing else (a relative `$ref` to another document
+  // resolves nowhere either way).
+  const rooted = Object.hasOwn(schema, '$id') ? schema : { $id: CONTRACT_BASE_ID, ...schema };
+  const validate = newPinnedAjv(PINNED_FORMATS, false).compile<T>(rooted);
+  // A validator that throws (a `$dynamicRef` that resolves to itself recurses until the stack runs
+  // out) would turn a check of untrusted data into an exception: refused here, at start-up, on a
+  // few values it must simply answer for.
+  for (const probe of SCHEMA_PROBES) {
+    try {
+      validate(probe);
+    } catch (error) {
+      throw new TypeError(`compileSchema: the schema's validator throws instead of answering (${String(error)})`, { cause: error });
+    }
+  }
   compiled.set(schema, validate as ValidateFunction<unknown>);
   return validate;
 }
+
+/** The base URI of a schema compiled without `$id` (see `compileSchema`). */
+const CONTRACT_BASE_ID = 'urn:toolseal:contract';
+
+/** Values every validator must answer for without throwing (see `compileSchema`). */
+const SCHEMA_PROBES: readonly unknown[] = [{}, [], null, '', 0, true, { a: [{}] }];
