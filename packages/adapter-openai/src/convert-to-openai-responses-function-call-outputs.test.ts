@@ -183,6 +183,22 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
       expect(() => formatStateless(output)).toThrow(misuse);
     });
 
+    it.each<[string, (item: object) => object]>([
+      ['unfinished (status incomplete)', (item) => ({ ...item, status: 'incomplete' })],
+      ['made by a program', (item) => ({ ...item, caller: { type: 'program' } })],
+      ['namespaced', (item) => ({ ...item, namespace: 'billing' })],
+    ])('throws rather than echo an item parseToolCalls refuses: %s', (_label, change) => {
+      const output = response.output.map((item, index) => (index === 1 ? change(item) : item));
+      expect(() => formatStateless(output)).toThrow(misuse);
+    });
+
+    it('throws when two items share a call id, rather than echo either', () => {
+      const first = response.output[0] as { id: string };
+      const forged = { ...first, id: 'fc_forged' };
+      expect(() => formatStateless([...response.output, forged])).toThrow(misuse);
+      expect(() => formatStateless([forged, ...response.output])).toThrow(misuse);
+    });
+
     it('echoes an item without an id without one', () => {
       const output = response.output.map((item) => {
         const { id: _id, ...rest } = item as { id: string };

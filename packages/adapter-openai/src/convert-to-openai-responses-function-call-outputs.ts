@@ -2,7 +2,6 @@ import {
   correlateToolResults,
   formatOptionsOf,
   isWellFormedIdentifier,
-  MAX_PROVIDER_ID_LENGTH,
   readOwnData,
   readRefusalField,
   type AdapterSettings,
@@ -18,6 +17,7 @@ import {
   type OpenAIResponsesPayload,
 } from './openai-responses-api.js';
 import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
+import { isAcceptedFunctionCallItem } from './parse-openai-responses-tool-calls.js';
 
 function notTheParsedOutput(): TypeError {
   return new TypeError(
@@ -53,8 +53,9 @@ function exceedsOutputLength(text: string): boolean {
  * Rebuilds the `function_call` items of a stateless continuation from the parsed calls, taking
  * only the item id from `responseOutput`. Throws a `TypeError` when `responseOutput` cannot be the
  * output the calls were parsed from: not an array, longer than `MAX_RESPONSE_OUTPUT_ITEMS`, a hole
- * or an item that is not an object, an item id that is not a well-formed identifier (or hidden
- * behind a getter), or a call's item missing or with another name or arguments. `parseToolCalls`
+ * or an item that is not an object, two items of one call id, or a call's item missing, with
+ * another name or arguments, or one `parseToolCalls` refuses (unfinished, namespaced, made by a
+ * program, an item id that is not a well-formed identifier or is hidden behind a getter). `parseToolCalls`
  * refuses every one of these, so the host passed the wrong response. The length is read once and
  * checked before the loop, so a sparse array claiming billions of items costs nothing.
  */
@@ -69,6 +70,8 @@ function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown):
     if (typeof item !== 'object' || item === null) throw notTheParsedOutput();
     const callId = readOwnData(item, 'call_id');
     if (readOwnData(item, 'type') === 'function_call' && typeof callId === 'string') {
+      // Two items of one call id: `parseToolCalls` refuses that output (duplicate_call_id).
+      if (itemsByCallId.has(callId)) throw notTheParsedOutput();
       itemsByCallId.set(callId, item);
     }
   }
@@ -78,14 +81,13 @@ function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown):
       item === undefined ||
       call.arguments.format !== 'json_text' ||
       readOwnData(item, 'name') !== call.tool_name ||
-      readOwnData(item, 'arguments') !== call.arguments.text
+      readOwnData(item, 'arguments') !== call.arguments.text ||
+      // The checks `parseToolCalls` made of the item: its id is echoed to OpenAI as is.
+      !isAcceptedFunctionCallItem(item)
     ) {
       throw notTheParsedOutput();
     }
-    // Echoed to OpenAI as is: checked as a call id is (length, controls, lone surrogates).
     const itemId = readRefusalField(item, 'id');
-    const absent = itemId === undefined || itemId === null;
-    if (!absent && !isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH)) throw notTheParsedOutput();
     return {
       type: 'function_call',
       ...(typeof itemId === 'string' ? { id: itemId } : {}),

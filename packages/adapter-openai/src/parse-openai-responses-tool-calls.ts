@@ -16,6 +16,26 @@ import {
 } from './openai-responses-api.js';
 import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
 
+/**
+ * Whether a `function_call` item is one `parseToolCalls` takes: finished (its own `status` absent
+ * or `completed`: an unfinished item may have cut its arguments short), not namespaced (the
+ * registry could not tell it from a plain function of the same name), made directly by the model
+ * (no `caller`, or `{ type: "direct" }`: a call a program the model wrote made belongs to that
+ * program's item, which a stateless continuation would have to echo with it), and with an item id
+ * as well formed as a call id, or none (it goes back to OpenAI in a stateless continuation).
+ * A hidden field (`readRefusalField`) is none of these. Also what a stateless continuation checks
+ * the items it echoes against.
+ */
+export function isAcceptedFunctionCallItem(item: object): boolean {
+  if (!isFinished(readRefusalField(item, 'status'))) return false;
+  const namespace = readRefusalField(item, 'namespace');
+  if (namespace !== undefined && namespace !== null) return false;
+  const caller = readRefusalField(item, 'caller');
+  if (caller !== undefined && caller !== null && readOwnData(caller, 'type') !== 'direct') return false;
+  const itemId = readRefusalField(item, 'id');
+  return itemId === undefined || itemId === null || isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH);
+}
+
 /** A `status` (of the response or of an item) under which its function calls are finished. */
 function isFinished(status: unknown): boolean {
   // Absent means finished (older payloads omit it); a hidden status (HIDDEN_FIELD) is not.
@@ -66,29 +86,8 @@ export function parseOpenAIResponsesToolCalls(
       // A hidden type could make a call vanish: refused, never skipped.
       if (type === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
       if (type !== 'function_call') continue;
-      // An unfinished response (or item) may have cut this call's arguments short.
-      if (!responseFinished || !isFinished(readRefusalField(item, 'status'))) {
-        return rejectMalformedToolCall('malformed_response');
-      }
-      // A namespaced function cannot be told apart from a plain one of the same name by the
-      // registry, so it is refused rather than routed by its bare name.
-      const namespace = readRefusalField(item, 'namespace');
-      if (namespace !== undefined && namespace !== null) {
-        return rejectMalformedToolCall('malformed_response');
-      }
-      // A call made by a program the model wrote (`caller.type: "program"`) belongs to that
-      // program's item, which a stateless continuation would have to echo with it; only direct
-      // calls (no caller, or `{ type: "direct" }`) are accepted. A hidden caller is neither.
-      const caller = readRefusalField(item, 'caller');
-      if (caller !== undefined && caller !== null && readOwnData(caller, 'type') !== 'direct') {
-        return rejectMalformedToolCall('malformed_response');
-      }
-      // The item id goes back to OpenAI in a stateless continuation: it must be an identifier
-      // as well formed as a call id, or absent.
-      const itemId = readRefusalField(item, 'id');
-      if (itemId !== undefined && itemId !== null && !isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH)) {
-        return rejectMalformedToolCall('malformed_response');
-      }
+      // An unfinished response may have cut this call's arguments short.
+      if (!responseFinished || !isAcceptedFunctionCallItem(item)) return rejectMalformedToolCall('malformed_response');
       const text = readOwnData(item, 'arguments');
       if (typeof text !== 'string') return rejectMalformedToolCall('malformed_response');
       const rejection = collector.add(readOwnData(item, 'call_id'), readOwnData(item, 'name'), {
