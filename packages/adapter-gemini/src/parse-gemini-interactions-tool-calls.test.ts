@@ -395,3 +395,35 @@ describe('parseGeminiInteractionsToolCalls: properties', () => {
     );
   });
 });
+
+describe('parseGeminiInteractionsToolCalls: each step read once', () => {
+  /** A step whose `key` answers `first` on its first read and `later` after (a Proxy can). */
+  function flipping(step: Record<string, unknown>, key: string, first: unknown, later: unknown): { step: object; reads: () => number } {
+    let reads = 0;
+    const proxy = new Proxy(step, {
+      getOwnPropertyDescriptor(target, property) {
+        const descriptor = Reflect.getOwnPropertyDescriptor(target, property);
+        if (property !== key || descriptor === undefined) return descriptor;
+        reads += 1;
+        return { ...descriptor, value: reads === 1 ? first : later };
+      },
+    });
+    return { step: proxy, reads: () => reads };
+  }
+
+  it('keeps the call id it checked: a second read cannot reuse an id answered earlier', () => {
+    const answered = { type: 'function_result', call_id: 'old1', result: 'r' };
+    const flip = flipping(functionCall('new1', 'get_order', { order_id: 'A' }), 'id', 'new1', 'old1');
+    const outcome = parseGeminiInteractionsToolCalls(interactionWith([answered, flip.step]));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['new1']);
+    expect(flip.reads()).toBe(1);
+  });
+
+  it('keeps the type it checked: a step read as a thought never becomes a call', () => {
+    const call = functionCall('g1', 'get_order', { order_id: 'A' });
+    const flip = flipping(functionCall('g9', 'get_order', { order_id: 'B' }), 'type', 'thought', 'function_call');
+    const outcome = parseGeminiInteractionsToolCalls(interactionWith([call, flip.step]));
+    expect(outcome.ok && outcome.calls.map((parsed) => parsed.call_id)).toEqual(['g1']);
+    expect(flip.reads()).toBe(1);
+  });
+});

@@ -78,6 +78,9 @@ export function parseGeminiInteractionsToolCalls(
       const answered = new Set<string>();
       const callIds = new Set<string>();
       const answeredBefore = new Set<string>();
+      // Each step, its type and a call's id are read once, here: the second pass works from what
+      // this one checked (a Proxy could answer a second read differently).
+      const calls: { readonly step: object; readonly callId: unknown }[] = [];
       for (let index = 0; index < count; index++) {
         const step = readOwnData(list, index);
         if (typeof step !== 'object' || step === null) return rejectMalformedToolCall('malformed_response');
@@ -91,6 +94,7 @@ export function parseGeminiInteractionsToolCalls(
           else answeredBefore.add(answers);
         } else if (type === 'function_call') {
           const callId = readOwnData(step, 'id');
+          calls.push({ step, callId });
           if (typeof callId === 'string' && callId !== '') {
             // An id already used by a call, or already answered earlier in this timeline: a result
             // sent for it could not be told apart from the one given before.
@@ -101,10 +105,7 @@ export function parseGeminiInteractionsToolCalls(
       }
 
       let pending = 0;
-      for (let index = 0; index < count; index++) {
-        const step = readOwnData(list, index);
-        if (readOwnData(step, 'type') !== 'function_call') continue;
-        const callId = readOwnData(step, 'id');
+      for (const { step, callId } of calls) {
         if (typeof callId === 'string' && callId !== '' && answered.has(callId)) continue;
         // A pending call outside `requires_action` is not one the model waits on: possibly unfinished.
         if (!awaitsResults) return rejectMalformedToolCall('malformed_response');
