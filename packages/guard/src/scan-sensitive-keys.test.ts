@@ -331,6 +331,23 @@ describe('scanSensitiveKeys', () => {
     expect(scanSensitiveKeys({ postal_code: 1, country_code: 2, status_code: 3, discount_code: 4, product_code: 5 })).toEqual([]);
   });
 
+  it('judges a numbered copy as the name it numbers, unliftable like it; numbered business keys stay business data', () => {
+    const numbered = ['secret_1', 'token2', 'my_token_2', 'cookie2', 'apiKey2', 'password123', 'tenant_id_2', 'call_id1'];
+    const hits = scanSensitiveKeys(Object.fromEntries(numbered.map((key) => [key, 'x'])));
+    expect(hits.map((hit) => [hit.key, hit.matched])).toEqual([
+      ['secret_1', 'secret'],
+      ['token2', 'token'],
+      ['my_token_2', '*token'],
+      ['cookie2', 'cookie'],
+      ['apiKey2', 'apikey'],
+      ['password123', 'password'],
+      ['tenant_id_2', 'tenantid'],
+      ['call_id1', 'callid'],
+    ]);
+    for (const key of numbered) expect(isLiftableKeyName(key), key).toBe(false);
+    expect(scanSensitiveKeys({ address_line2: 1, prompt_tokens2: 2, token_count2: 3, item1: 4, '2024': 5, sku_42: 6 })).toEqual([]);
+  });
+
   it('leaves ordinary business keys alone', () => {
     const value = Object.fromEntries(ORDINARY_KEYS.map((key) => [key, 1]));
     expect(scanSensitiveKeys({ data: value, rows: [value] })).toEqual([]);

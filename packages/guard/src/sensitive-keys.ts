@@ -329,6 +329,17 @@ export function normalizeKeyName(key: string): NormalizedKeyName {
   return text.toLowerCase().replace(SEPARATORS, '');
 }
 
+const TRAILING_DIGITS = /[0-9]+$/;
+
+/**
+ * A normalized name without its trailing digits (`token2` → `token`), or the name itself when it
+ * is digits only: a numbered copy of a credential or control field is judged as the field.
+ */
+export function withoutTrailingDigits(normalized: string): string {
+  const stem = normalized.replace(TRAILING_DIGITS, '');
+  return stem === '' ? normalized : stem;
+}
+
 /**
  * Normalized names `allowKeys` can never lift: every listed credential and control field of the
  * boundary (all of `DEFAULT_SENSITIVE_KEYS` but `authentication`, `subject`, `response_id` and
@@ -354,9 +365,11 @@ export function isLiftableKeyName(key: string): boolean {
   if (typeof key !== 'string') throw new TypeError(`isLiftableKeyName: key must be a string, got ${key === null ? 'null' : typeof key}`);
   const normalized = normalizeKeyName(key);
   if (normalized === null) return false;
+  const stem = withoutTrailingDigits(normalized);
   return (
     !UNLIFTABLE_KEY_SET.has(normalized) &&
-    !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix)) &&
+    !UNLIFTABLE_KEY_SET.has(stem) &&
+    !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix) || stem.endsWith(suffix)) &&
     !UNLIFTABLE_KEY_PREFIXES.some((prefix) => normalized.startsWith(prefix))
   );
 }
