@@ -85,6 +85,27 @@ describe('createDeclaredFields', () => {
     expect([...fields.templates].sort()).toEqual(['/choice', '/choice/a', '/choice/b', '/kind', '/pair', '/pair/*', '/pair/*/left', '/price', '/price/amount', '/when_x']);
   });
 
+  it('follows references by $id, as Ajv resolves them, and nothing outside the schema', () => {
+    const line = { type: 'object', properties: { quantity: { type: 'integer' } } };
+    // The root's own $id, absolute.
+    const absolute = createDeclaredFields({ $id: 'urn:x:refund', $defs: { line }, properties: { lines: { type: 'array', items: { $ref: 'urn:x:refund#/$defs/line' } } } });
+    expect(absolute.declares('/lines/0/quantity')).toBe(true);
+    // An embedded resource, named by its $id; its own refs resolve against it, not the root.
+    const embedded = createDeclaredFields({
+      $defs: {
+        line: { $id: 'urn:x:line', $defs: { qty: { type: 'integer' } }, type: 'object', properties: { quantity: { $ref: '#/$defs/qty' }, note: { type: 'string' } } },
+      },
+      properties: { lines: { type: 'array', items: { $ref: 'urn:x:line' } } },
+    });
+    expect(embedded.declares('/lines/0/quantity')).toBe(true);
+    expect(embedded.declares('/lines/0/note')).toBe(true);
+    // A schema without $id, under the base compileSchema gives it.
+    expect(createDeclaredFields({ $defs: { line }, properties: { l: { $ref: 'urn:toolseal:contract#/$defs/line' } } }).declares('/l/quantity')).toBe(true);
+    // Another document, an $anchor name, a pointer to nothing: not followed.
+    const outside = createDeclaredFields({ properties: { a: { $ref: 'https://example.com/other.json#/$defs/x' }, b: { $ref: '#line' }, c: { $ref: '#/$defs/missing' } } });
+    expect([...outside.templates].sort()).toEqual(['/a', '/b', '/c']);
+  });
+
   it('ends recursive schemas at 16 segments and refuses more than MAX_DECLARED_FIELDS templates', () => {
     const recursive = createDeclaredFields({ $defs: { node: { properties: { child: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' });
     expect(recursive.templates).toHaveLength(16);

@@ -48,12 +48,24 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The subschema a local `$ref` (`#` or `#/...`, RFC 6901) names, or `undefined`. */
-function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
+/** The base URI of a schema without `$id`, as `compileSchema` compiles it. */
+const DEFAULT_BASE = 'urn:toolseal:contract';
+
+/** `reference` resolved against `base` (RFC 3986), or `undefined` when it cannot be. */
+function resolveUri(reference: string, base: string): string | undefined {
+  try {
+    return new URL(reference, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The subschema the JSON Pointer `pointer` (RFC 6901, URI-encoded) names in `resource`, or `undefined`. */
+function resolvePointer(resource: unknown, pointer: string): unknown {
+  if (pointer === '') return resource;
+  if (!pointer.startsWith('/')) return undefined; // An `$anchor` name: not followed.
+  let current: unknown = resource;
+  for (const raw of pointer.slice(1).split('/')) {
     let segment: string;
     try {
       segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
@@ -68,16 +80,63 @@ function resolveLocalRef(root: unknown, ref: string): unknown {
 }
 
 /**
+ * Every schema resource of `schema` by its absolute URI: the root under its `$id` (or the default
+ * base), and each subschema with an `$id`, resolved against the resource around it.
+ */
+function collectResources(schema: unknown, rootBase: string): Map<string, unknown> {
+  const resources = new Map<string, unknown>([[rootBase, schema]]);
+  const seen = new Set<object>();
+  const visit = (node: unknown, base: string, nesting: number): void => {
+    if (typeof node !== 'object' || node === null || seen.has(node) || nesting > MAX_SCHEMA_NESTING) return;
+    seen.add(node);
+    let here = base;
+    if (!Array.isArray(node)) {
+      const id = (node as Record<string, unknown>).$id;
+      if (typeof id === 'string' && nesting > 0) {
+        const uri = resolveUri(id, base);
+        if (uri !== undefined) {
+          here = uri.split('#')[0] as string;
+          if (!resources.has(here)) resources.set(here, node);
+        }
+      }
+    }
+    for (const value of Object.values(node)) visit(value, here, nesting + 1);
+  };
+  visit(schema, rootBase, 0);
+  return resources;
+}
+
+/**
  * Walks a JSON Schema (one the pinned Ajv accepted) and collects the templates of every place an
  * instance can have: `properties` by name, `items`/`prefixItems`/`contains` as `*`, the subschemas
  * of `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`/`dependentSchemas` at the same place, and
- * local `$ref`s (`#`, `#/$defs/...`). Names outside `[A-Za-z0-9_]{1,64}` and keys only
+ * `$ref`s inside the schema: local ones (`#`, `#/$defs/...`) and those that name a resource of it
+ * by `$id` (`urn:x:refund#/$defs/line`, or an embedded subschema's `$id`), resolved as Ajv
+ * resolves them (a schema without `$id` under `urn:toolseal:contract`, as `compileSchema` compiles
+ * it). An `$anchor` name or a document outside the schema is not followed. Names outside `[A-Za-z0-9_]{1,64}` and keys only
  * `additionalProperties`/`patternProperties` allow are never declared: they are the input's, not
  * the contract's. Throws a `RangeError` past `MAX_DECLARED_FIELDS`, or for subschemas nested more
  * than `MAX_SCHEMA_NESTING` deep (contract problems, found at start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`).
  */
 export function createDeclaredFields(schema: unknown): DeclaredFields {
   const root: TemplateNode = { pointer: '', depth: 0, properties: new Map(), items: null };
+  const rootId = isRecord(schema) && typeof schema.$id === 'string' ? resolveUri(schema.$id, DEFAULT_BASE) : undefined;
+  const rootBase = rootId === undefined ? DEFAULT_BASE : (rootId.split('#')[0] as string);
+  const resources = collectResources(schema, rootBase);
+  /**
+   * The subschema `ref` names, resolved against `base` (a local pointer, or a resource by `$id`),
+   * with the base URI of the resource holding it; `undefined` when it names nothing in the schema.
+   */
+  const resolveRef = (ref: string, base: string): { readonly node: unknown; readonly base: string } | undefined => {
+    const target = resolveUri(ref, base);
+    if (target === undefined) return undefined;
+    const hash = target.indexOf('#');
+    const uri = hash === -1 ? target : target.slice(0, hash);
+    const resource = resources.get(uri);
+    if (resource === undefined) return undefined;
+    const node = resolvePointer(resource, hash === -1 ? '' : target.slice(hash + 1));
+    return node === undefined ? undefined : { node, base: uri };
+  };
   const templates: string[] = [];
   const visited = new Map<object, Set<TemplateNode>>();
 
@@ -95,12 +154,15 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
     return node;
   };
 
-  const walk = (node: unknown, at: TemplateNode, nesting = 0): void => {
+  const walk = (node: unknown, at: TemplateNode, nesting: number, base: string): void => {
     if (!isRecord(node)) return;
     // The walk recurses: a schema nested deeper than any contract needs is refused by name, not by
     // overflowing the stack.
     if (nesting > MAX_SCHEMA_NESTING) throw new RangeError(`nests subschemas deeper than ${MAX_SCHEMA_NESTING}`);
     const inner = nesting + 1;
+    // A subschema with an `$id` is a resource of its own: its `$ref`s resolve against it.
+    const id = nesting > 0 && typeof node.$id === 'string' ? resolveUri(node.$id, base) : undefined;
+    const here = id === undefined ? base : (id.split('#')[0] as string);
     // Each (subschema, place) pair once: `$ref` cycles end, shared subschemas are walked once per place.
     let places = visited.get(node);
     if (places === undefined) visited.set(node, (places = new Set()));
@@ -111,29 +173,32 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
       for (const [name, subschema] of Object.entries(node.properties)) {
         if (!PROPERTY_NAME.test(name)) continue;
         const next = child(at, name);
-        if (next !== null) walk(subschema, next, inner);
+        if (next !== null) walk(subschema, next, inner, here);
       }
     }
     for (const keyword of ITEM_SINGLE) {
       if (node[keyword] === undefined || typeof node[keyword] === 'boolean') continue;
       const next = child(at, '*');
-      if (next !== null) walk(node[keyword], next, inner);
+      if (next !== null) walk(node[keyword], next, inner, here);
     }
     if (Array.isArray(node.prefixItems)) {
       const next = child(at, '*');
-      if (next !== null) for (const subschema of node.prefixItems) walk(subschema, next, inner);
+      if (next !== null) for (const subschema of node.prefixItems) walk(subschema, next, inner, here);
     }
-    for (const keyword of SAME_PLACE_SINGLE) walk(node[keyword], at, inner);
+    for (const keyword of SAME_PLACE_SINGLE) walk(node[keyword], at, inner, here);
     for (const keyword of SAME_PLACE_LISTS) {
       const list = node[keyword];
-      if (Array.isArray(list)) for (const subschema of list) walk(subschema, at, inner);
+      if (Array.isArray(list)) for (const subschema of list) walk(subschema, at, inner, here);
     }
     if (isRecord(node.dependentSchemas)) {
-      for (const subschema of Object.values(node.dependentSchemas)) walk(subschema, at, inner);
+      for (const subschema of Object.values(node.dependentSchemas)) walk(subschema, at, inner, here);
     }
-    if (typeof node.$ref === 'string') walk(resolveLocalRef(schema, node.$ref), at, inner);
+    if (typeof node.$ref === 'string') {
+      const target = resolveRef(node.$ref, here);
+      if (target !== undefined) walk(target.node, at, inner, target.base);
+    }
   };
-  walk(schema, root);
+  walk(schema, root, 0, rootBase);
 
   // How many leading segments match declared places.
   const matchedSegments = (segments: readonly string[]): number => {
