@@ -199,6 +199,11 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
       expect(() => formatStateless([forged, ...response.output])).toThrow(misuse);
     });
 
+    it('throws when two echoed items share an item id', () => {
+      const output = response.output.map((item, index) => (index === 1 ? { ...item, id: (response.output[0] as { id: string }).id } : item));
+      expect(() => formatStateless(output)).toThrow(misuse);
+    });
+
     it('echoes an item without an id without one', () => {
       const output = response.output.map((item) => {
         const { id: _id, ...rest } = item as { id: string };

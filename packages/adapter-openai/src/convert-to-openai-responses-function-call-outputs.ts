@@ -75,6 +75,7 @@ function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown):
       itemsByCallId.set(callId, item);
     }
   }
+  const echoedItemIds = new Set<string>();
   return calls.map((call) => {
     const item = itemsByCallId.get(call.call_id);
     if (
@@ -88,6 +89,11 @@ function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown):
       throw notTheParsedOutput();
     }
     const itemId = readRefusalField(item, 'id');
+    // Two echoed items of one id: `parseToolCalls` refuses that output too.
+    if (typeof itemId === 'string') {
+      if (echoedItemIds.has(itemId)) throw notTheParsedOutput();
+      echoedItemIds.add(itemId);
+    }
     return {
       type: 'function_call',
       ...(typeof itemId === 'string' ? { id: itemId } : {}),

@@ -188,6 +188,13 @@ describe('parseOpenAIResponsesToolCalls: refusals', () => {
     expect(parseOpenAIResponsesToolCalls(response as unknown as OpenAIResponsesResponse).ok).toBe(true);
   });
 
+  it('refuses two calls with one item id (a stateless continuation echoes them, and OpenAI takes no two alike)', () => {
+    const twice = responseWith([functionCall('call_1', 'a', '{}', { id: 'fc_same' }), functionCall('call_2', 'a', '{}', { id: 'fc_same' })]);
+    assertParseRefused(parseOpenAIResponsesToolCalls(twice), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    const apart = responseWith([functionCall('call_1', 'a', '{}'), functionCall('call_2', 'a', '{}')]);
+    expect(parseOpenAIResponsesToolCalls(apart).ok).toBe(true);
+  });
+
   it('accepts an item without an id', () => {
     const { id: _id, ...withoutId } = functionCall('call_1', 'a', '{}');
     expect(parseOpenAIResponsesToolCalls(responseWith([withoutId])).ok).toBe(true);

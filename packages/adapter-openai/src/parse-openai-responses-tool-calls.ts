@@ -79,6 +79,8 @@ export function parseOpenAIResponsesToolCalls(
     const responseStatus = readRefusalField(checked, 'status');
     if (responseStatus === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
     const responseFinished = isFinished(responseStatus);
+    // Item ids of the calls: a stateless continuation echoes them, and OpenAI takes no two alike.
+    const itemIds = new Set<string>();
     for (let index = 0; index < count; index++) {
       const item = readOwnData(items, index);
       if (typeof item !== 'object' || item === null) return rejectMalformedToolCall('malformed_response');
@@ -88,6 +90,7 @@ export function parseOpenAIResponsesToolCalls(
       if (type !== 'function_call') continue;
       // An unfinished response may have cut this call's arguments short.
       if (!responseFinished || !isAcceptedFunctionCallItem(item)) return rejectMalformedToolCall('malformed_response');
+      const itemId = readOwnData(item, 'id');
       const text = readOwnData(item, 'arguments');
       if (typeof text !== 'string') return rejectMalformedToolCall('malformed_response');
       const rejection = collector.add(readOwnData(item, 'call_id'), readOwnData(item, 'name'), {
@@ -95,6 +98,11 @@ export function parseOpenAIResponsesToolCalls(
         text,
       });
       if (rejection !== null) return rejection;
+      // After the call id's own checks: a repeated call id is reported as such.
+      if (typeof itemId === 'string') {
+        if (itemIds.has(itemId)) return rejectMalformedToolCall('malformed_response');
+        itemIds.add(itemId);
+      }
     }
     return null;
   }, { maxCallIdLength: MAX_OPENAI_CALL_ID_LENGTH });
