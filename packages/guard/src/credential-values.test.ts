@@ -41,10 +41,6 @@ const FOUND: readonly (readonly [CredentialValueKind, string])[] = [
   ['authorization_header', 'Authorization: Bearer   0123456789abcdefABCDEF'],
   ['authorization_header', 'BASIC YWRtaW46aHVudGVyMg=='],
   ['authorization_header', 'basic  YWRtaW46aHVudGVyMg=='],
-  // Colons in the password (RFC 3986 userinfo), and characters connection strings carry unencoded.
-  ['url_credentials', 'postgres://app:pa:ss@db.internal/x'],
-  ['url_credentials', 'mongodb://admin:p{ss}w^rd@db/x'],
-  ['url_credentials', 'amqp://svc:[x]^y|z@broker:5672/'],
 ];
 
 // Business text that looks close: none of it is a credential form.
@@ -79,6 +75,12 @@ const NOT_FOUND: readonly string[] = [
   'ssh://git@github.com/org/repo.git',
   'https://example.com:8443/path?from=a@b',
   'https://example.com:8443?from=a@b',
+  // A port, then an e-mail address later in the same run of text: no password.
+  'name|url|email\nfoo|http://localhost:3000|foo@example.com',
+  '[Docs](https://docs.example.com:8443)[Contact](mailto:help@example.com)',
+  '{url:http://localhost:8080}{email:a@b.com}',
+  '2024-01-01T10:30:00|http://api:8080|10:30|user@example.com',
+  'http://host:8080,10:30,bob@example.com',
   'https://example.com:8443#section@top',
   'BEARER YOUR_ACCESS_TOKEN_HERE',
   'BASIC plan',

@@ -54,13 +54,14 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp])[] = [
   ],
   // `scheme://user:password@` (the user may be empty: `redis://:password@host`), a connection
   // string or a URL with a password in it; not a masked one (`scott:***@`, `deploy:xxxxxx@`). The
-  // password may hold colons (RFC 3986 userinfo) and characters connection strings carry
-  // unencoded (brackets, braces, `^`, `|`); never `/`, `?`, `#` or whitespace, which end it (a
-  // raw `#` begins a fragment: `host:8443#part@x` is no password).
+  // password takes RFC 3986's unreserved and sub-delimiter characters only: a colon, brackets,
+  // braces or `|` would also join a port to a later e-mail address in ordinary text
+  // (`http://host:8080,10:30,bob@example.com`, `http://localhost:3000|foo@example.com`), and a
+  // false match refuses the whole tool output. A password holding them is not found.
   [
     'url_credentials',
     ':\\/\\/',
-    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%:[\]{}^|-]+@/,
+    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
   ],
 ];
 

@@ -331,21 +331,22 @@ describe('scanSensitiveKeys', () => {
     expect(scanSensitiveKeys({ postal_code: 1, country_code: 2, status_code: 3, discount_code: 4, product_code: 5 })).toEqual([]);
   });
 
-  it('judges a numbered copy as the name it numbers, unliftable like it; numbered business keys stay business data', () => {
-    const numbered = ['secret_1', 'token2', 'my_token_2', 'cookie2', 'apiKey2', 'password123', 'tenant_id_2', 'call_id1'];
+  it('judges a numbered copy of a credential name as the name, unliftable like it; numbered business and control keys stay as they were', () => {
+    const numbered = ['secret_1', 'token2', 'my_token_2', 'cookie2', 'apiKey2', 'password123', 'client_secret_3'];
     const hits = scanSensitiveKeys(Object.fromEntries(numbered.map((key) => [key, 'x'])));
     expect(hits.map((hit) => [hit.key, hit.matched])).toEqual([
       ['secret_1', 'secret'],
       ['token2', 'token'],
       ['my_token_2', '*token'],
       ['cookie2', 'cookie'],
-      ['apiKey2', 'apikey'],
-      ['password123', 'password'],
-      ['tenant_id_2', 'tenantid'],
-      ['call_id1', 'callid'],
+      // Prefix rules come before the numbered-copy rule: flagged either way.
+      ['apiKey2', 'apikey*'],
+      ['password123', 'password*'],
+      ['client_secret_3', 'clientsecret*'],
     ]);
     for (const key of numbered) expect(isLiftableKeyName(key), key).toBe(false);
-    expect(scanSensitiveKeys({ address_line2: 1, prompt_tokens2: 2, token_count2: 3, item1: 4, '2024': 5, sku_42: 6 })).toEqual([]);
+    const business = { address_line2: 1, prompt_tokens2: 2, token_count2: 3, item1: 4, '2024': 5, sku_42: 6, receipt_1: 7, role_2: 8, approval2: 9, auth0_domain: 10 };
+    expect(scanSensitiveKeys(business)).toEqual([]);
   });
 
   it('leaves ordinary business keys alone', () => {

@@ -4,7 +4,7 @@ import {
   SENSITIVE_KEY_SUFFIXES,
   isLiftableKeyName,
   normalizeKeyName,
-  withoutTrailingDigits,
+  numberedCredentialMatch,
 } from './sensitive-keys.js';
 
 /** One key the scanner flagged. */
@@ -130,16 +130,14 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
     const normalized = normalizeKeyName(key);
     if (normalized === null) verdict = 'non_ascii_key';
     else if (!allowed.has(normalized)) {
-      // A numbered copy is judged as the name it numbers (`secret_1`, `token2`, `my_token_2`).
-      const stem = withoutTrailingDigits(normalized);
       if (exact.has(normalized)) verdict = normalized;
-      else if (exact.has(stem)) verdict = stem;
       else {
-        const suffix = SENSITIVE_KEY_SUFFIXES.find((rule) => normalized.endsWith(rule) || stem.endsWith(rule));
+        const suffix = SENSITIVE_KEY_SUFFIXES.find((rule) => normalized.endsWith(rule));
         if (suffix !== undefined) verdict = `*${suffix}`;
         else {
           const prefix = SENSITIVE_KEY_PREFIXES.find((rule) => normalized.startsWith(rule));
-          if (prefix !== undefined) verdict = `${prefix}*`;
+          // Last, a numbered copy of a credential name (`secret_1`, `token2`, `my_token_2`).
+          verdict = prefix !== undefined ? `${prefix}*` : numberedCredentialMatch(normalized);
         }
       }
     }

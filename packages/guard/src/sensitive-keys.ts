@@ -332,12 +332,17 @@ export function normalizeKeyName(key: string): NormalizedKeyName {
 const TRAILING_DIGITS = /[0-9]+$/;
 
 /**
- * A normalized name without its trailing digits (`token2` → `token`), or the name itself when it
- * is digits only: a numbered copy of a credential or control field is judged as the field.
+ * The match of a numbered copy of a credential name (`secret_1`, `token2`, `my_token_2`,
+ * `cookie2`): the normalized name without its trailing digits, judged by the credential rules
+ * only (exact names and suffixes), or `null`. Control and business-ambiguous names are not
+ * judged this way: `receipt_1`, `role_2` or `auth0` are ordinary business keys as often as not.
  */
-export function withoutTrailingDigits(normalized: string): string {
+export function numberedCredentialMatch(normalized: string): string | null {
   const stem = normalized.replace(TRAILING_DIGITS, '');
-  return stem === '' ? normalized : stem;
+  if (stem === normalized || stem === '') return null;
+  if (CREDENTIAL_KEY_SET.has(stem)) return stem;
+  const suffix = CREDENTIAL_SUFFIXES.find((rule) => stem.endsWith(rule));
+  return suffix === undefined ? null : `*${suffix}`;
 }
 
 /**
@@ -352,6 +357,8 @@ export const UNLIFTABLE_KEYS: readonly string[] = Object.freeze([
   ...new Set([...CREDENTIAL_KEYS, ...CONTROL_KEYS].map((name) => normalizeKeyName(name) ?? name)),
 ]);
 const UNLIFTABLE_KEY_SET: ReadonlySet<string> = new Set(UNLIFTABLE_KEYS);
+/** The credential names, normalized (listed names are ASCII: they always normalize). */
+const CREDENTIAL_KEY_SET: ReadonlySet<string> = new Set(CREDENTIAL_KEYS.map((name) => normalizeKeyName(name) ?? name));
 
 /**
  * Whether `allowKeys` may lift `key`: false when a credential or control rule flags it
@@ -365,11 +372,10 @@ export function isLiftableKeyName(key: string): boolean {
   if (typeof key !== 'string') throw new TypeError(`isLiftableKeyName: key must be a string, got ${key === null ? 'null' : typeof key}`);
   const normalized = normalizeKeyName(key);
   if (normalized === null) return false;
-  const stem = withoutTrailingDigits(normalized);
   return (
     !UNLIFTABLE_KEY_SET.has(normalized) &&
-    !UNLIFTABLE_KEY_SET.has(stem) &&
-    !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix) || stem.endsWith(suffix)) &&
-    !UNLIFTABLE_KEY_PREFIXES.some((prefix) => normalized.startsWith(prefix))
+    !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix)) &&
+    !UNLIFTABLE_KEY_PREFIXES.some((prefix) => normalized.startsWith(prefix)) &&
+    numberedCredentialMatch(normalized) === null
   );
 }
