@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { CONTRACT_BASE_ID } from './pinned-ajv.js';
 import { describe, expect, it } from 'vitest';
 import { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, MAX_SCHEMA_NESTING } from './create-declared-fields.js';
 
@@ -100,17 +101,38 @@ describe('createDeclaredFields', () => {
     expect(embedded.declares('/lines/0/quantity')).toBe(true);
     expect(embedded.declares('/lines/0/note')).toBe(true);
     // A schema without $id, under the base compileSchema gives it.
-    expect(createDeclaredFields({ $defs: { line }, properties: { l: { $ref: 'urn:toolseal:contract#/$defs/line' } } }).declares('/l/quantity')).toBe(true);
+    expect(createDeclaredFields({ $defs: { line }, properties: { l: { $ref: `${CONTRACT_BASE_ID}#/$defs/line` } } }).declares('/l/quantity')).toBe(true);
+    // An $id inside a value (const, enum, default, examples) names no resource.
+    const decoy = { $id: 'urn:x:line', properties: { FAKE: {} } };
+    const valued = createDeclaredFields({
+      $defs: { real: { $id: 'urn:x:line', properties: { quantity: { type: 'integer' } } } },
+      properties: { c: { const: decoy }, e: { enum: [decoy] }, d: { default: decoy, examples: [decoy] }, a: { $ref: 'urn:x:line' } },
+    });
+    expect(valued.declares('/a/quantity')).toBe(true);
+    expect(valued.declares('/a/FAKE')).toBe(false);
     // Another document, an $anchor name, a pointer to nothing: not followed.
     const outside = createDeclaredFields({ properties: { a: { $ref: 'https://example.com/other.json#/$defs/x' }, b: { $ref: '#line' }, c: { $ref: '#/$defs/missing' } } });
     expect([...outside.templates].sort()).toEqual(['/a', '/b', '/c']);
   });
 
-  it('ends recursive schemas at 16 segments and refuses more than MAX_DECLARED_FIELDS templates', () => {
+  it('ends recursive schemas at 16 segments, a branching one at the deepest level that fits, and refuses more than MAX_DECLARED_FIELDS templates otherwise', () => {
     const recursive = createDeclaredFields({ $defs: { node: { properties: { child: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' });
     expect(recursive.templates).toHaveLength(16);
-    const explosive = { $defs: { node: { properties: { a: { $ref: '#/$defs/node' }, b: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' };
-    expect(() => createDeclaredFields(explosive)).toThrow(RangeError);
+    // A tree of `a` and `b` doubles its places with every level: 12 levels (8,190 places) fit.
+    for (const tree of [
+      { $defs: { node: { properties: { a: { $ref: '#/$defs/node' }, b: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' },
+      { properties: { a: { $ref: '#' }, b: { $ref: '#' } } },
+      { $id: 'urn:x:r', $defs: { node: { $id: 'urn:x:node', properties: { a: { $ref: 'urn:x:node' }, b: { $ref: '#' } } } }, $ref: 'urn:x:node' },
+    ]) {
+      const fields = createDeclaredFields(tree);
+      expect(fields.templates).toHaveLength(2 ** 13 - 2);
+      expect(fields.declares('/b')).toBe(true);
+      expect(fields.declares(`/${'a/b/'.repeat(6)}`.slice(0, -1))).toBe(true);
+      expect(fields.declares(`/${'b/'.repeat(13)}`.slice(0, -1))).toBe(false);
+    }
+    // Without recursion, more than MAX_DECLARED_FIELDS places is a contract problem.
+    const wide = { properties: Object.fromEntries(Array.from({ length: MAX_DECLARED_FIELDS + 1 }, (_, index) => [`f${index}`, {}])) };
+    expect(() => createDeclaredFields(wide)).toThrow(RangeError);
     expect(MAX_DECLARED_FIELDS).toBe(10_000);
   });
 

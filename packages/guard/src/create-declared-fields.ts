@@ -1,4 +1,6 @@
 import type { ErrorReason } from '@toolseal/contracts';
+import { CONTRACT_BASE_ID } from './pinned-ajv.js';
+import { subschemasOf } from './subschemas.js';
 
 /**
  * The fields a JSON Schema declares, as JSON Pointer templates (`*` = any array index), computed
@@ -37,6 +39,9 @@ const SAME_PLACE_LISTS = ['allOf', 'anyOf', 'oneOf'];
 /** Keywords whose subschemas describe array items. */
 const ITEM_SINGLE = ['items', 'contains', 'unevaluatedItems', 'additionalItems'];
 
+/** A recursive contract's places outgrew `MAX_DECLARED_FIELDS` (see `createDeclaredFields`). */
+class RecursionOverflow extends Error {}
+
 interface TemplateNode {
   readonly pointer: string;
   readonly depth: number;
@@ -49,7 +54,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The base URI of a schema without `$id`, as `compileSchema` compiles it. */
-const DEFAULT_BASE = 'urn:toolseal:contract';
+const DEFAULT_BASE = CONTRACT_BASE_ID;
 
 /** `reference` resolved against `base` (RFC 3986), or `undefined` when it cannot be. */
 function resolveUri(reference: string, base: string): string | undefined {
@@ -87,20 +92,19 @@ function collectResources(schema: unknown, rootBase: string): Map<string, unknow
   const resources = new Map<string, unknown>([[rootBase, schema]]);
   const seen = new Set<object>();
   const visit = (node: unknown, base: string, nesting: number): void => {
-    if (typeof node !== 'object' || node === null || seen.has(node) || nesting > MAX_SCHEMA_NESTING) return;
+    if (!isRecord(node) || seen.has(node) || nesting > MAX_SCHEMA_NESTING) return;
     seen.add(node);
     let here = base;
-    if (!Array.isArray(node)) {
-      const id = (node as Record<string, unknown>).$id;
-      if (typeof id === 'string' && nesting > 0) {
-        const uri = resolveUri(id, base);
-        if (uri !== undefined) {
-          here = uri.split('#')[0] as string;
-          if (!resources.has(here)) resources.set(here, node);
-        }
+    const id = node.$id;
+    if (typeof id === 'string' && nesting > 0) {
+      const uri = resolveUri(id, base);
+      if (uri !== undefined) {
+        here = uri.split('#')[0] as string;
+        if (!resources.has(here)) resources.set(here, node);
       }
     }
-    for (const value of Object.values(node)) visit(value, here, nesting + 1);
+    // Subschemas only: an `$id` inside a `const`, `enum`, `default` or `examples` value names nothing.
+    for (const subschema of subschemasOf(node)) visit(subschema, here, nesting + 1);
   };
   visit(schema, rootBase, 0);
   return resources;
@@ -112,14 +116,13 @@ function collectResources(schema: unknown, rootBase: string): Map<string, unknow
  * of `allOf`/`anyOf`/`oneOf`/`not`/`if`/`then`/`else`/`dependentSchemas` at the same place, and
  * `$ref`s inside the schema: local ones (`#`, `#/$defs/...`) and those that name a resource of it
  * by `$id` (`urn:x:refund#/$defs/line`, or an embedded subschema's `$id`), resolved as Ajv
- * resolves them (a schema without `$id` under `urn:toolseal:contract`, as `compileSchema` compiles
+ * resolves them (a schema without `$id` under `CONTRACT_BASE_ID`, as `compileSchema` compiles
  * it). An `$anchor` name or a document outside the schema is not followed. Names outside `[A-Za-z0-9_]{1,64}` and keys only
  * `additionalProperties`/`patternProperties` allow are never declared: they are the input's, not
  * the contract's. Throws a `RangeError` past `MAX_DECLARED_FIELDS`, or for subschemas nested more
  * than `MAX_SCHEMA_NESTING` deep (contract problems, found at start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`).
  */
 export function createDeclaredFields(schema: unknown): DeclaredFields {
-  const root: TemplateNode = { pointer: '', depth: 0, properties: new Map(), items: null };
   const rootId = isRecord(schema) && typeof schema.$id === 'string' ? resolveUri(schema.$id, DEFAULT_BASE) : undefined;
   const rootBase = rootId === undefined ? DEFAULT_BASE : (rootId.split('#')[0] as string);
   const resources = collectResources(schema, rootBase);
@@ -137,68 +140,98 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
     const node = resolvePointer(resource, hash === -1 ? '' : target.slice(hash + 1));
     return node === undefined ? undefined : { node, base: uri };
   };
-  const templates: string[] = [];
-  const visited = new Map<object, Set<TemplateNode>>();
+  /**
+   * The templates of `schema` with at most `maxSegments` segments. Past `MAX_DECLARED_FIELDS` it
+   * throws a `RangeError`, or `RecursionOverflow` when the walk got there through a `$ref` to a
+   * subschema it was already inside (a recursive contract, which has no end of its own).
+   */
+  const build = (maxSegments: number): { root: TemplateNode; templates: string[] } => {
+    const root: TemplateNode = { pointer: '', depth: 0, properties: new Map(), items: null };
+    const templates: string[] = [];
+    const visited = new Map<object, Set<TemplateNode>>();
+    /** The subschemas being walked, outermost first: a `$ref` to one of them recurses. */
+    const active = new Set<object>();
 
-  const child = (parent: TemplateNode, segment: string): TemplateNode | null => {
-    if (parent.depth >= MAX_FIELD_SEGMENTS) return null;
-    const existing = segment === '*' ? parent.items : parent.properties.get(segment);
-    if (existing !== undefined && existing !== null) return existing;
-    if (templates.length >= MAX_DECLARED_FIELDS) {
-      throw new RangeError(`declares more than ${MAX_DECLARED_FIELDS} fields`);
-    }
-    const node: TemplateNode = { pointer: `${parent.pointer}/${segment}`, depth: parent.depth + 1, properties: new Map(), items: null };
-    if (segment === '*') parent.items = node;
-    else parent.properties.set(segment, node);
-    templates.push(node.pointer);
-    return node;
-  };
-
-  const walk = (node: unknown, at: TemplateNode, nesting: number, base: string): void => {
-    if (!isRecord(node)) return;
-    // The walk recurses: a schema nested deeper than any contract needs is refused by name, not by
-    // overflowing the stack.
-    if (nesting > MAX_SCHEMA_NESTING) throw new RangeError(`nests subschemas deeper than ${MAX_SCHEMA_NESTING}`);
-    const inner = nesting + 1;
-    // A subschema with an `$id` is a resource of its own: its `$ref`s resolve against it.
-    const id = nesting > 0 && typeof node.$id === 'string' ? resolveUri(node.$id, base) : undefined;
-    const here = id === undefined ? base : (id.split('#')[0] as string);
-    // Each (subschema, place) pair once: `$ref` cycles end, shared subschemas are walked once per place.
-    let places = visited.get(node);
-    if (places === undefined) visited.set(node, (places = new Set()));
-    if (places.has(at)) return;
-    places.add(at);
-
-    if (isRecord(node.properties)) {
-      for (const [name, subschema] of Object.entries(node.properties)) {
-        if (!PROPERTY_NAME.test(name)) continue;
-        const next = child(at, name);
-        if (next !== null) walk(subschema, next, inner, here);
+    const child = (parent: TemplateNode, segment: string, recursive: boolean): TemplateNode | null => {
+      if (parent.depth >= maxSegments) return null;
+      const existing = segment === '*' ? parent.items : parent.properties.get(segment);
+      if (existing !== undefined && existing !== null) return existing;
+      if (templates.length >= MAX_DECLARED_FIELDS) {
+        throw recursive ? new RecursionOverflow() : new RangeError(`declares more than ${MAX_DECLARED_FIELDS} fields`);
       }
-    }
-    for (const keyword of ITEM_SINGLE) {
-      if (node[keyword] === undefined || typeof node[keyword] === 'boolean') continue;
-      const next = child(at, '*');
-      if (next !== null) walk(node[keyword], next, inner, here);
-    }
-    if (Array.isArray(node.prefixItems)) {
-      const next = child(at, '*');
-      if (next !== null) for (const subschema of node.prefixItems) walk(subschema, next, inner, here);
-    }
-    for (const keyword of SAME_PLACE_SINGLE) walk(node[keyword], at, inner, here);
-    for (const keyword of SAME_PLACE_LISTS) {
-      const list = node[keyword];
-      if (Array.isArray(list)) for (const subschema of list) walk(subschema, at, inner, here);
-    }
-    if (isRecord(node.dependentSchemas)) {
-      for (const subschema of Object.values(node.dependentSchemas)) walk(subschema, at, inner, here);
-    }
-    if (typeof node.$ref === 'string') {
-      const target = resolveRef(node.$ref, here);
-      if (target !== undefined) walk(target.node, at, inner, target.base);
-    }
+      const node: TemplateNode = { pointer: `${parent.pointer}/${segment}`, depth: parent.depth + 1, properties: new Map(), items: null };
+      if (segment === '*') parent.items = node;
+      else parent.properties.set(segment, node);
+      templates.push(node.pointer);
+      return node;
+    };
+
+    const walk = (node: unknown, at: TemplateNode, nesting: number, base: string, recursive: boolean): void => {
+      if (!isRecord(node)) return;
+      // The walk recurses: a schema nested deeper than any contract needs is refused by name, not by
+      // overflowing the stack.
+      if (nesting > MAX_SCHEMA_NESTING) throw new RangeError(`nests subschemas deeper than ${MAX_SCHEMA_NESTING}`);
+      const inner = nesting + 1;
+      // A subschema with an `$id` is a resource of its own: its `$ref`s resolve against it.
+      const id = nesting > 0 && typeof node.$id === 'string' ? resolveUri(node.$id, base) : undefined;
+      const here = id === undefined ? base : (id.split('#')[0] as string);
+      // Each (subschema, place) pair once: `$ref` cycles end, shared subschemas are walked once per place.
+      let places = visited.get(node);
+      if (places === undefined) visited.set(node, (places = new Set()));
+      if (places.has(at)) return;
+      places.add(at);
+      const outermost = !active.has(node);
+      if (outermost) active.add(node);
+
+      if (isRecord(node.properties)) {
+        for (const [name, subschema] of Object.entries(node.properties)) {
+          if (!PROPERTY_NAME.test(name)) continue;
+          const next = child(at, name, recursive);
+          if (next !== null) walk(subschema, next, inner, here, recursive);
+        }
+      }
+      for (const keyword of ITEM_SINGLE) {
+        if (node[keyword] === undefined || typeof node[keyword] === 'boolean') continue;
+        const next = child(at, '*', recursive);
+        if (next !== null) walk(node[keyword], next, inner, here, recursive);
+      }
+      if (Array.isArray(node.prefixItems)) {
+        const next = child(at, '*', recursive);
+        if (next !== null) for (const subschema of node.prefixItems) walk(subschema, next, inner, here, recursive);
+      }
+      for (const keyword of SAME_PLACE_SINGLE) walk(node[keyword], at, inner, here, recursive);
+      for (const keyword of SAME_PLACE_LISTS) {
+        const list = node[keyword];
+        if (Array.isArray(list)) for (const subschema of list) walk(subschema, at, inner, here, recursive);
+      }
+      if (isRecord(node.dependentSchemas)) {
+        for (const subschema of Object.values(node.dependentSchemas)) walk(subschema, at, inner, here, recursive);
+      }
+      if (typeof node.$ref === 'string') {
+        const target = resolveRef(node.$ref, here);
+        if (target !== undefined) {
+          walk(target.node, at, inner, target.base, recursive || (isRecord(target.node) && active.has(target.node)));
+        }
+      }
+      if (outermost) active.delete(node);
+    };
+    walk(schema, root, 0, rootBase, false);
+    return { root, templates };
   };
-  walk(schema, root, 0, rootBase);
+
+  // A recursive contract declares every place down to `MAX_FIELD_SEGMENTS` segments when that fits
+  // in `MAX_DECLARED_FIELDS`, and otherwise down to the deepest level at which it fits: a structure
+  // that branches (a tree of `left` and `right`) doubles its places with every level.
+  let built: { root: TemplateNode; templates: string[] } | undefined;
+  for (let maxSegments = MAX_FIELD_SEGMENTS; built === undefined; maxSegments--) {
+    try {
+      built = build(maxSegments);
+    } catch (error) {
+      if (!(error instanceof RecursionOverflow)) throw error;
+      if (maxSegments === 1) throw new RangeError(`declares more than ${MAX_DECLARED_FIELDS} fields`);
+    }
+  }
+  const { root, templates } = built;
 
   // How many leading segments match declared places.
   const matchedSegments = (segments: readonly string[]): number => {

@@ -14,7 +14,7 @@ export { contractSafePointer } from './contract-safe-pointer.js';
 export { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, MAX_SCHEMA_NESTING, type DeclaredFields } from './create-declared-fields.js';
 export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
-export { createPinnedAjv, compileSchema, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
+export { createPinnedAjv, compileSchema, CONTRACT_BASE_ID, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
 export { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
 export { deepFreeze } from './deep-freeze.js';
 export {

@@ -94,11 +94,24 @@ describe('compileSchema', () => {
     expect(validate({ child: { child: {} } })).toBe(true);
     expect(validate({ child: { child: { extra: 1 } } })).toBe(false);
     expect(Object.hasOwn(tree, '$id')).toBe(false);
-    expect(() => compileSchema({ $ref: 'urn:toolseal:contract#/$defs/x' })).toThrow();
+    expect(() => compileSchema({ $ref: 'other.json#/$defs/x' })).toThrow(/can't resolve reference/);
   });
 
-  it('refuses at start-up a schema whose validator throws instead of answering', () => {
-    expect(() => compileSchema({ $dynamicRef: '#meta' })).toThrow(/validator throws instead of answering/);
+  it('refuses $dynamicRef at start-up, wherever it sits, even where only some inputs reach it', () => {
+    expect(() => compileSchema({ $dynamicRef: '#meta' })).toThrow(/\$dynamicRef/);
+    // Reached only for a non-empty string: a probe of a few values would never find it.
+    expect(() => compileSchema({ if: { type: 'string', minLength: 1 }, then: { $dynamicRef: '#meta' } })).toThrow(/\$dynamicRef/);
+    expect(() => compileSchema({ properties: { a: { items: { anyOf: [{ $dynamicRef: '#x' }] } } } })).toThrow(/\$dynamicRef/);
+    // A property of that name is data, not the keyword.
+    const named = compileSchema({ type: 'object', properties: { $dynamicRef: { type: 'string' } } });
+    expect(named({ $dynamicRef: 'x' })).toBe(true);
+  });
+
+  it('refuses at start-up a schema whose validator throws on a probe value instead of answering', () => {
+    // Ajv compiles a `$ref` cycle through `allOf` into mutual recursion that never consumes input.
+    expect(() => compileSchema({ $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' })).toThrow(
+      /validator throws instead of answering/,
+    );
   });
 
   it('resolves references inside the schema itself', () => {

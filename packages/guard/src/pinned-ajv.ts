@@ -1,3 +1,4 @@
+import { subschemasOf } from './subschemas.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
@@ -76,6 +77,9 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   if (!metaSchemaChecker.validateSchema(schema)) {
     throw new Error(`compileSchema: invalid schema: ${metaSchemaChecker.errorsText(metaSchemaChecker.errors)}`);
   }
+  if (usesDynamicRef(schema)) {
+    throw new TypeError('compileSchema: `$dynamicRef` is not supported in contracts (one that resolves to itself recurses until the stack runs out, for some inputs only)');
+  }
   // Without a base URI of its own a schema's `$ref: '#'` (a recursive contract) does not resolve
   // here (each schema has its own instance, which registers nothing): one without `$id` is compiled
   // under `CONTRACT_BASE_ID`, which changes nothing else (a relative `$ref` to another document
@@ -96,8 +100,27 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   return validate;
 }
 
-/** The base URI of a schema compiled without `$id` (see `compileSchema`). */
-const CONTRACT_BASE_ID = 'urn:toolseal:contract';
+/**
+ * The base URI of a schema compiled without `$id` (see `compileSchema`): a reserved `.invalid`
+ * host, never fetched (the pinned Ajv loads nothing), against which a relative `$ref` to another
+ * document fails with Ajv's usual "can't resolve reference".
+ */
+export const CONTRACT_BASE_ID = 'https://toolseal.invalid/contract';
+
+/** Whether a `$dynamicRef` appears in any subschema of `schema` (never in a property name or a value). */
+function usesDynamicRef(schema: unknown): boolean {
+  const stack: unknown[] = [schema];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || seen.has(node)) continue;
+    seen.add(node);
+    const record = node as Record<string, unknown>;
+    if (Object.hasOwn(record, '$dynamicRef')) return true;
+    stack.push(...subschemasOf(record));
+  }
+  return false;
+}
 
 /** Values every validator must answer for without throwing (see `compileSchema`). */
 const SCHEMA_PROBES: readonly unknown[] = [{}, [], null, '', 0, true, { a: [{}] }];
