@@ -204,6 +204,24 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
       expect(() => formatStateless(output)).toThrow(misuse);
     });
 
+    it('echoes the item id it checked: a second read could answer another one', () => {
+      let reads = 0;
+      const output = response.output.map((item, index) => {
+        if (index !== 0) return item;
+        return new Proxy(item as object, {
+          getOwnPropertyDescriptor(target, key) {
+            const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
+            if (key !== 'id' || descriptor === undefined) return descriptor;
+            reads += 1;
+            return { ...descriptor, value: reads === 1 ? descriptor.value : 'fc_evil\nforged' };
+          },
+        });
+      });
+      const outcome = formatStateless(output);
+      expect(outcome.ok && outcome.payload.input[0]).toMatchObject({ type: 'function_call', id: (response.output[0] as { id: string }).id });
+      expect(reads).toBe(1);
+    });
+
     it('echoes an item without an id without one', () => {
       const output = response.output.map((item) => {
         const { id: _id, ...rest } = item as { id: string };

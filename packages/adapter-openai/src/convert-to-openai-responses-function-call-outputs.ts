@@ -3,7 +3,6 @@ import {
   formatOptionsOf,
   isWellFormedIdentifier,
   readOwnData,
-  readRefusalField,
   type AdapterSettings,
 } from '@toolseal/adapter-core';
 import type { FormatFailure, FormatToolResultsInput, FormatToolResultsOutcome, ToolCall } from '@toolseal/contracts';
@@ -17,7 +16,7 @@ import {
   type OpenAIResponsesPayload,
 } from './openai-responses-api.js';
 import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-settings.js';
-import { isAcceptedFunctionCallItem } from './parse-openai-responses-tool-calls.js';
+import { acceptedFunctionCallItemId } from './parse-openai-responses-tool-calls.js';
 
 function notTheParsedOutput(): TypeError {
   return new TypeError(
@@ -82,13 +81,13 @@ function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown):
       item === undefined ||
       call.arguments.format !== 'json_text' ||
       readOwnData(item, 'name') !== call.tool_name ||
-      readOwnData(item, 'arguments') !== call.arguments.text ||
-      // The checks `parseToolCalls` made of the item: its id is echoed to OpenAI as is.
-      !isAcceptedFunctionCallItem(item)
+      readOwnData(item, 'arguments') !== call.arguments.text
     ) {
       throw notTheParsedOutput();
     }
-    const itemId = readRefusalField(item, 'id');
+    // The checks `parseToolCalls` made of the item; the id is echoed to OpenAI as read and checked here.
+    const itemId = acceptedFunctionCallItemId(item);
+    if (itemId === false) throw notTheParsedOutput();
     // Two echoed items of one id: `parseToolCalls` refuses that output too.
     if (typeof itemId === 'string') {
       if (echoedItemIds.has(itemId)) throw notTheParsedOutput();

@@ -23,17 +23,20 @@ import { OPENAI_RESPONSES_DEFAULT_SETTINGS } from './openai-responses-default-se
  * (no `caller`, or `{ type: "direct" }`: a call a program the model wrote made belongs to that
  * program's item, which a stateless continuation would have to echo with it), and with an item id
  * as well formed as a call id, or none (it goes back to OpenAI in a stateless continuation).
- * A hidden field (`readRefusalField`) is none of these. Also what a stateless continuation checks
- * the items it echoes against.
+ * A hidden field (`readRefusalField`) is none of these. Returns the item id as read once and
+ * checked (`undefined` or `null` when absent), or `false` for an item `parseToolCalls` refuses:
+ * callers use that value, never a second read. Also what a stateless continuation checks the
+ * items it echoes against.
  */
-export function isAcceptedFunctionCallItem(item: object): boolean {
+export function acceptedFunctionCallItemId(item: object): string | null | undefined | false {
   if (!isFinished(readRefusalField(item, 'status'))) return false;
   const namespace = readRefusalField(item, 'namespace');
   if (namespace !== undefined && namespace !== null) return false;
   const caller = readRefusalField(item, 'caller');
   if (caller !== undefined && caller !== null && readOwnData(caller, 'type') !== 'direct') return false;
   const itemId = readRefusalField(item, 'id');
-  return itemId === undefined || itemId === null || isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH);
+  if (itemId === undefined || itemId === null) return itemId;
+  return isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH) ? (itemId as string) : false;
 }
 
 /** A `status` (of the response or of an item) under which its function calls are finished. */
@@ -89,8 +92,8 @@ export function parseOpenAIResponsesToolCalls(
       if (type === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
       if (type !== 'function_call') continue;
       // An unfinished response may have cut this call's arguments short.
-      if (!responseFinished || !isAcceptedFunctionCallItem(item)) return rejectMalformedToolCall('malformed_response');
-      const itemId = readOwnData(item, 'id');
+      const itemId = responseFinished ? acceptedFunctionCallItemId(item) : false;
+      if (itemId === false) return rejectMalformedToolCall('malformed_response');
       const text = readOwnData(item, 'arguments');
       if (typeof text !== 'string') return rejectMalformedToolCall('malformed_response');
       const rejection = collector.add(readOwnData(item, 'call_id'), readOwnData(item, 'name'), {
