@@ -56,12 +56,27 @@ export function checkNonNegativeInteger(field: string, value: unknown): number {
 /** Longest lease a store grants (ms): a day (a dispatcher's own leases are at most about two hours: a deadline plus its lease margin). */
 export const MAX_LEASE_MS = 86_400_000;
 
-/** Throws unless `value` is a lease from 1 ms to `MAX_LEASE_MS`: a longer one could outlast every clock reading a store accepts, and the record could never be taken over or purged. */
-export function checkLeaseMs(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_LEASE_MS) {
-    throw new StoreInputError('lease_ms', `must be an integer from 1 to ${MAX_LEASE_MS}`);
+/**
+ * A store option or input that is a whole number from `min` to `max`: `value`, or `fallback` when
+ * it is `undefined` and a fallback is given; otherwise StoreInputError naming `field`, saying the
+ * range as `what` ("an integer", "a whole number of milliseconds") and, when given, `why`.
+ */
+export function checkIntegerInRange(
+  field: string,
+  value: unknown,
+  range: { readonly min: number; readonly max: number; readonly fallback?: number; readonly what?: string; readonly why?: string },
+): number {
+  if (value === undefined && range.fallback !== undefined) return range.fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < range.min || value > range.max) {
+    const why = range.why === undefined ? '' : ` (${range.why})`;
+    throw new StoreInputError(field, `must be ${range.what ?? 'an integer'} from ${range.min} to ${range.max}${why}`);
   }
   return value;
+}
+
+/** Throws unless `value` is a lease from 1 ms to `MAX_LEASE_MS`: a longer one could outlast every clock reading a store accepts, and the record could never be taken over or purged. */
+export function checkLeaseMs(value: unknown): number {
+  return checkIntegerInRange('lease_ms', value, { min: 1, max: MAX_LEASE_MS });
 }
 
 /** Smallest `maxBodyBytes` a store can be opened with: 4 KiB, room for any dispatcher's minimal entry body. */
@@ -77,10 +92,7 @@ export const MAX_AUDIT_BODY_BYTES_LIMIT = 64 * 1024 * 1024;
  */
 export function checkMaxBodyBytes(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < MIN_AUDIT_BODY_BYTES_LIMIT || value > MAX_AUDIT_BODY_BYTES_LIMIT) {
-    throw new StoreInputError('maxBodyBytes', `must be an integer from ${MIN_AUDIT_BODY_BYTES_LIMIT} to ${MAX_AUDIT_BODY_BYTES_LIMIT}`);
-  }
-  return value;
+  return checkIntegerInRange('maxBodyBytes', value, { min: MIN_AUDIT_BODY_BYTES_LIMIT, max: MAX_AUDIT_BODY_BYTES_LIMIT });
 }
 
 /**

@@ -9,6 +9,7 @@ export {
   checkPositiveInteger,
   checkNonNegativeInteger,
   checkPurgeInput,
+  checkIntegerInRange,
   MAX_LEASE_MS,
   checkLeaseMs,
   MIN_AUDIT_BODY_BYTES_LIMIT,

@@ -84,6 +84,12 @@ function resolvePointer(resource: unknown, pointer: string): unknown {
   return current;
 }
 
+/** The base URI of `node`'s resource: its own `$id` resolved against `base` (without fragment), or `base`. */
+function resourceBase(node: Readonly<Record<string, unknown>>, base: string): string {
+  const uri = typeof node.$id === 'string' ? resolveUri(node.$id, base) : undefined;
+  return uri === undefined ? base : (uri.split('#')[0] as string);
+}
+
 /**
  * Every schema resource of `schema` by its absolute URI: the root under its `$id` (or the default
  * base), and each subschema with an `$id`, resolved against the resource around it.
@@ -94,15 +100,8 @@ function collectResources(schema: unknown, rootBase: string): Map<string, unknow
   const visit = (node: unknown, base: string, nesting: number): void => {
     if (!isRecord(node) || seen.has(node) || nesting > MAX_SCHEMA_NESTING) return;
     seen.add(node);
-    let here = base;
-    const id = node.$id;
-    if (typeof id === 'string' && nesting > 0) {
-      const uri = resolveUri(id, base);
-      if (uri !== undefined) {
-        here = uri.split('#')[0] as string;
-        if (!resources.has(here)) resources.set(here, node);
-      }
-    }
+    const here = nesting === 0 ? base : resourceBase(node, base);
+    if (here !== base && !resources.has(here)) resources.set(here, node);
     // Subschemas only: an `$id` inside a `const`, `enum`, `default` or `examples` value names nothing.
     for (const subschema of subschemasOf(node)) visit(subschema, here, nesting + 1);
   };
@@ -123,8 +122,7 @@ function collectResources(schema: unknown, rootBase: string): Map<string, unknow
  * than `MAX_SCHEMA_NESTING` deep (contract problems, found at start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`).
  */
 export function createDeclaredFields(schema: unknown): DeclaredFields {
-  const rootId = isRecord(schema) && typeof schema.$id === 'string' ? resolveUri(schema.$id, DEFAULT_BASE) : undefined;
-  const rootBase = rootId === undefined ? DEFAULT_BASE : (rootId.split('#')[0] as string);
+  const rootBase = isRecord(schema) ? resourceBase(schema, DEFAULT_BASE) : DEFAULT_BASE;
   const resources = collectResources(schema, rootBase);
   /**
    * The subschema `ref` names, resolved against `base` (a local pointer, or a resource by `$id`),
@@ -173,8 +171,7 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
       if (nesting > MAX_SCHEMA_NESTING) throw new RangeError(`nests subschemas deeper than ${MAX_SCHEMA_NESTING}`);
       const inner = nesting + 1;
       // A subschema with an `$id` is a resource of its own: its `$ref`s resolve against it.
-      const id = nesting > 0 && typeof node.$id === 'string' ? resolveUri(node.$id, base) : undefined;
-      const here = id === undefined ? base : (id.split('#')[0] as string);
+      const here = nesting === 0 ? base : resourceBase(node, base);
       // Each (subschema, place) pair once: `$ref` cycles end, shared subschemas are walked once per place.
       let places = visited.get(node);
       if (places === undefined) visited.set(node, (places = new Set()));

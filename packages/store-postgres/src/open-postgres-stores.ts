@@ -7,6 +7,7 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
+  checkIntegerInRange,
   checkMaxBodyBytes,
   checkPurgeInput,
   formatRecordedAt,
@@ -177,12 +178,27 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // name RangeError), and nothing is created.
   const genesisHash = auditGenesisHash(digester, options.logId);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
-  const maxPendingAppends = checkWholeNumber('maxPendingAppends', options.maxPendingAppends, DEFAULT_MAX_PENDING_APPENDS, 1_000_000);
-  const maxPendingUnits = checkWholeNumber('maxPendingUnits', options.maxPendingUnits, MAX_PENDING_UNITS, 2 ** 30);
+  const maxPendingAppends = checkIntegerInRange('maxPendingAppends', options.maxPendingAppends, {
+    min: 1,
+    max: 1_000_000,
+    fallback: DEFAULT_MAX_PENDING_APPENDS,
+    what: 'a whole number',
+  });
+  const maxPendingUnits = checkIntegerInRange('maxPendingUnits', options.maxPendingUnits, {
+    min: 1,
+    max: 2 ** 30,
+    fallback: MAX_PENDING_UNITS,
+    what: 'a whole number',
+  });
   if (options.pool !== undefined && options.connectionTimeoutMs !== undefined) {
     throw new StoreInputError('connectionTimeoutMs', 'applies only to the pool made from connectionString: set connectionTimeoutMillis on your own pool');
   }
-  const connectionTimeoutMillis = checkWholeNumber('connectionTimeoutMs', options.connectionTimeoutMs, DEFAULT_CONNECTION_TIMEOUT_MS, 3_600_000);
+  const connectionTimeoutMillis = checkIntegerInRange('connectionTimeoutMs', options.connectionTimeoutMs, {
+    min: 1,
+    max: 3_600_000,
+    fallback: DEFAULT_CONNECTION_TIMEOUT_MS,
+    what: 'a whole number',
+  });
   const schema = options.schema ?? 'toolseal';
   const s = quoteSchemaName(schema);
   const clock = options.clock ?? systemClock;
@@ -591,12 +607,3 @@ function auditRowFromText(row: AuditRowText): StoredAuditRow {
  * away, that call rejects. A host that wants to log these adds its own listener to `stores.pool`.
  */
 function ignoreLostIdleConnection(): void {}
-
-/** A whole number option from 1 to `max` (`undefined`: `fallback`), or StoreInputError naming it. */
-function checkWholeNumber(field: string, value: unknown, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new StoreInputError(field, `must be a whole number from 1 to ${max}`);
-  }
-  return value;
-}

@@ -7,6 +7,7 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
+  checkIntegerInRange,
   checkMaxBodyBytes,
   checkPurgeInput,
   formatRecordedAt,
@@ -152,20 +153,20 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const digester = options.digester ?? createDigester();
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   // Checked before the file is opened: a malformed option throws StoreInputError, nothing is created.
-  const busyTimeoutMs = checkMilliseconds(
-    'busyTimeoutMs',
-    options.busyTimeoutMs,
-    DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
-    MAX_SQLITE_BUSY_TIMEOUT_MS,
-    'one attempt to take a lock blocks the event loop this long; the total wait is lockTimeoutMs',
-  );
-  const lockTimeoutMs = checkMilliseconds(
-    'lockTimeoutMs',
-    options.lockTimeoutMs,
-    DEFAULT_SQLITE_LOCK_TIMEOUT_MS,
-    MAX_SQLITE_LOCK_TIMEOUT_MS,
-    'the total wait of one store call for a lock',
-  );
+  const busyTimeoutMs = checkIntegerInRange('busyTimeoutMs', options.busyTimeoutMs, {
+    min: 0,
+    max: MAX_SQLITE_BUSY_TIMEOUT_MS,
+    fallback: DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+    what: 'a whole number of milliseconds',
+    why: 'one attempt to take a lock blocks the event loop this long; the total wait is lockTimeoutMs',
+  });
+  const lockTimeoutMs = checkIntegerInRange('lockTimeoutMs', options.lockTimeoutMs, {
+    min: 0,
+    max: MAX_SQLITE_LOCK_TIMEOUT_MS,
+    fallback: DEFAULT_SQLITE_LOCK_TIMEOUT_MS,
+    what: 'a whole number of milliseconds',
+    why: 'the total wait of one store call for a lock',
+  });
   const genesisHash = auditGenesisHash(digester, options.logId);
   const lock = new SqliteLockWaiter(lockTimeoutMs);
   const database = new BetterSqlite3(path);
@@ -431,14 +432,6 @@ function checkSynchronous(value: unknown): 'full' | 'normal' {
   throw new StoreInputError('synchronous', "must be 'full' (the default) or 'normal'");
 }
 
-/** `value`, or `fallback` when absent; throws StoreInputError unless a whole number of ms in 0..max. */
-function checkMilliseconds(field: string, value: unknown, fallback: number, max: number, why: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
-    throw new StoreInputError(field, `must be a whole number of milliseconds from 0 to ${max} (${why})`);
-  }
-  return value;
-}
 
 /**
  * The first `limit` of `records`, oldest first: by `created_at`, then by `key` in UTF-16 code-unit
