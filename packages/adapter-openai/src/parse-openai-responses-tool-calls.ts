@@ -83,7 +83,8 @@ export function parseOpenAIResponsesToolCalls(
     if (responseStatus === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
     const responseFinished = isFinished(responseStatus);
     // Item ids of the calls: a stateless continuation echoes them, and OpenAI takes no two alike.
-    const itemIds = new Set<string>();
+    // A list, not a set: at most `maxCalls` (64) calls, and a turn usually has one.
+    const itemIds: string[] = [];
     for (let index = 0; index < count; index++) {
       const item = readOwnData(items, index);
       if (typeof item !== 'object' || item === null) return rejectMalformedToolCall('malformed_response');
@@ -103,8 +104,8 @@ export function parseOpenAIResponsesToolCalls(
       if (rejection !== null) return rejection;
       // After the call id's own checks: a repeated call id is reported as such.
       if (typeof itemId === 'string') {
-        if (itemIds.has(itemId)) return rejectMalformedToolCall('malformed_response');
-        itemIds.add(itemId);
+        if (itemIds.includes(itemId)) return rejectMalformedToolCall('malformed_response');
+        itemIds.push(itemId);
       }
     }
     return null;
