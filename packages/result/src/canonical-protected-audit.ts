@@ -1,11 +1,11 @@
 import type { ProtectedAudit, ToolContract } from '@toolseal/contracts';
 import { canonicalize, canonicalString } from '@toolseal/digests';
-import { CONTRACT_KEYS } from './contract-keys.js';
+import { CONTRACT_KEY_LIST } from './contract-keys.js';
 import { tryCanonicalize } from './canonical-model-result.js';
 
 /** A registry contract as first read: its members (all strings) and their RFC 8785 text. */
 interface ContractSnapshot {
-  readonly members: Readonly<Record<(typeof CONTRACT_KEYS)[number], string>>;
+  readonly members: Readonly<Record<(typeof CONTRACT_KEY_LIST)[number], string>>;
   readonly text: string;
 }
 
@@ -21,7 +21,7 @@ function snapshotOf(contract: Readonly<ToolContract>): ContractSnapshot | null {
   if (snapshot === undefined) {
     const members: Record<string, string> = {};
     let strings = true;
-    for (const key of CONTRACT_KEYS) {
+    for (const key of CONTRACT_KEY_LIST) {
       const value: unknown = contract[key];
       if (typeof value !== 'string') {
         strings = false;
@@ -43,8 +43,8 @@ function snapshotOf(contract: Readonly<ToolContract>): ContractSnapshot | null {
  * shape's depth and the kept contract text would not describe).
  */
 function sameContract(copy: ToolContract, snapshot: ContractSnapshot): boolean {
-  if (Object.keys(copy).length !== CONTRACT_KEYS.length) return false;
-  for (const key of CONTRACT_KEYS) if (copy[key] !== snapshot.members[key]) return false;
+  if (Object.keys(copy).length !== CONTRACT_KEY_LIST.length) return false;
+  for (const key of CONTRACT_KEY_LIST) if (copy[key] !== snapshot.members[key]) return false;
   return true;
 }
 

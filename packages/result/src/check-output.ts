@@ -124,7 +124,11 @@ export function checkOutputData(
     if (violations.length === 0) violations.push({ rule: 'type', path: prefix });
   }
 
-  for (const { output, outputSegments, inputSegments } of tool.echo) {
+  // Index loops over the registry's frozen lists: a `for…of` over a frozen array allocates an
+  // iterator result per step in this V8, on every sealed and verified call.
+  const { echo } = tool;
+  for (let index = 0; index < echo.length; index++) {
+    const { output, outputSegments, inputSegments } = echo[index]!;
     const produced = valueAtSegments(data, outputSegments);
     const expected = argumentsValue === null ? undefined : valueAtSegments(argumentsValue, inputSegments);
     if (produced === undefined) continue;
@@ -138,16 +142,18 @@ export function checkOutputData(
     violations.push({ rule: 'sensitive_key', path: `${prefix}${contractSafePath(parentPath(hit.path))}` });
   }
 
-  for (const template of tool.links.pointers) {
-    for (const { pointer, value } of valuesAtTemplate(data, template)) {
+  const linkPointers = tool.links.pointers;
+  for (let index = 0; index < linkPointers.length; index++) {
+    for (const { pointer, value } of valuesAtTemplate(data, linkPointers[index]!)) {
       if (typeof value !== 'string') continue;
       const rule = checkLink(tool, value);
       if (rule !== null) violations.push({ rule, path: `${prefix}${pointer}` });
     }
   }
 
-  for (const template of tool.media.pointers) {
-    for (const { pointer, value } of valuesAtTemplate(data, template)) {
+  const mediaPointers = tool.media.pointers;
+  for (let index = 0; index < mediaPointers.length; index++) {
+    for (const { pointer, value } of valuesAtTemplate(data, mediaPointers[index]!)) {
       if (typeof value === 'string' && !tool.media.types.has(value.toLowerCase())) {
         violations.push({ rule: 'media_type', path: `${prefix}${pointer}` });
       }

@@ -1,5 +1,5 @@
 import type { ResultVerifier, SealedResult, ToolCall, VerifyFailureReason } from '@toolseal/contracts';
-import { PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
+import { PROVIDER_CONTEXT_KEY_LIST } from './contract-keys.js';
 import { failWith, sealedTextFor, verifyResult, type TrustedContext } from './verify-result.js';
 
 /**
@@ -16,7 +16,7 @@ export function createResultVerifier(lookup: (call: ToolCall) => TrustedContext 
     const trusted = lookup(call);
     if (trusted === undefined) return failWith(['provider_context']);
     const reasons: VerifyFailureReason[] = [];
-    for (const key of PROVIDER_CONTEXT_KEYS) {
+    for (const key of PROVIDER_CONTEXT_KEY_LIST) {
       if (call[key] !== trusted.call[key]) reasons.push('provider_context');
     }
     if (call.tool_name !== trusted.tool_name) reasons.push('tool_contract');

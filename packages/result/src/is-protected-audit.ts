@@ -1,6 +1,6 @@
 import { PROTECTED_AUDIT_SCHEMA_VERSION, type ProtectedAudit } from '@toolseal/contracts';
 import { isSha256Hex } from '@toolseal/digests';
-import { CONTRACT_KEYS, CONTRACT_REVISIONS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
+import { CONTRACT_KEY_LIST, CONTRACT_REVISION_LIST, PROVIDER_CONTEXT_KEY_LIST } from './contract-keys.js';
 
 // `PROTECTED_AUDIT_SCHEMA` written out by hand: the same verdict on every JSON value (a test runs
 // both on every single-leaf change of the sealed fixtures, at every length bound and on random
@@ -66,7 +66,7 @@ export function isProtectedAudit(value: unknown): value is ProtectedAudit {
 
   const context = value['provider_context'];
   if (
-    !hasExactly(context, PROVIDER_CONTEXT_KEYS) ||
+    !hasExactly(context, PROVIDER_CONTEXT_KEY_LIST) ||
     !matches(context['provider'], PROVIDER) ||
     !matches(context['api_family'], API_FAMILY) ||
     !isStringOfLength(context['response_id'], 1, 256) ||
@@ -77,9 +77,9 @@ export function isProtectedAudit(value: unknown): value is ProtectedAudit {
   }
 
   const contract = value['tool_contract'];
-  if (!hasExactly(contract, CONTRACT_KEYS) || !matches(contract['tool_name'], TOOL_NAME)) return false;
+  if (!hasExactly(contract, CONTRACT_KEY_LIST) || !matches(contract['tool_name'], TOOL_NAME)) return false;
   if (contract['effect'] !== 'read' && contract['effect'] !== 'write') return false;
-  for (const revision of CONTRACT_REVISIONS) if (!isRevision(contract[revision])) return false;
+  for (const revision of CONTRACT_REVISION_LIST) if (!isRevision(contract[revision])) return false;
 
   const downstream = value['downstream'];
   if (

@@ -15,7 +15,7 @@ import { ERROR_CATALOG, checkError } from '@toolseal/errors';
 import { checkUntrustedValue, compileSchema, findCredentialValue, utf8LengthWithin } from '@toolseal/guard';
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision, MAX_CLOCK_SKEW_MS } from './check-output.js';
-import { CONTRACT_KEYS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
+import { CONTRACT_KEY_LIST, PROVIDER_CONTEXT_KEY_LIST } from './contract-keys.js';
 import { findCredentialValues } from './find-credential-values.js';
 import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { isProtectedAudit } from './is-protected-audit.js';
@@ -242,10 +242,10 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
   const principalRef =
     trusted.principal_ref ?? digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id });
   if (!constantTimeEqual(principalRef, audit.principal_ref)) reasons.add('principal_ref');
-  for (const key of PROVIDER_CONTEXT_KEYS) {
+  for (const key of PROVIDER_CONTEXT_KEY_LIST) {
     if (audit.provider_context[key] !== call[key]) reasons.add('provider_context');
   }
-  for (const key of CONTRACT_KEYS) {
+  for (const key of CONTRACT_KEY_LIST) {
     if (audit.tool_contract[key] !== contract[key]) reasons.add('tool_contract');
   }
   if (audit.downstream.operation_id !== call.operation_id || audit.downstream.idempotency_key !== call.idempotency_key) {
