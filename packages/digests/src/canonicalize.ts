@@ -65,22 +65,24 @@ let retained: Output | null = null;
 const CHUNK_UNITS = 1 << 14;
 const MAX_CHUNKED_UNITS = 1 << 18;
 
-function decodeUnits(output: Output, length: number): string {
+/** The text of the output's units `start` to `end`. */
+function decodeUnits(output: Output, start: number, end: number): string {
   const buffer = output.units;
+  const length = end - start;
   if (NodeBuffer !== undefined && LITTLE_ENDIAN) {
     // Much less per-call overhead than TextDecoder under Node.
     const bytes = (output.bytes ??= NodeBuffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength));
-    if (length <= CHUNK_UNITS || length > MAX_CHUNKED_UNITS) return bytes.toString('utf16le', 0, length * 2);
+    if (length <= CHUNK_UNITS || length > MAX_CHUNKED_UNITS) return bytes.toString('utf16le', start * 2, end * 2);
     let text = '';
-    for (let start = 0; start < length; start += CHUNK_UNITS) {
-      text += bytes.toString('utf16le', start * 2, Math.min(length, start + CHUNK_UNITS) * 2);
+    for (let from = start; from < end; from += CHUNK_UNITS) {
+      text += bytes.toString('utf16le', from * 2, Math.min(end, from + CHUNK_UNITS) * 2);
     }
     return text;
   }
-  if (utf16Decoder !== undefined) return utf16Decoder.decode(buffer.subarray(0, length));
+  if (utf16Decoder !== undefined) return utf16Decoder.decode(buffer.subarray(start, end));
   let text = '';
-  for (let start = 0; start < length; start += 8192) {
-    text += String.fromCharCode(...buffer.subarray(start, Math.min(length, start + 8192)));
+  for (let from = start; from < end; from += 8192) {
+    text += String.fromCharCode(...buffer.subarray(from, Math.min(end, from + 8192)));
   }
   return text;
 }
@@ -137,19 +139,6 @@ function writeAscii(buffer: Uint16Array, position: number, text: string): number
 const TRUE_UNITS = new Uint16Array([0x74, 0x72, 0x75, 0x65]);
 const FALSE_UNITS = new Uint16Array([0x66, 0x61, 0x6c, 0x73, 0x65]);
 const NULL_UNITS = new Uint16Array([0x6e, 0x75, 0x6c, 0x6c]);
-
-/**
- * Copies `text` (already canonical) into `output` at `position`; the caller made room for it.
- * Under Node one native copy (`ucs2Write`), far faster than a loop for a text of hundreds of units.
- */
-function writeText(output: Output, position: number, text: string): number {
-  if (NodeBuffer !== undefined && LITTLE_ENDIAN) {
-    const units = output.units;
-    const bytes = (output.bytes ??= NodeBuffer.from(units.buffer, units.byteOffset, units.byteLength));
-    return position + bytes.write(text, position * 2, text.length * 2, 'utf16le') / 2;
-  }
-  return writeAscii(output.units, position, text);
-}
 
 function writeUnits(buffer: Uint16Array, position: number, units: Uint16Array): number {
   let at = position;
@@ -291,6 +280,12 @@ export function canonicalize(value: unknown, options?: CanonicalizeOptions): str
   retained = null; // a getter that calls canonicalize again gets a buffer of its own
   let buffer = output.units;
   let at = 0;
+  // Remembered texts are not copied into the buffer: the output before each is decoded and the
+  // text appended to it as a string (a rope, flattened once by whoever hashes or stores it), which
+  // saves writing it into the buffer and decoding it back (about 0.4 of 0.8 µs for an audit body
+  // holding a 900-character protected projection).
+  let written: string | null = null;
+  let decodedTo = 0;
 
   for (;;) {
     // Room for any number, literal or pair of brackets.
@@ -341,10 +336,9 @@ export function canonicalize(value: unknown, options?: CanonicalizeOptions): str
         const record = current as JsonRecord;
         const known = reuseRemembered ? rememberedTextOf(record) : undefined;
         if (known !== undefined && depth + rememberedDepthOf(record) <= maxDepth) {
-          const length = known.length;
-          if (buffer.length - at < length + 2) buffer = grow(buffer, at, length + 2);
           if (output.units !== buffer) output = outputOver(buffer);
-          at = writeText(output, at, known) | 0;
+          written = (written ?? '') + decodeUnits(output, decodedTo, at) + known;
+          decodedTo = at;
         } else {
           const keys = Object.keys(record);
           // Symbol-keyed and non-enumerable properties are invisible to Object.keys: reject them
@@ -372,7 +366,7 @@ export function canonicalize(value: unknown, options?: CanonicalizeOptions): str
     for (;;) {
       if (depth === 0) {
         if (output.units !== buffer) output = outputOver(buffer);
-        const text = decodeUnits(output, at);
+        const text = written === null ? decodeUnits(output, 0, at) : written + decodeUnits(output, decodedTo, at);
         if (buffer.length <= MAX_RETAINED_UNITS) {
           // The retained buffer must not keep a copy of the last value (arguments, results).
           buffer.fill(0, 0, at);

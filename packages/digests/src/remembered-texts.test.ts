@@ -33,6 +33,27 @@ describe('rememberCanonicalText', () => {
     expect(canonicalize(body, { reuseRemembered: true })).toBe(canonicalize(body));
   });
 
+  it('joins remembered texts with the walked output around them at any size: empty, mid-size (decoded in chunks) and large', () => {
+    const small = deepFreeze({ a: 1 });
+    rememberCanonicalText(small, canonicalize(small), 1);
+    const wide = deepFreeze({ text: '😀é'.repeat(7000) });
+    rememberCanonicalText(wide, canonicalize(wide), 1);
+    const bodies = [
+      [small],
+      [small, small, small],
+      { z: small, a: small },
+      { before: 'b'.repeat(20_000), wide, between: [small, 'é'.repeat(40_000)], after: wide, tail: 'c'.repeat(300_000) },
+      { only: 'x'.repeat(70_000), then: small },
+    ];
+    for (const body of bodies) {
+      const text = canonicalize(body, { reuseRemembered: true });
+      expect(text).toBe(canonicalize(body));
+      expect(JSON.parse(text)).toEqual(body);
+    }
+    // The next call starts from a clean buffer: nothing of a remembered text is left in it.
+    expect(canonicalize({ k: 'v' })).toBe('{"k":"v"}');
+  });
+
   it('walks the object instead where its remembered depth would pass maxDepth, and fails as the walk does', () => {
     const projection = deepFreeze({ a: { b: { c: {} } } });
     rememberCanonicalText(projection, '{"remembered":true}', 4);
