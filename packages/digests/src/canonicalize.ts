@@ -128,7 +128,12 @@ function writeSmallInteger(buffer: Uint16Array, position: number, number: number
 
 const charCodeAt = String.prototype.charCodeAt; // see write-json-string.ts
 
-function writeAscii(buffer: Uint16Array, position: number, text: string): number {
+// Remembered texts up to this long are copied into the output buffer; longer ones are joined to it
+// as strings (see `canonicalize`).
+const SHORT_REMEMBERED_UNITS = 64;
+
+/** Copies the code units of `text` as they are (any UTF-16, not only ASCII); the caller made room. */
+function writeUnitsOf(buffer: Uint16Array, position: number, text: string): number {
   let at = position;
   const length = text.length;
   for (let index = 0; index < length; index++) buffer[at++] = charCodeAt.call(text, index);
@@ -184,7 +189,7 @@ function writeNumber(buffer: Uint16Array, position: number, number: number): num
     const written = writeShortDecimal(buffer, at, magnitude);
     if (written !== -1) return written;
   }
-  return writeAscii(buffer, position, String(number));
+  return writeUnitsOf(buffer, position, String(number));
 }
 
 function escapePointerSegment(segment: string): string {
@@ -336,9 +341,15 @@ export function canonicalize(value: unknown, options?: CanonicalizeOptions): str
         const record = current as JsonRecord;
         const known = reuseRemembered ? rememberedTextOf(record) : undefined;
         if (known !== undefined && depth + rememberedDepthOf(record) <= maxDepth) {
-          if (output.units !== buffer) output = outputOver(buffer);
-          written = (written ?? '') + decodeUnits(output, decodedTo, at) + known;
-          decodedTo = at;
+          if (known.length <= SHORT_REMEMBERED_UNITS) {
+            // A short text is copied: one native decode per text would cost more than the copy.
+            if (buffer.length - at < known.length + 2) buffer = grow(buffer, at, known.length + 2);
+            at = writeUnitsOf(buffer, at, known) | 0;
+          } else {
+            if (output.units !== buffer) output = outputOver(buffer);
+            written = (written ?? '') + decodeUnits(output, decodedTo, at) + known;
+            decodedTo = at;
+          }
         } else {
           const keys = Object.keys(record);
           // Symbol-keyed and non-enumerable properties are invisible to Object.keys: reject them
