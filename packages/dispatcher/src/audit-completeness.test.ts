@@ -251,6 +251,60 @@ describe('a refused full audit entry of an executed call is retried once with a 
     expect(again.audit_entry).toMatchObject({ sequence: 2, body: 'full' });
   });
 
+  it('the review: the withheld result, read from the idempotency store, does not verify for the call; the answer does', async () => {
+    const host = writeHost();
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    host.stores.auditLog.append = (input) => (input.kind === 'sealed_call' ? Promise.reject(new Error('log down')) : append(input));
+    const call = toolCall('create_refund_draft', BASELINE_REFUND);
+    const turn = await host.dispatcher.dispatch([call], context);
+    const answered = only(turn);
+    expect(answered.sealed.model_result.error?.code).toBe('TOOL_ERROR');
+    // The real result sits in the write's record, sealed genuinely for this very call.
+    const record = await host.stores.idempotencyStore.get(answered.sealed.protected_audit.downstream.idempotency_key ?? '');
+    const stored = JSON.parse(record?.result?.sealed_json ?? 'null') as typeof answered.sealed;
+    expect(stored.model_result.status).toBe('succeeded');
+    expect(turn.verify(answered.sealed, call, {})).toEqual({ ok: true });
+    expect(turn.verify(stored, call, {})).toEqual({ ok: false, reasons: ['result_digest'] });
+    // So the adapter refuses to send it in place of the answer.
+    const formatted = createOpenAIResponsesAdapter().formatToolResults({
+      calls: [call],
+      results: [stored],
+      verify: turn.verify,
+      options: { continuation: 'previous_response_id' },
+    });
+    expect(formatted.ok).toBe(false);
+  });
+
+  it('the review: a completed record holding another genuine package of its key (not one completing stores) is not replayed', async () => {
+    const host = writeHost();
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    // The first attempt cannot announce the write: TIMEOUT_BEFORE_EXECUTE, sealed under the key.
+    host.stores.auditLog.append = (input) => (input.kind === 'write_started' ? Promise.reject(new Error('log down')) : append(input));
+    const refused = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(refused.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    host.stores.auditLog.append = append;
+    const written = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(written.sealed.model_result.status).toBe('succeeded');
+    const key = written.sealed.protected_audit.downstream.idempotency_key;
+    expect(refused.sealed.protected_audit.downstream.idempotency_key).toBe(key);
+    const replayed = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(replayed.sealed.model_result.execution.delivery).toBe('local_replay');
+
+    // A writer of the database puts either package in the completed record, with its receipt.
+    const store = host.stores.idempotencyStore;
+    const claim = store.claim.bind(store);
+    for (const swapped of [refused.sealed, replayed.sealed]) {
+      store.claim = async (input) => {
+        const outcome = await claim(input);
+        if (outcome.kind !== 'completed') return outcome;
+        return { ...outcome, result: { ...outcome.result, sealed_json: canonicalize(swapped), receipt: swapped.protected_audit.downstream.receipt } };
+      };
+      const answer = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+      expect(answer.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    }
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
   it('the host aborting while the announcement hangs ends the call at once (gate deadline), nothing run', async () => {
     const host = createTestHost({
       options: { storeTimeoutMs: 60_000 },

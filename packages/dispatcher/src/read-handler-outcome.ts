@@ -16,7 +16,8 @@ export type ReadOutcome =
 
 const GARBAGE: ReadOutcome = Object.freeze({ kind: 'garbage' });
 
-const HANDLER_ERROR_CODES: ReadonlySet<string> = new Set<HandlerErrorCode>([
+/** The catalogued refusals a handler may answer; the only errors a write's record is completed with. */
+export const HANDLER_ERROR_CODES: ReadonlySet<string> = new Set<HandlerErrorCode>([
   'NOT_FOUND',
   'RULE_REJECTED',
   'FACTS_UNAVAILABLE',

@@ -3,6 +3,7 @@ import type { StoredResult } from '@toolseal/audit';
 import type { Digester } from '@toolseal/digests';
 import { parseUntrustedJson } from '@toolseal/guard';
 import { CONTRACT_REVISIONS, verifyResult, type SealSubject, type ToolRegistry } from '@toolseal/result';
+import { HANDLER_ERROR_CODES } from './read-handler-outcome.js';
 
 /** What the replay needs to know about the current, fully authorized call. */
 export interface StoredResultContext {
@@ -38,7 +39,8 @@ function text(value: JsonValue | undefined): string | null {
  * recomputed) as a package sealed for this principal, this tool contract, these exact arguments
  * and this idempotency key, under the operation and provider context it names, and the record's
  * `receipt` column must equal the package's `protected_audit.downstream.receipt` (the receipt
- * replayed). With a keyed digester nobody without the key can forge the bound parts of a package
+ * replayed), and it must be a package completing a record stores: delivered `fresh` or
+ * `receipt_reconciled`, and either a result or one of a handler's refusals (`HANDLER_ERROR_CODES`). With a keyed digester nobody without the key can forge the bound parts of a package
  * (the downstream receipt and status reference are not bound: a writer of the database can still
  * change both together in the package and the column). A record that fails any check is `null`: the
  * caller answers STATUS_CONFLICT (the recorded status cannot be trusted; a person must look).
@@ -103,6 +105,12 @@ export function readStoredResult(stored: StoredResult, context: StoredResultCont
     const provenance = modelResult['provenance'];
     const error = modelResult['error'];
     if (!isObject(execution) || !isObject(provenance)) return null;
+    // Only what completing a record stores: a result delivered `fresh` or `receipt_reconciled`,
+    // and of errors only a handler's own refusal. Any other package of the call (a
+    // TIMEOUT_BEFORE_EXECUTE the model saw, a replay) verifies just as well, but would replay a
+    // committed write as one that never ran.
+    const delivery = execution['delivery'];
+    if (delivery !== 'fresh' && delivery !== 'receipt_reconciled') return null;
     if (modelResult['status'] === 'succeeded') {
       return {
         operation_id,
@@ -120,7 +128,7 @@ export function readStoredResult(stored: StoredResult, context: StoredResultCont
         },
       };
     }
-    if (!isObject(error)) return null;
+    if (!isObject(error) || typeof error['code'] !== 'string' || !HANDLER_ERROR_CODES.has(error['code'])) return null;
     const retryAfter = error['retry_after_ms'];
     const reasons = error['reasons'];
     if (!Array.isArray(reasons)) return null;

@@ -31,6 +31,14 @@ const FOUND: readonly (readonly [CredentialValueKind, string])[] = [
   ['url_credentials', 'postgres://app:s3cr3t@db.internal:5432/orders'],
   ['url_credentials', 'see https://admin:hunter2@example.com/path'],
   ['url_credentials', 'redis://:p4ssw0rd@cache.internal:6379/0'],
+  // Special schemes, which a URL parser reads with any number of slashes or backslashes (none too).
+  ['url_credentials', 'connect with https:admin:S3cretPw@db.example.com/'],
+  ['url_credentials', 'connect with https:/admin:S3cretPw@db.example.com/'],
+  ['url_credentials', 'connect with https:\\\\admin:S3cretPw@db.example.com/'],
+  ['url_credentials', 'connect with https:///admin:S3cretPw@db.example.com/'],
+  ['url_credentials', 'HTTP:\\admin:pw@db.example.com'],
+  ['url_credentials', 'wss:/bot:t0ken@stream.example.com'],
+  ['url_credentials', 'ftp:anonymous:guest@files.example.com'],
   ['slack_token', 'xapp-1-A0123456789-abcdef0123'],
   ['slack_token', 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX'],
   ['authorization_header', 'authorization: bearer 0123456789abcdefABCDEF'],
@@ -78,6 +86,11 @@ const NOT_FOUND: readonly string[] = [
   // A port, then an e-mail address later in the same run of text: no password.
   'name|url|email\nfoo|http://localhost:3000|foo@example.com',
   '[Docs](https://docs.example.com:8443)[Contact](mailto:help@example.com)',
+  // A special scheme without a password, or a masked one; a scheme that only ends a word.
+  'https:admin@db.example.com/',
+  'https:/deploy:xxxxxx@example.com/',
+  'xhttps:admin:pw@host',
+  'Email: http:now:later later@example.com',
   '{url:http://localhost:8080}{email:a@b.com}',
   '2024-01-01T10:30:00|http://api:8080|10:30|user@example.com',
   'http://host:8080,10:30,bob@example.com',
@@ -114,6 +127,10 @@ describe('findCredentialValue', () => {
     const hostile = [
       `x://${run}`,
       `https://${'a:'.repeat(1 << 19)}`,
+      `https:${'/\\'.repeat(1 << 19)}${run}`,
+      `https:${run}:${run}`,
+      'https:'.repeat(1 << 17),
+      `http:/${'a:'.repeat(1 << 19)}`,
       'xoxb-1-'.repeat(1 << 17),
       `eyJ${'A'.repeat(1 << 20)}`,
       `${'eyJaaaaaaaaa.'.repeat(1 << 16)}`,

@@ -63,6 +63,15 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp])[] = [
     ':\\/\\/',
     /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
   ],
+  // The same for the special schemes of the WHATWG URL standard that carry credentials (`http`,
+  // `https`, `ws`, `wss`, `ftp`, in any case), which a URL parser reads with any number of `/` or
+  // `\` after the colon, none included: `https:admin:pw@host`, `https:/admin:pw@host`,
+  // `https:\\admin:pw@host` and `https:///admin:pw@host` all give the password `pw`.
+  [
+    'url_credentials',
+    '[Hh][Tt][Tt][Pp][Ss]?:|[Ww][Ss][Ss]?:|[Ff][Tt][Pp]:',
+    /(?<![A-Za-z0-9+.-])(?:[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?|[Ff][Tt][Pp]):[/\\]*[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+  ],
 ];
 
 // `Basic ` and base64 of `user:password` (RFC 7617), at least 8 characters: decoded, it must be

@@ -207,11 +207,21 @@ export function checkHandlerOutput(
   }
 
   const violations: OutputViolation[] = [];
-  for (const key of Object.keys(envelope)) {
-    // A top-level `status`, `error` or anything else a handler adds is refused, never merged.
-    if (!ENVELOPE_KEYS.has(key)) violations.push({ rule: 'additional_properties', path: '' });
+  let members: Readonly<Record<string, JsonValue | undefined>>;
+  try {
+    for (const key of Object.keys(envelope)) {
+      // A top-level `status`, `error` or anything else a handler adds is refused, never merged.
+      if (!ENVELOPE_KEYS.has(key)) violations.push({ rule: 'additional_properties', path: '' });
+    }
+    // Each member read once, here: the guard's walk can run handler code (an accessor on an array
+    // index, a Proxy's `get` trap) that makes a later read throw or answer differently. Everything
+    // below checks these values only.
+    const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope;
+    members = { data, resource_revision, observed_at, complete, truncated, receipt, status_ref };
+  } catch {
+    return { ok: false, violations: [{ rule: 'non_json_value', path: '' }], receipt: null, status_ref: null };
   }
-  const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope;
+  const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = members;
 
   if (data === undefined) violations.push({ rule: 'required', path: '' });
   else if (!isObject(data)) violations.push({ rule: 'type', path: '/data' });
@@ -262,11 +272,14 @@ export function checkHandlerOutput(
   const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);
   violations.push(...findProtectedValues(dataCopy, canonicalData, needles));
   violations.push(...findCredentialValues(dataCopy, canonicalData));
-  // The one handler string outside `data` that reaches the model (its pattern is the tool's).
+  // The handler strings outside `data` that reach the model: `resource_revision` (its pattern is
+  // the tool's) and `observed_at` (a timestamp, whose fraction of up to nine digits could spell a
+  // numeric id).
   if (typeof resource_revision === 'string') {
     violations.push(...findProtectedValues(resource_revision, null, needles, '/resource_revision'));
     violations.push(...findCredentialValues(resource_revision, null, '/resource_revision'));
   }
+  if (typeof observed_at === 'string') violations.push(...findProtectedValues(observed_at, null, needles, '/observed_at'));
   if (violations.length > 0) return refuse();
   return {
     ok: true,

@@ -15,7 +15,8 @@ function find(data: JsonValue, values: readonly (string | null)[]) {
  */
 function bruteForce(data: JsonValue, values: readonly (string | null)[], pointer = '/data', safe = true): string[] {
   const needles = protectedNeedles(values);
-  if (typeof data === 'string') return needles.some((needle) => data.toLowerCase().includes(needle)) ? [pointer] : [];
+  // Lowercased with the final sigma folded, as the needles are: `ς` and `σ` are one letter.
+  if (typeof data === 'string') return needles.some((needle) => data.toLowerCase().replaceAll('ς', 'σ').includes(needle)) ? [pointer] : [];
   if (typeof data !== 'object' || data === null) return [];
   return Object.entries(data).flatMap(([key, child]) => {
     const extend = safe && /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/.test(key);

@@ -11,14 +11,25 @@ export const MIN_PROTECTED_VALUE_LENGTH = 6;
 
 
 /**
- * The protected values worth searching for, lowercased: strings of at least
+ * `text` lowercased with the final sigma folded into `σ`: `toLowerCase` writes a capital sigma as
+ * `ς` at the end of a word and as `σ` elsewhere, so a value ending in `Σ` lowercases differently
+ * from the same letters followed by more text, and would not be found there. Every other mapping of
+ * `toLowerCase` depends on the character alone.
+ */
+function foldCase(text: string): string {
+  const lower = text.toLowerCase();
+  return lower.includes('ς') ? lower.replaceAll('ς', 'σ') : lower;
+}
+
+/**
+ * The protected values worth searching for, lowercased (`foldCase`): strings of at least
  * `MIN_PROTECTED_VALUE_LENGTH` characters, without repeats. `null`s are skipped.
  */
 export function protectedNeedles(values: readonly (string | null | undefined)[]): string[] {
   const needles: string[] = [];
   for (const value of values) {
     if (typeof value !== 'string' || value.length < MIN_PROTECTED_VALUE_LENGTH) continue;
-    const needle = value.toLowerCase();
+    const needle = foldCase(value);
     if (!needles.includes(needle)) needles.push(needle);
   }
   return needles;
@@ -27,7 +38,7 @@ export function protectedNeedles(values: readonly (string | null | undefined)[])
 /**
  * Where string values of `data` contain a protected value of the call (spec 000: the model
  * projection carries no principal identifiers, internal ids or receipts), compared exactly but
- * case-insensitively (`toLowerCase`, no Unicode normalization), and where a number of `data` is
+ * case-insensitively (`toLowerCase`, the final sigma folded, no Unicode normalization), and where a number of `data` is
  * one (its `Number::toString` text equal to the value: numeric ids). `canonicalData` is the RFC 8785
  * text of `data`: one pass over it decides the common case (no value anywhere in the text, not even
  * in a key or a number); only a hit walks the values to find and report the strings, as
@@ -57,7 +68,7 @@ export function findProtectedValues(
       // canonical text writes it: equal, never a substring (an amount of 1000000 is not the id 100000).
       return needles.includes(String(value));
     }
-    const lower = value.toLowerCase();
+    const lower = foldCase(value);
     return needles.some((needle) => lower.includes(needle));
   });
 }

@@ -334,6 +334,45 @@ describe('verifyResult', () => {
   });
 });
 
+describe("verifyResult with the trusted side's own package (trusted.sealed)", () => {
+  // Two packages sealed genuinely for the same call: the real result, and the error the host
+  // answered instead (its audit append failed, so it withheld the result).
+  const output = (): ReturnType<typeof sealResult> =>
+    sealResult({
+      registry,
+      tool_name: 'get_order',
+      principal,
+      call: callA,
+      arguments: { order_id: 'ORDER-C7' },
+      subject: { kind: 'data', output: order('ORDER-C7') },
+      execution: { delivery: 'fresh' },
+      now: () => '2026-07-19T00:00:01Z',
+      digester,
+    });
+  const withheld = output();
+  const answered = sealResult({
+    registry,
+    tool_name: 'get_order',
+    principal,
+    call: callA,
+    arguments: { order_id: 'ORDER-C7' },
+    subject: { kind: 'error', code: 'TOOL_ERROR' },
+    execution: { delivery: 'fresh' },
+    now: () => '2026-07-19T00:00:01Z',
+    digester,
+  });
+
+  it('accepts that package, and a copy of it, but no other package of the call', () => {
+    const own = trustedFor(callA, 'ORDER-C7', { sealed: answered });
+    expect(verifyResult(answered.sealed, own)).toEqual({ ok: true });
+    expect(verifyResult(copy(answered.sealed), own)).toEqual({ ok: true });
+    // Without trusted.sealed the withheld package verifies: its digests hold for this call.
+    expect(verifyResult(copy(withheld.sealed), trustedA)).toEqual({ ok: true });
+    expect(verifyResult(copy(withheld.sealed), own)).toEqual({ ok: false, reasons: ['result_digest'] });
+    expect(verifyResult(withheld.sealed, own)).toEqual({ ok: false, reasons: ['result_digest'] });
+  });
+});
+
 describe('verifyResult with the text the adapter sends and memoized trusted digests', () => {
   const textA = canonicalize(packageA.model_result);
   const snapshotA = (): SealedResult => ({ model_result: JSON.parse(textA) as SealedResult['model_result'], protected_audit: copy(packageA.protected_audit) });

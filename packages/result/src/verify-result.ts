@@ -60,6 +60,9 @@ export interface TrustedContext {
    * is known to be unchanged since it was sealed: its canonical text is taken from here instead of
    * canonicalizing it again, and the guard walk over it is skipped. Every content check and every
    * digest still runs. Only ever the output `sealResult` returned, never a package read elsewhere.
+   * When present it is also the only result verification accepts for the call: a package whose
+   * recomputed `result_sha256` differs from this one's fails with `result_digest`, even one sealed
+   * genuinely for the same call (say a result the host withheld and replaced with an error).
    */
   sealed?: Pick<SealResultOutput, 'sealed' | 'canonical_model_result'>;
   /**
@@ -272,6 +275,11 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
   const result =
     canonicalModelResult === null ? null : tryDigest(() => digester.resultDigestFromCanonical(canonicalModelResult));
   if (result === null || !constantTimeEqual(result, audit.binding.result_sha256)) reasons.add('result_digest');
+  // The trusted side's own package is the only one it may deliver for the call: another package
+  // sealed genuinely for the same call (a result the dispatcher withheld because its audit append
+  // failed, read from the idempotency store) is refused, not taken because its digests hold.
+  const delivered = trusted.sealed?.sealed.protected_audit.binding.result_sha256;
+  if (delivered !== undefined && (result === null || !constantTimeEqual(result, delivered))) reasons.add('result_digest');
 
   const binding =
     request === null || result === null
@@ -378,11 +386,13 @@ function checkModelResult(
         provenance.source_label !== tool.sourceLabel ||
         provenance.producer_revision !== contract.producer_revision ||
         !isResourceRevision(tool, provenance.resource_revision) ||
-        // The one handler string outside `data` the model sees: `sealResult` refuses it too when it
-        // carries a protected value of the call or a credential.
+        // The handler strings outside `data` the model sees: `sealResult` refuses a
+        // `resource_revision` carrying a protected value of the call or a credential, and an
+        // `observed_at` carrying a protected value (a numeric id in its fraction).
         (provenance.resource_revision !== null &&
           (findProtectedValues(provenance.resource_revision, null, needles).length > 0 ||
-            findCredentialValue(provenance.resource_revision) !== null))
+            findCredentialValue(provenance.resource_revision) !== null)) ||
+        findProtectedValues(provenance.observed_at, null, needles).length > 0
       ) {
         reasons.add('provenance');
       }
