@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import { ajvErrorsToReasons, checkUntrustedValue, isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
 import { findCredentialValues } from './find-credential-values.js';
-import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
+import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
 import { boundViolations, type OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
@@ -207,7 +207,13 @@ export function checkHandlerOutput(
   }
 
   const violations: OutputViolation[] = [];
-  let members: Readonly<Record<string, JsonValue | undefined>>;
+  let data: JsonValue | undefined;
+  let resource_revision: JsonValue | undefined;
+  let observed_at: JsonValue | undefined;
+  let complete: JsonValue | undefined;
+  let truncated: JsonValue | undefined;
+  let receipt: JsonValue | undefined;
+  let status_ref: JsonValue | undefined;
   try {
     for (const key of Object.keys(envelope)) {
       // A top-level `status`, `error` or anything else a handler adds is refused, never merged.
@@ -216,12 +222,10 @@ export function checkHandlerOutput(
     // Each member read once, here: the guard's walk can run handler code (an accessor on an array
     // index, a Proxy's `get` trap) that makes a later read throw or answer differently. Everything
     // below checks these values only.
-    const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope;
-    members = { data, resource_revision, observed_at, complete, truncated, receipt, status_ref };
+    ({ data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope);
   } catch {
     return { ok: false, violations: [{ rule: 'non_json_value', path: '' }], receipt: null, status_ref: null };
   }
-  const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = members;
 
   if (data === undefined) violations.push({ rule: 'required', path: '' });
   else if (!isObject(data)) violations.push({ rule: 'type', path: '/data' });
@@ -279,7 +283,9 @@ export function checkHandlerOutput(
     violations.push(...findProtectedValues(resource_revision, null, needles, '/resource_revision'));
     violations.push(...findCredentialValues(resource_revision, null, '/resource_revision'));
   }
-  if (typeof observed_at === 'string') violations.push(...findProtectedValues(observed_at, null, needles, '/observed_at'));
+  if (typeof observed_at === 'string' && containsProtectedValue(observed_at, needles)) {
+    violations.push({ rule: 'protected_value', path: '/observed_at' });
+  }
   if (violations.length > 0) return refuse();
   return {
     ok: true,

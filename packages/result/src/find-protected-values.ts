@@ -35,6 +35,13 @@ export function protectedNeedles(values: readonly (string | null | undefined)[])
   return needles;
 }
 
+/** Whether `text` contains one of `needles` (from `protectedNeedles`), compared as `findProtectedValues` compares strings. */
+export function containsProtectedValue(text: string, needles: readonly string[]): boolean {
+  if (needles.length === 0) return false;
+  const folded = foldCase(text);
+  return needles.some((needle) => folded.includes(needle));
+}
+
 /**
  * Where string values of `data` contain a protected value of the call (spec 000: the model
  * projection carries no principal identifiers, internal ids or receipts), compared exactly but

@@ -17,7 +17,7 @@ import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from '.
 import { checkCompletion, checkOutputData, isResourceRevision, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { CONTRACT_KEY_LIST, PROVIDER_CONTEXT_KEY_LIST } from './contract-keys.js';
 import { findCredentialValues } from './find-credential-values.js';
-import { findProtectedValues, protectedNeedles } from './find-protected-values.js';
+import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
 import type { SealResultOutput } from './seal-result.js';
@@ -189,6 +189,7 @@ function ownSealedPackage(sealed: unknown, trusted: TrustedContext, canonicalTex
 function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: string | undefined): VerifyOutcome {
   const { registry } = trusted;
   let value = ownSealedPackage(sealed, trusted, canonicalText);
+  const isOwnPackage = value !== undefined;
   if (value !== undefined) {
     canonicalText ??= trusted.sealed?.canonical_model_result;
   } else {
@@ -278,7 +279,8 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
   // The trusted side's own package is the only one it may deliver for the call: another package
   // sealed genuinely for the same call (a result the dispatcher withheld because its audit append
   // failed, read from the idempotency store) is refused, not taken because its digests hold.
-  const delivered = trusted.sealed?.sealed.protected_audit.binding.result_sha256;
+  // (The trusted side's very package, found by identity, is that package: nothing to compare.)
+  const delivered = isOwnPackage ? undefined : trusted.sealed?.sealed.protected_audit.binding.result_sha256;
   if (delivered !== undefined && (result === null || !constantTimeEqual(result, delivered))) reasons.add('result_digest');
 
   const binding =
@@ -392,7 +394,7 @@ function checkModelResult(
         (provenance.resource_revision !== null &&
           (findProtectedValues(provenance.resource_revision, null, needles).length > 0 ||
             findCredentialValue(provenance.resource_revision) !== null)) ||
-        findProtectedValues(provenance.observed_at, null, needles).length > 0
+        containsProtectedValue(provenance.observed_at, needles)
       ) {
         reasons.add('provenance');
       }
