@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { rebindDigests } from './__fixtures__/rebind-digests.js';
-import { sealResult, type SealResultInput } from './seal-result.js';
+import { sealResult, type SealResultInput, type SealResultOutput } from './seal-result.js';
 import { createToolRegistry } from './tool-registry.js';
 import { verifyResult, type TrustedContext } from './verify-result.js';
 
@@ -28,7 +28,7 @@ const order = (orderId: string, status = 'paid') => ({
   observed_at: '2026-07-19T00:00:00Z',
 });
 
-function seal(call: CallContext, orderId: string, overrides: Partial<SealResultInput> = {}): SealedResult {
+function sealOutput(call: CallContext, orderId: string, overrides: Partial<SealResultInput> = {}): SealResultOutput {
   return sealResult({
     registry,
     tool_name: 'get_order',
@@ -40,7 +40,11 @@ function seal(call: CallContext, orderId: string, overrides: Partial<SealResultI
     now: () => '2026-07-19T00:00:01Z',
     digester,
     ...overrides,
-  }).sealed;
+  });
+}
+
+function seal(call: CallContext, orderId: string, overrides: Partial<SealResultInput> = {}): SealedResult {
+  return sealOutput(call, orderId, overrides).sealed;
 }
 
 function trustedFor(call: CallContext, orderId: string, overrides: Partial<TrustedContext> = {}): TrustedContext {
@@ -337,30 +341,8 @@ describe('verifyResult', () => {
 describe("verifyResult with the trusted side's own package (trusted.sealed)", () => {
   // Two packages sealed genuinely for the same call: the real result, and the error the host
   // answered instead (its audit append failed, so it withheld the result).
-  const output = (): ReturnType<typeof sealResult> =>
-    sealResult({
-      registry,
-      tool_name: 'get_order',
-      principal,
-      call: callA,
-      arguments: { order_id: 'ORDER-C7' },
-      subject: { kind: 'data', output: order('ORDER-C7') },
-      execution: { delivery: 'fresh' },
-      now: () => '2026-07-19T00:00:01Z',
-      digester,
-    });
-  const withheld = output();
-  const answered = sealResult({
-    registry,
-    tool_name: 'get_order',
-    principal,
-    call: callA,
-    arguments: { order_id: 'ORDER-C7' },
-    subject: { kind: 'error', code: 'TOOL_ERROR' },
-    execution: { delivery: 'fresh' },
-    now: () => '2026-07-19T00:00:01Z',
-    digester,
-  });
+  const withheld = sealOutput(callA, 'ORDER-C7');
+  const answered = sealOutput(callA, 'ORDER-C7', { subject: { kind: 'error', code: 'TOOL_ERROR' } });
 
   it('accepts that package, and a copy of it, but no other package of the call', () => {
     const own = trustedFor(callA, 'ORDER-C7', { sealed: answered });
@@ -376,17 +358,7 @@ describe("verifyResult with the trusted side's own package (trusted.sealed)", ()
 describe('verifyResult with the text the adapter sends and memoized trusted digests', () => {
   const textA = canonicalize(packageA.model_result);
   const snapshotA = (): SealedResult => ({ model_result: JSON.parse(textA) as SealedResult['model_result'], protected_audit: copy(packageA.protected_audit) });
-  const requestA = sealResult({
-    registry,
-    tool_name: 'get_order',
-    principal,
-    call: callA,
-    arguments: { order_id: 'ORDER-C7' },
-    subject: { kind: 'data', output: order('ORDER-C7') },
-    execution: { delivery: 'fresh' },
-    now: () => '2026-07-19T00:00:01Z',
-    digester,
-  }).sealed.protected_audit.binding.request_sha256;
+  const requestA = seal(callA, 'ORDER-C7').protected_audit.binding.request_sha256;
   const memoizedA = trustedFor(callA, 'ORDER-C7', { principal_ref: digester.principalRef(principal), request_sha256: requestA });
 
   it('accepts the copy parsed from the text, hashing the text', () => {
