@@ -40,8 +40,9 @@ function text(value: JsonValue | undefined): string | null {
  * and this idempotency key, under the operation and provider context it names, and the record's
  * `receipt` column must equal the package's `protected_audit.downstream.receipt` (the receipt
  * replayed), and it must be a package completing a record stores: delivered `fresh` or
- * `receipt_reconciled`, and either a result or one of a handler's refusals (`HANDLER_ERROR_CODES`). With a keyed digester nobody without the key can forge the bound parts of a package
- * (the downstream receipt and status reference are not bound: a writer of the database can still
+ * `receipt_reconciled`, and either a result or one of a handler's refusals (`HANDLER_ERROR_CODES`).
+ * With a keyed digester nobody without the key can forge the bound parts of a package (the
+ * downstream receipt and status reference are not bound: a writer of the database can still
  * change both together in the package and the column). A record that fails any check is `null`: the
  * caller answers STATUS_CONFLICT (the recorded status cannot be trusted; a person must look).
  *
