@@ -65,12 +65,14 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp])[] = [
   ],
   // The same for the special schemes of the WHATWG URL standard that carry credentials (`http`,
   // `https`, `ws`, `wss`, `ftp`, in any case), which a URL parser reads with any number of `/` or
-  // `\` after the colon, none included: `https:admin:pw@host`, `https:/admin:pw@host`,
-  // `https:\\admin:pw@host` and `https:///admin:pw@host` all give the password `pw`.
+  // `\` after the colon: `https:/admin:pw@host`, `https:\\admin:pw@host` and
+  // `https:///admin:pw@host` all give the password `pw`. At least one: without any the parser
+  // also reads one from `HTTPS:443,ops@example.com` or `ftp:enabled,port:21,admin@example.com`,
+  // ordinary text a match would refuse, so `https:admin:pw@host` is not found.
   [
     'url_credentials',
     '[Hh][Tt][Tt][Pp][Ss]?:|[Ww][Ss][Ss]?:|[Ff][Tt][Pp]:',
-    /(?<![A-Za-z0-9+.-])(?:[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?|[Ff][Tt][Pp]):[/\\]*[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+    /(?<![A-Za-z0-9+.-])(?:[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?|[Ff][Tt][Pp]):[/\\]+[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
   ],
 ];
 

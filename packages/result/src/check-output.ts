@@ -6,7 +6,7 @@ import { containsProtectedValue, findProtectedValues, protectedNeedles } from '.
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
 import { boundViolations, type OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
-import { parseUtcTimestamp } from './utc-timestamp.js';
+import { parseUtcTimestamp, timestampFraction } from './utc-timestamp.js';
 
 /** How far in the future a handler's `observed_at` may lie (clock skew between hosts). */
 export const MAX_CLOCK_SKEW_MS = 300_000;
@@ -201,31 +201,34 @@ export function checkHandlerOutput(
       status_ref: null,
     };
   }
-  const envelope = guarded.value;
+  try {
+    return checkEnvelope(tool, guarded.value, argumentsValue, nowMs, protectedValues);
+  } catch {
+    // The guard's walk can run handler code (an accessor on an array index, a Proxy's trap) that
+    // makes a later read of what it passed throw: such an output is refused like any non-JSON value.
+    return { ok: false, violations: [{ rule: 'non_json_value', path: '' }], receipt: null, status_ref: null };
+  }
+}
+
+/** `checkHandlerOutput` after the guard: `envelope` is what the guard passed. */
+function checkEnvelope(
+  tool: RegisteredTool,
+  envelope: JsonValue,
+  argumentsValue: JsonValue | null,
+  nowMs: number,
+  protectedValues: readonly (string | null)[],
+): HandlerOutputCheck {
   if (!isObject(envelope)) {
     return { ok: false, violations: [{ rule: 'type', path: '' }], receipt: null, status_ref: null };
   }
 
   const violations: OutputViolation[] = [];
-  let data: JsonValue | undefined;
-  let resource_revision: JsonValue | undefined;
-  let observed_at: JsonValue | undefined;
-  let complete: JsonValue | undefined;
-  let truncated: JsonValue | undefined;
-  let receipt: JsonValue | undefined;
-  let status_ref: JsonValue | undefined;
-  try {
-    for (const key of Object.keys(envelope)) {
-      // A top-level `status`, `error` or anything else a handler adds is refused, never merged.
-      if (!ENVELOPE_KEYS.has(key)) violations.push({ rule: 'additional_properties', path: '' });
-    }
-    // Each member read once, here: the guard's walk can run handler code (an accessor on an array
-    // index, a Proxy's `get` trap) that makes a later read throw or answer differently. Everything
-    // below checks these values only.
-    ({ data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope);
-  } catch {
-    return { ok: false, violations: [{ rule: 'non_json_value', path: '' }], receipt: null, status_ref: null };
+  for (const key of Object.keys(envelope)) {
+    // A top-level `status`, `error` or anything else a handler adds is refused, never merged.
+    if (!ENVELOPE_KEYS.has(key)) violations.push({ rule: 'additional_properties', path: '' });
   }
+  // Each member read once: everything below checks these values only.
+  const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope;
 
   if (data === undefined) violations.push({ rule: 'required', path: '' });
   else if (!isObject(data)) violations.push({ rule: 'type', path: '/data' });
@@ -278,12 +281,12 @@ export function checkHandlerOutput(
   violations.push(...findCredentialValues(dataCopy, canonicalData));
   // The handler strings outside `data` that reach the model: `resource_revision` (its pattern is
   // the tool's) and `observed_at` (a timestamp, whose fraction of up to nine digits could spell a
-  // numeric id).
+  // numeric id; the rest is a date and a time, which a date-shaped value would match every day).
   if (typeof resource_revision === 'string') {
     violations.push(...findProtectedValues(resource_revision, null, needles, '/resource_revision'));
     violations.push(...findCredentialValues(resource_revision, null, '/resource_revision'));
   }
-  if (typeof observed_at === 'string' && containsProtectedValue(observed_at, needles)) {
+  if (typeof observed_at === 'string' && containsProtectedValue(timestampFraction(observed_at), needles)) {
     violations.push({ rule: 'protected_value', path: '/observed_at' });
   }
   if (violations.length > 0) return refuse();

@@ -56,6 +56,13 @@ describe('observed_at, a handler string the model sees', () => {
     expect(seal(principal, envelope('ok', '2026-07-19T00:00:00.123456789Z')).sealed.model_result.status).toBe('succeeded');
   });
 
+  it('is searched in its fraction only: a date-shaped protected value does not refuse every output of that day', () => {
+    const dated = { tenant_id: 'tenant-cedar', subject_id: '2026-07-19', roles: [] };
+    const sealed = seal(dated, envelope('ok', '2026-07-19T00:00:00.123Z'));
+    expect(sealed.violations).toEqual([]);
+    expect(sealed.sealed.model_result.status).toBe('succeeded');
+  });
+
   it('fails verification with provenance when a package carries one there', () => {
     const sealed = seal(principal, envelope('ok', '2026-07-19T00:00:00.123456789Z'));
     const model = sealed.sealed.model_result;
@@ -94,6 +101,25 @@ describe('handler code that throws after the guard has walked the output', () =>
     const sealed = seal(principal, output);
     expect(sealed.sealed.model_result.status).toBe('failed');
     expect(sealed.violations).toEqual([{ rule: 'non_json_value', path: '' }]);
+  });
+
+  it('a Proxy that revokes itself during the guard walk (data or the envelope itself) is refused, never thrown', () => {
+    const selfRevoking = (target: object): object => {
+      let traps = 0;
+      const { proxy, revoke } = Proxy.revocable(target, {
+        ownKeys(inner) {
+          // The guard lists names, then symbols: revoked on the second, the last trap of its walk.
+          if (++traps === 2) revoke();
+          return Reflect.ownKeys(inner);
+        },
+      });
+      return proxy;
+    };
+    for (const output of [{ ...envelope(), data: selfRevoking({}) }, selfRevoking({})]) {
+      const sealed = seal(principal, output);
+      expect(sealed.sealed.model_result.status).toBe('failed');
+      expect(sealed.violations).toEqual([{ rule: 'non_json_value', path: '' }]);
+    }
   });
 
   it('an array-index accessor that turns an envelope member into a throwing getter is refused, never thrown', () => {

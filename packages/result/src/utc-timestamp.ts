@@ -129,3 +129,13 @@ export function clockReadingMs(reading: Date | string): number {
 export function clockReadingText(reading: Date | string): string {
   return typeof reading === 'string' ? reading : reading.toISOString();
 }
+
+/**
+ * The fraction digits of a timestamp `parseUtcTimestamp` accepts (`''` without a fraction): the one
+ * part of it where a handler chooses six or more characters in a row (the date and time allow at
+ * most four digits between separators), so the one part that could spell a protected value.
+ */
+export function timestampFraction(timestamp: string): string {
+  const dot = timestamp.indexOf('.');
+  return dot === -1 ? '' : timestamp.slice(dot + 1, timestamp.length - 1);
+}

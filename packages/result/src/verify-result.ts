@@ -22,7 +22,7 @@ import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
 import type { SealResultOutput } from './seal-result.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
-import { clockReadingMs, parseUtcTimestamp } from './utc-timestamp.js';
+import { clockReadingMs, parseUtcTimestamp, timestampFraction } from './utc-timestamp.js';
 
 /**
  * What the verifier trusts: the host's own record of the call, never anything read from the
@@ -390,11 +390,11 @@ function checkModelResult(
         !isResourceRevision(tool, provenance.resource_revision) ||
         // The handler strings outside `data` the model sees: `sealResult` refuses a
         // `resource_revision` carrying a protected value of the call or a credential, and an
-        // `observed_at` carrying a protected value (a numeric id in its fraction).
+        // `observed_at` whose fraction spells one (a numeric id).
         (provenance.resource_revision !== null &&
           (findProtectedValues(provenance.resource_revision, null, needles).length > 0 ||
             findCredentialValue(provenance.resource_revision) !== null)) ||
-        containsProtectedValue(provenance.observed_at, needles)
+        containsProtectedValue(timestampFraction(provenance.observed_at), needles)
       ) {
         reasons.add('provenance');
       }
