@@ -283,7 +283,7 @@ function checkEnvelope(
   // the tool's) and `observed_at` (a timestamp, whose fraction of up to nine digits could spell a
   // numeric id; the rest is a date and a time, which a date-shaped value would match every day).
   if (typeof resource_revision === 'string') {
-    violations.push(...findProtectedValues(resource_revision, null, needles, '/resource_revision'));
+    if (containsProtectedValue(resource_revision, needles)) violations.push({ rule: 'protected_value', path: '/resource_revision' });
     violations.push(...findCredentialValues(resource_revision, null, '/resource_revision'));
   }
   if (typeof observed_at === 'string' && containsProtectedValue(timestampFraction(observed_at), needles)) {

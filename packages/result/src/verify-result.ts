@@ -392,7 +392,7 @@ function checkModelResult(
         // `resource_revision` carrying a protected value of the call or a credential, and an
         // `observed_at` whose fraction spells one (a numeric id).
         (provenance.resource_revision !== null &&
-          (findProtectedValues(provenance.resource_revision, null, needles).length > 0 ||
+          (containsProtectedValue(provenance.resource_revision, needles) ||
             findCredentialValue(provenance.resource_revision) !== null)) ||
         containsProtectedValue(timestampFraction(provenance.observed_at), needles)
       ) {
