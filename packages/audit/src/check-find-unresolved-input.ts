@@ -1,5 +1,5 @@
 import { checkPositiveInteger, checkSha256Hex } from './check-store-input.js';
-import type { CheckedFindUnresolvedInput, FindUnresolvedInput } from './idempotency-store.js';
+import type { CheckedFindUnresolvedInput, FindCompletedInput, FindUnresolvedInput } from './idempotency-store.js';
 import { MAX_FIND_UNRESOLVED_LIMIT } from './is-unresolved.js';
 import { StoreInputError } from './store-input-error.js';
 
@@ -12,8 +12,7 @@ import { StoreInputError } from './store-input-error.js';
 export function checkFindUnresolvedInput(input: unknown): CheckedFindUnresolvedInput {
   if (typeof input !== 'object' || input === null) throw new StoreInputError('input', 'must be an object');
   const { request_sha256, intent_sha256, limit } = input as Partial<Record<keyof FindUnresolvedInput, unknown>>;
-  const checkedLimit = checkPositiveInteger('limit', limit);
-  if (checkedLimit > MAX_FIND_UNRESOLVED_LIMIT) throw new StoreInputError('limit', `must be at most ${MAX_FIND_UNRESOLVED_LIMIT}`);
+  const checkedLimit = checkLookupLimit(limit);
   if (intent_sha256 === undefined) {
     if (request_sha256 === undefined) {
       throw new StoreInputError('request_sha256', 'exactly one of request_sha256 and intent_sha256 must be given');
@@ -24,4 +23,20 @@ export function checkFindUnresolvedInput(input: unknown): CheckedFindUnresolvedI
     throw new StoreInputError('intent_sha256', 'exactly one of request_sha256 and intent_sha256 must be given, not both');
   }
   return { intent_sha256: checkSha256Hex('intent_sha256', intent_sha256), limit: checkedLimit };
+}
+
+/**
+ * Checks and copies a `findCompleted` input (throws StoreInputError on a caller bug): a 64-hex
+ * `intent_sha256` and a whole `limit` from 1 to `MAX_FIND_UNRESOLVED_LIMIT`.
+ */
+export function checkFindCompletedInput(input: unknown): FindCompletedInput {
+  if (typeof input !== 'object' || input === null) throw new StoreInputError('input', 'must be an object');
+  const { intent_sha256, limit } = input as Partial<Record<keyof FindCompletedInput, unknown>>;
+  return { intent_sha256: checkSha256Hex('intent_sha256', intent_sha256), limit: checkLookupLimit(limit) };
+}
+
+function checkLookupLimit(limit: unknown): number {
+  const checked = checkPositiveInteger('limit', limit);
+  if (checked > MAX_FIND_UNRESOLVED_LIMIT) throw new StoreInputError('limit', `must be at most ${MAX_FIND_UNRESOLVED_LIMIT}`);
+  return checked;
 }

@@ -184,6 +184,17 @@ export type CheckedFindUnresolvedInput =
   | { request_sha256: Sha256Hex; limit: number }
   | { intent_sha256: Sha256Hex; limit: number };
 
+/** What `findCompleted` looks up: the completed records of one intent digest, and a limit. */
+export interface FindCompletedInput {
+  /**
+   * The intent digest (the records' `intent_sha256`) whose completed records are wanted, under any
+   * key and any request digest. Records claimed without an intent digest are never found by it.
+   */
+  intent_sha256: Sha256Hex;
+  /** At most this many records (1..`MAX_FIND_UNRESOLVED_LIMIT`). */
+  limit: number;
+}
+
 export interface PurgeInput {
   /** Retention: records that finished at least this long ago (ms, by the injected clock) go. */
   older_than_ms: number;
@@ -229,6 +240,16 @@ export interface IdempotencyStore {
    * that have it run `findUnresolvedConformanceCases`.
    */
   findUnresolved?(input: FindUnresolvedInput): Promise<IdempotencyRecord[]>;
+  /**
+   * Optional. The `completed` records of one intent digest, under any key and any request digest,
+   * oldest first (`created_at`, then `key` in code-unit order), at most `limit`. The dispatcher
+   * asks it before a write under an intent key (a tool without approval), so that an intent that
+   * completed under an approval's key, before the tool's approval mode changed from `'required'`
+   * to `'none'`, does not write again under its intent key. A read: no transition, no write. A
+   * store that lacks it loses only that protection (see the dispatcher's README); stores that
+   * have it run `findCompletedConformanceCases`.
+   */
+  findCompleted?(input: FindCompletedInput): Promise<IdempotencyRecord[]>;
   /**
    * Retention: deletes `completed` and `released` records that finished, and `claimed` records
    * whose lease ran out (never started), at least `older_than_ms` ago, and only once their fencing

@@ -34,6 +34,7 @@ export type {
   PurgeInput,
   FindUnresolvedInput,
   CheckedFindUnresolvedInput,
+  FindCompletedInput,
   IdempotencyStore,
 } from './idempotency-store.js';
 export {
@@ -47,8 +48,8 @@ export {
   type IdempotencyPlan,
 } from './plan-idempotency-transition.js';
 export { isPurgeable } from './is-purgeable.js';
-export { isUnresolved, MAX_FIND_UNRESOLVED_LIMIT } from './is-unresolved.js';
-export { checkFindUnresolvedInput } from './check-find-unresolved-input.js';
+export { isUnresolved, oldestFirst, MAX_FIND_UNRESOLVED_LIMIT } from './is-unresolved.js';
+export { checkFindUnresolvedInput, checkFindCompletedInput } from './check-find-unresolved-input.js';
 export type {
   AuditEntryInput,
   AuditEntry,

@@ -1,6 +1,6 @@
 import type { IdempotencyRecord } from './idempotency-store.js';
 
-/** The largest `limit` `findUnresolved` accepts. */
+/** The largest `limit` `findUnresolved` and `findCompleted` accept. */
 export const MAX_FIND_UNRESOLVED_LIMIT = 100;
 
 /**
@@ -21,4 +21,14 @@ export function isUnresolved(record: IdempotencyRecord, now: number): boolean {
     case 'released':
       return false;
   }
+}
+
+/**
+ * The first `limit` of `records`, oldest first: by `created_at`, then by `key` in UTF-16 code-unit
+ * order (JavaScript's string comparison). The order of `findUnresolved` and `findCompleted`, for
+ * stores whose database orders text otherwise; sorts `records` in place.
+ */
+export function oldestFirst(records: IdempotencyRecord[], limit: number): IdempotencyRecord[] {
+  records.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return records.length > limit ? records.slice(0, limit) : records;
 }

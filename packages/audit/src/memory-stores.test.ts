@@ -1,7 +1,7 @@
 import { createDigester } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './clock.js';
-import { findUnresolvedConformanceCases, storeConformanceCases } from './store-conformance.js';
+import { findCompletedConformanceCases, findUnresolvedConformanceCases, storeConformanceCases, type StoreFactory } from './store-conformance.js';
 import { createMemoryStores } from './memory-stores.js';
 import { StoreInputError } from './store-input-error.js';
 
@@ -11,8 +11,8 @@ describe('in-memory stores: conformance', () => {
     return { ...stores, close: async () => {} };
   });
   for (const testCase of cases) it(testCase.name, testCase.run);
-  const lookupCases = findUnresolvedConformanceCases(async ({ clock, digester }) => ({ ...createMemoryStores({ clock, digester }), close: async () => {} }));
-  for (const testCase of lookupCases) it(testCase.name, testCase.run);
+  const lookupFactory: StoreFactory = async ({ clock, digester }) => ({ ...createMemoryStores({ clock, digester }), close: async () => {} });
+  for (const testCase of [...findUnresolvedConformanceCases(lookupFactory), ...findCompletedConformanceCases(lookupFactory)]) it(testCase.name, testCase.run);
 });
 
 describe('in-memory stores: options', () => {

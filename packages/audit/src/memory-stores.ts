@@ -13,7 +13,7 @@ import type {
   StoredAuditRow,
   VerifyChainOptions,
 } from './audit-log.js';
-import { checkFindUnresolvedInput } from './check-find-unresolved-input.js';
+import { checkFindCompletedInput, checkFindUnresolvedInput } from './check-find-unresolved-input.js';
 import { checkIdentifier, checkMaxBodyBytes, checkPurgeInput } from './check-store-input.js';
 import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { readClock, type Clock } from './clock.js';
@@ -22,6 +22,7 @@ import type {
   ClaimOutcome,
   CompleteInput,
   FencedInput,
+  FindCompletedInput,
   FindUnresolvedInput,
   FencedOutcome,
   IdempotencyRecord,
@@ -47,7 +48,7 @@ import {
   sealAuditEntry,
 } from './seal-audit-entry.js';
 import { isPurgeable } from './is-purgeable.js';
-import { isUnresolved } from './is-unresolved.js';
+import { isUnresolved, oldestFirst } from './is-unresolved.js';
 
 export interface MemoryStoresOptions {
   /** The time source for leases, retention and `recorded_at`. */
@@ -84,7 +85,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   const records = new Map<string, IdempotencyRecord>();
   /** The keys of every record, by request digest: `findUnresolved` reads one digest's keys only. */
   const keysByRequest = new Map<string, Set<string>>();
-  /** The keys of every record that has an intent digest, by that digest (`findUnresolved` by intent). */
+  /** The keys of every record that has an intent digest, by that digest (`findUnresolved` by intent, `findCompleted`). */
   const keysByIntent = new Map<string, Set<string>>();
 
   /** Moves `key` in `index` from the digest `previous` to `next` (`undefined`/`null`: none). */
@@ -224,8 +225,16 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
         const record = records.get(key);
         if (record !== undefined && isUnresolved(record, now)) found.push(record);
       }
-      found.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      return found.slice(0, limit).map((record) => structuredClone(record));
+      return oldestFirst(found, limit).map((record) => structuredClone(record));
+    },
+    async findCompleted(input: FindCompletedInput) {
+      const { intent_sha256, limit } = checkFindCompletedInput(input);
+      const found: IdempotencyRecord[] = [];
+      for (const key of keysByIntent.get(intent_sha256) ?? []) {
+        const record = records.get(key);
+        if (record?.state === 'completed') found.push(record);
+      }
+      return oldestFirst(found, limit).map((record) => structuredClone(record));
     },
     async purgeExpired(input: PurgeInput) {
       const cutoff = readClock(clock) - checkPurgeInput(input);

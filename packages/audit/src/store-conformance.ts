@@ -13,6 +13,7 @@ import type {
   ClaimInput,
   ClaimOutcome,
   FencedOutcome,
+  FindCompletedInput,
   FindUnresolvedInput,
   IdempotencyRecord,
   IdempotencyStore,
@@ -1063,22 +1064,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
  * and that it changes nothing.
  */
 export function findUnresolvedConformanceCases(factory: StoreFactory): ConformanceCase[] {
-  function define(name: string, body: (context: { store: IdempotencyStore; clock: ManualClock }) => Promise<void>): ConformanceCase {
-    return {
-      name,
-      run: async () => {
-        const clock = new ManualClock(T0);
-        const stores = await factory({ clock, digester: createDigester() });
-        try {
-          const store = stores.idempotencyStore;
-          assert.equal(typeof store.findUnresolved, 'function', 'the store implements findUnresolved');
-          await body({ store, clock });
-        } finally {
-          await stores.close();
-        }
-      },
-    };
-  }
+  const define = lookupCaseDefiner(factory, 'findUnresolved');
   const find = (store: IdempotencyStore, request_sha256: string, limit = 100) => {
     if (store.findUnresolved === undefined) throw new assert.AssertionError({ message: 'findUnresolved is missing' });
     return store.findUnresolved({ request_sha256, limit });
@@ -1292,6 +1278,134 @@ export function findUnresolvedConformanceCases(factory: StoreFactory): Conforman
       // A digest given as `undefined` counts as absent.
       assert.deepEqual(keysOf(await findUnresolved({ request_sha256: undefined, intent_sha256: INTENT_X, limit: 1 })), ['key-both']);
       assert.deepEqual(keysOf(await findUnresolved({ request_sha256: REQUEST_A, intent_sha256: undefined, limit: 1 })), ['key-both']);
+    }),
+  ];
+}
+
+/** Defines cases of an optional lookup `method` of `IdempotencyStore`, each on fresh stores at T0. */
+function lookupCaseDefiner(factory: StoreFactory, method: 'findUnresolved' | 'findCompleted') {
+  return (name: string, body: (context: { store: IdempotencyStore; clock: ManualClock }) => Promise<void>): ConformanceCase => ({
+    name,
+    run: async () => {
+      const clock = new ManualClock(T0);
+      const stores = await factory({ clock, digester: createDigester() });
+      try {
+        const store = stores.idempotencyStore;
+        assert.equal(typeof store[method], 'function', `the store implements ${method}`);
+        await body({ store, clock });
+      } finally {
+        await stores.close();
+      }
+    },
+  });
+}
+
+/**
+ * The cases of the optional `IdempotencyStore.findCompleted`, for stores that implement it (run
+ * them beside `storeConformanceCases`): which records it finds, in which order, its input checks,
+ * and that it changes nothing.
+ */
+export function findCompletedConformanceCases(factory: StoreFactory): ConformanceCase[] {
+  const define = lookupCaseDefiner(factory, 'findCompleted');
+  const findCompleted = (store: IdempotencyStore, input: unknown) => {
+    if (store.findCompleted === undefined) throw new assert.AssertionError({ message: 'findCompleted is missing' });
+    return store.findCompleted(input as FindCompletedInput);
+  };
+  const find = async (store: IdempotencyStore, intent_sha256: string, limit = 100) =>
+    (await findCompleted(store, { intent_sha256, limit })).map((record) => record.key);
+
+  return [
+    define('findCompleted: the completed records of one intent digest, under any key and any request digest, oldest first', async ({ store, clock }) => {
+      // Intent X completed under two request digests (a contract revision bumped between them).
+      await recordInState(store, 'x-completed-a', 'completed', REQUEST_A, INTENT_X);
+      clock.advance(1);
+      await recordInState(store, 'x-completed-b', 'completed', REQUEST_B, INTENT_X);
+      // Completed by a status query that found the receipt (`receipt_reconciled`).
+      await recordInState(store, 'x-reconciled', 'unknown', REQUEST_C, INTENT_X);
+      assert.equal((await store.reconcile({ key: 'x-reconciled', request_sha256: REQUEST_C, result: { sealed_json: SEALED_2, receipt: 'receipt-1' } })).ok, true);
+      // Not completed: never found, whatever their lease.
+      for (const state of ['claimed', 'started', 'unknown', 'released'] as const) await recordInState(store, `x-${state}`, state, REQUEST_A, INTENT_X);
+      // Completed, but of another intent, or claimed without one.
+      await recordInState(store, 'y-completed', 'completed', REQUEST_A, INTENT_Y);
+      await recordInState(store, 'none-completed', 'completed', REQUEST_A);
+      await recordInState(store, 'null-completed', 'completed', REQUEST_A, null);
+
+      const found = await findCompleted(store, { intent_sha256: INTENT_X, limit: 100 });
+      assert.deepEqual(
+        found.map((record) => [record.key, record.state, record.request_sha256, record.result?.delivery]),
+        [
+          ['x-completed-a', 'completed', REQUEST_A, 'fresh'],
+          ['x-completed-b', 'completed', REQUEST_B, 'fresh'],
+          ['x-reconciled', 'completed', REQUEST_C, 'receipt_reconciled'],
+        ],
+      );
+      assert.deepEqual(found, await Promise.all(found.map((record) => store.get(record.key))), 'whole records, as get returns them');
+      assert.ok(found.every((record) => record.intent_sha256 === INTENT_X));
+      assert.deepEqual(await find(store, INTENT_X, 2), ['x-completed-a', 'x-completed-b'], 'at most limit records');
+      assert.deepEqual(await find(store, INTENT_X, 1), ['x-completed-a']);
+      assert.deepEqual(await find(store, INTENT_Y), ['y-completed']);
+      assert.deepEqual(await find(store, '3'.repeat(64)), []);
+      // Long after, whatever the leases: completed records stay found until retention deletes them.
+      clock.advance(10 * LEASE);
+      assert.deepEqual(await find(store, INTENT_X), ['x-completed-a', 'x-completed-b', 'x-reconciled']);
+    }),
+
+    define('findCompleted: orders keys by UTF-16 code units, also where a limit cuts through one created_at', async ({ store, clock }) => {
+      const tied = ['\uFFFD', '\u{1F600}', 'a', '\uE000x', '\u{10FFFF}'];
+      await recordInState(store, 'b', 'completed', REQUEST_A, INTENT_X);
+      await recordInState(store, 'live', 'started', REQUEST_A, INTENT_X);
+      clock.advance(1);
+      for (const [index, key] of tied.entries()) await recordInState(store, key, 'completed', index % 2 === 0 ? REQUEST_A : REQUEST_B, INTENT_X);
+      await recordInState(store, 'other-intent', 'completed', REQUEST_A, INTENT_Y);
+      clock.advance(1);
+      await recordInState(store, 'c', 'completed', REQUEST_C, INTENT_X);
+
+      const expectedOrder = ['b', 'a', '\u{1F600}', '\u{10FFFF}', '\uE000x', '\uFFFD', 'c'];
+      const found = await findCompleted(store, { intent_sha256: INTENT_X, limit: 100 });
+      assert.deepEqual(found.map((record) => record.key), expectedOrder);
+      for (let limit = 1; limit <= expectedOrder.length + 1; limit += 1) {
+        const limited = await findCompleted(store, { intent_sha256: INTENT_X, limit });
+        assert.deepEqual(limited, found.slice(0, limit), `limit ${limit}: whole records`);
+      }
+    }),
+
+    define('findCompleted: a purged record is not found, and a key claimed afresh is found under its new intent once completed', async ({ store, clock }) => {
+      await recordInState(store, 'key-purged', 'completed', REQUEST_A, INTENT_X);
+      clock.advance(1);
+      await recordInState(store, 'key-kept', 'completed', REQUEST_A, INTENT_X);
+      // Its fencing token (T0 + 2) is above the cutoff: kept; the first one goes.
+      assert.equal(await store.purgeExpired({ older_than_ms: 0 }), 1);
+      assert.deepEqual(await find(store, INTENT_X), ['key-kept']);
+      await recordInState(store, 'key-purged', 'started', REQUEST_B, INTENT_Y);
+      assert.deepEqual(await find(store, INTENT_Y), []);
+      const started = await store.get('key-purged');
+      const fenced = { key: 'key-purged', fencing_token: started?.fencing_token ?? 0 };
+      assert.equal((await store.complete({ ...fenced, result: { sealed_json: SEALED_2, receipt: null } })).ok, true);
+      assert.deepEqual(await find(store, INTENT_Y), ['key-purged']);
+      assert.deepEqual(await find(store, INTENT_X), ['key-kept']);
+    }),
+
+    define('findCompleted: a read that changes nothing, and refuses malformed inputs with StoreInputError', async ({ store, clock }) => {
+      await recordInState(store, 'key-done', 'completed', REQUEST_A, INTENT_X);
+      await recordInState(store, 'key-started', 'started', REQUEST_A, INTENT_X);
+      clock.advance(10 * 3_600_000);
+      const before = [await store.get('key-done'), await store.get('key-started')];
+      assert.deepEqual(await find(store, INTENT_X), ['key-done']);
+      assert.deepEqual([await store.get('key-done'), await store.get('key-started')], before, 'no transition (the expired started record stays started)');
+      for (const input of [
+        { intent_sha256: 'A'.repeat(64), limit: 1 },
+        { intent_sha256: '1'.repeat(63), limit: 1 },
+        { intent_sha256: null, limit: 1 },
+        { request_sha256: REQUEST_A, limit: 1 },
+        { intent_sha256: INTENT_X, limit: 0 },
+        { intent_sha256: INTENT_X, limit: 101 },
+        { intent_sha256: INTENT_X, limit: 1.5 },
+        { intent_sha256: INTENT_X },
+        null,
+        'x'.repeat(64),
+      ]) {
+        await assert.rejects(() => findCompleted(store, input), (error: unknown) => StoreInputError.isInstance(error), JSON.stringify(input));
+      }
     }),
   ];
 }

@@ -6,6 +6,7 @@ import {
   type ClaimInput,
   type Clock,
   type FenceFailure,
+  type FindCompletedInput,
   type FindUnresolvedInput,
   type IdempotencyStore,
   type ResultInput,
@@ -63,9 +64,11 @@ import {
   NO_EARLIER_ATTEMPTS,
   readEarlierAttempts,
   readIntentAttempts,
+  readCompletedAttempts,
   viewAttempt,
   type AttemptView,
   type EarlierAttempts,
+  type CompletedAttempts,
   type IntentAttempts,
 } from './earlier-attempts.js';
 import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcome } from './dispatcher-tool.js';
@@ -1091,6 +1094,47 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
+   * Before a write under an intent key (`ownKey`, claimed; a tool without approval): the same
+   * intent completed under another key, an approval's from before the tool's approval mode changed
+   * from `'required'` to `'none'`. It ran once, so this write does not run: IDEMPOTENCY_CONFLICT
+   * (note `completed_attempt_other_key`; a person decides, as for an intent completed under other
+   * contract revisions). Asked after the unresolved lookup, so that an attempt completing between
+   * the two is found by one of them. `null` when there is none, and when the store cannot look
+   * completed records up (no `findCompleted`, or one that refuses the input: note
+   * `completed_lookup_unsupported`). A lookup that fails (note `completed_lookup_failed`) or a full
+   * list without one in it (note `completed_attempts_beyond_lookup`) answers
+   * TIMEOUT_BEFORE_EXECUTE, nothing run.
+   */
+  async function findCompletedElsewhere(state: CallState, ownKey: string): Promise<'IDEMPOTENCY_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | null> {
+    const intent_sha256 = state.intentSha256;
+    const findCompleted = idempotencyStore.findCompleted;
+    if (intent_sha256 === null || typeof findCompleted !== 'function') return null;
+    const input: FindCompletedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
+    let found: CompletedAttempts;
+    try {
+      found = readCompletedAttempts(await watchdog.watch(() => findCompleted.call(idempotencyStore, input)), intent_sha256, ownKey);
+    } catch (error) {
+      found = { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
+    }
+    switch (found.kind) {
+      case 'input_rejected':
+        state.notes.push('completed_lookup_unsupported');
+        return null;
+      case 'unavailable':
+        state.notes.push('completed_lookup_failed');
+        return 'TIMEOUT_BEFORE_EXECUTE';
+      case 'found':
+        if (found.keys.length > 0) {
+          state.notes.push('completed_attempt_other_key');
+          return 'IDEMPOTENCY_CONFLICT';
+        }
+        if (!found.more) return null;
+        state.notes.push('completed_attempts_beyond_lookup');
+        return 'TIMEOUT_BEFORE_EXECUTE';
+    }
+  }
+
+  /**
    * Before an approved write runs under its own key (`fence`, claimed): an unresolved attempt of
    * the same request under another key (an approval given again, under a new key, while the first
    * write's outcome is unknown) means this write must not start. Each one the store lists is
@@ -1164,7 +1208,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // An unresolved attempt of the same intent under other contract revisions (a deploy bumped
     // one meanwhile), or, for an intent key, under an approval's key (the tool's approval mode
     // changed): its outcome is unknown and only a person can tell whether this write is another.
-    const conflict = await findIntentConflict(state, request_sha256, key, !tool.approvalRequired, true);
+    // For an intent key, then, the same intent completed under an approval's key: it ran once.
+    const conflict =
+      (await findIntentConflict(state, request_sha256, key, !tool.approvalRequired, true)) ??
+      (tool.approvalRequired ? null : await findCompletedElsewhere(state, key));
     if (conflict !== null) {
       // Nothing ran under the key: given back before the answer, which says how long it stays held.
       const released = await releaseFence(fence);

@@ -113,4 +113,24 @@ describe('on the SQLite store', () => {
     expect((await stores.idempotencyStore.get('rate-limited-key'))?.state).toBe('completed');
     close();
   });
+
+  it("a restart that switched the tool from approval 'required' to 'none' does not write a completed intent again", async () => {
+    const first = hostOnFile();
+    const context = { principal: CEDAR_DRAFTER, approvals: [approval(first.host, 'switch-key')] };
+    const fresh = (await first.host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).results[0];
+    expect(fresh?.sealed.model_result.status).toBe('succeeded');
+    first.close();
+
+    const clock = new ManualClock(START);
+    const stores = openSqliteStores({ path, digester: createDigester({ key: TEST_KEY }), clock, synchronous: 'normal' });
+    const host = createTestHost({
+      clock,
+      options: { stores },
+      tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+    });
+    const retried = (await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: CEDAR_DRAFTER })).results[0];
+    expect(retried?.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(host.calls['create_refund_draft']).toBe(0);
+    stores.close();
+  });
 });

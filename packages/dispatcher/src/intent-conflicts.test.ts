@@ -2,11 +2,11 @@
 // deploy bumped a contract revision (review finding): `request_sha256` binds the revisions, so
 // the request-based lookup cannot see the earlier attempt; every claim also stores the intent
 // digest (tenant, subject, tool, arguments; no revisions), and the dispatcher looks that up.
-import { StoreInputError, type FindUnresolvedInput, type IdempotencyStore } from '@toolseal/audit';
+import { StoreInputError, type FindCompletedInput, type FindUnresolvedInput, type IdempotencyStore } from '@toolseal/audit';
 import { ERROR_CATALOG } from '@toolseal/errors';
 import { createToolRegistry } from '@toolseal/result';
 import { describe, expect, it } from 'vitest';
-import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, loadToolSpecs, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import { BASELINE_REFUND, CEDAR_DRAFTER, CEDAR_OTHER, createTestHost, loadToolSpecs, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
 import type { Approval } from './approval.js';
 import type { DispatchedCall } from './dispatch-types.js';
 
@@ -253,3 +253,135 @@ async function digestAfterDeploy(after: TestHost): Promise<string> {
     effect_revision: contract.effect_revision,
   });
 }
+
+/** The refund tool switched to approval 'none': a new dispatcher over `before`'s stores and clock. */
+function switchedToNoApproval(before: TestHost, stores: TestHost['stores'] = before.stores): TestHost {
+  return createTestHost({
+    clock: before.clock,
+    options: { stores },
+    tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+  });
+}
+
+/** Before the switch: an approved refund that completed under the approval's key. */
+async function completedUnderApproval(): Promise<TestHost> {
+  const before = createTestHost();
+  const digest = (await preview(before)).approval_request?.request_sha256 as string;
+  const first = only(
+    await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'appr-1')] }),
+  );
+  expect(first.sealed.model_result.status).toBe('succeeded');
+  expect(before.drafts.size).toBe(1);
+  return before;
+}
+
+/** A host over `before`'s stores whose `findCompleted` answers with `answer`. */
+function withCompletedLookup(before: TestHost, answer: () => Promise<unknown[]> | unknown[]): TestHost {
+  const store = before.stores.idempotencyStore;
+  const wrapped: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, { findCompleted: async () => answer() });
+  return switchedToNoApproval(before, { ...before.stores, idempotencyStore: wrapped });
+}
+
+describe("a write tool switched from approval 'required' to 'none' (review finding: its completed intent ran again)", () => {
+  it('the same intent, completed under an approval, does not write again under its intent key (IDEMPOTENCY_CONFLICT, key given back)', async () => {
+    const before = await completedUnderApproval();
+    const after = switchedToNoApproval(before);
+    const retried = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(retried.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(retried.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG.IDEMPOTENCY_CONFLICT.recovery);
+    expect(await notesOf(before, retried)).toEqual(['completed_attempt_other_key']);
+    // The downstream service saw one write; the intent key was given back, nothing ran under it.
+    expect([before.drafts.size, after.drafts.size]).toEqual([1, 0]);
+    const entry = (await before.stores.auditLog.query({ kind: 'sealed_call', call_id: retried.call_id }, { limit: 1 })).entries[0];
+    const intentKey = entry?.idempotency_key as string;
+    expect(intentKey).toMatch(/^intent-[0-9a-f]{64}$/);
+    expect((await before.stores.idempotencyStore.get(intentKey))?.state).toBe('released');
+    // And again: the same answer, still one write.
+    const again = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(again.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(after.drafts.size).toBe(0);
+  });
+
+  it('another intent (another subject) writes as before; so does the same intent once retention deleted the completed record', async () => {
+    const before = await completedUnderApproval();
+    const after = switchedToNoApproval(before);
+    // Another subject's intent with the same arguments.
+    const other = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: CEDAR_OTHER }));
+    expect(other.sealed.model_result.status).toBe('succeeded');
+    expect(after.drafts.size).toBe(1);
+    before.clock.advance(60_000);
+    expect(await before.stores.idempotencyStore.purgeExpired({ older_than_ms: 1_000 })).toBeGreaterThan(0);
+    const afterRetention = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(afterRetention.sealed.model_result.status).toBe('succeeded');
+    expect(after.drafts.size).toBe(2);
+  });
+
+  it('a store without findCompleted loses that protection only: the write runs (the README says so)', async () => {
+    const before = await completedUnderApproval();
+    const store = before.stores.idempotencyStore;
+    const withoutLookup: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, { findCompleted: undefined });
+    const after = switchedToNoApproval(before, { ...before.stores, idempotencyStore: withoutLookup });
+    const retried = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(retried.sealed.model_result.status).toBe('succeeded');
+    expect(after.drafts.size).toBe(1);
+  });
+
+  it('a lookup that fails, or a full list without a completed record of this intent in it, starts nothing (TIMEOUT_BEFORE_EXECUTE)', async () => {
+    const before = await completedUnderApproval();
+    const failing = withCompletedLookup(before, () => Promise.reject(new Error('connection reset')));
+    const failed = only(await failing.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(failed.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(await notesOf(before, failed)).toEqual(['completed_lookup_failed']);
+    const notAList = withCompletedLookup(before, () => ({ length: 0 }) as unknown as unknown[]);
+    expect(only(await notAList.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).sealed.model_result.error?.code).toBe(
+      'TIMEOUT_BEFORE_EXECUTE',
+    );
+    // Four records that are not this intent's completed ones (another digest, another state, a
+    // malformed key, the call's own key): the list is full, so it may have left one out.
+    const intent = (await failing.stores.idempotencyStore.get('appr-1'))?.intent_sha256 as string;
+    const junk = [
+      { key: 'k1', state: 'completed', intent_sha256: 'f'.repeat(64) },
+      { key: 'k2', state: 'started', intent_sha256: intent },
+      { key: 'bad\u0000key', state: 'completed', intent_sha256: intent },
+      { key: `intent-${intent}`, state: 'completed', intent_sha256: intent },
+    ];
+    const full = withCompletedLookup(before, () => junk);
+    const beyond = only(await full.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(beyond.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(await notesOf(before, beyond)).toEqual(['completed_attempts_beyond_lookup']);
+    // Three of them (not full): nothing completed elsewhere, the write runs.
+    const partial = withCompletedLookup(before, () => junk.slice(0, 3));
+    expect(only(await partial.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).sealed.model_result.status).toBe('succeeded');
+    expect([failing, notAList, full, partial].map((host) => host.drafts.size)).toEqual([0, 0, 0, 1]);
+  });
+
+  it('a store that refuses the lookup input (one from before it) is noted and the write runs, as without the method', async () => {
+    const before = await completedUnderApproval();
+    const refusing = withCompletedLookup(before, () => Promise.reject(new StoreInputError('intent_sha256', 'unknown field')));
+    const retried = only(await refusing.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(retried.sealed.model_result.status).toBe('succeeded');
+    expect(await notesOf(before, retried)).toEqual(['completed_lookup_unsupported']);
+  });
+
+  it("an approved write never asks findCompleted: from 'none' to 'required', a person consents to another write", async () => {
+    const before = switchedToNoApproval(createTestHost());
+    const first = only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(first.sealed.model_result.status).toBe('succeeded');
+    let asked = 0;
+    const store = before.stores.idempotencyStore;
+    const counting: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
+      findCompleted: async (input: FindCompletedInput) => {
+        asked += 1;
+        return store.findCompleted?.(input) ?? [];
+      },
+    });
+    const after = createTestHost({ clock: before.clock, options: { stores: { ...before.stores, idempotencyStore: counting } } });
+    const digest = (await preview(after)).approval_request?.request_sha256 as string;
+    const approved = only(
+      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, digest, 'appr-2')] }),
+    );
+    expect(approved.sealed.model_result.status).toBe('succeeded');
+    expect(asked).toBe(0);
+    expect([before.drafts.size, after.drafts.size]).toEqual([1, 1]);
+  });
+});

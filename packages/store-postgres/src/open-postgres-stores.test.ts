@@ -6,7 +6,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from '@toolseal/audit';
-import { checkIntentDigestMigration, findUnresolvedConformanceCases, intentMigrationOldRecord, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
+import { checkIntentDigestMigration, findCompletedConformanceCases, findUnresolvedConformanceCases, intentMigrationOldRecord, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ describe.skipIf(!available).each([
       },
     };
   };
-  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
+  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory), ...findCompletedConformanceCases(factory)]) it(testCase.name, testCase.run);
 });
 
 

@@ -4,6 +4,7 @@ import {
   checkVerifyChainOptions,
   auditEntryFromRow,
   auditEntryWithBody,
+  checkFindCompletedInput,
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
@@ -12,6 +13,7 @@ import {
   checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
+  oldestFirst,
   planIdempotencyTransition,
   prepareAuditEntry,
   readClock,
@@ -262,6 +264,16 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     );
   const selectUnresolvedByRequest = unresolvedBy('select_unresolved', 'request_sha256');
   const selectUnresolvedByIntent = unresolvedBy('select_unresolved_int', 'intent_sha256');
+  // `findCompleted`: the completed records of one intent digest, by the same index and in the same
+  // way (the records up to the limit-th one's millisecond, ordered and cut in JS).
+  const selectCompletedByIntent = statement(
+    'select_completed_int',
+    `WITH done AS (
+       SELECT ${RECORD_COLUMNS} FROM ${s}.idempotency_records WHERE intent_sha256 = $1 AND state = 'completed'
+     )
+     SELECT ${RECORD_COLUMNS} FROM done
+     WHERE created_at <= coalesce((SELECT created_at FROM done ORDER BY created_at LIMIT 1 OFFSET $2), created_at)`,
+  );
 
   async function readRecord(key: string): Promise<IdempotencyRecord | undefined> {
     const result = await pool.query<RecordRow>(selectRecord([key]));
@@ -313,6 +325,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
           ? selectUnresolvedByIntent([checked.intent_sha256, readClock(clock), limit - 1])
           : selectUnresolvedByRequest([checked.request_sha256, readClock(clock), limit - 1]);
       const result = await pool.query<RecordRow>(query);
+      return oldestFirst(result.rows.map(recordFromRow), limit);
+    },
+    findCompleted: async (input) => {
+      const { intent_sha256, limit } = checkFindCompletedInput(input);
+      const result = await pool.query<RecordRow>(selectCompletedByIntent([intent_sha256, limit - 1]));
       return oldestFirst(result.rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
@@ -524,14 +541,6 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   };
 }
 
-/**
- * The first `limit` of `records`, oldest first: by `created_at`, then by `key` in UTF-16 code-unit
- * order (JavaScript's string comparison), as the in-memory store of @toolseal/audit orders them.
- */
-function oldestFirst(records: IdempotencyRecord[], limit: number): IdempotencyRecord[] {
-  records.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return records.slice(0, limit);
-}
 
 function recordFromRow(row: RecordRow): IdempotencyRecord {
   return {

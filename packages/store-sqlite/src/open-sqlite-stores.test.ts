@@ -8,7 +8,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyStore,
 } from '@toolseal/audit';
-import { checkIntentDigestMigration, findUnresolvedConformanceCases, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
+import { checkIntentDigestMigration, findCompletedConformanceCases, findUnresolvedConformanceCases, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
 import { createDigester } from '@toolseal/digests';
 import BetterSqlite3, { type Statement } from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -29,7 +29,7 @@ describe('SQLite stores (WAL file): conformance', () => {
     const stores = openSqliteStores({ path: nextPath(), clock, digester, ...(logId === undefined ? {} : { logId }) });
     return { ...stores, tamper: sqliteTamper(stores.database), close: async () => stores.close() };
   };
-  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
+  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory), ...findCompletedConformanceCases(factory)]) it(testCase.name, testCase.run);
 });
 
 describe('SQLite stores (:memory:): conformance', () => {
@@ -37,7 +37,7 @@ describe('SQLite stores (:memory:): conformance', () => {
     const stores = openSqliteStores({ path: ':memory:', clock, digester, ...(logId === undefined ? {} : { logId }) });
     return { ...stores, tamper: sqliteTamper(stores.database), close: async () => stores.close() };
   };
-  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory)]) it(testCase.name, testCase.run);
+  for (const testCase of [...storeConformanceCases(factory), ...findUnresolvedConformanceCases(factory), ...findCompletedConformanceCases(factory)]) it(testCase.name, testCase.run);
 });
 
 

@@ -4,6 +4,7 @@ import {
   checkVerifyChainOptions,
   auditEntryFromRow,
   auditEntryWithBody,
+  checkFindCompletedInput,
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
@@ -12,6 +13,7 @@ import {
   checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
+  oldestFirst,
   planIdempotencyTransition,
   prepareAuditEntry,
   readClock,
@@ -223,6 +225,15 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     );
   const selectUnresolvedByRequest = unresolvedBy('request_sha256');
   const selectUnresolvedByIntent = unresolvedBy('intent_sha256');
+  // `findCompleted`: the completed records of one intent digest, by the same index and in the same
+  // way (the records up to the limit-th one's millisecond, ordered and cut in JS).
+  const selectCompletedByIntent = database.prepare<[{ digest: string; offset: number }], RecordRow>(
+    `WITH done AS (
+       SELECT ${RECORD_COLUMNS} FROM idempotency_records WHERE intent_sha256 = @digest AND state = 'completed'
+     )
+     SELECT ${RECORD_COLUMNS} FROM done
+     WHERE created_at <= coalesce((SELECT created_at FROM done ORDER BY created_at LIMIT 1 OFFSET @offset), created_at)`,
+  );
 
   function readRecord(key: string): IdempotencyRecord | undefined {
     const row = selectRecord.get(key);
@@ -288,6 +299,11 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
           : [selectUnresolvedByRequest, checked.request_sha256];
       // A read like `get`: it never waits behind writes, and each attempt reads the clock afresh.
       const rows = await lock.read('findUnresolved', () => select.all({ digest, now: readClock(clock), offset: limit - 1 }));
+      return oldestFirst(rows.map(recordFromRow), limit);
+    },
+    findCompleted: async (input) => {
+      const { intent_sha256, limit } = checkFindCompletedInput(input);
+      const rows = await lock.read('findCompleted', () => selectCompletedByIntent.all({ digest: intent_sha256, offset: limit - 1 }));
       return oldestFirst(rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
@@ -433,14 +449,6 @@ function checkSynchronous(value: unknown): 'full' | 'normal' {
 }
 
 
-/**
- * The first `limit` of `records`, oldest first: by `created_at`, then by `key` in UTF-16 code-unit
- * order (JavaScript's string comparison), as the in-memory store of @toolseal/audit orders them.
- */
-function oldestFirst(records: IdempotencyRecord[], limit: number): IdempotencyRecord[] {
-  records.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return records.slice(0, limit);
-}
 
 function recordFromRow(row: RecordRow): IdempotencyRecord {
   return {
