@@ -26,7 +26,8 @@ export function isUnresolved(record: IdempotencyRecord, now: number): boolean {
 /**
  * The first `limit` of `records`, oldest first: by `created_at`, then by `key` in UTF-16 code-unit
  * order (JavaScript's string comparison). The order of `findUnresolved` and `findCompleted`, for
- * stores whose database orders text otherwise; sorts `records` in place.
+ * stores whose database orders text otherwise. Sorts `records` in place and returns it, or a
+ * copy of its first `limit` when it is longer.
  */
 export function oldestFirst(records: IdempotencyRecord[], limit: number): IdempotencyRecord[] {
   records.sort((a, b) => a.created_at - b.created_at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -1369,6 +1369,21 @@ export function findCompletedConformanceCases(factory: StoreFactory): Conformanc
       }
     }),
 
+    define('findCompleted: orders by when a record was created, not when it completed', async ({ store, clock }) => {
+      const first = await store.claim(claimInput('made-first', { intent: INTENT_X }));
+      clock.advance(1);
+      const second = await store.claim(claimInput('made-second', { intent: INTENT_X }));
+      assert.ok(first.kind === 'claimed' && second.kind === 'claimed');
+      for (const [key, claim] of [['made-second', second], ['made-first', first]] as const) {
+        clock.advance(1);
+        const fenced = { key, fencing_token: claim.fencing_token };
+        assert.equal((await store.markStarted({ ...fenced, lease_ms: LEASE })).ok, true);
+        assert.equal((await store.complete({ ...fenced, result: { sealed_json: SEALED_1, receipt: null } })).ok, true);
+      }
+      assert.deepEqual(await find(store, INTENT_X), ['made-first', 'made-second']);
+      assert.deepEqual(await find(store, INTENT_X, 1), ['made-first']);
+    }),
+
     define('findCompleted: a purged record is not found, and a key claimed afresh is found under its new intent once completed', async ({ store, clock }) => {
       await recordInState(store, 'key-purged', 'completed', REQUEST_A, INTENT_X);
       clock.advance(1);

@@ -221,9 +221,11 @@ function checkStores(options: DispatcherOptions): void {
       throw new DispatcherConfigError(null, 'stores.idempotencyStore must be an IdempotencyStore (@toolseal/audit)');
     }
   }
-  // Optional (a store may lack it), but present means usable.
-  if (idempotency !== undefined && idempotency['findUnresolved'] !== undefined && typeof idempotency['findUnresolved'] !== 'function') {
-    throw new DispatcherConfigError(null, 'stores.idempotencyStore.findUnresolved must be a function when present');
+  // Optional (a store may lack them), but present means usable.
+  for (const method of ['findUnresolved', 'findCompleted']) {
+    if (idempotency !== undefined && idempotency[method] !== undefined && typeof idempotency[method] !== 'function') {
+      throw new DispatcherConfigError(null, `stores.idempotencyStore.${method} must be a function when present`);
+    }
   }
 }
 
@@ -1096,16 +1098,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /**
    * Before a write under an intent key (`ownKey`, claimed; a tool without approval): the same
    * intent completed under another key, an approval's from before the tool's approval mode changed
-   * from `'required'` to `'none'`. It ran once, so this write does not run: IDEMPOTENCY_CONFLICT
-   * (note `completed_attempt_other_key`; a person decides, as for an intent completed under other
-   * contract revisions). Asked after the unresolved lookup, so that an attempt completing between
-   * the two is found by one of them. `null` when there is none, and when the store cannot look
-   * completed records up (no `findCompleted`, or one that refuses the input: note
-   * `completed_lookup_unsupported`). A lookup that fails (note `completed_lookup_failed`) or a full
-   * list without one in it (note `completed_attempts_beyond_lookup`) answers
-   * TIMEOUT_BEFORE_EXECUTE, nothing run.
+   * from `'required'` to `'none'`. Its call ended there, whatever its result, so this write does
+   * not run: IDEMPOTENCY_CONFLICT (note `completed_attempt_other_key`; a person decides, as for an
+   * intent completed under other contract revisions). Asked after the unresolved lookup, so that
+   * an attempt completing between the two is found by one of them. `null` when there is none, and
+   * when the store has no `findCompleted`. A lookup that fails (note `completed_lookup_failed`) or
+   * a full list without one in it (note `completed_attempts_beyond_lookup`) answers
+   * TIMEOUT_BEFORE_EXECUTE, nothing run; one that refuses the dispatcher's input
+   * (StoreInputError: a bug) `input_rejected`, answered as every such refusal (TOOL_ERROR).
    */
-  async function findCompletedElsewhere(state: CallState, ownKey: string): Promise<'IDEMPOTENCY_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | null> {
+  async function findCompletedElsewhere(
+    state: CallState,
+    ownKey: string,
+  ): Promise<'IDEMPOTENCY_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | 'input_rejected' | null> {
     const intent_sha256 = state.intentSha256;
     const findCompleted = idempotencyStore.findCompleted;
     if (intent_sha256 === null || typeof findCompleted !== 'function') return null;
@@ -1118,13 +1123,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     switch (found.kind) {
       case 'input_rejected':
-        state.notes.push('completed_lookup_unsupported');
-        return null;
+        return 'input_rejected';
       case 'unavailable':
         state.notes.push('completed_lookup_failed');
         return 'TIMEOUT_BEFORE_EXECUTE';
       case 'found':
-        if (found.keys.length > 0) {
+        if (found.elsewhere) {
           state.notes.push('completed_attempt_other_key');
           return 'IDEMPOTENCY_CONFLICT';
         }
@@ -1212,6 +1216,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const conflict =
       (await findIntentConflict(state, request_sha256, key, !tool.approvalRequired, true)) ??
       (tool.approvalRequired ? null : await findCompletedElsewhere(state, key));
+    if (conflict === 'input_rejected') {
+      await releaseFence(fence);
+      return refuseStoreInput(turn, state);
+    }
     if (conflict !== null) {
       // Nothing ran under the key: given back before the answer, which says how long it stays held.
       const released = await releaseFence(fence);

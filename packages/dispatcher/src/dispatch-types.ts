@@ -49,7 +49,7 @@ export interface DispatcherOptions {
   leaseMarginMs?: number;
   /**
    * The longest the dispatcher waits for one store call (idempotency `claim`, `markStarted`,
-   * `complete`, `release`, `markUnknown`, `reconcile`, `get`, `findUnresolved`; audit `append`), in ms: one that has not
+   * `complete`, `release`, `markUnknown`, `reconcile`, `get`, `findUnresolved`, `findCompleted`; audit `append`), in ms: one that has not
    * settled by then (after between 1x and 1.25x this, plus up to 5 ms of timer rounding for small
    * values) is treated exactly like one that threw. It
    * may still apply later (README, "Store calls that do not answer"). Default 10 000.

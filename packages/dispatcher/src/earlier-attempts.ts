@@ -183,14 +183,12 @@ export function readIntentAttempts(found: unknown, intent_sha256: Sha256Hex, own
   return { kind: 'found', attempts, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
 }
 
-/**
- * What `findCompleted({ intent_sha256 })` said: the keys, other than the call's own, under which
- * the intent completed (an approval's, before the tool's approval mode changed to `'none'`).
- */
+/** What `findCompleted({ intent_sha256 })` said about the call's intent. */
 export type CompletedAttempts =
   | {
       kind: 'found';
-      keys: readonly string[];
+      /** A record listed shows the intent completed under a key other than the call's own. */
+      elsewhere: boolean;
       /** The list came back full: more records may exist that it left out. */
       more: boolean;
     }
@@ -201,13 +199,11 @@ export type CompletedAttempts =
 export function readCompletedAttempts(found: unknown, intent_sha256: Sha256Hex, ownKey: string): CompletedAttempts {
   if (!Array.isArray(found)) return { kind: 'unavailable' };
   const listed = (found as unknown[]).slice(0, EARLIER_ATTEMPT_LOOKUP_LIMIT);
-  const keys: string[] = [];
-  for (const candidate of listed) {
-    if (typeof candidate !== 'object' || candidate === null) continue;
+  // The key is not used: any key but the call's own counts, a malformed one too (fail closed).
+  const elsewhere = listed.some((candidate) => {
+    if (typeof candidate !== 'object' || candidate === null) return false;
     const { key, intent_sha256: digest, state } = candidate as Partial<Record<'key' | 'intent_sha256' | 'state', unknown>>;
-    if (digest !== intent_sha256 || state !== 'completed') continue;
-    if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH) || key === ownKey || keys.includes(key)) continue;
-    keys.push(key);
-  }
-  return { kind: 'found', keys, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
+    return digest === intent_sha256 && state === 'completed' && key !== ownKey;
+  });
+  return { kind: 'found', elsewhere, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
 }

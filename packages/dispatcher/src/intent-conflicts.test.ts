@@ -336,13 +336,13 @@ describe("a write tool switched from approval 'required' to 'none' (review findi
     expect(only(await notAList.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context)).sealed.model_result.error?.code).toBe(
       'TIMEOUT_BEFORE_EXECUTE',
     );
-    // Four records that are not this intent's completed ones (another digest, another state, a
-    // malformed key, the call's own key): the list is full, so it may have left one out.
+    // Four records that are not this intent's completed ones elsewhere (another digest, another
+    // state, not a record, the call's own key): the list is full, so it may have left one out.
     const intent = (await failing.stores.idempotencyStore.get('appr-1'))?.intent_sha256 as string;
-    const junk = [
+    const junk: unknown[] = [
       { key: 'k1', state: 'completed', intent_sha256: 'f'.repeat(64) },
       { key: 'k2', state: 'started', intent_sha256: intent },
-      { key: 'bad\u0000key', state: 'completed', intent_sha256: intent },
+      null,
       { key: `intent-${intent}`, state: 'completed', intent_sha256: intent },
     ];
     const full = withCompletedLookup(before, () => junk);
@@ -355,12 +355,33 @@ describe("a write tool switched from approval 'required' to 'none' (review findi
     expect([failing, notAList, full, partial].map((host) => host.drafts.size)).toEqual([0, 0, 0, 1]);
   });
 
-  it('a store that refuses the lookup input (one from before it) is noted and the write runs, as without the method', async () => {
+  it('a completed record of this intent under a malformed key counts too (fail closed: the key is not used)', async () => {
+    const before = await completedUnderApproval();
+    const intent = (await before.stores.idempotencyStore.get('appr-1'))?.intent_sha256 as string;
+    for (const key of ['bad\u0000key', 7, undefined]) {
+      const odd = withCompletedLookup(before, () => [{ key, state: 'completed', intent_sha256: intent }]);
+      const retried = only(await odd.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+      expect(retried.sealed.model_result.error?.code, String(key)).toBe('IDEMPOTENCY_CONFLICT');
+      expect(odd.drafts.size).toBe(0);
+    }
+  });
+
+  it('a store that refuses the lookup input answers as every such refusal: TOOL_ERROR, nothing run, key given back', async () => {
     const before = await completedUnderApproval();
     const refusing = withCompletedLookup(before, () => Promise.reject(new StoreInputError('intent_sha256', 'unknown field')));
     const retried = only(await refusing.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
-    expect(retried.sealed.model_result.status).toBe('succeeded');
-    expect(await notesOf(before, retried)).toEqual(['completed_lookup_unsupported']);
+    expect(retried.sealed.model_result.error?.code).toBe('TOOL_ERROR');
+    expect(await notesOf(before, retried)).toEqual(['idempotency_store_input_rejected']);
+    expect(refusing.drafts.size).toBe(0);
+    const entry = (await before.stores.auditLog.query({ kind: 'sealed_call', call_id: retried.call_id }, { limit: 1 })).entries[0];
+    expect((await before.stores.idempotencyStore.get(entry?.idempotency_key as string))?.state).toBe('released');
+  });
+
+  it('a findCompleted that is present but not a function is refused when the dispatcher is created', () => {
+    const before = createTestHost();
+    const store = before.stores.idempotencyStore;
+    const broken: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, { findCompleted: 'yes' });
+    expect(() => switchedToNoApproval(before, { ...before.stores, idempotencyStore: broken })).toThrow(/findCompleted must be a function when present/);
   });
 
   it("an approved write never asks findCompleted: from 'none' to 'required', a person consents to another write", async () => {
