@@ -3,6 +3,8 @@
 // expired approvals and none run at the same time against an in-memory store whose every call is
 // delayed by a random number of microtasks and timer turns (and, in the first property, against a
 // clock that jumps now and then), so store calls of different turns interleave in many orders.
+// The last property mixes hosts that ask for approval with hosts that write under the intent key
+// (a tool's approval mode switched during a rolling deploy).
 import type { IdempotencyRecord, IdempotencyStore } from '@toolseal/audit';
 import type { JsonObject } from '@toolseal/contracts';
 import { ERROR_CATALOG } from '@toolseal/errors';
@@ -64,6 +66,8 @@ function delayStore(host: TestHost, random: () => number, clockJumps: boolean): 
   store.get = delayed(real.get);
   const findUnresolved = real.findUnresolved;
   if (findUnresolved !== undefined) store.findUnresolved = delayed(findUnresolved);
+  const findCompleted = real.findCompleted;
+  if (findCompleted !== undefined) store.findCompleted = delayed(findCompleted);
   return real;
 }
 
@@ -140,6 +144,8 @@ const keyArbitrary = fc.constantFrom(...KEYS);
 const behaviorArbitrary = fc.constantFrom<Behavior>('succeed', 'slow_succeed', 'commit_then_hang', 'hang', 'rate_limit');
 
 let digest: Approval['request_sha256'];
+/** The refund's intent digest (tenant, subject, tool, arguments), as the dispatcher computes it. */
+let intent: Approval['request_sha256'];
 
 beforeAll(async () => {
   // Every test host has the same digester key and contracts: one request digest for all of them.
@@ -148,6 +154,12 @@ beforeAll(async () => {
   const request = preview?.approval_request?.request_sha256;
   if (request === undefined) throw new Error('no approval preview');
   digest = request;
+  intent = host.digester.digestTagged('toolseal.dispatcher.intent_key.v1', {
+    tenant_id: CEDAR_DRAFTER.tenant_id,
+    subject_id: CEDAR_DRAFTER.subject_id,
+    tool_name: 'create_refund_draft',
+    arguments: BASELINE_REFUND,
+  });
 });
 
 describe('earlier attempts under concurrent turns', () => {
@@ -285,4 +297,65 @@ describe('earlier attempts under concurrent turns', () => {
       { numRuns: 150 },
     );
   });
+
+  it("hosts of both approval modes on one store (a rolling switch to 'none'): an intent-key write never starts once the intent completed or while an attempt of it is started or unknown", async () => {
+    const hostTurn = fc.record({ host: fc.constantFrom<'approving' | 'intent'>('approving', 'intent'), live: fc.option(keyArbitrary, { nil: null }) });
+    const step = fc.record({ key: keyArbitrary, kind: fc.constantFrom<HistoryKind>('released', 'claimed', 'started', 'unknown', 'dispatched'), advanceMs: fc.constantFrom(0, 31_000) });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 2 }),
+        fc.array(hostTurn, { minLength: 2, maxLength: 5 }),
+        fc.record({ k1: behaviorArbitrary, k2: behaviorArbitrary, k3: behaviorArbitrary }),
+        fc.integer(),
+        async (earlier, turns, behaviors, seed) => {
+          const approving = createTestHost({ deadlines: { create_refund_draft: 20 } });
+          const random = randomSource(seed);
+          const real = delayStore(approving, random, false);
+          const intentHost = createTestHost({
+            clock: approving.clock,
+            options: { stores: approving.stores },
+            deadlines: { create_refund_draft: 20 },
+            tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+          });
+          const violations: string[] = [];
+          instrumentHandler(approving, real, digest, behaviors, random, violations);
+          instrumentHandler(intentHost, real, digest, behaviors, random, violations);
+          // The intent-key write's own rule: no completed attempt of its intent under another key.
+          const checked = intentHost.impl.create_refund_draft;
+          intentHost.impl.create_refund_draft = async (input: HandlerInput): Promise<HandlerOutcome> => {
+            const completed = (await (real.findCompleted?.({ intent_sha256: intent, limit: 100 }) ?? Promise.resolve([]))).filter(
+              (record: IdempotencyRecord) => record.key !== input.idempotency_key,
+            );
+            if (completed.length > 0) violations.push(`${String(input.idempotency_key)} started after ${completed.map((record) => record.key).join(', ')} completed`);
+            return checked(input);
+          };
+          for (const { key, kind, advanceMs } of earlier) {
+            if (kind === 'dispatched') await makeHistory(approving, real, digest, key, kind);
+            else await makeHistoryWithIntent(real, key, kind);
+            approving.clock.advance(advanceMs);
+          }
+          const results = await Promise.all(
+            turns.map(async ({ host, live }) => {
+              await jitter(random);
+              const approvals = host === 'approving' && live !== null ? [approval(approving, digest, live, true)] : [];
+              return (host === 'approving' ? approving : intentHost).dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals });
+            }),
+          );
+          expect(violations).toEqual([]);
+          for (const result of results.flatMap((dispatched) => dispatched.results)) expectCatalogued(result);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
 });
+
+/** `makeHistory` straight in the store, with the intent digest a dispatcher's claim carries. */
+async function makeHistoryWithIntent(real: IdempotencyStore, key: Key, kind: HistoryKind): Promise<void> {
+  const claim = await real.claim({ key, request_sha256: digest, intent_sha256: intent, owner: 'earlier-host', lease_ms: 30_000 });
+  if (claim.kind !== 'claimed') return;
+  const fence = { key, fencing_token: claim.fencing_token };
+  if (kind === 'released') await real.release(fence);
+  if (kind === 'started' || kind === 'unknown') await real.markStarted({ ...fence, lease_ms: 30_000 });
+  if (kind === 'unknown') await real.markUnknown(fence);
+}
