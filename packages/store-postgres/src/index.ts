@@ -2,6 +2,7 @@ export {
   openPostgresStores,
   DEFAULT_MAX_PENDING_APPENDS,
   DEFAULT_CONNECTION_TIMEOUT_MS,
+  DEFAULT_MAX_PENDING_UNITS,
   MAX_PENDING_UNITS,
   type PostgresStoresOptions,
   type PostgresStores,

@@ -11,7 +11,14 @@ import { createDigester } from '@toolseal/digests';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, dropSchemas, postgresTamper, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
-import { openPostgresStores, type PostgresStoresOptions } from './open-postgres-stores.js';
+import {
+  DEFAULT_CONNECTION_TIMEOUT_MS,
+  DEFAULT_MAX_PENDING_APPENDS,
+  DEFAULT_MAX_PENDING_UNITS,
+  MAX_PENDING_UNITS,
+  openPostgresStores,
+  type PostgresStoresOptions,
+} from './open-postgres-stores.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './postgres-migrations.js';
 
@@ -76,6 +83,16 @@ describe('PostgreSQL stores: options', () => {
     await expect(openPostgresStores(null as unknown as PostgresStoresOptions)).rejects.toSatisfy(
       (error: unknown) => StoreInputError.isInstance(error) && error.field === 'options',
     );
+    // Both or neither of pool and connectionString: a TypeError, as the README says.
+    await expect(openPostgresStores({} as PostgresStoresOptions)).rejects.toThrow(TypeError);
+    const both = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:9/none' });
+    await expect(openPostgresStores({ pool: both, connectionString: 'postgres://nobody@127.0.0.1:9/none' })).rejects.toThrow(TypeError);
+    await both.end();
+  });
+
+  it('exports the defaults it documents (MAX_PENDING_UNITS is the deprecated name of DEFAULT_MAX_PENDING_UNITS)', () => {
+    expect([DEFAULT_MAX_PENDING_APPENDS, DEFAULT_MAX_PENDING_UNITS, DEFAULT_CONNECTION_TIMEOUT_MS]).toEqual([4_096, 64 * 1024 * 1024, 10_000]);
+    expect(MAX_PENDING_UNITS).toBe(DEFAULT_MAX_PENDING_UNITS);
   });
 });
 

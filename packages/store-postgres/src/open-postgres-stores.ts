@@ -81,7 +81,7 @@ export interface PostgresStoresOptions {
   maxPendingAppends?: number;
   /**
    * Most canonical text those waiting appends may hold together, in UTF-16 code units (two bytes
-   * each in memory), 1 to 2^30 (default `MAX_PENDING_UNITS`, 64 Mi, about 128 MB). One more is
+   * each in memory), 1 to 2^30 (default `DEFAULT_MAX_PENDING_UNITS`, 64 Mi, about 128 MB). One more is
    * refused the same way; an append alone, when nothing waits, is never refused by this bound.
    */
   maxPendingUnits?: number;
@@ -158,7 +158,9 @@ const MAX_WRITE_ATTEMPTS = 32;
  * Default `maxPendingUnits`: most canonical text (UTF-16 code units, about 128 MB) the appends
  * waiting for their transaction may hold together.
  */
-export const MAX_PENDING_UNITS = 16 * MAX_BATCH_UNITS;
+export const DEFAULT_MAX_PENDING_UNITS = 16 * MAX_BATCH_UNITS;
+/** @deprecated The same value under its earlier name, which read as a maximum: use `DEFAULT_MAX_PENDING_UNITS`. */
+export const MAX_PENDING_UNITS = DEFAULT_MAX_PENDING_UNITS;
 /** Default `maxPendingAppends`. */
 export const DEFAULT_MAX_PENDING_APPENDS = 4096;
 /** Default `connectionTimeoutMs` of a pool the stores create. */
@@ -189,7 +191,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const maxPendingUnits = checkIntegerInRange('maxPendingUnits', options.maxPendingUnits, {
     min: 1,
     max: 2 ** 30,
-    fallback: MAX_PENDING_UNITS,
+    fallback: DEFAULT_MAX_PENDING_UNITS,
     what: 'a whole number',
   });
   if (options.pool !== undefined && options.connectionTimeoutMs !== undefined) {
