@@ -1308,7 +1308,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
     }
 
-    const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key);
+    const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key, tool.proposal === null ? null : state.decisionRecord);
     state.executed = true;
     const run = await runWithDeadline(tool.handler, handlerInput, abort, remainingMs(turn, invocation.deadline));
     const markUnknown = async (): Promise<void> => {
@@ -1588,7 +1588,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (abort.aborted || now() >= invocation.deadline) {
       return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     }
-    const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, null);
+    const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, null, tool.proposal === null ? null : state.decisionRecord);
     state.executed = true;
     const pending = runWithDeadline(tool.handler, handlerInput, abort, remainingMs(turn, invocation.deadline));
     // A synchronous handler's answer is read at once, without a turn of the microtask queue.
@@ -1710,7 +1710,13 @@ function declaresHandlerReasons(tool: CompiledTool, outcome: ReadOutcome): boole
 }
 
 /** What a handler is given: the invocation (its signal still made on first read) and the execution identity. */
-function handlerInputOf(invocation: ToolInvocation, abort: CallAbort, operationId: string, idempotencyKey: string | null): HandlerInput {
+function handlerInputOf(
+  invocation: ToolInvocation,
+  abort: CallAbort,
+  operationId: string,
+  idempotencyKey: string | null,
+  review: ProposalDecisionRecord | null,
+): HandlerInput {
   return withSignal(
     {
       tool_name: invocation.tool_name,
@@ -1719,6 +1725,7 @@ function handlerInputOf(invocation: ToolInvocation, abort: CallAbort, operationI
       deadline: invocation.deadline,
       operation_id: operationId,
       idempotency_key: idempotencyKey,
+      review,
     },
     abort,
   );

@@ -1,6 +1,6 @@
 import type { ErrorReason, JsonObject, PrincipalContext, Sha256Hex } from '@toolseal/contracts';
 import type { JsonLimits } from '@toolseal/guard';
-import type { ProposalValidator } from '@toolseal/proposal';
+import type { ProposalDecisionRecord, ProposalValidator } from '@toolseal/proposal';
 import type { HandlerData } from '@toolseal/result';
 
 /** What every handler, trusted check and status query is given. All of it is trusted. */
@@ -29,6 +29,15 @@ export interface HandlerInput extends ToolInvocation {
    * `null` for reads.
    */
   idempotency_key: string | null;
+  /**
+   * For a tool with a proposal gate, the protected record of the check the call passed last (a
+   * write's recheck right before this run: `stage: 'recheck'`, `decision: 'ready_for_review'`,
+   * with the rule version and the digest of the facts snapshot it judged); `null` for other tools.
+   * Frozen. The recheck cannot reserve what it checked: calls of other intents may pass it at the
+   * same time, so the effect must enforce its own state transition (a conditional write on the state
+   * the rules read, answering STATE_CHANGED when it no longer holds; README, "Proposal gate").
+   */
+  review: ProposalDecisionRecord | null;
 }
 
 /**

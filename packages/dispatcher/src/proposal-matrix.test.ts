@@ -57,7 +57,19 @@ describe('specification 002 matrix through the dispatcher', () => {
     if (row.expected.recheck !== null) {
       const preview = review.approval_request;
       if (preview === null) throw new Error('no approval preview');
-      setFacts(host, row.facts_at_execution ?? row.facts);
+      // A change between review and execution lands after this call's own validation, when its key
+      // is claimed: the recheck right before the effect is what must catch it.
+      const atExecution = row.facts_at_execution;
+      if (atExecution === undefined) {
+        setFacts(host, row.facts);
+      } else {
+        const store = host.stores.idempotencyStore;
+        const claim = store.claim.bind(store);
+        store.claim = async (input) => {
+          setFacts(host, atExecution);
+          return claim(input);
+        };
+      }
       const executed = (
         await host.dispatcher.dispatch([toolCall('create_refund_draft', row.proposal)], {
           ...context,
@@ -76,6 +88,7 @@ describe('specification 002 matrix through the dispatcher', () => {
         expect(executed?.sealed.model_result.status).toBe('succeeded');
       } else {
         expect(executed?.sealed.model_result.error?.code).toBe(row.expected.recheck.code);
+        if (atExecution !== undefined) expect(executed?.gate).toBe('recheck');
       }
     }
     expect(host.calls['create_refund_draft']).toBe(row.expected.effect_attempts);

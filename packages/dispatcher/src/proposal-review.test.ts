@@ -1,0 +1,69 @@
+// Spec 002: "A successful check ... is neither approval nor a reservation of eligibility. Before any
+// later authorized effect, the responsible application must recheck current restrictions and
+// enforce its state transition consistently." The dispatcher rechecks right before the effect and
+// hands the handler the recheck's record (`review`); the effect itself enforces the transition
+// (review finding: two refunds of one order with different reasons both passed the recheck).
+import type { JsonObject } from '@toolseal/contracts';
+import { describe, expect, it } from 'vitest';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, toolCall } from './__fixtures__/test-host.js';
+import type { HandlerInput } from './dispatcher-tool.js';
+
+const context = { principal: CEDAR_DRAFTER };
+
+function noApprovalHost() {
+  return createTestHost({ tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)) });
+}
+
+describe('the handler of a proposal-gated write gets the recheck it passed (review)', () => {
+  it("a write's handler sees the recheck's frozen record; a tool without a proposal gate sees null", async () => {
+    const host = noApprovalHost();
+    const seen: HandlerInput[] = [];
+    const write = host.impl.create_refund_draft;
+    host.impl.create_refund_draft = (input) => {
+      seen.push(input);
+      return write(input);
+    };
+    const read = host.impl.get_order;
+    host.impl.get_order = (input) => {
+      seen.push(input);
+      return read(input);
+    };
+    const refund = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(refund.sealed.model_result.status).toBe('succeeded');
+    await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context);
+    const [refundInput, readInput] = seen;
+    expect(refundInput?.review).toMatchObject({ stage: 'recheck', decision: 'ready_for_review', code: null, rule_version: 'refund-rules-v1' });
+    expect(refundInput?.review?.facts_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(Object.isFrozen(refundInput?.review)).toBe(true);
+    // The same record the audit entry keeps for the call.
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: refund.call_id }, { limit: 1 })).entries[0];
+    expect(entry?.body['decision_record']).toEqual(refundInput?.review);
+    expect(readInput?.review).toBeNull();
+  });
+
+  it('the documented pattern: two refunds of one order in one turn both pass the recheck; a conditional effect lets one through, the other answers STATE_CHANGED', async () => {
+    const host = noApprovalHost();
+    // The downstream order: what may still be refunded, changed only by a conditional write.
+    let remaining = 6000;
+    let checkedBeforeEffect = 0;
+    host.impl.create_refund_draft = async (input) => {
+      checkedBeforeEffect += 1;
+      // Both calls are past their recheck before either effect runs.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const amount = input.arguments['amount'] as number;
+      // One atomic step in a real store (UPDATE ... WHERE remaining >= amount).
+      if (remaining < amount) return { kind: 'error', code: 'STATE_CHANGED' };
+      remaining -= amount;
+      const data: JsonObject = { draft_ref: `DRAFT-${checkedBeforeEffect}`, order_ref: 'ORDER-C7', amount, unit: 'CREDIT_A', reason: input.arguments['reason'] as string };
+      return { kind: 'data', data, resource_revision: 'draft-c7-r1', observed_at: new Date(host.clock.now()).toISOString(), receipt: `receipt-${checkedBeforeEffect}` };
+    };
+    const turn = await host.dispatcher.dispatch(
+      [toolCall('create_refund_draft', { ...BASELINE_REFUND, reason: 'damaged' }, { callId: 'call_a' }), toolCall('create_refund_draft', { ...BASELINE_REFUND, reason: 'other' }, { callId: 'call_b' })],
+      context,
+    );
+    expect(checkedBeforeEffect).toBe(2);
+    const outcomes = turn.results.map((result) => result.sealed.model_result.error?.code ?? result.sealed.model_result.status).sort();
+    expect(outcomes).toEqual(['STATE_CHANGED', 'succeeded']);
+    expect(remaining).toBe(0);
+  });
+});
