@@ -69,6 +69,8 @@ export class CedarWorld {
   /** The refund validator's trusted lookup (spec 002 matrix states). */
   loadOrder(principal: PrincipalContext, orderId: string): FactsLookup<RefundOrderFacts> {
     if (this.facts.lookup === 'down') return { status: 'lookup_failed' };
+    // A support drafter may prepare proposals for its tenant's orders; anyone else sees no order.
+    if (!principal.roles.includes('support_drafter')) return { status: 'not_available' };
     const order = this.orderFor(principal, orderId);
     if (order === undefined) return { status: 'not_available' };
     return { status: 'found', facts: this.facts.state === 'eligible' ? order : { ...order, state: 'refund_locked' } };

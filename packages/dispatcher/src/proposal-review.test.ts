@@ -66,4 +66,15 @@ describe('the handler of a proposal-gated write gets the recheck it passed (revi
     expect(outcomes).toEqual(['STATE_CHANGED', 'succeeded']);
     expect(remaining).toBe(0);
   });
+
+  it('an actor of the same tenant without the drafter role may not prepare proposals: the same neutral NOT_FOUND bytes as another tenant\'s order', async () => {
+    const host = noApprovalHost();
+    const customer = { tenant_id: 'cedar', subject_id: 'customer-1', roles: ['customer'] };
+    const refused = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: customer }));
+    const otherTenant = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', { ...BASELINE_REFUND, order_id: 'ORDER-M9' })], context));
+    expect(refused.gate).toBe('trusted_checks');
+    expect(refused.sealed.model_result.error?.code).toBe('NOT_FOUND');
+    expect(JSON.stringify(refused.sealed.model_result.error)).toBe(JSON.stringify(otherTenant.sealed.model_result.error));
+    expect(host.drafts.size).toBe(0);
+  });
 });

@@ -112,6 +112,9 @@ export function createTestHost(hostOptions: TestHostOptions = {}): TestHost {
     orders: {
       loadOrder: (principal, orderId) => {
         if (facts.lookup === 'down') return { status: 'lookup_failed' };
+        // Spec 002: a support drafter may prepare proposals for its tenant's orders; anyone else
+        // sees no order (the same neutral answer as another tenant's).
+        if (!principal.roles.includes('support_drafter')) return { status: 'not_available' };
         const order = orderFor(principal, orderId);
         if (order === undefined) return { status: 'not_available' };
         return { status: 'found', facts: facts.state === 'eligible' ? order : { ...order, state: 'refund_locked' } };
