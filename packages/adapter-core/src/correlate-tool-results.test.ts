@@ -2,7 +2,7 @@ import type { SealedResult, ToolCall } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { correlateToolResults } from './correlate-tool-results.js';
+import { correlateToolResults, PRESENTED_MODEL_RESULT_LIMITS } from './correlate-tool-results.js';
 import { createAdapterIdentity } from './create-adapter-identity.js';
 import { createRecordingVerifier, fakeSealedResult, fakeToolCall } from './testing.js';
 
@@ -577,5 +577,45 @@ describe('correlateToolResults', () => {
         expect('payload' in outcome).toBe(false);
       }),
     );
+  });
+
+  it('bounds a presented model_result before canonicalizing it (review: 2 million keys blocked the thread for 15 s before any verdict)', () => {
+    const sent = calls.map((each) => fakeSealedResult(each));
+    const floods: [string, unknown][] = [
+      ['a string above the bound', 'x'.repeat(PRESENTED_MODEL_RESULT_LIMITS.maxStringLength + 1)],
+      ['an object with too many keys', Object.fromEntries(Array.from({ length: PRESENTED_MODEL_RESULT_LIMITS.maxObjectKeys + 1 }, (_, index) => [`k${index}`, index]))],
+      ['an array with too many items', new Array<number>(PRESENTED_MODEL_RESULT_LIMITS.maxArrayItems + 1).fill(0)],
+    ];
+    for (const [name, data] of floods) {
+      const flooded = { ...sent[0]!, model_result: { ...sent[0]!.model_result, data } } as SealedResult;
+      const recorder = createRecordingVerifier();
+      const outcome = correlateToolResults(identity, { calls, results: [flooded, sent[1]!, sent[2]!], verify: recorder.verify });
+      expect(outcome.ok, name).toBe(false);
+      if (outcome.ok) continue;
+      expect(outcome.failures, name).toEqual([{ call_id: 'c1', reason: 'verification_failed', verify_reasons: ['malformed_package'] }]);
+      // Refused before the verifier saw it.
+      expect(recorder.seen.some((entry) => entry.call.call_id === 'c1'), name).toBe(false);
+    }
+    // Within the bounds, the same shapes are verified as usual.
+    const large = { ...sent[0]!, model_result: { ...sent[0]!.model_result, data: { text: 'x'.repeat(1_000_000) } } } as SealedResult;
+    const recorder = createRecordingVerifier();
+    expect(correlateToolResults(identity, { calls, results: [large, sent[1]!, sent[2]!], verify: recorder.verify }).ok).toBe(true);
+  });
+
+  it('verifies a private copy: what was checked is what is canonicalized, even when a getter would answer otherwise the second time', () => {
+    const sent = calls.map((each) => fakeSealedResult(each));
+    let reads = 0;
+    const data = {};
+    Object.defineProperty(data, 'note', { enumerable: true, get: () => (reads++ === 0 ? 'first' : 'second') });
+    const shifting = { ...sent[0]!, model_result: { ...sent[0]!.model_result, data } } as SealedResult;
+    const recorder = createRecordingVerifier();
+    const outcome = correlateToolResults(identity, { calls, results: [shifting, sent[1]!, sent[2]!], verify: recorder.verify });
+    const seen = recorder.seen.find((entry) => entry.call.call_id === 'c1');
+    if (outcome.ok) {
+      expect(seen?.canonical_model_result).toBe(outcome.results[0]?.modelResultText);
+      expect(JSON.stringify((seen?.sealed.model_result as { data: unknown }).data)).toBe(JSON.stringify({ note: 'first' }));
+    } else {
+      expect(outcome.failures.map((failure) => failure.verify_reasons)).toEqual([['malformed_package']]);
+    }
   });
 });

@@ -7,6 +7,7 @@ import type {
   VerifyFailureReason,
 } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
+import { copyUntrustedValue, type JsonLimits } from '@toolseal/guard';
 import type { AdapterIdentity } from './create-adapter-identity.js';
 import { describeArgument } from './format-options-of.js';
 import { readOwnData } from './read-own-data.js';
@@ -287,6 +288,22 @@ function verdictReasons(outcome: unknown): VerifyFailureReason[] | null {
  * key (a third one, a symbol) is refused here, as `verifyResult` refuses it, instead of having
  * that key dropped unseen: one `Reflect.ownKeys` of a two-key object, no walk.
  */
+/**
+ * Bounds on a presented `model_result` whose text is not known (a stored or rebuilt copy), checked
+ * before it is canonicalized, so that a flood (millions of keys, a 100-million-unit string) is
+ * refused in time proportional to the bound, not to the value. Above every result a registry can
+ * seal: its output ceilings (16 MiB of `data`, depth 64, 100 000 items, 4 096 keys, 16 Mi units a
+ * string, 1 000 000 values) plus the envelope around `data` (a test cross-checks the two).
+ */
+export const PRESENTED_MODEL_RESULT_LIMITS: Readonly<JsonLimits> = Object.freeze({
+  maxBytes: 16_777_216 + 65_536,
+  maxDepth: 64 + 2,
+  maxArrayItems: 100_000,
+  maxObjectKeys: 4_096,
+  maxStringLength: 16_777_216,
+  maxTotalNodes: 1_000_000 + 1_024,
+});
+
 function verifySnapshot(
   verify: ResultVerifier,
   sealed: unknown,
@@ -313,9 +330,13 @@ function verifySnapshot(
       text = known;
       snapshot = presented;
     } else {
-      text = canonicalize(modelResult);
+      // A private copy, read once within the bounds: what is canonicalized and verified is what
+      // was checked, even for a value with accessors or a proxy.
+      const copied = copyUntrustedValue(modelResult, PRESENTED_MODEL_RESULT_LIMITS);
+      if (!copied.ok) return { ok: false, reasons: ['malformed_package'] };
+      text = canonicalize(copied.value);
       snapshot = {
-        model_result: JSON.parse(text) as SealedResult['model_result'],
+        model_result: copied.value as unknown as SealedResult['model_result'],
         protected_audit: protectedAudit as SealedResult['protected_audit'],
       };
     }

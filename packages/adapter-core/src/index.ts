@@ -31,6 +31,7 @@ export { collectToolCalls } from './collect-tool-calls.js';
 export { formatOptionsOf } from './format-options-of.js';
 export {
   correlateToolResults,
+  PRESENTED_MODEL_RESULT_LIMITS,
   type CorrelatedResult,
   type CorrelateToolResultsOutcome,
 } from './correlate-tool-results.js';
