@@ -481,6 +481,55 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   });
 });
 
+describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge', () => {
+  it('the review: each attempt reads the clock again, so a purged key never hands out a token twice', async () => {
+    const clock = new ManualClock(1_000);
+    const schema = nextSchema();
+    const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    try {
+      const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+      const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
+      const key = 'refund-7';
+      const first = await a.claim({ key, request_sha256: REQUEST, owner: 'A1', lease_ms: 5 });
+      expect(first).toMatchObject({ kind: 'claimed', fencing_token: 1_001 });
+      // B reads the clock at 1 000; before its insert A takes the key over and gives it back;
+      // before its takeover update the clock jumps and retention deletes the record.
+      const hooks: Record<string, () => Promise<void>> = {
+        insert_record: async () => {
+          clock.set(1_005);
+          const second = await a.claim({ key, request_sha256: REQUEST, owner: 'A2', lease_ms: 5 });
+          if (second.kind !== 'claimed') throw new Error('A2 did not take the key over');
+          await a.release({ key, fencing_token: second.fencing_token });
+        },
+        update_record: async () => {
+          clock.set(2_000);
+          expect(await a.purgeExpired({ older_than_ms: 0 })).toBe(1);
+        },
+      };
+      const query = poolB.query.bind(poolB) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
+      (poolB as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
+        const name = typeof config === 'object' && config !== null ? String((config as { name?: unknown }).name ?? '').split(':').pop() ?? '' : '';
+        const hook = hooks[name];
+        if (hook !== undefined) {
+          delete hooks[name];
+          await hook();
+        }
+        return query(config, ...rest);
+      };
+      clock.set(1_000);
+      const claimed = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 });
+      expect(Object.keys(hooks)).toEqual([]);
+      // A first token from the reading after the purge, above every token the key handed out.
+      expect(claimed).toMatchObject({ kind: 'claimed', fencing_token: 2_001 });
+      const late = await a.markStarted({ key, fencing_token: 1_001, lease_ms: 30_000 });
+      expect(late).toMatchObject({ ok: false, reason: 'fenced' });
+      expect(await b.markStarted({ key, fencing_token: 2_001, lease_ms: 30_000 })).toMatchObject({ ok: true });
+    } finally {
+      await poolB.end();
+    }
+  });
+});
+
 describe.skipIf(!available)('PostgreSQL stores: raw SQL tampering', () => {
   async function tampered(edit: string) {
     const schema = nextSchema();
@@ -500,6 +549,15 @@ describe.skipIf(!available)('PostgreSQL stores: raw SQL tampering', () => {
       problem: 'edited',
       detail: 'entry_hash_mismatch',
     });
+  });
+
+  it('the review: a thousand forged rows at sequences above 2^53 are reported, not paged over for ever', { timeout: 30_000 }, async () => {
+    const last = 8_407_199_761_014_507_005n;
+    const forged = JSON.stringify({ body: {}, call_id: null, idempotency_key: null, kind: 'x', operation_id: null, recorded_at: '2026-01-01T00:00:00.000Z', schema_version: 'toolseal-audit-entry-v2', sequence: 8 });
+    const verdict = await tampered(
+      `INSERT INTO $s.audit_log SELECT g, 'r', 'x', null, null, null, 'p', 'h', '${forged}' FROM generate_series(${last - 999n}::bigint, ${last}::bigint) g`,
+    );
+    expect(verdict).toMatchObject({ ok: false, position: 7 });
   });
 
   it('detects a deleted row at its position', async () => {

@@ -297,10 +297,13 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // transaction is held across round trips; a lost race re-reads and plans again.
   async function run(operation: IdempotencyOperation): Promise<ClaimOutcome | FencedOutcome> {
     const checked = checkIdempotencyOperation(operation);
-    const now = readClock(clock);
     // A claim first tries the insert: one round trip for a new key.
     let current = checked.type === 'claim' ? undefined : await readRecord(checked.input.key);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+      // Each attempt plans from a fresh reading, as the other stores do: a retry may come after a
+      // purge deleted the record, and a first token planned from an older reading could repeat
+      // one the key already handed out (a fenced-off owner's token would match again).
+      const now = readClock(clock);
       const planned =
         checked.type === 'claim'
           ? planIdempotencyTransition(current, checked, now)
@@ -460,7 +463,9 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       storedHead,
       ...(anchor === undefined ? {} : { anchor }),
     });
-    let next = from;
+    // The page cursor stays the column's own text: a (forged) sequence above 2^53 read as a
+    // number would lose the `+ 1` and could land below the page, fetching it again for ever.
+    let next = String(from);
     for (;;) {
       const rows = (await client.query<AuditRowText>(selectAuditPage([next]))).rows;
       for (const row of rows) {
@@ -468,7 +473,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       }
       const last = rows[rows.length - 1];
       if (rows.length < VERIFY_PAGE || last === undefined) return verifier.finish();
-      next = Number(last.sequence) + 1;
+      next = (BigInt(last.sequence) + 1n).toString();
     }
   }
 
