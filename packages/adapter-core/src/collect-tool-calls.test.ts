@@ -36,6 +36,8 @@ describe('collectToolCalls', () => {
     ['a non-string id', { id: 7 }],
     ['an id over 256 characters', { id: 'r'.repeat(257) }],
     ['an id with a lone surrogate', { id: 'resp_\ud800' }],
+    ['an id with a right-to-left override (review)', { id: 'resp_\u202e1' }],
+    ['an id with a byte order mark (review)', { id: '\ufeffresp_1' }],
     ['an inherited id', Object.create({ id: 'resp_1' }) as unknown],
   ])('refuses %s without visiting', (_label, response) => {
     let visited = false;

@@ -5,7 +5,7 @@ import {
   type ToolCallCollector,
   type ToolCallCollectorOptions,
 } from './create-tool-call-collector.js';
-import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from './is-well-formed-identifier.js';
+import { isDisplaySafeIdentifier, MAX_PROVIDER_ID_LENGTH } from './is-well-formed-identifier.js';
 import { readOwnData } from './read-own-data.js';
 import { rejectMalformedToolCall, type ParseRejection } from './reject-malformed-tool-call.js';
 import type { AdapterSettings } from './resolve-adapter-settings.js';
@@ -33,7 +33,7 @@ export function collectToolCalls(
   try {
     const responseId = readOwnData(response, idKey);
     // readOwnData finds no id on a non-object, so a well-formed id implies an object.
-    if (!isWellFormedIdentifier(responseId, MAX_PROVIDER_ID_LENGTH) || typeof response !== 'object' || response === null) {
+    if (!isDisplaySafeIdentifier(responseId, MAX_PROVIDER_ID_LENGTH) || typeof response !== 'object' || response === null) {
       return rejectMalformedToolCall('malformed_response');
     }
     const collector = createToolCallCollector(settings.identity, responseId, settings.limits, options);

@@ -86,6 +86,13 @@ describe('createToolCallCollector', () => {
     ['a call id with a C1 control', 'call_\u0085', 'a'],
     ['a name with NUL', 'c1', 'get_order\u0000'],
     ['a name with a line feed', 'c1', 'get_order\nsend_email'],
+    // Review: ids and names the audit log would show as something else.
+    ['a call id with a right-to-left override', 'call_\u202e1_llac', 'a'],
+    ['a call id with a zero-width space', 'call\u200b_1', 'a'],
+    ['a name with a zero-width joiner', 'c1', 'get\u200d_order'],
+    ['a name with a byte order mark', 'c1', '\ufeffget_order'],
+    ['a name with a line separator', 'c1', 'get_order\u2028send_email'],
+    ['a name with a bidirectional isolate', 'c1', 'get_order\u2066x\u2069'],
   ])('refuses %s as a malformed response', (_label, callId, toolName) => {
     expectRejected(collect([[callId, toolName, text('{}')]]), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });

@@ -5,7 +5,7 @@ import type { AdapterIdentity } from './create-adapter-identity.js';
 import { isJsonDataWithin } from './is-json-data-within.js';
 import { copyJsonData } from './json-data-copies.js';
 import {
-  isWellFormedIdentifier,
+  isDisplaySafeIdentifier,
   MAX_PROVIDER_ID_LENGTH,
   MAX_TOOL_NAME_LENGTH,
 } from './is-well-formed-identifier.js';
@@ -104,7 +104,7 @@ export function resolveMaxCallIdLength(options: ToolCallCollectorOptions = {}): 
 
 /**
  * Starts collecting the calls of response `responseId` (already checked with
- * `isWellFormedIdentifier`). Checks, per call: id present and well formed (at most
+ * `isDisplaySafeIdentifier`). Checks, per call: id present and display-safe (at most
  * `maxCallIdLength` characters), name present and well formed, id unique within the response,
  * call count, argument size; for parsed arguments (`json_value`), also that they are JSON data at
  * all: a value JSON cannot express (`undefined`, a function, a BigInt, a symbol key, a `Date` or
@@ -127,13 +127,13 @@ export function createToolCallCollector(
       if (callId === undefined || callId === null || callId === '') {
         return rejectMalformedToolCall('missing_call_id');
       }
-      if (!isWellFormedIdentifier(callId, maxCallIdLength)) {
+      if (!isDisplaySafeIdentifier(callId, maxCallIdLength)) {
         return rejectMalformedToolCall('malformed_response');
       }
       if (toolName === undefined || toolName === null || toolName === '') {
         return rejectMalformedToolCall('empty_tool_name');
       }
-      if (!isWellFormedIdentifier(toolName, MAX_TOOL_NAME_LENGTH)) {
+      if (!isDisplaySafeIdentifier(toolName, MAX_TOOL_NAME_LENGTH)) {
         return rejectMalformedToolCall('malformed_response');
       }
       if (seen.has(callId)) return rejectMalformedToolCall('duplicate_call_id');

@@ -1,6 +1,7 @@
 export { readOwnData, readRefusalField, HIDDEN_FIELD } from './read-own-data.js';
 export { isPlainObject } from './is-plain-object.js';
 export {
+  isDisplaySafeIdentifier,
   isWellFormedIdentifier,
   MAX_STORABLE_IDENTIFIER_LENGTH,
   MAX_PROVIDER_ID_LENGTH,

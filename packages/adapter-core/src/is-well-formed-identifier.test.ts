@@ -2,6 +2,7 @@ import { checkIdentifier, MAX_IDENTIFIER_LENGTH } from '@toolseal/audit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  isDisplaySafeIdentifier,
   isWellFormedIdentifier,
   MAX_PROVIDER_ID_LENGTH,
   MAX_STORABLE_IDENTIFIER_LENGTH,
@@ -101,3 +102,21 @@ describe('isWellFormedIdentifier', () => {
     }
   });
 });
+
+describe('isDisplaySafeIdentifier (review: provider ids and names that read as others in the audit log)', () => {
+  const hidden = ['\u061c', '\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2028', '\u2029', '\u202a', '\u202d', '\u202e', '\u2060', '\u2064', '\u2066', '\u2069', '\ufeff'];
+  it('refuses every character that changes how the text around it is shown, anywhere in the id', () => {
+    for (const character of hidden) {
+      for (const value of [`${character}call_1`, `call${character}_1`, `call_1${character}`]) {
+        expect(isWellFormedIdentifier(value, 64), JSON.stringify(value)).toBe(true);
+        expect(isDisplaySafeIdentifier(value, 64), JSON.stringify(value)).toBe(false);
+      }
+    }
+  });
+
+  it('accepts what isWellFormedIdentifier accepts otherwise, visible non-ASCII included; refuses what it refuses', () => {
+    for (const value of ['call_1', 'toolu_01AbC', 'café', '注文', 'call 1', '😀', 'a\u00ad']) expect(isDisplaySafeIdentifier(value, 64), value).toBe(true);
+    for (const value of ['', 'nul\u0000', 'lone \ud800', 'x'.repeat(65), 7]) expect(isDisplaySafeIdentifier(value, 64), String(value)).toBe(false);
+  });
+});
+

@@ -274,16 +274,17 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
     });
 
     it('counts characters, not UTF-16 code units: a surrogate pair is one character', () => {
-      // 5,300,000 astral characters: 10,600,000 UTF-16 units, but 5,300,000 characters plus the base.
-      const astral = '\u{1F600}'.repeat(5_300_000);
-      const results = calls.map((call, index) => (index === 0 ? padded(call, astral) : fakeSealedResult(call)));
+      // A million astral characters and ASCII up to the limit in characters: 1,000,000 UTF-16
+      // units over it, and about 13.5 MB, within what a registry can seal (16 MiB of data).
+      const astral = '\u{1F600}'.repeat(1_000_000);
+      const fill = 'x'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base - 1_000_000);
+      const results = calls.map((call, index) => (index === 0 ? padded(call, `${astral}${fill}`) : fakeSealedResult(call)));
       const outcome = format(results);
       expect(outcome.ok).toBe(true);
       const first = outcome.ok ? outcome.payload.input[0] : undefined;
-      expect(first?.type === 'function_call_output' && first.output.length).toBeGreaterThan(MAX_FUNCTION_CALL_OUTPUT_LENGTH);
-      // One more astral character past the limit in characters is refused.
-      const over = 'x'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base - 5_300_000 + 1);
-      const refused = calls.map((call, index) => (index === 0 ? padded(call, `${astral}${over}`) : fakeSealedResult(call)));
+      expect(first?.type === 'function_call_output' && first.output.length).toBe(MAX_FUNCTION_CALL_OUTPUT_LENGTH + 1_000_000);
+      // One character more is refused.
+      const refused = calls.map((call, index) => (index === 0 ? padded(call, `${astral}${fill}x`) : fakeSealedResult(call)));
       expect(format(refused).ok).toBe(false);
     });
   });

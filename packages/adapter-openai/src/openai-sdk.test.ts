@@ -168,7 +168,9 @@ describe('openai client round trip', () => {
     const [call] = parsed.calls;
     const base = canonicalize(fakeSealedResult(call!, { data: { pad: '' } }).model_result).length;
     for (const extra of [0, 1]) {
-      const result = fakeSealedResult(call!, { data: { pad: '\u00e9'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base + extra) } });
+      // Two-byte characters as far as a sealable result goes (16 MiB of data), ASCII for the rest.
+      const wide = '\u00e9'.repeat(6_000_000);
+      const result = fakeSealedResult(call!, { data: { pad: wide + 'x'.repeat(MAX_FUNCTION_CALL_OUTPUT_LENGTH - base - wide.length + extra) } });
       const item = { type: 'function_call_output', call_id: 'call_1', output: canonicalize(result.model_result) };
       const formatted = adapter.formatToolResults({
         calls: parsed.calls,

@@ -1,7 +1,7 @@
 import {
   collectToolCalls,
   HIDDEN_FIELD,
-  isWellFormedIdentifier,
+  isDisplaySafeIdentifier,
   MAX_PROVIDER_ID_LENGTH,
   readOwnData,
   readRefusalField,
@@ -36,7 +36,7 @@ export function acceptedFunctionCallItemId(item: object): string | null | undefi
   if (caller !== undefined && caller !== null && readOwnData(caller, 'type') !== 'direct') return false;
   const itemId = readRefusalField(item, 'id');
   if (itemId === undefined || itemId === null) return itemId;
-  return isWellFormedIdentifier(itemId, MAX_PROVIDER_ID_LENGTH) ? (itemId as string) : false;
+  return isDisplaySafeIdentifier(itemId, MAX_PROVIDER_ID_LENGTH) ? (itemId as string) : false;
 }
 
 /** A `status` (of the response or of an item) under which its function calls are finished. */
