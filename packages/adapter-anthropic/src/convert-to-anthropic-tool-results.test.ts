@@ -66,6 +66,10 @@ describe('convertToAnthropicToolResults', () => {
     const input = { calls, results: calls.map((call) => fakeSealedResult(call)), verify: createRecordingVerifier().verify };
     expect(() => convertToAnthropicToolResults({ ...input, options: { text: [''] } })).toThrow(TypeError);
     expect(() => convertToAnthropicToolResults({ ...input, options: { text: [1] as never } })).toThrow(TypeError);
+    // Review: a hole became a null content block; whitespace only is refused by the Messages API.
+    expect(() => convertToAnthropicToolResults({ ...input, options: { text: [, 'x'] as never } })).toThrow(TypeError);
+    expect(() => convertToAnthropicToolResults({ ...input, options: { text: ['   '] } })).toThrow(TypeError);
+    expect(() => convertToAnthropicToolResults({ ...input, options: { text: ['\n\t'] } })).toThrow(TypeError);
   });
 
   it('throws on a call id Anthropic does not take back (outside ^[a-zA-Z0-9_-]+$ or over 256 characters), never sending it', () => {

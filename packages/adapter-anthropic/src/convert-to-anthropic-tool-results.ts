@@ -17,11 +17,19 @@ import { ANTHROPIC_MESSAGES_DEFAULT_SETTINGS } from './anthropic-messages-defaul
 import { isAnthropicToolUseId } from './is-anthropic-tool-use-id.js';
 
 function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock[] {
-  const text = options.text ?? [];
-  if (!Array.isArray(text) || text.some((entry) => typeof entry !== 'string' || entry.length === 0)) {
-    throw new TypeError('options.text must be an array of non-empty strings');
+  const text: unknown = options.text ?? [];
+  if (!Array.isArray(text)) throw new TypeError('options.text must be an array of non-empty strings');
+  const blocks: AnthropicTextBlock[] = [];
+  // An index loop: a hole is refused like any other entry that is no text (`some` skips holes).
+  // The Messages API refuses text blocks of whitespace only, so they are refused here too.
+  for (let index = 0; index < text.length; index++) {
+    const entry: unknown = text[index];
+    if (typeof entry !== 'string' || entry.trim() === '') {
+      throw new TypeError('options.text must be an array of non-empty strings, not whitespace only');
+    }
+    blocks.push({ type: 'text', text: entry });
   }
-  return text.map((entry) => ({ type: 'text', text: entry }));
+  return blocks;
 }
 
 /**

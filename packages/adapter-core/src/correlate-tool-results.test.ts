@@ -536,6 +536,15 @@ describe('correlateToolResults', () => {
     );
   });
 
+  it('throws a TypeError naming verify when it is missing or not a function (review: it read as tampered packages)', () => {
+    const results = calls.map((each) => fakeSealedResult(each));
+    for (const verify of [undefined, null, 'verify', {}]) {
+      expect(() => correlateToolResults(identity, { calls, results, verify: verify as never }), String(verify)).toThrow(
+        /formatToolResults needs verify/,
+      );
+    }
+  });
+
   it('throws on host misuse: no calls, repeated call ids, calls of several responses', () => {
     const { verify } = createRecordingVerifier();
     expect(() => correlateToolResults(identity, { calls: [], results: [], verify })).toThrow(TypeError);

@@ -145,6 +145,10 @@ export function correlateToolResults(
     throw new TypeError(`formatToolResults needs { calls, results, verify, options }: got ${describeArgument(input)}`);
   }
   const { list: calls, responseId, byId } = indexCalls(input.calls);
+  // Host misuse, not a tampered package: without a verifier nothing could ever be sent.
+  if (typeof input.verify !== 'function') {
+    throw new TypeError(`formatToolResults needs verify, the turn's result verifier: got ${describeArgument(input.verify)}`);
+  }
   const failures: FormatFailure[] = [];
 
   for (const call of calls) {

@@ -63,7 +63,7 @@ export function parseGeminiInteractionsToolCalls(
       const steps = readRefusalField(checked, 'steps');
       if (status === HIDDEN_FIELD || steps === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
       const awaitsResults = status === 'requires_action';
-      // A finished interaction may carry no steps at all: no calls.
+      // A finished interaction may carry no steps at all (absent, not `null`): no calls.
       if (steps === undefined && !awaitsResults) return null;
       if (!Array.isArray(steps)) return rejectMalformedToolCall('malformed_response');
       const list: readonly unknown[] = steps;
