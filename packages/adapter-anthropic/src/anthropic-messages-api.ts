@@ -69,6 +69,10 @@ export interface AnthropicToolResultMessage {
 
 /** Options of the outbound turn. */
 export interface AnthropicMessagesFormatOptions {
-  /** Ordinary user text to send in the same message, after every tool result. Each must be non-empty. */
+  /**
+   * Ordinary user text to send in the same message, after every tool result. Each entry must be a
+   * string with something besides whitespace (the Messages API refuses whitespace-only text); a
+   * hole or any other entry throws a `TypeError`.
+   */
   text?: readonly string[];
 }

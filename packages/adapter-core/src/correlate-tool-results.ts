@@ -277,22 +277,6 @@ function verdictReasons(outcome: unknown): VerifyFailureReason[] | null {
 }
 
 /**
- * Canonicalizes `model_result` once and verifies a plain-data copy parsed back from that text, so
- * the bytes that reach the provider are exactly the bytes that were verified (no getter, proxy or
- * later mutation can slip between the check and the write). The text goes to the verifier too
- * (`canonical_model_result`): it hashes these bytes for `result_sha256` instead of canonicalizing
- * the copy again, and validates the copy, which `JSON.parse` made from exactly these bytes.
- *
- * Validating the original object and sending its canonical text, without the copy, would not be
- * safe: a getter or proxy can answer the validator's reads and the canonicalizer's read differently.
- * The one exception is a package the verifier itself vouches for (`verify.canonicalTextOf`): the
- * frozen projections the host sealed for this call, whose text it kept when sealing.
- *
- * The verifier is shown `{ model_result, protected_audit }` only, so a package with any other own
- * key (a third one, a symbol) is refused here, as `verifyResult` refuses it, instead of having
- * that key dropped unseen: one `Reflect.ownKeys` of a two-key object, no walk.
- */
-/**
  * Bounds on a presented `model_result` whose text is not known (a stored or rebuilt copy), checked
  * before it is canonicalized, so that a flood (millions of keys, a 100-million-unit string) is
  * refused in time proportional to the bound, not to the value. Above every result a registry can
@@ -308,6 +292,23 @@ export const PRESENTED_MODEL_RESULT_LIMITS: Readonly<JsonLimits> = Object.freeze
   maxTotalNodes: 1_000_000 + 1_024,
 });
 
+/**
+ * Copies `model_result` once within `PRESENTED_MODEL_RESULT_LIMITS` (a private plain copy, every
+ * value read once), canonicalizes the copy and verifies it, so the bytes that reach the provider
+ * are exactly the bytes that were verified (no getter, proxy or later mutation can slip between
+ * the check and the write). The text goes to the verifier too (`canonical_model_result`): it
+ * hashes these bytes for `result_sha256` instead of canonicalizing the copy again, and validates
+ * the copy, whose canonical text they are.
+ *
+ * Validating the original object and sending its canonical text, without the copy, would not be
+ * safe: a getter or proxy can answer the validator's reads and the canonicalizer's read differently.
+ * The one exception is a package the verifier itself vouches for (`verify.canonicalTextOf`): the
+ * frozen projections the host sealed for this call, whose text it kept when sealing.
+ *
+ * The verifier is shown `{ model_result, protected_audit }` only, so a package with any other own
+ * key (a third one, a symbol) is refused here, as `verifyResult` refuses it, instead of having
+ * that key dropped unseen: one `Reflect.ownKeys` of a two-key object, no walk.
+ */
 function verifySnapshot(
   verify: ResultVerifier,
   sealed: unknown,

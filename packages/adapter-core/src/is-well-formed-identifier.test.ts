@@ -104,7 +104,13 @@ describe('isWellFormedIdentifier', () => {
 });
 
 describe('isDisplaySafeIdentifier (review: provider ids and names that read as others in the audit log)', () => {
-  const hidden = ['\u061c', '\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2028', '\u2029', '\u202a', '\u202d', '\u202e', '\u2060', '\u2064', '\u2066', '\u2069', '\ufeff'];
+  const hidden = [
+    '\u061c', '\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2028', '\u2029', '\u202a', '\u202d', '\u202e', '\u2060', '\u2064', '\u2066', '\u2069', '\ufeff',
+    // A review of the first list: tag characters ("ASCII smuggling"), deprecated format characters,
+    // the soft hyphen, the combining grapheme joiner, the Mongolian vowel separator, variation
+    // selectors and Hangul fillers.
+    '\u{E0031}', '\u{E007F}', '\u206a', '\u206f', '\u00ad', '\u034f', '\u180e', '\ufe0f', '\u{E0100}', '\u115f', '\u3164', '\uffa0',
+  ];
   it('refuses every character that changes how the text around it is shown, anywhere in the id', () => {
     for (const character of hidden) {
       for (const value of [`${character}call_1`, `call${character}_1`, `call_1${character}`]) {
@@ -115,7 +121,7 @@ describe('isDisplaySafeIdentifier (review: provider ids and names that read as o
   });
 
   it('accepts what isWellFormedIdentifier accepts otherwise, visible non-ASCII included; refuses what it refuses', () => {
-    for (const value of ['call_1', 'toolu_01AbC', 'café', '注文', 'call 1', '😀', 'a\u00ad']) expect(isDisplaySafeIdentifier(value, 64), value).toBe(true);
+    for (const value of ['call_1', 'toolu_01AbC', 'café', '注文', 'call 1', '😀', 'get-order', 'fc_68a1b2']) expect(isDisplaySafeIdentifier(value, 64), value).toBe(true);
     for (const value of ['', 'nul\u0000', 'lone \ud800', 'x'.repeat(65), 7]) expect(isDisplaySafeIdentifier(value, 64), String(value)).toBe(false);
   });
 });

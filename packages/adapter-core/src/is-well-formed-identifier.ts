@@ -14,12 +14,13 @@ export const MAX_TOOL_NAME_LENGTH = 256;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
- * Characters that change how the text around them is shown without showing themselves: the
- * Arabic letter mark, zero-width spaces and joiners, the left-to-right and right-to-left marks,
- * line and paragraph separators, bidirectional embeddings, overrides and isolates, invisible
- * operators, and the byte order mark. An id or name holding one can read as another in a log.
+ * Characters shown as nothing, or that change how the text around them is shown: Unicode's
+ * default-ignorable code points (bidirectional marks, embeddings, overrides and isolates,
+ * zero-width spaces and joiners, the soft hyphen, variation selectors, the byte order mark, Hangul
+ * fillers, the tag characters of "ASCII smuggling"...), and the line and paragraph separators. An
+ * id or name holding one can read as another in a log.
  */
-const INVISIBLE_FORMAT = /[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const INVISIBLE_FORMAT = /[\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 
 /**
  * True for a string of 1 to `maxLength` (at most 256) UTF-16 code units with no control character
@@ -43,9 +44,10 @@ export function isWellFormedIdentifier(value: unknown, maxLength: number): value
 }
 
 /**
- * `isWellFormedIdentifier`, and no character that changes how the text around it is shown while
- * showing nothing itself (bidirectional overrides and isolates, zero-width characters, the byte
- * order mark, line and paragraph separators): for the ids and tool names a provider response
+ * `isWellFormedIdentifier`, and no character shown as nothing or that changes how the text around
+ * it is shown (Unicode's default-ignorable code points: bidirectional overrides and isolates,
+ * zero-width characters, the soft hyphen, variation selectors, tag characters, the byte order
+ * mark...; and the line and paragraph separators): for the ids and tool names a provider response
  * carries, which the audit log records as the provider sent them, so that none reads as another
  * there (`get_order` followed by U+202E and reversed text, say). Host identifiers (approval keys,
  * owners) keep `isWellFormedIdentifier`'s rule: stores may already hold such keys.

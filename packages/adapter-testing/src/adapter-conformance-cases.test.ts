@@ -1,4 +1,4 @@
-import { formatOptionsOf, isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
+import { formatOptionsOf, isDisplaySafeIdentifier, isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
 import type {
   FormatFailure,
   FormatToolResultsInput,
@@ -36,6 +36,8 @@ interface Flaws {
   acceptControlCharacters?: boolean;
   /** Checks ids and names for control characters only: no length limit, lone surrogates pass. */
   checkControlCharactersOnly?: boolean;
+  /** Checks ids and names as the audit stores do, but lets invisible format characters through. */
+  acceptInvisibleFormat?: boolean;
   /** Verifies the live package, then reads `model_result` again to serialize it. */
   verifyLiveObject?: boolean;
   /** Sets the error flag for `status: 'failed'` only, not for `unknown`. */
@@ -115,7 +117,11 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
       // The reference adapter reads the response naively; only the try keeps a hostile proxy out.
       const wellFormed = (value: string) =>
         flaws.acceptControlCharacters === true ||
-        (flaws.checkControlCharactersOnly === true ? !CONTROL_CHARACTER.test(value) : isWellFormedIdentifier(value, 256));
+        (flaws.checkControlCharactersOnly === true
+          ? !CONTROL_CHARACTER.test(value)
+          : flaws.acceptInvisibleFormat === true
+            ? isWellFormedIdentifier(value, 256)
+            : isDisplaySafeIdentifier(value, 256));
       try {
         if (
           typeof response !== 'object' ||
@@ -267,6 +273,11 @@ describe('adapterConformanceCases catches broken adapters', () => {
       'accepting a call id over the length limit',
       { checkControlCharactersOnly: true },
       `parse: a response id or call id over ${MAX_PROVIDER_ID_LENGTH} or a tool name over ${MAX_TOOL_NAME_LENGTH} characters refuses the whole response`,
+    ],
+    [
+      'accepting invisible format characters in ids and names',
+      { acceptInvisibleFormat: true },
+      'parse: a call id or tool name with an invisible format character refuses the whole response',
     ],
     [
       'accepting a lone surrogate in ids and names',

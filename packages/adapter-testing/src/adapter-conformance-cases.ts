@@ -200,6 +200,7 @@ function permutations<T>(items: readonly T[]): T[][] {
  *
  * They cover both directions against real sealed packages (`@toolseal/result`): parsing round trip
  * and refusals (duplicate, missing and empty ids and names; ids and names with control characters,
+ * invisible format characters,
  * a lone surrogate or over adapter-core's length limits, call ids over the provider's
  * `maxCallIdLength`; too many calls, oversized arguments, also beside an Infinity or a value JSON
  * cannot express, arguments holding such a value, garbage, hostile proxies), formatting round trip with canonical `model_result` text, correlation
@@ -337,6 +338,17 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         assertParseRefused(parse([{ ...TURN[0]!, call_id: longId }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
         assertParseRefused(parse([{ ...TURN[0]!, tool_name: longName }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
         assertParseRefused(parse([TURN[0]!], `kit-response-${'r'.repeat(MAX_PROVIDER_ID_LENGTH)}`), 'MALFORMED_TOOL_CALL', 'malformed_response');
+      },
+    },
+    {
+      name: 'parse: a call id or tool name with an invisible format character refuses the whole response',
+      run() {
+        // Shown as nothing, or changing how the text around it is shown: it would read as another
+        // id or name in the audit log (isDisplaySafeIdentifier of @toolseal/adapter-core).
+        for (const callId of ['kitcall_1\u202e', 'kitcall\u200b_1', 'kitcall_1\u{E0031}', '\ufeffkitcall_1']) {
+          assertParseRefused(parse([{ ...TURN[0]!, call_id: callId }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
+        }
+        assertParseRefused(parse([{ ...TURN[0]!, tool_name: 'kit\u2066_lookup' }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
       },
     },
     {

@@ -50,6 +50,11 @@ describe('ids the stores would refuse never reach a gate', () => {
     ['provider', 'openai\u0000'],
     ['adapter_revision', 'openai-responses-v1\n'],
     ['tool_name', 'create_refund_draft\u0000'],
+    // Review: what a provider chose, shown as something else in the audit log.
+    ['call_id', 'call_1\u202e'],
+    ['call_id', 'call_1\u{E0031}'],
+    ['response_id', '\ufeffresp_1'],
+    ['tool_name', 'create\u200b_refund_draft'],
   ])('the dispatcher refuses a hand-made call whose %s is %j, before any gate (nothing runs, nothing audited)', async (field, value) => {
     const host = writeHost();
     const call = { ...toolCall('create_refund_draft', BASELINE_REFUND), [field]: value } as ToolCall;

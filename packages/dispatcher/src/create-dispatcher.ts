@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapter-core';
+import { isDisplaySafeIdentifier, isWellFormedIdentifier, MAX_PROVIDER_ID_LENGTH } from '@toolseal/adapter-core';
 import {
   StoreInputError,
   systemClock,
@@ -287,18 +287,22 @@ type CallField = 'provider' | 'api_family' | 'adapter_revision' | 'response_id' 
 /**
  * Reads one identifier field of a call, once, and checks it: one the adapters accept
  * (`isWellFormedIdentifier` of `@toolseal/adapter-core`: no control character, no lone surrogate,
- * at most 256 characters), which is at least as strict as what the audit stores accept.
+ * at most 256 characters, which is at least as strict as what the audit stores accept; for what
+ * the provider chose, the response id, call id and tool name, `isDisplaySafeIdentifier`: nothing
+ * shown as nothing either, so that none reads as another in the audit log).
  */
 function callField(record: Record<string, unknown>, field: CallField): string {
   const value = record[field];
   // tool_name may be any name the model chose (an empty one is sealed as UNKNOWN_TOOL).
   if (field === 'tool_name' && value === '') return value;
-  if (!isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH)) {
+  const fromProvider = field === 'response_id' || field === 'call_id' || field === 'tool_name';
+  const wellFormed = fromProvider ? isDisplaySafeIdentifier(value, MAX_PROVIDER_ID_LENGTH) : isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH);
+  if (!wellFormed) {
     throw new TypeError(
-      `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters or lone surrogates (calls come from adapter.parseToolCalls)`,
+      `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters, lone surrogates${fromProvider ? ' or invisible format characters' : ''} (calls come from adapter.parseToolCalls)`,
     );
   }
-  return value;
+  return value as string;
 }
 
 /**

@@ -91,10 +91,10 @@ export function sealedTextFor(modelResult: unknown, protectedAudit: unknown, tru
 export interface VerifyResultOptions {
   /**
    * The RFC 8785 text the caller will send as `model_result`, when `sealed.model_result` is a
-   * private copy parsed from exactly that text (`JSON.parse`): what adapters do. `result_sha256` is
-   * then computed over these bytes, the bytes the model receives, instead of canonicalizing the copy
-   * again; the copy is what gets validated. The two correspond by construction: `canonicalize` of
-   * the parsed copy is this text. The caller must never pass text it did not canonicalize itself.
+   * private plain copy whose canonical text it is (adapters copy the presented value once within
+   * bounds and canonicalize that copy). `result_sha256` is then computed over these bytes, the
+   * bytes the model receives, instead of canonicalizing the copy again; the copy is what gets
+   * validated. The two correspond by construction: `canonicalize` of the copy is this text. The caller must never pass text it did not canonicalize itself.
    */
   canonical_model_result?: string;
 }

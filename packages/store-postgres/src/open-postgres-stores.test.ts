@@ -506,16 +506,22 @@ describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge',
           expect(await a.purgeExpired({ older_than_ms: 0 })).toBe(1);
         },
       };
-      const query = poolB.query.bind(poolB) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
-      (poolB as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
-        const name = typeof config === 'object' && config !== null ? String((config as { name?: unknown }).name ?? '').split(':').pop() ?? '' : '';
-        const hook = hooks[name];
-        if (hook !== undefined) {
-          delete hooks[name];
-          await hook();
-        }
-        return query(config, ...rest);
+      // B's statements run on a client of its pool: each named one may run a hook first.
+      const hooked = <T extends { query: (config: never, ...rest: never[]) => unknown }>(target: T): T => {
+        const query = target.query.bind(target) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
+        (target as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
+          const name = typeof config === 'object' && config !== null ? String((config as { name?: unknown }).name ?? '').split(':').pop() ?? '' : '';
+          const hook = hooks[name];
+          if (hook !== undefined) {
+            delete hooks[name];
+            await hook();
+          }
+          return query(config, ...rest);
+        };
+        return target;
       };
+      const connect = poolB.connect.bind(poolB) as () => Promise<pg.PoolClient>;
+      (poolB as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => hooked(await connect());
       clock.set(1_000);
       const claimed = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 });
       expect(Object.keys(hooks)).toEqual([]);
@@ -524,6 +530,36 @@ describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge',
       const late = await a.markStarted({ key, fencing_token: 1_001, lease_ms: 30_000 });
       expect(late).toMatchObject({ ok: false, reason: 'fenced' });
       expect(await b.markStarted({ key, fencing_token: 2_001, lease_ms: 30_000 })).toMatchObject({ ok: true });
+    } finally {
+      await poolB.end();
+    }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: a claim waiting for a connection', () => {
+  it('the review: the clock is read once a connection is taken, so a purge during the wait never repeats a token', async () => {
+    const clock = new ManualClock(1_000);
+    const schema = nextSchema();
+    const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    try {
+      const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+      const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
+      const key = 'refund-7';
+      expect(await a.claim({ key, request_sha256: REQUEST, owner: 'A1', lease_ms: 5 })).toMatchObject({ fencing_token: 1_001 });
+      // B's only connection is busy: its claim waits at clock 1 000.
+      const busy = await poolB.connect();
+      const pendingB = b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Meanwhile another host takes the expired key over and gives it back; retention deletes it.
+      clock.set(1_005);
+      const second = await a.claim({ key, request_sha256: REQUEST, owner: 'A2', lease_ms: 5 });
+      if (second.kind !== 'claimed') throw new Error('A2 did not take the key over');
+      expect((await a.release({ key, fencing_token: second.fencing_token })).ok).toBe(true);
+      clock.set(2_000);
+      expect(await a.purgeExpired({ older_than_ms: 0 })).toBe(1);
+      busy.release();
+      expect(await pendingB).toMatchObject({ kind: 'claimed', fencing_token: 2_001 });
+      expect(await a.markStarted({ key, fencing_token: 1_001, lease_ms: 30_000 })).toMatchObject({ ok: false, reason: 'fenced' });
     } finally {
       await poolB.end();
     }
@@ -552,12 +588,46 @@ describe.skipIf(!available)('PostgreSQL stores: raw SQL tampering', () => {
   });
 
   it('the review: a thousand forged rows at sequences above 2^53 are reported, not paged over for ever', { timeout: 30_000 }, async () => {
-    const last = 8_407_199_761_014_507_005n;
-    const forged = JSON.stringify({ body: {}, call_id: null, idempotency_key: null, kind: 'x', operation_id: null, recorded_at: '2026-01-01T00:00:00.000Z', schema_version: 'toolseal-audit-entry-v2', sequence: 8 });
-    const verdict = await tampered(
-      `INSERT INTO $s.audit_log SELECT g, 'r', 'x', null, null, null, 'p', 'h', '${forged}' FROM generate_series(${last - 999n}::bigint, ${last}::bigint) g`,
-    );
-    expect(verdict).toMatchObject({ ok: false, position: 7 });
+    const schema = nextSchema();
+    // A pool whose clients stop a verification that keeps paging (the bug looped for ever): the
+    // test then fails at once instead of hanging.
+    const counted = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    let pages = 0;
+    const connect = counted.connect.bind(counted) as () => Promise<pg.PoolClient>;
+    const wrapped = new WeakSet<object>();
+    (counted as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+      const client = await connect();
+      // The pool hands the same client out again: wrap its query once.
+      if (wrapped.has(client)) return client;
+      wrapped.add(client);
+      const query = client.query.bind(client) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
+        if (typeof config === 'object' && config !== null && String((config as { name?: unknown }).name ?? '').includes('select_audit_page')) {
+          pages += 1;
+          if (pages > 100) throw new Error('verifyChain kept paging');
+        }
+        return query(config, ...rest);
+      };
+      return client;
+    };
+    try {
+      const stores = await openPostgresStores({ pool: counted, schema });
+      for (let index = 1; index <= 6; index += 1) {
+        await stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+      }
+      const last = 8_407_199_761_014_507_005n;
+      // Each forged row claims position 8, after the 6 genuine entries: the check looks ahead for position 7.
+      const forged = JSON.stringify({ body: {}, call_id: null, idempotency_key: null, kind: 'x', operation_id: null, recorded_at: '2026-01-01T00:00:00.000Z', schema_version: 'toolseal-audit-entry-v2', sequence: 8 });
+      await pool.query(
+        `ALTER TABLE "${schema}".audit_log DISABLE TRIGGER USER;
+         INSERT INTO "${schema}".audit_log SELECT g, 'r', 'x', null, null, null, 'p', 'h', '${forged}' FROM generate_series(${last - 999n}::bigint, ${last}::bigint) g`,
+      );
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: false, position: 7 });
+      expect(pages).toBe(2);
+      await stores.close();
+    } finally {
+      await counted.end();
+    }
   });
 
   it('detects a deleted row at its position', async () => {

@@ -277,41 +277,45 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
      WHERE created_at <= coalesce((SELECT created_at FROM done ORDER BY created_at LIMIT 1 OFFSET $2), created_at)`,
   );
 
-  async function readRecord(key: string): Promise<IdempotencyRecord | undefined> {
-    const result = await pool.query<RecordRow>(selectRecord([key]));
+  async function readRecord(key: string, db: PoolClient | Pool = pool): Promise<IdempotencyRecord | undefined> {
+    const result = await db.query<RecordRow>(selectRecord([key]));
     const row = result.rows[0];
     return row === undefined ? undefined : recordFromRow(row);
   }
 
-  async function applyWrite(write: PlannedWrite): Promise<boolean> {
+  async function applyWrite(write: PlannedWrite, db: PoolClient): Promise<boolean> {
     const values = recordValues(write.record);
     const result =
       write.kind === 'insert'
-        ? await pool.query(insertRecord(values))
-        : await pool.query(updateRecord([...values, write.expected.fencing_token, write.expected.state]));
+        ? await db.query(insertRecord(values))
+        : await db.query(updateRecord([...values, write.expected.fencing_token, write.expected.state]));
     return result.rowCount === 1;
   }
 
   // Optimistic: read, plan, and apply the planned write only if the record is still the one
   // read (absent, or same fencing token and state). Each statement is atomic on its own, so no
-  // transaction is held across round trips; a lost race re-reads and plans again.
+  // transaction is held across round trips; a lost race re-reads and plans again. One connection,
+  // taken before the clock is read: waiting for a free one (a busy pool) happens before the
+  // reading, not between the reading and the write it plans.
   async function run(operation: IdempotencyOperation): Promise<ClaimOutcome | FencedOutcome> {
     const checked = checkIdempotencyOperation(operation);
-    // A claim first tries the insert: one round trip for a new key.
-    let current = checked.type === 'claim' ? undefined : await readRecord(checked.input.key);
-    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
-      // Each attempt plans from a fresh reading, as the other stores do: a retry may come after a
-      // purge deleted the record, and a first token planned from an older reading could repeat
-      // one the key already handed out (a fenced-off owner's token would match again).
-      const now = readClock(clock);
-      const planned =
-        checked.type === 'claim'
-          ? planIdempotencyTransition(current, checked, now)
-          : planIdempotencyTransition(current, checked, now);
-      if (planned.write === null || (await applyWrite(planned.write))) return planned.outcome;
-      current = await readRecord(checked.input.key);
-    }
-    throw new Error(`idempotency record ${JSON.stringify(checked.input.key)} kept changing under concurrent writers`);
+    return withPoolClient(pool, async (client) => {
+      // A claim first tries the insert: one round trip for a new key.
+      let current = checked.type === 'claim' ? undefined : await readRecord(checked.input.key, client);
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+        // Each attempt plans from a fresh reading, as the other stores do: a retry may come after
+        // a purge deleted the record, and a first token planned from an older reading could repeat
+        // one the key already handed out (a fenced-off owner's token would match again).
+        const now = readClock(clock);
+        const planned =
+          checked.type === 'claim'
+            ? planIdempotencyTransition(current, checked, now)
+            : planIdempotencyTransition(current, checked, now);
+        if (planned.write === null || (await applyWrite(planned.write, client))) return planned.outcome;
+        current = await readRecord(checked.input.key, client);
+      }
+      throw new Error(`idempotency record ${JSON.stringify(checked.input.key)} kept changing under concurrent writers`);
+    });
   }
 
   const idempotencyStore: IdempotencyStore = {
