@@ -94,7 +94,8 @@ export interface VerifyResultOptions {
    * private plain copy whose canonical text it is (adapters copy the presented value once within
    * bounds and canonicalize that copy). `result_sha256` is then computed over these bytes, the
    * bytes the model receives, instead of canonicalizing the copy again; the copy is what gets
-   * validated. The two correspond by construction: `canonicalize` of the copy is this text. The caller must never pass text it did not canonicalize itself.
+   * validated. The two correspond by construction: `canonicalize` of the copy is this text. The
+   * caller must never pass text it did not canonicalize itself.
    */
   canonical_model_result?: string;
 }
