@@ -694,7 +694,7 @@ describe('gate: idempotency', () => {
 });
 
 describe('gate: deadline', () => {
-  it('answers TIMEOUT_BEFORE_EXECUTE when the turn deadline has passed, runs nothing and releases the claim', async () => {
+  it('answers TIMEOUT_BEFORE_EXECUTE when the turn deadline has passed, before any check runs: nothing runs, nothing is claimed', async () => {
     const host = createTestHost();
     const approval = await approveBaseline(host, 'late-key');
     const past = host.clock.now() - 1;
@@ -708,12 +708,32 @@ describe('gate: deadline', () => {
     }
     expect(host.calls['get_order']).toBe(0);
     expect(host.calls['create_refund_draft']).toBe(0);
-    expect((await host.stores.idempotencyStore.get('late-key'))?.state).toBe('released');
-    // The released key runs normally on the next attempt.
+    expect(await host.stores.idempotencyStore.get('late-key')).toBeUndefined();
+    // The key runs normally on the next attempt.
     const retry = only(
       await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }),
     );
     expect(retry.sealed.model_result.execution.delivery).toBe('fresh');
+  });
+
+  it('the review: a call aborted by the host before dispatch, or past its deadline, runs no check, sync or async (one answer: TIMEOUT_BEFORE_EXECUTE)', async () => {
+    for (const mode of ['sync', 'async'] as const) {
+      const host = createTestHost();
+      let checks = 0;
+      host.impl.get_order_check = () => {
+        checks += 1;
+        return mode === 'sync' ? { ok: true } : Promise.resolve({ ok: true as const });
+      };
+      const aborted = new AbortController();
+      aborted.abort();
+      const early = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { ...context, signal: aborted.signal }));
+      const late = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { ...context, deadline: host.clock.now() - 1 }));
+      for (const result of [early, late]) {
+        expect(result.gate, mode).toBe('deadline');
+        expectCatalog(result.sealed.model_result, 'TIMEOUT_BEFORE_EXECUTE');
+      }
+      expect(checks, mode).toBe(0);
+    }
   });
 
   it('answers a read that hangs past its deadline with TOOL_ERROR and aborts its signal', async () => {

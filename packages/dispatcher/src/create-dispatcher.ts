@@ -696,6 +696,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     abort: CallAbort,
   ): Promise<DispatchedCall> {
     const { deadline } = invocation;
+    // Out of time, or aborted by the host, before anything is asked: nothing runs, and the answer
+    // says so (a check cut short by the same deadline would answer FACTS_UNAVAILABLE instead).
+    if (abort.aborted || now() >= deadline) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
 
     // Trusted checks: the host's check, then the proposal gate (access → state → rules).
     if (tool.check !== null) {

@@ -14,7 +14,9 @@ export const CLOCK_RESYNC_MS = 60_000;
  *
  * `now()` also does not go below an earlier reading while the clock swings: deadlines, time
  * budgets, approval expiry and rate-limit refill are decided on it, and a clock set back must
- * neither stretch a deadline nor give an approval or a token bucket the same time twice. Held, not
+ * neither stretch a deadline nor give an approval or a token bucket the same time twice. While the
+ * clock reads behind, or fails, the held time still moves on with real time (the monotonic clock
+ * since the last good reading), so a deadline still passes and a write never starts late. Held, not
  * forever: once the clock has read below the held time for `CLOCK_RESYNC_MS` of real time, the
  * step back is taken as a correction and followed, so one reading far in the future (a glitch)
  * cannot hold every later call at that time (all approvals expired, every rate limit spent) until
@@ -24,6 +26,8 @@ export class DispatcherClock {
   readonly #clock: Clock;
   readonly #monotonic: () => number;
   #last: number;
+  /** Monotonic time at which `#last` was the time. */
+  #lastAt: number;
   /** Monotonic time of the first reading below `#last` in the current run of them, else null. */
   #behindSince: number | null = null;
 
@@ -35,12 +39,26 @@ export class DispatcherClock {
     this.#clock = clock;
     this.#monotonic = monotonic;
     this.#last = readClock(clock);
+    this.#lastAt = monotonic();
+  }
+
+  /**
+   * Moves the held time on by the whole milliseconds of real time since it was last set (never
+   * backwards; the fraction is kept for the next step, so the time stays whole epoch milliseconds).
+   */
+  #advance(): void {
+    const elapsed = Math.floor(this.#monotonic() - this.#lastAt);
+    if (elapsed > 0) {
+      this.#last += elapsed;
+      this.#lastAt += elapsed;
+    }
   }
 
   /** Takes a good reading into account and returns it. */
   #observe(reading: number): number {
     if (reading >= this.#last) {
       this.#last = reading;
+      this.#lastAt = this.#monotonic();
       this.#behindSince = null;
       return reading;
     }
@@ -50,8 +68,12 @@ export class DispatcherClock {
     } else if (now - this.#behindSince >= CLOCK_RESYNC_MS) {
       // Behind for long enough: a real correction, followed.
       this.#last = reading;
+      this.#lastAt = now;
       this.#behindSince = null;
+      return reading;
     }
+    // Behind: the held time moves on with real time.
+    this.#advance();
     return reading;
   }
 
@@ -63,7 +85,8 @@ export class DispatcherClock {
     try {
       this.#observe(readClock(this.#clock));
     } catch {
-      // Keeps the last good reading.
+      // The last good reading, moved on with real time.
+      this.#advance();
     }
     return this.#last;
   }

@@ -87,14 +87,21 @@ describe('RateLimiter', () => {
     );
   });
 
-  it('keeps a bounded number of buckets', () => {
+  it('keeps a bounded number of buckets, forgetting one only once it has refilled (review: new keys reset spent buckets)', () => {
     const limiter = new RateLimiter(2);
     const limit = { capacity: 1, refillPerSecond: 1 };
-    limiter.take('a', limit, 0);
-    limiter.take('b', limit, 0);
-    limiter.take('c', limit, 0);
-    // "a" was evicted: it starts full again.
     expect(limiter.take('a', limit, 0)).toEqual({ ok: true });
+    expect(limiter.take('b', limit, 0)).toEqual({ ok: true });
+    // Both buckets are spent: a third key waits until the oldest has refilled, as a spent one would.
+    expect(limiter.take('c', limit, 0)).toEqual({ ok: false, retryAfterMs: 1_000 });
+    expect(limiter.take('c', limit, 400)).toEqual({ ok: false, retryAfterMs: 600 });
+    // However many keys come, a spent bucket is never pushed out and so never reset.
+    for (let index = 0; index < 100; index++) expect(limiter.take(`flood-${index}`, limit, 500).ok).toBe(false);
+    expect(limiter.take('a', limit, 500)).toEqual({ ok: false, retryAfterMs: 500 });
+    // Refilled, the least recently used bucket ("b") is forgotten for the new key.
+    expect(limiter.take('c', limit, 1_000)).toEqual({ ok: true });
+    expect(limiter.take('a', limit, 1_000)).toEqual({ ok: true });
+    expect(limiter.take('a', limit, 1_000)).toEqual({ ok: false, retryAfterMs: 1_000 });
   });
 });
 
