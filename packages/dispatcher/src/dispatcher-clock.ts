@@ -26,7 +26,7 @@ export class DispatcherClock {
   readonly #clock: Clock;
   readonly #monotonic: () => number;
   #last: number;
-  /** Monotonic time at which `#last` was the time. */
+  /** Monotonic time at which the clock first read `#last` (or the held time was moved to it). */
   #lastAt: number;
   /** Monotonic time of the first reading below `#last` in the current run of them, else null. */
   #behindSince: number | null = null;
@@ -57,8 +57,12 @@ export class DispatcherClock {
   /** Takes a good reading into account and returns it. */
   #observe(reading: number): number {
     if (reading >= this.#last) {
-      this.#last = reading;
-      this.#lastAt = this.#monotonic();
+      // The monotonic time is taken when the time moves on (once a millisecond at most), not on
+      // every reading: it marks when the clock first read `#last`.
+      if (reading > this.#last) {
+        this.#last = reading;
+        this.#lastAt = this.#monotonic();
+      }
       this.#behindSince = null;
       return reading;
     }
