@@ -14,9 +14,7 @@ export const CLOCK_RESYNC_MS = 60_000;
  *
  * `now()` also does not go below an earlier reading while the clock swings: deadlines, time
  * budgets, approval expiry and rate-limit refill are decided on it, and a clock set back must
- * neither stretch a deadline nor give an approval or a token bucket the same time twice. While the
- * clock reads behind, or fails, the held time still moves on with real time (the monotonic clock
- * since the last good reading), so a deadline still passes and a write never starts late. Held, not
+ * neither stretch a deadline nor give an approval or a token bucket the same time twice. Held, not
  * forever: once the clock has read below the held time for `CLOCK_RESYNC_MS` of real time, the
  * step back is taken as a correction and followed, so one reading far in the future (a glitch)
  * cannot hold every later call at that time (all approvals expired, every rate limit spent) until
@@ -26,8 +24,6 @@ export class DispatcherClock {
   readonly #clock: Clock;
   readonly #monotonic: () => number;
   #last: number;
-  /** Monotonic time at which the clock first read `#last` (or the held time was moved to it). */
-  #lastAt: number;
   /** Monotonic time of the first reading below `#last` in the current run of them, else null. */
   #behindSince: number | null = null;
 
@@ -39,30 +35,12 @@ export class DispatcherClock {
     this.#clock = clock;
     this.#monotonic = monotonic;
     this.#last = readClock(clock);
-    this.#lastAt = monotonic();
-  }
-
-  /**
-   * Moves the held time on by the whole milliseconds of real time since it was last set (never
-   * backwards; the fraction is kept for the next step, so the time stays whole epoch milliseconds).
-   */
-  #advance(): void {
-    const elapsed = Math.floor(this.#monotonic() - this.#lastAt);
-    if (elapsed > 0) {
-      this.#last += elapsed;
-      this.#lastAt += elapsed;
-    }
   }
 
   /** Takes a good reading into account and returns it. */
   #observe(reading: number): number {
     if (reading >= this.#last) {
-      // The monotonic time is taken when the time moves on (once a millisecond at most), not on
-      // every reading: it marks when the clock first read `#last`.
-      if (reading > this.#last) {
-        this.#last = reading;
-        this.#lastAt = this.#monotonic();
-      }
+      this.#last = reading;
       this.#behindSince = null;
       return reading;
     }
@@ -72,12 +50,8 @@ export class DispatcherClock {
     } else if (now - this.#behindSince >= CLOCK_RESYNC_MS) {
       // Behind for long enough: a real correction, followed.
       this.#last = reading;
-      this.#lastAt = now;
       this.#behindSince = null;
-      return reading;
     }
-    // Behind: the held time moves on with real time.
-    this.#advance();
     return reading;
   }
 
@@ -89,8 +63,7 @@ export class DispatcherClock {
     try {
       this.#observe(readClock(this.#clock));
     } catch {
-      // The last good reading, moved on with real time.
-      this.#advance();
+      // Keeps the last good reading.
     }
     return this.#last;
   }
