@@ -24,9 +24,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Runs `operation(input)` under a deadline `remainingMs` from now. A synchronous answer comes back
- * synchronously (no timer, no promise): it is complete, whenever it came. An asynchronous one races
- * a timer set to what is left of the budget once `operation` has returned (the synchronous part
- * it ran before returning its promise counts too, by the monotonic clock): when the timer fires,
+ * synchronously (no timer, no promise). An asynchronous one races a timer: when the timer fires,
  * or `abort` is aborted by the host, `abort` is aborted (the handler's `signal`) and the run ends as
  * `timed_out`; whatever the handler settles with later is ignored.
  *
@@ -39,7 +37,6 @@ export function runWithDeadline<TInput>(
   remainingMs: number,
 ): DeadlineRun | Promise<DeadlineRun> {
   let answer: unknown;
-  const startedAt = performance.now();
   try {
     answer = operation(input);
     if (!isThenable(answer)) return { kind: 'returned', value: answer };
@@ -47,15 +44,14 @@ export function runWithDeadline<TInput>(
     return THREW;
   }
   const pending = answer;
-  const leftMs = remainingMs - (performance.now() - startedAt);
   return new Promise<DeadlineRun>((resolve) => {
     const stop = (): void => {
       clearTimeout(timer);
       abort.abort();
       resolve(TIMED_OUT);
     };
-    const timer = setTimeout(stop, Math.min(MAX_TIMER_MS, Math.max(0, leftMs)));
-    if (abort.aborted || leftMs <= 0) {
+    const timer = setTimeout(stop, Math.min(MAX_TIMER_MS, Math.max(0, remainingMs)));
+    if (abort.aborted) {
       stop();
       return;
     }
