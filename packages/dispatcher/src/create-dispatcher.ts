@@ -68,8 +68,7 @@ import {
   viewAttempt,
   type AttemptView,
   type EarlierAttempts,
-  type CompletedAttempts,
-  type IntentAttempts,
+  type LookupFailure,
 } from './earlier-attempts.js';
 import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcome } from './dispatcher-tool.js';
 import { RateLimiter, checkRateLimit } from './rate-limiter.js';
@@ -885,13 +884,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const findUnresolved = idempotencyStore.findUnresolved;
     if (typeof findUnresolved !== 'function') return NO_EARLIER_ATTEMPTS;
     const input: FindUnresolvedInput = { request_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
-    let found: unknown;
+    return lookUp(
+      () => findUnresolved.call(idempotencyStore, input),
+      (found) => readEarlierAttempts(found, request_sha256, ownKey),
+    );
+  }
+
+  /**
+   * One optional lookup of the idempotency store, bounded by the watchdog, its answer read by
+   * `read` without trusting it: a throw or a timeout, of the store or of reading its answer, is
+   * `unavailable`; a StoreInputError (the store refused the dispatcher's input) `input_rejected`.
+   */
+  async function lookUp<T>(ask: () => unknown, read: (found: unknown) => T): Promise<T | LookupFailure> {
     try {
-      found = await watchdog.watch(() => findUnresolved.call(idempotencyStore, input));
+      return read(await watchdog.watch(ask));
     } catch (error) {
       return { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
     }
-    return readEarlierAttempts(found, request_sha256, ownKey);
   }
 
   /**
@@ -1072,12 +1081,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const findUnresolved = idempotencyStore.findUnresolved;
     if (intent_sha256 === null || typeof findUnresolved !== 'function') return null;
     const input: FindUnresolvedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
-    let found: IntentAttempts;
-    try {
-      found = readIntentAttempts(await watchdog.watch(() => findUnresolved.call(idempotencyStore, input)), intent_sha256, ownKey ?? '', now());
-    } catch (error) {
-      found = { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
-    }
+    const found = await lookUp(
+      () => findUnresolved.call(idempotencyStore, input),
+      (listed) => readIntentAttempts(listed, intent_sha256, ownKey ?? '', now()),
+    );
     if (found.kind === 'input_rejected') {
       state.notes.push('intent_lookup_unsupported');
       return null;
@@ -1122,12 +1129,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const findCompleted = idempotencyStore.findCompleted;
     if (intent_sha256 === null || typeof findCompleted !== 'function') return null;
     const input: FindCompletedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
-    let found: CompletedAttempts;
-    try {
-      found = readCompletedAttempts(await watchdog.watch(() => findCompleted.call(idempotencyStore, input)), intent_sha256, ownKey);
-    } catch (error) {
-      found = { kind: StoreInputError.isInstance(error) ? 'input_rejected' : 'unavailable' };
-    }
+    const found = await lookUp(
+      () => findCompleted.call(idempotencyStore, input),
+      (listed) => readCompletedAttempts(listed, intent_sha256, ownKey),
+    );
     switch (found.kind) {
       case 'input_rejected':
         return 'input_rejected';

@@ -21,6 +21,13 @@ export interface UnresolvedAttempt {
   readonly record: object;
 }
 
+/**
+ * A store lookup that gave no usable answer: it threw or timed out, or answered something that is
+ * not a list (`unavailable`), or refused the dispatcher's input (`input_rejected`, StoreInputError:
+ * a bug, or a store from before the input).
+ */
+export type LookupFailure = { kind: 'unavailable' } | { kind: 'input_rejected' };
+
 /** What `findUnresolved` said about other attempts of one request. */
 export type EarlierAttempts =
   | {
@@ -30,10 +37,7 @@ export type EarlierAttempts =
       /** The list came back full (`limit` records): more attempts may exist that it left out. */
       more: boolean;
     }
-  /** It threw or timed out, or answered something that is not a list. */
-  | { kind: 'unavailable' }
-  /** It refused the dispatcher's input (StoreInputError): a bug. */
-  | { kind: 'input_rejected' };
+  | LookupFailure;
 
 /** A store without `findUnresolved`: nothing to find (README: that protection is lost). */
 export const NO_EARLIER_ATTEMPTS: EarlierAttempts = Object.freeze({ kind: 'found', attempts: Object.freeze([]), more: false });
@@ -157,8 +161,7 @@ export type IntentAttempts =
       /** The list came back full: more attempts may exist that it left out. */
       more: boolean;
     }
-  | { kind: 'unavailable' }
-  | { kind: 'input_rejected' };
+  | LookupFailure;
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -192,8 +195,7 @@ export type CompletedAttempts =
       /** The list came back full: more records may exist that it left out. */
       more: boolean;
     }
-  | { kind: 'unavailable' }
-  | { kind: 'input_rejected' };
+  | LookupFailure;
 
 /** Reads what `findCompleted` answered for `intent_sha256` without trusting it. */
 export function readCompletedAttempts(found: unknown, intent_sha256: Sha256Hex, ownKey: string): CompletedAttempts {

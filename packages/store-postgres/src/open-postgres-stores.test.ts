@@ -481,6 +481,28 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   });
 });
 
+/**
+ * Runs `before` with the statement's name (the part after the schema prefix) before each named
+ * statement a client of `target` sends; the pool hands the same client out again, so each is
+ * wrapped once.
+ */
+function beforeNamedStatements(target: pg.Pool, before: (name: string) => Promise<void> | void): void {
+  const wrapped = new WeakSet<object>();
+  const connect = target.connect.bind(target) as () => Promise<pg.PoolClient>;
+  (target as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    const client = await connect();
+    if (wrapped.has(client)) return client;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
+      const name = typeof config === 'object' && config !== null ? String((config as { name?: unknown }).name ?? '').split(':').pop() ?? '' : '';
+      if (name !== '') await before(name);
+      return query(config, ...rest);
+    };
+    return client;
+  };
+}
+
 describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge', () => {
   it('the review: each attempt reads the clock again, so a purged key never hands out a token twice', async () => {
     const clock = new ManualClock(1_000);
@@ -507,21 +529,12 @@ describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge',
         },
       };
       // B's statements run on a client of its pool: each named one may run a hook first.
-      const hooked = <T extends { query: (config: never, ...rest: never[]) => unknown }>(target: T): T => {
-        const query = target.query.bind(target) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
-        (target as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
-          const name = typeof config === 'object' && config !== null ? String((config as { name?: unknown }).name ?? '').split(':').pop() ?? '' : '';
-          const hook = hooks[name];
-          if (hook !== undefined) {
-            delete hooks[name];
-            await hook();
-          }
-          return query(config, ...rest);
-        };
-        return target;
-      };
-      const connect = poolB.connect.bind(poolB) as () => Promise<pg.PoolClient>;
-      (poolB as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => hooked(await connect());
+      beforeNamedStatements(poolB, async (name) => {
+        const hook = hooks[name];
+        if (hook === undefined) return;
+        delete hooks[name];
+        await hook();
+      });
       clock.set(1_000);
       const claimed = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 });
       expect(Object.keys(hooks)).toEqual([]);
@@ -593,23 +606,11 @@ describe.skipIf(!available)('PostgreSQL stores: raw SQL tampering', () => {
     // test then fails at once instead of hanging.
     const counted = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
     let pages = 0;
-    const connect = counted.connect.bind(counted) as () => Promise<pg.PoolClient>;
-    const wrapped = new WeakSet<object>();
-    (counted as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
-      const client = await connect();
-      // The pool hands the same client out again: wrap its query once.
-      if (wrapped.has(client)) return client;
-      wrapped.add(client);
-      const query = client.query.bind(client) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
-        if (typeof config === 'object' && config !== null && String((config as { name?: unknown }).name ?? '').includes('select_audit_page')) {
-          pages += 1;
-          if (pages > 100) throw new Error('verifyChain kept paging');
-        }
-        return query(config, ...rest);
-      };
-      return client;
-    };
+    beforeNamedStatements(counted, (name) => {
+      if (name !== 'select_audit_page') return;
+      pages += 1;
+      if (pages > 100) throw new Error('verifyChain kept paging');
+    });
     try {
       const stores = await openPostgresStores({ pool: counted, schema });
       for (let index = 1; index <= 6; index += 1) {
