@@ -178,12 +178,14 @@ describe("a write's output limit fits its idempotency record", () => {
     const spec = noteSpec(1_024, control.repeat(64));
     const registry = createToolRegistry([spec], { control: { source_label: control.repeat(64), producer_revision: control.repeat(64) } });
     const quoted = (length: number) => '"'.repeat(length);
+    // Provider and API family at the longest their patterns allow (nothing in them is escaped);
+    // sealResult refuses a call field the protected_audit schema refuses.
     const call = {
-      provider: quoted(256),
-      api_family: quoted(256),
+      provider: 'p'.repeat(32),
+      api_family: 'a'.repeat(64),
       response_id: quoted(256),
       call_id: quoted(256),
-      adapter_revision: quoted(256),
+      adapter_revision: quoted(64),
       operation_id: quoted(128),
       idempotency_key: quoted(256),
     };

@@ -12,7 +12,7 @@ import { parseUtcTimestamp } from './utc-timestamp.js';
 const specs = loadToolSpecs();
 const mediaSpec = copy(specs.kbSearch);
 (mediaSpec.output_schema as { properties: Record<string, unknown> }).properties.media_type = { type: 'string', maxLength: 64 };
-mediaSpec.media_types = ['text/html', 'application/pdf'];
+mediaSpec.media_types = ['text/html', 'application/pdf', 'text/markdown'];
 mediaSpec.contract.tool_name = 'kb_media';
 const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch, mediaSpec]);
 const tool = (name: string): RegisteredTool => {
@@ -163,6 +163,10 @@ describe('checkHandlerOutput', () => {
     expect(withMedia('Application/PDF')).toEqual([]);
     expect(withMedia('text/javascript')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
     expect(withMedia('application/pdf; x=1')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
+    expect(withMedia('TEXT/MARKDOWN')).toEqual([]);
+    // Only ASCII letters fold: U+212A KELVIN SIGN lower-cases to `k`, yet names no listed type.
+    expect(withMedia('text/mar\u212Adown')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
+    expect(withMedia('text/markdown\u00a0')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
   });
 
   it('checks resource_revision against the tool pattern', () => {

@@ -154,12 +154,21 @@ export function checkOutputData(
   const mediaPointers = tool.media.pointers;
   for (let index = 0; index < mediaPointers.length; index++) {
     for (const { pointer, value } of valuesAtTemplate(data, mediaPointers[index]!)) {
-      if (typeof value === 'string' && !tool.media.types.has(value.toLowerCase())) {
+      if (typeof value === 'string' && !isListedMediaType(tool, value)) {
         violations.push({ rule: 'media_type', path: `${prefix}${pointer}` });
       }
     }
   }
   return violations;
+}
+
+// Only printable ASCII is case-folded: `toLowerCase` alone also folds look-alikes (U+212A KELVIN SIGN
+// to `k`), which would pass a value that is none of the listed types.
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** A listed media type, compared ignoring ASCII case (MIME types are case-insensitive). */
+function isListedMediaType(tool: RegisteredTool, value: string): boolean {
+  return PRINTABLE_ASCII.test(value) && tool.media.types.has(value.toLowerCase());
 }
 
 function checkLink(tool: RegisteredTool, value: string): string | null {

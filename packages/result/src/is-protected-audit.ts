@@ -59,6 +59,33 @@ const isRevision = (value: unknown): boolean => isStringOfLength(value, 1, 64);
 const isNullOr = (value: unknown, min: number, max: number): boolean => value === null || isStringOfLength(value, min, max);
 const matches = (value: unknown, pattern: RegExp): boolean => typeof value === 'string' && pattern.test(value);
 
+/** The members of a seal's trusted call that `provider_context` and `downstream` copy. */
+export interface SealedCallFields {
+  readonly provider: string;
+  readonly api_family: string;
+  readonly response_id: string;
+  readonly call_id: string;
+  readonly adapter_revision: string;
+  readonly operation_id: string;
+  readonly idempotency_key: string | null;
+}
+
+/**
+ * The first member of `call` that `PROTECTED_AUDIT_SCHEMA` would refuse once copied into the
+ * protected projection, or `null`: `sealResult` throws for such a call rather than seal a package
+ * its own verification calls malformed.
+ */
+export function callFieldOutsideSchema(call: SealedCallFields): keyof SealedCallFields | null {
+  if (!matches(call.provider, PROVIDER)) return 'provider';
+  if (!matches(call.api_family, API_FAMILY)) return 'api_family';
+  if (!isStringOfLength(call.response_id, 1, 256)) return 'response_id';
+  if (!isStringOfLength(call.call_id, 1, 256)) return 'call_id';
+  if (!isRevision(call.adapter_revision)) return 'adapter_revision';
+  if (!isStringOfLength(call.operation_id, 1, 128)) return 'operation_id';
+  if (!isNullOr(call.idempotency_key, 1, 256)) return 'idempotency_key';
+  return null;
+}
+
 /** True when `value` satisfies `PROTECTED_AUDIT_SCHEMA`. */
 export function isProtectedAudit(value: unknown): value is ProtectedAudit {
   if (!hasExactly(value, TOP_KEYS)) return false;

@@ -1,10 +1,14 @@
 /**
  * JSON Schemas (2020-12) of the sealed package, kept beside the code that relies on them: the
  * model-visible v2 result and the protected audit. They restate the generated
- * `@toolseal/contracts` schemas (a test runs both on the same samples and requires the same
- * verdicts) with one deliberate difference: `data` is only required to be an object or `null`
- * here, because the tool's exact output schema validates it right after, and walking it twice
- * (the generated schema checks every nested JSON value) would double the cost on large results.
+ * `@toolseal/contracts` schemas (a test runs both on the same samples, every sealed fixture and
+ * every single-leaf change of it, and requires the same verdicts) with deliberate differences:
+ * `data` is only required to be an object or `null` here, because the tool's exact output schema
+ * validates it right after, and walking it twice (the generated schema checks every nested JSON
+ * value) would double the cost on large results; and `observed_at` is checked for its form only,
+ * as `parseUtcTimestamp` checks the instant right after (a day that does not exist, such as
+ * 2026-02-31, and a leap second are refused there; the generated schema's `format: date-time`
+ * refuses the first and accepts the second).
  */
 
 import { ERROR_CODES } from '@toolseal/errors';

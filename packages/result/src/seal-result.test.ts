@@ -537,6 +537,56 @@ describe('sealResult', () => {
     expect(sealResult(orderInput({ principal: { ...principal, subject_id: 'drafter-😀' } })).violations).toEqual([]);
   });
 
+  it('throws a TypeError naming the call field the protected_audit schema refuses, never sealing a package its own verification calls malformed', () => {
+    // Review finding: a 257-character call id or `provider: "OpenAI"` was sealed, then refused by
+    // verifyResult on the very same package as malformed_package.
+    const cases: [Partial<SealResultInput['call']>, string][] = [
+      [{ provider: 'OpenAI' }, 'provider'],
+      [{ provider: 'x'.repeat(33) }, 'provider'],
+      [{ api_family: 'Responses' }, 'api_family'],
+      [{ response_id: 'r'.repeat(257) }, 'response_id'],
+      [{ call_id: 'c'.repeat(257) }, 'call_id'],
+      [{ adapter_revision: 'a'.repeat(65) }, 'adapter_revision'],
+      [{ operation_id: 'o'.repeat(129) }, 'operation_id'],
+      [{ idempotency_key: 'k'.repeat(257) }, 'idempotency_key'],
+    ];
+    for (const [fields, name] of cases) {
+      expect(() => sealResult(orderInput({ call: { ...call, ...fields } })), name).toThrow(
+        new RegExp(`^sealResult: call\\.${name} breaks the protected_audit schema`),
+      );
+    }
+    // At the bounds (a code point outside the BMP counts once, as JSON Schema counts it): sealed and verified.
+    const longest = { ...call, call_id: '😀'.repeat(256), operation_id: 'o'.repeat(128), idempotency_key: 'k'.repeat(256) };
+    const output = sealResult(orderInput({ call: longest }));
+    const trusted = { registry, tool_name: 'get_order', principal, call: longest, arguments: { order_id: 'ORDER-C7' }, digester };
+    expect(verifyResult(output.sealed, trusted)).toEqual({ ok: true });
+  });
+
+  it('either throws a TypeError for the call or seals a package that passes its own verification (property)', () => {
+    const text = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('openai', 'responses', 'A', 'a-b.c', 'x'.repeat(65), 'y'.repeat(129), 'z'.repeat(257)));
+    let sealed = 0;
+    fc.assert(
+      fc.property(
+        fc.record({ provider: text, api_family: text, call_id: text, adapter_revision: text, operation_id: text, idempotency_key: fc.option(text) }),
+        (fields) => {
+          const trial = { ...call, ...fields };
+          let output: ReturnType<typeof sealResult>;
+          try {
+            output = sealResult(orderInput({ call: trial }));
+          } catch (error) {
+            expect(error).toBeInstanceOf(TypeError);
+            return;
+          }
+          sealed++;
+          const trusted = { registry, tool_name: 'get_order', principal, call: trial, arguments: { order_id: 'ORDER-C7' }, digester };
+          expect(verifyResult(output.sealed, trusted)).toEqual({ ok: true });
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(sealed).toBeGreaterThan(0);
+  });
+
   it('throws a TypeError for arguments without a canonical JSON form (the validated arguments never have one)', () => {
     for (const args of [{ order_id: `ORDER-C7${String.fromCharCode(0xd800)}` }, { order_id: 'ORDER-C7', at: new Date(0) }]) {
       expect(() => sealResult(orderInput({ arguments: args as unknown as SealResultInput['arguments'], subject: { kind: 'error', code: 'NOT_FOUND' } }))).toThrow(

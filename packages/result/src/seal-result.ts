@@ -22,6 +22,7 @@ import { deepFreeze, isWellFormedText } from '@toolseal/guard';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
 import { tryComposeCanonicalProtectedAudit, tryComposeKnownShape } from './canonical-protected-audit.js';
 import { checkHandlerOutput } from './check-output.js';
+import { callFieldOutsideSchema } from './is-protected-audit.js';
 import type { OutputViolation } from './output-violation.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { clockReadingMs, clockReadingText } from './utc-timestamp.js';
@@ -209,6 +210,10 @@ function checkTrustedInput(input: SealResultInput): Redaction[] {
       throw new TypeError('sealResult: call.idempotency_key must be a non-empty string or null');
     }
     if (!isWellFormedText(call.idempotency_key)) throw loneSurrogate('call.idempotency_key');
+  }
+  const outside = callFieldOutsideSchema(call);
+  if (outside !== null) {
+    throw new TypeError(`sealResult: call.${outside} breaks the protected_audit schema (PROTECTED_AUDIT_SCHEMA: its pattern or length)`);
   }
   if (!DELIVERIES.has(execution?.delivery)) throw new TypeError('sealResult: execution.delivery is not a Delivery');
   return copyRedactions(input.redactions);

@@ -81,6 +81,13 @@ export interface RegisteredTool {
   readonly limits: Readonly<OutputLimits>;
   /** The guard limits applied to the whole raw handler output (data limits plus the envelope). */
   readonly handlerOutputLimits: Readonly<JsonLimits>;
+  /**
+   * The guard limits `verifyResult` applies to a presented package's `data` alone: those of
+   * `handlerOutputLimits`, less the envelope's level. Never tighter than sealing; looser only by
+   * the few values of the envelope that `maxTotalNodes` also counts there. (Bytes are measured
+   * exactly on the canonical text of `data`, against `limits.maxBytes`.)
+   */
+  readonly dataLimits: Readonly<JsonLimits>;
   /** Validates arguments against `input_schema` (compiled once). */
   readonly validateInput: CompiledValidator;
   /**
@@ -312,18 +319,20 @@ function compileTool(spec: unknown): RegisteredTool {
   if (own.allow_incomplete !== undefined && typeof own.allow_incomplete !== 'boolean') {
     throw new RegistryError(name, 'allow_incomplete must be a boolean');
   }
+  const handlerOutputLimits: Readonly<JsonLimits> = Object.freeze({
+    maxBytes: limits.maxBytes + ENVELOPE_BYTES,
+    maxDepth: limits.maxDepth + 1,
+    maxArrayItems: limits.maxArrayItems,
+    maxObjectKeys: Math.max(limits.maxObjectKeys, 8),
+    maxStringLength: Math.max(limits.maxStringLength, 256),
+    maxTotalNodes: limits.maxTotalNodes + 8,
+  });
   return Object.freeze({
     contract,
     sourceLabel: own.source_label,
     limits,
-    handlerOutputLimits: Object.freeze({
-      maxBytes: limits.maxBytes + ENVELOPE_BYTES,
-      maxDepth: limits.maxDepth + 1,
-      maxArrayItems: limits.maxArrayItems,
-      maxObjectKeys: Math.max(limits.maxObjectKeys, 8),
-      maxStringLength: Math.max(limits.maxStringLength, 256),
-      maxTotalNodes: limits.maxTotalNodes + 8,
-    }),
+    handlerOutputLimits,
+    dataLimits: Object.freeze({ ...handlerOutputLimits, maxDepth: limits.maxDepth }),
     validateInput,
     inputFields,
     validateOutput,

@@ -100,8 +100,10 @@ export interface ToolSpec {
   /** Allowed link schemes and hosts. Required when the output schema has a `format: "uri"` field. */
   links?: LinkPolicy;
   /**
-   * Allowed MIME types (lowercase, exact, parameters included if any) for output fields named
-   * `media_type` or `mime_type`. Required when the output schema declares such a field.
+   * Allowed MIME types (lowercase, parameters included if any) for output fields named
+   * `media_type` or `mime_type`, compared as whole strings ignoring ASCII case only (a value with
+   * any character outside printable ASCII is refused). Required when the output schema declares
+   * such a field.
    */
   media_types?: readonly string[];
   /**

@@ -626,3 +626,91 @@ describe('verifyResult runs the checks sealResult makes beyond the output schema
     expect(verifyResult(copy(own.sealed), trustedKb({ principal: other }))).toEqual(expected);
   });
 });
+
+describe("verifyResult holds a package's data to the tool's own output limits", () => {
+  // Review finding: the package guard used the largest limits of any registered tool, and only
+  // maxBytes was checked per tool, so a package sealed before a limit was tightened (limits belong
+  // to no contract revision) still verified under the tightened registry, even with keyed digests.
+  const notesSpec = (limits: Record<string, number>) => ({
+    contract: {
+      tool_name: 'notes',
+      effect: 'read' as const,
+      input_revision: 'in-1',
+      output_revision: 'out-1',
+      effect_revision: 'eff-1',
+      handler_revision: 'h-1',
+      producer_revision: 'p-1',
+      policy_revision: 'pol-1',
+    },
+    source_label: 'notes',
+    input_schema: { type: 'object', additionalProperties: false, properties: {} },
+    output_schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['items'],
+      properties: { items: { type: 'array', maxItems: 50, items: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 1000 } } } },
+    },
+    limits,
+    resource_revision: { pattern: '^r[0-9]+$' },
+  });
+  const keyed = createDigester({ key: new Uint8Array(32).fill(7) });
+  const sealNotes = (notesRegistry: ReturnType<typeof createToolRegistry>, items: string[][]) =>
+    sealResult({
+      registry: notesRegistry,
+      tool_name: 'notes',
+      principal,
+      call: callA,
+      arguments: {},
+      subject: { kind: 'data', output: { data: { items }, resource_revision: 'r1', observed_at: '2026-07-19T00:00:00Z' } },
+      execution: { delivery: 'fresh' },
+      now: () => '2026-07-19T00:00:01Z',
+      digester: keyed,
+    });
+  const trustedNotes = (notesRegistry: ReturnType<typeof createToolRegistry>): TrustedContext => ({
+    registry: notesRegistry,
+    tool_name: 'notes',
+    principal,
+    call: callA,
+    arguments: {},
+    digester: keyed,
+  });
+  const loose = createToolRegistry([notesSpec({})]);
+  const items = Array.from({ length: 40 }, () => ['x'.repeat(400)]);
+  const stored = sealNotes(loose, items);
+
+  it('refuses data a tightened limit refuses, as sealing it now is refused', () => {
+    expect(verifyResult(copy(stored.sealed), trustedNotes(loose))).toEqual({ ok: true });
+    for (const limits of [{ maxStringLength: 300 }, { maxArrayItems: 5 }, { maxTotalNodes: 50 }, { maxDepth: 1 }, { maxBytes: 1024 }]) {
+      const tight = createToolRegistry([notesSpec(limits)]);
+      expect(sealNotes(tight, items).sealed.model_result.error?.code, JSON.stringify(limits)).toBe('OUTPUT_CONTRACT_VIOLATION');
+      expect(verifyResult(copy(stored.sealed), trustedNotes(tight)), JSON.stringify(limits)).toEqual({ ok: false, reasons: ['output_contract'] });
+    }
+  });
+
+  it('never refuses a package whose data sealing accepts under the same limits (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.string({ maxLength: 300 }), { maxLength: 6 }), { maxLength: 12 }),
+        fc.record(
+          {
+            maxStringLength: fc.integer({ min: 1, max: 400 }),
+            maxArrayItems: fc.integer({ min: 1, max: 12 }),
+            maxTotalNodes: fc.integer({ min: 1, max: 80 }),
+            maxDepth: fc.integer({ min: 1, max: 4 }),
+            maxObjectKeys: fc.integer({ min: 1, max: 4 }),
+          },
+          { requiredKeys: [] },
+        ),
+        (trial, limits) => {
+          const tight = createToolRegistry([notesSpec(limits)]);
+          const resealed = sealNotes(tight, trial);
+          const old = sealNotes(loose, trial);
+          fc.pre(old.violations.length === 0);
+          const verdict = verifyResult(copy(old.sealed), trustedNotes(tight));
+          if (resealed.violations.length === 0) expect(verdict).toEqual({ ok: true });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

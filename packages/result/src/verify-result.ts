@@ -241,6 +241,13 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
     }
     checkModelResult(modelResult, tool, contract, trusted, audit, dataText, reasons);
     if (!dataWithinLimit) reasons.add('output_contract');
+    // The tool's own bounds on depth, items, keys, string length and values, as sealing applied
+    // them (the package guard above used the largest of any tool): a package stored before a
+    // limit was tightened, or forged where the digests are unkeyed, is held to the limits in force.
+    // The trusted side's own package was sealed under them just now.
+    if (!isOwnPackage && tool !== undefined && modelResult.data !== null && !checkUntrustedValue(modelResult.data, tool.dataLimits).ok) {
+      reasons.add('output_contract');
+    }
   }
 
   const { digester, principal, call } = trusted;
