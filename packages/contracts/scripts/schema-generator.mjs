@@ -65,6 +65,7 @@ const KNOWN_KEYWORDS = new Set([
   'default',
   'examples',
   'asType',
+  'propertyNames',
 ]);
 
 // Output key order: identity first, then type, then constraints, then children, then `$defs`.
@@ -94,6 +95,7 @@ const KEY_ORDER = [
   'properties',
   'required',
   'additionalProperties',
+  'propertyNames',
   'anyOf',
   'oneOf',
   'allOf',
@@ -369,7 +371,7 @@ export function generateSchemas() {
     noExtraProps: true,
     strictNullChecks: true,
     constAsEnum: false,
-    validationKeywords: ['asType'],
+    validationKeywords: ['asType', 'propertyNames'],
   });
   if (generator === null) throw new Error('typescript-json-schema could not compile src/index.ts');
   return readSchemaNames().map((name) => {

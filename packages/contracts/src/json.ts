@@ -1,7 +1,10 @@
 /** A JSON value as it exists after a bounded, duplicate-free parse: no `undefined`, no functions. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 
-/** A JSON object whose own keys are plain data keys (never `__proto__`, `constructor` or `prototype`). */
+/**
+ * A JSON object whose own keys are plain data keys (never `__proto__`, `constructor` or `prototype`).
+ * @propertyNames {"not":{"enum":["__proto__","constructor","prototype"]}}
+ */
 export interface JsonObject {
   [key: string]: JsonValue;
 }

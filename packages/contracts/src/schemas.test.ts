@@ -337,6 +337,19 @@ describe('model-result.json against the specification', () => {
     );
   });
 
+  it('rejects the keys JsonObject rules out (__proto__, constructor, prototype) at any depth of data', () => {
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      for (const data of [`{"${key}":1}`, `{"items":[{"${key}":{}}]}`]) {
+        const result = successCopy();
+        result.data = JSON.parse(data) as Json;
+        expect(validateModelResult(result), data).toBe(false);
+      }
+    }
+    const result = successCopy();
+    result.data = JSON.parse('{"__proto":1,"Constructor":2,"prototypes":3}') as Json;
+    expect(validateModelResult(result)).toBe(true);
+  });
+
   it('accepts a sealed result and rejects a digest that is not lowercase 64-hex', () => {
     const sealed = { model_result: successCopy(), protected_audit: protectedAuditExample() };
     expect(validateSealedResult(sealed), JSON.stringify(validateSealedResult.errors)).toBe(true);
