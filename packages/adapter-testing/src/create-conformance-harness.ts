@@ -88,6 +88,13 @@ export function createConformanceHarness(): ConformanceHarness {
 
   return {
     seal(call, options = {}) {
+      // Any other name would seal as a valid UNKNOWN_TOOL failure whatever `outcome` asked for:
+      // a test of the success path would then pass or fail for the wrong reason.
+      if (call.tool_name !== KIT_LOOKUP_SPEC.contract.tool_name && call.tool_name !== KIT_WRITE_SPEC.contract.tool_name) {
+        throw new TypeError(
+          `createConformanceHarness: seal() knows only kit_lookup ({ item_id }) and kit_write ({ item_id, amount }), not ${JSON.stringify(call.tool_name)}`,
+        );
+      }
       serial++;
       const args = argumentsOf(call);
       const context: CallContext = {
@@ -116,6 +123,11 @@ export function createConformanceHarness(): ConformanceHarness {
         now: () => NOW,
         digester,
       });
+      if (sealed.model_result.status === 'failed' && sealed.model_result.error?.code === 'OUTPUT_CONTRACT_VIOLATION') {
+        throw new TypeError(
+          `createConformanceHarness: the ${call.tool_name} arguments do not fit its contract, so no data result can be sealed (kit_lookup takes { item_id }, kit_write { item_id, amount })`,
+        );
+      }
       trusted.set(keyOf(call), {
         registry,
         tool_name: call.tool_name,
