@@ -20,7 +20,7 @@ import {
   type PostgresStoresOptions,
 } from './open-postgres-stores.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
-import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './postgres-migrations.js';
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, quoteSchemaName } from './postgres-migrations.js';
 
 const available = await probeDatabase();
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
@@ -88,6 +88,35 @@ describe('PostgreSQL stores: options', () => {
     const both = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:9/none' });
     await expect(openPostgresStores({ pool: both, connectionString: 'postgres://nobody@127.0.0.1:9/none' })).rejects.toThrow(TypeError);
     await both.end();
+  });
+
+  it('the review: refuses a schema that is not a primitive string with a RangeError, before any connection, reading it once', async () => {
+    let conversions = 0;
+    // Valid on the first conversion, SQL on the next: the check and the statements must see one string.
+    const changing = {
+      toString: () => ((conversions += 1) % 2 === 1 ? 'toolseal_ok' : 'toolseal_ok"; DROP TABLE public.victim; --'),
+    };
+    let reads = 0;
+    const options = {
+      connectionString: 'postgres://nobody@127.0.0.1:9/none',
+      get schema() {
+        reads += 1;
+        return 'toolseal_ok';
+      },
+    };
+    for (const schema of [changing, ['toolseal'], new String('toolseal'), null, 42, Symbol('toolseal')]) {
+      // Nothing listens at this address: a connection attempt would fail with another error.
+      const opening = openPostgresStores({ connectionString: 'postgres://nobody@127.0.0.1:9/none', schema } as unknown as PostgresStoresOptions);
+      await expect(opening, String(typeof schema)).rejects.toThrow(RangeError);
+    }
+    expect(conversions).toBe(0);
+    // A valid name is read once: the string checked is the one used (the connection then fails).
+    await expect(openPostgresStores(options)).rejects.not.toThrow(RangeError);
+    expect(reads).toBe(1);
+    expect(() => quoteSchemaName(changing as unknown as string)).toThrow(RangeError);
+    expect(() => quoteSchemaName(['toolseal'] as unknown as string)).toThrow(RangeError);
+    expect(conversions).toBe(0);
+    expect(quoteSchemaName('toolseal')).toBe('"toolseal"');
   });
 
   it('exports the defaults it documents (MAX_PENDING_UNITS is the deprecated name of DEFAULT_MAX_PENDING_UNITS)', () => {
@@ -266,10 +295,10 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   it('migrates once: reopening and concurrent opens apply nothing twice', async () => {
     const schema = nextSchema();
     const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStores({ pool, schema })));
-    expect(POSTGRES_SCHEMA_VERSION).toBe(3);
-    expect(opened.map((stores) => stores.schemaVersion)).toEqual([3, 3, 3, 3]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
+    expect(opened.map((stores) => stores.schemaVersion)).toEqual([4, 4, 4, 4]);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     const columns = await pool.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'audit_log' AND column_name = 'canonical'`,
@@ -316,6 +345,53 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     );
 
 
+  /** The statement triggers that fire before TRUNCATE on the schema's audit_head. */
+  const headTruncateTriggers = async (schema: string) =>
+    (
+      await pool.query<{ tgname: string }>(
+        `SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal AND (tgtype & 32) <> 0 ORDER BY tgname`,
+        [`"${schema}".audit_head`],
+      )
+    ).rows.map((row) => row.tgname);
+
+  it('the review: migrates a version 3 schema (its audit log kept) to version 4, whose audit_head refuses TRUNCATE', async () => {
+    const schema = nextSchema();
+    await schemaAtVersion(schema, 3);
+    const before = await appendAtVersion3(schema);
+    expect(await headTruncateTriggers(schema)).toEqual([]);
+    const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    expect(stores.schemaVersion).toBe(4);
+    const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
+    await expect(pool.query(`TRUNCATE "${schema}".audit_head`)).rejects.toThrow(/only follows appends/);
+    expect(await stores.auditLog.head()).toEqual(before);
+    expect(await stores.idempotencyStore.get('key-old')).toEqual(intentMigrationOldRecord(REQUEST, T0));
+    const entry = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'after', operation_id: null, idempotency_key: null, body: {} });
+    expect(entry.sequence).toBe(3);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
+  });
+
+  /**
+   * Two entries in a version 3 schema, as stores of that version would have appended them: copied
+   * row by row (the triggers check and move the head) from stores on a scratch schema, since
+   * stores of this version would migrate the schema on open. Answers the head.
+   */
+  async function appendAtVersion3(schema: string): Promise<AuditHead> {
+    const scratch = nextSchema();
+    const writer = await openPostgresStores({ pool, schema: scratch, clock: new ManualClock(T0) });
+    for (let index = 0; index < 2; index += 1) {
+      await writer.auditLog.append({ kind: 'sealed_call', call_id: `old-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    for (const sequence of [1, 2]) {
+      await pool.query(`INSERT INTO "${schema}".audit_log SELECT * FROM "${scratch}".audit_log WHERE sequence = $1`, [sequence]);
+    }
+    const head = await writer.auditLog.head();
+    await pool.query(`DROP SCHEMA "${scratch}" CASCADE`);
+    if (head === null) throw new Error('the scratch log is empty');
+    return head;
+  }
+
   for (const version of [1, 2]) {
     it(`migrates a schema created at version ${version} to the intent column and index, keeping its records readable and findable`, async () => {
       const schema = nextSchema();
@@ -324,9 +400,10 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       expect(await indexDefinition(schema, 'idempotency_records_intent')).toEqual([]);
       const clock = new ManualClock(T0);
       const stores = await openPostgresStores({ pool, schema, clock });
-      expect(stores.schemaVersion).toBe(3);
+      expect(stores.schemaVersion).toBe(4);
       const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
       expect(await indexDefinition(schema, 'idempotency_records_request')).toEqual([
         `CREATE INDEX idempotency_records_request ON ${schema}.idempotency_records USING btree (request_sha256, created_at)`,
       ]);
@@ -343,7 +420,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     await schemaAtVersion(schema, 1);
     await pool.query(`CREATE INDEX CONCURRENTLY idempotency_records_request ON "${schema}".idempotency_records (request_sha256, created_at)`);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(3);
+    expect(stores.schemaVersion).toBe(4);
     expect(await indexDefinition(schema, 'idempotency_records_request')).toHaveLength(1);
     expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 }))?.map((record) => record.key)).toEqual(['key-old']);
   });
@@ -356,7 +433,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       `CREATE INDEX CONCURRENTLY idempotency_records_intent ON "${schema}".idempotency_records (intent_sha256, created_at) WHERE intent_sha256 IS NOT NULL`,
     );
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(3);
+    expect(stores.schemaVersion).toBe(4);
     expect(await indexDefinition(schema, 'idempotency_records_intent')).toHaveLength(1);
     expect(await stores.idempotencyStore.get('key-old')).toEqual(intentMigrationOldRecord(REQUEST, T0));
     await recordIn(stores.idempotencyStore, 'key-new', 'started', 'b'.repeat(64), INTENT);
@@ -477,7 +554,54 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       pool.query(`INSERT INTO ${s}.audit_log VALUES (9, '2026-07-19T00:00:00.000Z', 'approval', NULL, NULL, NULL, 'x', 'y', '{}')`),
     ).rejects.toThrow(/only at the head/);
     await expect(pool.query(`UPDATE ${s}.audit_head SET sequence = 2`)).rejects.toThrow(/only follows appends/);
+    await expect(pool.query(`DELETE FROM ${s}.audit_head`)).rejects.toThrow(/only follows appends/);
+    // The review: TRUNCATE fires no row trigger, and went through until schema version 4.
+    await expect(pool.query(`TRUNCATE ${s}.audit_head`)).rejects.toThrow(/only follows appends/);
+    await expect(pool.query(`TRUNCATE ${s}.audit_log, ${s}.audit_head`)).rejects.toThrow(/append-only|only follows appends/);
+    expect(await stores.auditLog.head()).toMatchObject({ sequence: 3 });
     expect((await stores.auditLog.verifyChain()).ok).toBe(true);
+  });
+
+  it('the review: a head row removed with the triggers disabled is a failed verification (edited / head_missing), not an exception', async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool, schema });
+    const s = `"${schema}"`;
+    const removeHead = async () => {
+      await pool.query(`ALTER TABLE ${s}.audit_head DISABLE TRIGGER USER`);
+      await pool.query(`DELETE FROM ${s}.audit_head`);
+      await pool.query(`ALTER TABLE ${s}.audit_head ENABLE TRIGGER USER`);
+    };
+    const restoreHead = (head: AuditHead) =>
+      pool.query(`INSERT INTO ${s}.audit_head (id, sequence, entry_hash) VALUES (1, $1, $2)`, [head.sequence, head.entry_hash]);
+    const missing = (position: number) => ({ ok: false, position, problem: 'edited', detail: 'head_missing' });
+
+    // An empty log: where a head should point, at least 1 (as for head_malformed).
+    await removeHead();
+    expect(await stores.auditLog.verifyChain()).toEqual(missing(1));
+    await restoreHead({ sequence: 0, entry_hash: '0'.repeat(64) });
+    for (let index = 0; index < 3; index += 1) {
+      await stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    const head = await stores.auditLog.head();
+    if (head === null) throw new Error('no head after three appends');
+    const tamper = postgresTamper(pool, schema);
+    const rows = await tamper.readRows();
+    await removeHead();
+    // Every row is checked first: the head is reported at the last entry, from 1 or incrementally.
+    expect(await stores.auditLog.verifyChain()).toEqual(missing(3));
+    const anchor = { sequence: 2, entry_hash: rows[1]?.entry_hash ?? '' };
+    expect(await stores.auditLog.verifyChain({ from: 3, anchor })).toEqual(missing(3));
+    expect(await stores.auditLog.verifyChain({ from: 4 })).toEqual(missing(3));
+    // An edited row before it is reported as itself.
+    await tamper.writeRows(rows.map((row) => (row.sequence === 2 ? { ...row, canonical: row.canonical.replace('"index":1', '"index":7') } : row)));
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: false, position: 2, problem: 'edited' });
+    await tamper.writeRows(rows);
+    // Appends cannot go on without a head; restored from the last entry, the log verifies again.
+    await expect(
+      stores.auditLog.append({ kind: 'sealed_call', call_id: 'late', operation_id: null, idempotency_key: null, body: {} }),
+    ).rejects.toThrow(/audit_head row is missing/);
+    await restoreHead(head);
+    expect(await stores.auditLog.verifyChain()).toEqual({ ok: true, checked: 3, head, anchored: false });
   });
 });
 

@@ -43,7 +43,7 @@ import {
 import { createDigester, type Digester } from '@toolseal/digests';
 import pg from 'pg';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
-import { migratePostgres, quoteSchemaName } from './postgres-migrations.js';
+import { checkSchemaName, migratePostgres, quoteSchemaName } from './postgres-migrations.js';
 import { postgresStatementName } from './postgres-statement-name.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 import { withPoolClient } from './with-pool-client.js';
@@ -150,6 +150,11 @@ const AUDIT_COLUMNS =
 const MAX_BATCH_ENTRIES = 64;
 /** Most canonical text (UTF-16 code units) one append transaction takes, beyond its first entry. */
 const MAX_BATCH_UNITS = 4 * 1024 * 1024;
+/**
+ * What `verifyChain` gives the verifier for a missing `audit_head` row: a head no row can hold
+ * (sequence 0 with no hash), which it reports as `edited` / `head_malformed` after every row.
+ */
+const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
 /** Rows fetched per round trip while verifying the chain. */
 const VERIFY_PAGE = 1000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
@@ -203,7 +208,10 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     fallback: DEFAULT_CONNECTION_TIMEOUT_MS,
     what: 'a whole number',
   });
-  const schema = options.schema ?? 'toolseal';
+  // Read once, and refused unless a primitive string (RangeError): this one string is what every
+  // statement, statement name and the returned `schema` use.
+  const schemaOption: unknown = options.schema;
+  const schema = schemaOption === undefined ? 'toolseal' : checkSchemaName(schemaOption);
   const s = quoteSchemaName(schema);
   const clock = options.clock ?? systemClock;
   const ownsPool = options.pool === undefined;
@@ -365,7 +373,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // into the next transaction together, chained in JS under one head lock. One caller pays the
   // same two round trips as before; concurrent callers of one host share the lock, the commit and
   // its WAL flush instead of queueing for the lock one by one. Entries were checked and
-  // canonicalized before they queue, so nothing about one entry can fail the others.
+  // canonicalized before they queue, so nothing about one entry's data can fail the others (a text
+  // trusted code remembered for a projection is written as remembered: see the README).
   const pending: PendingAppend[] = [];
   /** The canonical text waiting in `pending`, in UTF-16 code units. */
   let pendingUnits = 0;
@@ -454,7 +463,13 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   }
 
   async function verify(client: PoolClient, from: number, anchor: AuditHead | undefined): Promise<ChainVerification> {
-    const storedHead = headFrom((await client.query<{ sequence: string; entry_hash: string }>(selectHead([]))).rows[0]);
+    const headRow = (await client.query<{ sequence: string; entry_hash: string }>(selectHead([]))).rows[0];
+    // A missing head row (removed with the triggers disabled) is tampering to report, not an
+    // error to retry: a monitor that treats exceptions as transient would never flag it. Given
+    // to the verifier as a head no row can hold, it checks every row first (an earlier bad row is
+    // reported as such), then reports `head_malformed` where the head should point, named
+    // `head_missing` here.
+    const storedHead = headRow === undefined ? MISSING_HEAD : headFrom(headRow);
     let previousHash: string | null = genesisHash;
     if (from > 1) {
       const previous = (await client.query<AuditRowText>(selectAuditAt([from - 1]))).rows[0];
@@ -467,16 +482,22 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       storedHead,
       ...(anchor === undefined ? {} : { anchor }),
     });
+    const finish = (): ChainVerification => {
+      const verification = verifier.finish();
+      return headRow === undefined && !verification.ok && verification.detail === 'head_malformed'
+        ? { ...verification, detail: 'head_missing' }
+        : verification;
+    };
     // The page cursor stays the column's own text: a (forged) sequence above 2^53 read as a
     // number would lose the `+ 1` and could land below the page, fetching it again for ever.
     let next = String(from);
     for (;;) {
       const rows = (await client.query<AuditRowText>(selectAuditPage([next]))).rows;
       for (const row of rows) {
-        if (!verifier.push(auditRowFromText(row))) return verifier.finish();
+        if (!verifier.push(auditRowFromText(row))) return finish();
       }
       const last = rows[rows.length - 1];
-      if (rows.length < VERIFY_PAGE || last === undefined) return verifier.finish();
+      if (rows.length < VERIFY_PAGE || last === undefined) return finish();
       next = (BigInt(last.sequence) + 1n).toString();
     }
   }

@@ -118,6 +118,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         WHERE intent_sha256 IS NULL AND state IN ('claimed', 'started', 'unknown') AND key ~ '^intent-[0-9a-f]{64}$'`,
     ],
   },
+  {
+    version: 4,
+    statements: (s) => [
+      // TRUNCATE fires no row trigger, so audit_head_guard (BEFORE UPDATE OR DELETE, per row) let
+      // it empty the head, after which every append and auditLog.head() throw. Refused like
+      // TRUNCATE on audit_log. A catalog change only: no table is rewritten.
+      `CREATE FUNCTION ${s}.audit_head_no_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'toolseal audit_head only follows appends'; END $$`,
+      `CREATE TRIGGER audit_head_no_truncate BEFORE TRUNCATE ON ${s}.audit_head
+        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.audit_head_no_truncate()`,
+    ],
+  },
 ];
 
 /** The newest schema version this package writes. */
@@ -125,10 +137,22 @@ export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.l
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** Throws unless `schema` is a plain lowercase PostgreSQL identifier; returns it quoted. */
+/**
+ * `schema` itself when it is a primitive string holding a plain lowercase PostgreSQL identifier,
+ * else a RangeError. Anything else is refused, never converted: an object's `toString` could
+ * answer the check with one text and the SQL with another, and an array or a String object would
+ * pass for the text it holds.
+ */
+export function checkSchemaName(schema: unknown): string {
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw new RangeError('schema must be a string matching ^[a-z_][a-z0-9_]{0,62}$');
+  }
+  return schema;
+}
+
+/** Throws a RangeError unless `schema` is a string holding a plain lowercase PostgreSQL identifier (`checkSchemaName`); returns it quoted. */
 export function quoteSchemaName(schema: string): string {
-  if (!SCHEMA_NAME.test(schema)) throw new RangeError('schema must match ^[a-z_][a-z0-9_]{0,62}$');
-  return `"${schema}"`;
+  return `"${checkSchemaName(schema)}"`;
 }
 
 /**
@@ -136,7 +160,9 @@ export function quoteSchemaName(schema: string): string {
  * many hosts start at once: every step runs under a transaction-scoped advisory lock per schema.
  * Refuses a schema written by a newer version of this package.
  */
-export async function migratePostgres(pool: Pool, schema: string, appliedAt: string): Promise<number> {
+export async function migratePostgres(pool: Pool, schemaName: string, appliedAt: string): Promise<number> {
+  // One string, checked once, in every statement below.
+  const schema = checkSchemaName(schemaName);
   const quoted = quoteSchemaName(schema);
   return withPoolClient(pool, async (client) => {
     try {
