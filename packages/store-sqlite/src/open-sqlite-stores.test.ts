@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ManualClock,
+  prepareAuditEntry,
+  sealAuditEntry,
   StoreInputError,
   type ClaimOutcome,
   type IdempotencyRecord,
@@ -172,9 +174,9 @@ describe('SQLite stores: migrations', () => {
       const clock = new ManualClock(T0);
       const stores = openSqliteStores({ path, clock });
       try {
-        expect(SQLITE_SCHEMA_VERSION).toBe(3);
-        expect(stores.schemaVersion).toBe(3);
-        expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3]);
+        expect(SQLITE_SCHEMA_VERSION).toBe(4);
+        expect(stores.schemaVersion).toBe(4);
+        expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4]);
         expect(queryPlan(stores, 'request_sha256')).toMatch(/INDEX idempotency_records_request \(request_sha256=\?\)/);
         expect(queryPlan(stores, 'intent_sha256')).toMatch(/INDEX idempotency_records_intent \(intent_sha256=\?\)/);
         await checkIntentDigestMigration(stores.idempotencyStore, { request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, now: T0 });
@@ -183,11 +185,57 @@ describe('SQLite stores: migrations', () => {
       }
       // Reopening applies nothing again.
       const reopened = openSqliteStores({ path, clock });
-      expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(3);
+      expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(4);
       expect((await reopened.idempotencyStore.get('key-new'))?.intent_sha256).toBe(INTENT);
       reopened.close();
     });
   }
+
+  it('adds the triggers against INSERT OR REPLACE to a file at version 3: its chain keeps verifying, appends continue after it', async () => {
+    const path = nextPath();
+    const digester = createDigester({ key: new Uint8Array(32).fill(7) });
+    const old = new BetterSqlite3(path);
+    old.pragma('journal_mode = WAL');
+    old.exec('CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
+    for (const migration of SQLITE_MIGRATIONS.filter((candidate) => candidate.version <= 3)) {
+      for (const statement of migration.statements) old.exec(statement);
+      old.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(migration.version, '2026-07-01T00:00:00.000Z');
+    }
+    // Three entries as version 3 of this package appended them: the row, then the head.
+    let previous = '0'.repeat(64);
+    for (let sequence = 1; sequence <= 3; sequence += 1) {
+      const prepared = prepareAuditEntry({ kind: 'sealed_call', call_id: `call-${sequence}`, operation_id: null, idempotency_key: null, body: { sequence } });
+      const row = sealAuditEntry(prepared, { sequence, recorded_at: '2026-07-01T00:00:00.000Z', previous_hash: previous }, digester);
+      old
+        .prepare(
+          `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES (@sequence, @recorded_at, @kind, @call_id, @operation_id, @idempotency_key, @previous_hash, @entry_hash, @canonical)`,
+        )
+        .run(row);
+      old.prepare('UPDATE audit_head SET sequence = ?, entry_hash = ? WHERE id = 1').run(sequence, row.entry_hash);
+      previous = row.entry_hash;
+    }
+    // Version 3 let REPLACE through: the reason for version 4.
+    expect(() => old.prepare('INSERT OR REPLACE INTO audit_head (id, sequence, entry_hash) VALUES (1, 3, ?)').run(previous)).not.toThrow();
+    old.close();
+
+    const stores = openSqliteStores({ path, digester });
+    try {
+      expect(stores.schemaVersion).toBe(4);
+      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4]);
+      expect(triggerNames(stores.database)).toEqual(ALL_TRIGGERS);
+      expect(() => stores.database.prepare('INSERT OR REPLACE INTO audit_head (id, sequence, entry_hash) VALUES (1, 3, ?)').run(previous)).toThrow(
+        /only follows appends/,
+      );
+      expect(() => stores.database.exec('INSERT OR REPLACE INTO audit_log SELECT * FROM audit_log WHERE sequence = 2')).toThrow(/append-only|only at the head/);
+      expect(await stores.auditLog.verifyChain()).toEqual({ ok: true, checked: 3, head: { sequence: 3, entry_hash: previous }, anchored: false });
+      expect((await stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-4', operation_id: null, idempotency_key: null, body: { sequence: 4 } })).previous_hash).toBe(
+        previous,
+      );
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 4 });
+    } finally {
+      stores.close();
+    }
+  });
 
   it('refuses a file written by a newer version of this package', () => {
     const path = nextPath();
@@ -321,6 +369,19 @@ describe('SQLite stores: connection settings', () => {
   });
 });
 
+const AUDIT_COLUMNS = 'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
+const ALL_TRIGGERS = [
+  'audit_head_follows_log',
+  'audit_head_no_delete',
+  'audit_head_no_insert',
+  'audit_log_append_at_head',
+  'audit_log_append_only_delete',
+  'audit_log_append_only_replace',
+  'audit_log_append_only_update',
+];
+const triggerNames = (database: import('better-sqlite3').Database) =>
+  database.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
+
 describe('SQLite stores: append-only triggers', () => {
   it('refuse raw updates, deletes, inserts away from the head, and head rewinds', async () => {
     const stores = openSqliteStores({ path: nextPath() });
@@ -338,6 +399,74 @@ describe('SQLite stores: append-only triggers', () => {
       ).toThrow(/only at the head/);
       expect(() => database.exec('UPDATE audit_head SET sequence = 2')).toThrow(/only follows appends/);
       expect((await stores.auditLog.verifyChain()).ok).toBe(true);
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('refuse INSERT OR REPLACE over an entry and every insert into audit_head, with recursive_triggers off or on', async () => {
+    // REPLACE deletes the row it conflicts with without firing delete triggers (recursive_triggers
+    // off, SQLite's default) and fires no update trigger: it rewound and moved the head and
+    // rewrote entries under the triggers of version 1 alone.
+    const digester = createDigester();
+    const stores = openSqliteStores({ path: nextPath(), digester });
+    try {
+      for (let index = 1; index <= 5; index += 1) {
+        await stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { amount: index * 100 } });
+      }
+      const { database } = stores;
+      const rows = () => database.prepare(`SELECT ${AUDIT_COLUMNS} FROM audit_log ORDER BY sequence`).all();
+      const head = () => database.prepare('SELECT id, sequence, entry_hash FROM audit_head').all();
+      const rowsBefore = rows();
+      const headBefore = head();
+      const row2 = database.prepare<[], { entry_hash: string; recorded_at: string }>('SELECT entry_hash, recorded_at FROM audit_log WHERE sequence = 2').get();
+      const forged = sealAuditEntry(
+        prepareAuditEntry({ kind: 'sealed_call', call_id: 'call-3', operation_id: null, idempotency_key: null, body: { amount: 999_999 } }),
+        { sequence: 3, recorded_at: row2?.recorded_at ?? '', previous_hash: row2?.entry_hash ?? '' },
+        digester,
+      );
+      const insertForged = (verb: string) =>
+        database
+          .prepare(
+            `${verb} INTO audit_log (${AUDIT_COLUMNS}) VALUES (@sequence, @recorded_at, @kind, @call_id, @operation_id, @idempotency_key, @previous_hash, @entry_hash, @canonical)`,
+          )
+          .run(forged);
+      for (const recursiveTriggers of ['OFF', 'ON']) {
+        database.pragma(`recursive_triggers = ${recursiveTriggers}`);
+        // The rewind, rewrite and move forward again of the review's reproduction, each refused.
+        expect(() => database.prepare('INSERT OR REPLACE INTO audit_head (id, sequence, entry_hash) VALUES (1, 2, ?)').run(row2?.entry_hash)).toThrow(
+          /only follows appends/,
+        );
+        expect(() => database.prepare('REPLACE INTO audit_head (id, sequence, entry_hash) VALUES (1, 2, ?)').run(row2?.entry_hash)).toThrow(/only follows appends/);
+        expect(() =>
+          database
+            .prepare('INSERT INTO audit_head (id, sequence, entry_hash) VALUES (1, 2, ?) ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence')
+            .run(row2?.entry_hash),
+        ).toThrow(/only follows appends/);
+        for (const verb of ['INSERT OR REPLACE', 'REPLACE', 'INSERT OR IGNORE', 'INSERT']) {
+          expect(() => insertForged(verb), verb).toThrow(/append-only|only at the head/);
+        }
+      }
+      // The head row cannot be deleted; with that trigger dropped, the head check of version 1 has
+      // nothing to compare with, yet an existing entry is still never replaced, nor a head inserted,
+      // and verifyChain reports the missing head as tampering (a verdict, not an exception).
+      expect(() => database.exec('DELETE FROM audit_head')).toThrow(/only follows appends/);
+      database.exec('DROP TRIGGER audit_head_no_delete');
+      database.exec('DELETE FROM audit_head');
+      expect(() => insertForged('INSERT OR REPLACE')).toThrow(/append-only/);
+      expect(() => database.prepare('INSERT INTO audit_head (id, sequence, entry_hash) VALUES (1, 2, ?)').run(row2?.entry_hash)).toThrow(/only follows appends/);
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: false, problem: 'edited', detail: 'head_missing' });
+      database.exec(SQLITE_MIGRATIONS.find((migration) => migration.version === 4)?.statements.find((statement) => statement.includes('audit_head_no_delete')) ?? '');
+      // Restoring the head from the last entry means lifting the insert guard for that one insert.
+      database.exec('DROP TRIGGER audit_head_no_insert');
+      database.prepare('INSERT INTO audit_head (id, sequence, entry_hash) VALUES (1, ?, ?)').run(5, (rowsBefore[4] as { entry_hash: string }).entry_hash);
+      database.exec(SQLITE_MIGRATIONS.find((migration) => migration.version === 4)?.statements.find((statement) => statement.includes('audit_head_no_insert')) ?? '');
+      expect(triggerNames(database)).toEqual(ALL_TRIGGERS);
+      expect(rows()).toEqual(rowsBefore);
+      expect(head()).toEqual(headBefore);
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 5 });
+      // Appends are inserts at the head: still accepted.
+      expect((await stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-6', operation_id: null, idempotency_key: null, body: { amount: 600 } })).sequence).toBe(6);
     } finally {
       stores.close();
     }

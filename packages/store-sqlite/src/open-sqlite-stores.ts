@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import {
   AuditChainVerifier,
   auditGenesisHash,
@@ -42,6 +43,7 @@ import {
 import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
+import { SQLITE_BATCH_LIMITS } from './sqlite-batch-limits.js';
 import { SqliteLockWaiter } from './sqlite-lock-waiter.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 
@@ -75,7 +77,8 @@ export interface SqliteStoresOptions {
    * The longest a store call waits in total for a lock another connection or process holds, in
    * whole ms from 0 to 3 600 000 (default 5 000); then it rejects with `SqliteLockTimeoutError`,
    * having written nothing. The call settles at most about `lockTimeoutMs + busyTimeoutMs` (plus
-   * its own work) after it was made. Keep that below the dispatcher's `storeTimeoutMs` (default
+   * its own work) after it was made; `purgeExpired` and `verifyChain` work in batches and pages,
+   * and each of those waits for a lock up to this long on its own. Keep that below the dispatcher's `storeTimeoutMs` (default
    * 10 000), so that the store always answers first and never writes after the dispatcher stopped
    * waiting (see the README, "Lock contention"). `openSqliteStores` itself, synchronous, may block
    * up to this long when it must create or migrate the schema while another connection writes.
@@ -135,6 +138,21 @@ interface RecordParameters extends RecordRow {
   expected_state: string;
 }
 
+/** An audit row as a `verifyChain` page reads it: the stored row, and its sequence as exact text. */
+interface AuditPageRow extends StoredAuditRow {
+  /** `sequence` as SQLite's decimal text: exact where a number above 2^53 is not. */
+  sequence_text: string;
+}
+
+/** One page of a verification: rows in sequence order, and where the next page starts. */
+interface AuditRowsPage {
+  rows: StoredAuditRow[];
+  /** The sequence the next page starts at (exact), or `null` when no row is left up to the end. */
+  next: bigint | null;
+}
+
+/** What a verification gives the verifier for a missing `audit_head` row: a head no row can hold. */
+const MISSING_HEAD: AuditHead = Object.freeze({ sequence: 0, entry_hash: '' });
 const AUDIT_COLUMNS =
   'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
 const RECORD_COLUMNS =
@@ -200,12 +218,16 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
      WHERE key = @key AND fencing_token = @expected_token AND state = @expected_state`,
   );
   // isPurgeable of @toolseal/audit, as SQL: the token condition keeps a key's next record (whose
-  // first token is the clock reading + 1) above every token the purged one handed out.
-  const purgeRecords = database.prepare<[{ cutoff: number }]>(
-    `DELETE FROM idempotency_records
-     WHERE fencing_token <= @cutoff
-       AND ((state IN ('completed', 'released') AND updated_at <= @cutoff)
-         OR (state = 'claimed' AND lease_expires_at <= @cutoff))`,
+  // first token is the clock reading + 1) above every token the purged one handed out. One batch:
+  // at most @limit records, found through the retention index (state, updated_at), deleted in one
+  // autocommit statement, so it writes all or nothing and holds the write lock only that long.
+  const purgeBatch = database.prepare<[{ cutoff: number; limit: number }]>(
+    `DELETE FROM idempotency_records WHERE key IN (
+       SELECT key FROM idempotency_records
+       WHERE fencing_token <= @cutoff
+         AND ((state IN ('completed', 'released') AND updated_at <= @cutoff)
+           OR (state = 'claimed' AND lease_expires_at <= @cutoff))
+       LIMIT @limit)`,
   );
   // isUnresolved of @toolseal/audit, as SQL. SQLite compares TEXT by the bytes of its UTF-8 and
   // the contract orders keys by UTF-16 code units (the two orders disagree between a character
@@ -308,8 +330,26 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     },
     purgeExpired: async (input) => {
       const olderThanMs = checkPurgeInput(input);
-      // One autocommit DELETE: it writes all or nothing, and SQLITE_BUSY means nothing.
-      return lock.write('purgeExpired', () => purgeRecords.run({ cutoff: readClock(clock) - olderThanMs }).changes);
+      const limit = SQLITE_BATCH_LIMITS.purgeBatchRecords;
+      // The clock is read once, at the first attempt, and every batch uses that cutoff: a later
+      // batch deletes nothing isPurgeable did not allow then, and the purge ends even while
+      // records keep expiring. Each batch checks its records again: one claimed again meanwhile
+      // (a token above the cutoff) stays.
+      let cutoff: number | undefined;
+      let purged = 0;
+      for (;;) {
+        // Each batch is a write of its own (one autocommit DELETE: all or nothing, and SQLITE_BUSY
+        // means nothing), waiting for the lock like any other: this connection's writes made
+        // meanwhile, and other connections', take the lock between batches.
+        const deleted = await lock.write('purgeExpired', () => {
+          cutoff ??= readClock(clock) - olderThanMs;
+          return purgeBatch.run({ cutoff, limit }).changes;
+        });
+        purged += deleted;
+        if (deleted < limit) return purged;
+        // Timers and I/O callbacks of the process run before the next batch.
+        await setImmediate();
+      }
     },
   };
 
@@ -325,8 +365,14 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     'UPDATE audit_head SET sequence = @sequence, entry_hash = @entry_hash WHERE id = 1',
   );
   const selectAuditAt = database.prepare<[number], StoredAuditRow>(`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE sequence = ?`);
-  const selectAuditFrom = database.prepare<[number], StoredAuditRow>(
-    `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE sequence >= ? ORDER BY sequence`,
+  // Verification pages: by the sequence column's own value, bound as a 64-bit integer from its
+  // exact text, so forged rows above 2^53 are read once each, never paged over or read again.
+  const selectAuditPage = database.prepare<[{ next: bigint; last: bigint; limit: number }], AuditPageRow>(
+    `SELECT ${AUDIT_COLUMNS}, CAST(sequence AS TEXT) AS sequence_text FROM audit_log
+     WHERE sequence >= @next AND sequence <= @last ORDER BY sequence LIMIT @limit`,
+  );
+  const selectLastSequence = database.prepare<[], { last_sequence: string | null }>(
+    'SELECT CAST(max(sequence) AS TEXT) AS last_sequence FROM audit_log',
   );
   const queryStatements = new Map<string, Statement<[Record<string, string | number>], StoredAuditRow>>();
 
@@ -353,20 +399,77 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     return head.sequence === 0 ? null : { sequence: head.sequence, entry_hash: head.entry_hash };
   }
 
-  const verifyTransaction = database.transaction((from: number, anchor: AuditHead | undefined): ChainVerification => {
-    // One read transaction: the head and the rows come from the same WAL snapshot.
+  /**
+   * The head for a verification: a missing row (removed with the triggers dropped) is tampering to
+   * report, not an error to retry, so the verifier gets a head no row can hold and, after checking
+   * every row, reports `head_malformed` where the head should point (named `head_missing` below).
+   */
+  function headToVerify(): AuditHead | null {
+    return selectHead.get() === undefined ? MISSING_HEAD : storedHead();
+  }
+
+  /**
+   * The rows from sequence `next` up to `last`, at most `verifyPageRows` of them and fewer once
+   * their canonical text reaches `verifyPageTextUnits`. Reads only (one statement, one snapshot):
+   * a retry after SQLITE_BUSY reads the page again from scratch.
+   */
+  function readAuditPage(next: bigint, last: bigint): AuditRowsPage {
+    const { verifyPageRows, verifyPageTextUnits } = SQLITE_BATCH_LIMITS;
+    const rows: StoredAuditRow[] = [];
+    let textUnits = 0;
+    let lastRead: string | null = null;
+    for (const { sequence_text, ...row } of selectAuditPage.iterate({ next, last, limit: verifyPageRows })) {
+      rows.push(row);
+      lastRead = sequence_text;
+      textUnits += row.canonical.length;
+      if (textUnits >= verifyPageTextUnits) break;
+    }
+    const full = rows.length === verifyPageRows || textUnits >= verifyPageTextUnits;
+    if (!full || lastRead === null || BigInt(lastRead) >= last) return { rows, next: null };
+    return { rows, next: BigInt(lastRead) + 1n };
+  }
+
+  const beginVerification = database.transaction((from: number) => {
+    // One read transaction: the head, the hash entry `from` must link to, the last stored sequence
+    // and the first page come from the same WAL snapshot. Later pages read only up to that last
+    // sequence: entries appended after this point are not part of this verification.
+    const head = headToVerify();
+    const previousHash = from === 1 ? genesisHash : (selectAuditAt.get(from - 1)?.entry_hash ?? null);
+    const lastText = selectLastSequence.get()?.last_sequence ?? null;
+    const last = lastText === null ? null : BigInt(lastText);
+    const page: AuditRowsPage = last === null || BigInt(from) > last ? { rows: [], next: null } : readAuditPage(BigInt(from), last);
+    return { head, previousHash, last, page };
+  });
+
+  async function verify(from: number, anchor: AuditHead | undefined): Promise<ChainVerification> {
+    const start = await lock.read('verifyChain', () => beginVerification.deferred(from));
     const verifier = new AuditChainVerifier({
       digester,
       from,
-      previousHash: from === 1 ? genesisHash : (selectAuditAt.get(from - 1)?.entry_hash ?? null),
-      storedHead: storedHead(),
+      previousHash: start.previousHash,
+      storedHead: start.head,
       ...(anchor === undefined ? {} : { anchor }),
     });
-    for (const row of selectAuditFrom.iterate(from)) {
-      if (!verifier.push(row)) break;
+    const finish = (): ChainVerification => {
+      const verification = verifier.finish();
+      return start.head === MISSING_HEAD && !verification.ok && verification.detail === 'head_malformed'
+        ? { ...verification, detail: 'head_missing' }
+        : verification;
+    };
+    const { last } = start;
+    let page = start.page;
+    for (;;) {
+      for (const row of page.rows) {
+        if (!verifier.push(row)) return finish();
+      }
+      const { next } = page;
+      if (next === null || last === null) return finish();
+      // Timers and I/O callbacks of the process run before the next page; each page is a read
+      // of its own (a later snapshot), which never waits behind writes.
+      await setImmediate();
+      page = await lock.read('verifyChain', () => readAuditPage(next, last));
     }
-    return verifier.finish();
-  });
+  }
 
   function queryStatement(query: NormalizedAuditQuery) {
     const conditions = ['sequence > @after'];
@@ -394,7 +497,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     },
     async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {
       const { from, anchor } = checkVerifyChainOptions(verifyOptions);
-      return lock.read('verifyChain', () => verifyTransaction.deferred(from, anchor));
+      return verify(from, anchor);
     },
     async query(filter: AuditQuery, page: AuditPageRequest): Promise<AuditPage> {
       const query = normalizeAuditQuery(filter, page);

@@ -91,6 +91,25 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
           AND length(key) = 71 AND substr(key, 1, 7) = 'intent-' AND substr(key, 8) NOT GLOB '*[^0-9a-f]*'`,
     ],
   },
+  {
+    version: 4,
+    statements: [
+      // `INSERT OR REPLACE` (`REPLACE INTO`) removes the row it conflicts with without firing the
+      // delete triggers (unless a connection turns `recursive_triggers` on) and fires no update
+      // trigger, so the triggers of version 1 let it rewrite an entry or move the head anywhere
+      // (https://www.sqlite.org/lang_conflict.html). Insert triggers fire for every INSERT, whatever
+      // its conflict clause and the connection's settings: an insert over an existing entry is
+      // refused, and so is every insert into audit_head (its one row is the one version 1 wrote).
+      `CREATE TRIGGER audit_log_append_only_replace BEFORE INSERT ON audit_log
+        WHEN EXISTS (SELECT 1 FROM audit_log WHERE sequence = NEW.sequence)
+        BEGIN ${APPEND_ONLY}; END`,
+      `CREATE TRIGGER audit_head_no_insert BEFORE INSERT ON audit_head
+        BEGIN SELECT RAISE(ABORT, 'toolseal audit_head only follows appends'); END`,
+      // Nor is the head row removed (the PostgreSQL store refuses DELETE and TRUNCATE of it too).
+      `CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head
+        BEGIN SELECT RAISE(ABORT, 'toolseal audit_head only follows appends'); END`,
+    ],
+  },
 ];
 
 /** The newest schema version this package writes. */

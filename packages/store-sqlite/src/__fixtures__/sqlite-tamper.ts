@@ -6,7 +6,15 @@ import type { Database } from 'better-sqlite3';
 const COLUMNS = 'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
 
 export function dropAppendOnlyTriggers(database: Database): void {
-  for (const trigger of ['audit_log_append_only_update', 'audit_log_append_only_delete', 'audit_log_append_at_head', 'audit_head_follows_log']) {
+  for (const trigger of [
+    'audit_log_append_only_update',
+    'audit_log_append_only_delete',
+    'audit_log_append_at_head',
+    'audit_head_follows_log',
+    'audit_log_append_only_replace',
+    'audit_head_no_insert',
+    'audit_head_no_delete',
+  ]) {
     database.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
   }
 }
