@@ -53,12 +53,13 @@ describe('the real workspace', () => {
     ['has no internal dependency cycle', ['dependency_cycle']],
     ['mirrors internal runtime dependencies in tsconfig project references', ['project_references']],
     ['keeps every package publishable on its own, with a README once it has source', ['manifest', 'readme']],
+    ['ships the declarations of every untyped third-party dependency its source imports', ['untyped_dependency']],
   ];
 
   it('covers every rule in exactly one group', () => {
     const rules = groups.flatMap(([, groupRules]) => groupRules);
     expect(new Set(rules).size).toBe(rules.length);
-    expect(rules).toHaveLength(12);
+    expect(rules).toHaveLength(13);
   });
 
   it.each(groups)('%s', (_name, rules) => {
@@ -102,6 +103,26 @@ describe('checkWorkspace on fixture trees', () => {
       'undeclared_import packages/guard/src/index.ts:1 imports ajv, which is not in its dependencies or peerDependencies',
       'undeclared_import packages/guard/src/index.ts:2 imports @toolseal/errors, which is not in its dependencies or peerDependencies',
     ]);
+  });
+
+  it('rejects a runtime dependency without declarations whose @types package is only a devDependency (packaging review)', () => {
+    const root = copyFixture('clean');
+    writeFile(root, 'packages/guard/node_modules/untyped-db/package.json', JSON.stringify({ name: 'untyped-db', main: 'index.js' }));
+    writeFile(root, 'packages/guard/node_modules/typed-db/package.json', JSON.stringify({ name: 'typed-db', exports: { '.': { types: './index.d.ts', import: './index.js' } } }));
+    writeFile(root, 'packages/guard/node_modules/@acme/untyped/package.json', JSON.stringify({ name: '@acme/untyped' }));
+    writeFile(root, 'packages/guard/src/db.ts', "import type { Db } from 'untyped-db';\nimport { open } from 'typed-db';\nimport acme from '@acme/untyped';\nexport type { Db };\nexport { open, acme };\n");
+    editManifest(root, 'guard', (manifest) => {
+      manifest.dependencies = { ...(manifest.dependencies as object), 'untyped-db': '^1.0.0', 'typed-db': '^1.0.0', '@acme/untyped': '^1.0.0' };
+      manifest.devDependencies = { '@types/untyped-db': '1.0.0' };
+    });
+    expect(summary(checkWorkspace(root)).filter((line) => line.startsWith('untyped_dependency'))).toEqual([
+      'untyped_dependency packages/guard/src/db.ts:1 imports untyped-db, which ships no declarations: add @types/untyped-db to its dependencies',
+      'untyped_dependency packages/guard/src/db.ts:3 imports @acme/untyped, which ships no declarations: add @types/acme__untyped to its dependencies',
+    ]);
+    editManifest(root, 'guard', (manifest) => {
+      manifest.dependencies = { ...(manifest.dependencies as object), '@types/untyped-db': '^1.0.0', '@types/acme__untyped': '^1.0.0' };
+    });
+    expect(summary(checkWorkspace(root)).filter((line) => line.startsWith('untyped_dependency'))).toEqual([]);
   });
 
   it('rejects a dependency cycle even when each edge alone is allowed', () => {

@@ -30,7 +30,13 @@ export type WorkspaceRule =
   /** A package with source but no README.md. */
   | 'readme'
   /** tsconfig.build.json references do not mirror the internal runtime dependencies. */
-  | 'project_references';
+  | 'project_references'
+  /**
+   * Non-test source imports a third-party runtime dependency that ships no declarations while its
+   * `@types/` package is not a runtime dependency too: the published declarations would import an
+   * untyped module (TS7016 for consumers, or `any` under `skipLibCheck`).
+   */
+  | 'untyped_dependency';
 
 /** One problem found in the workspace. */
 export interface WorkspaceViolation {
@@ -76,6 +82,30 @@ interface WorkspacePackage {
 }
 
 const BUILTINS = new Set(builtinModules.filter((name) => !name.startsWith('_')));
+
+/** The DefinitelyTyped package of `name`: `pg` -> `@types/pg`, `@scope/name` -> `@types/scope__name`. */
+export function typesPackageOf(name: string): string {
+  return `@types/${name.startsWith('@') ? name.slice(1).replace('/', '__') : name}`;
+}
+
+/**
+ * Whether the third-party package `name`, as the package at `packagePath` resolves it, ships its own
+ * declarations (`types` or `typings`, a `types` export condition, or an `index.d.ts`); `undefined`
+ * when it is not installed there, so nothing can be said.
+ */
+function shipsDeclarations(packagePath: string, name: string): boolean | undefined {
+  const directory = join(packagePath, 'node_modules', name);
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(manifest)) return undefined;
+  if (typeof manifest.types === 'string' || typeof manifest.typings === 'string') return true;
+  if (JSON.stringify(manifest.exports ?? null).includes('"types"')) return true;
+  return existsSync(join(directory, 'index.d.ts'));
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -308,6 +338,7 @@ export function checkWorkspace(rootDir: string, options: CheckWorkspaceOptions =
       report('readme', toRepositoryPath(join(pkg.path, 'README.md')), 'a package with source needs a README.md');
     }
 
+    const untypedReported = new Set<string>();
     for (const source of sources) {
       for (const { specifier, line } of source.imports) {
         const file = `${toRepositoryPath(join(pkg.path, source.path))}:${line}`;
@@ -337,6 +368,12 @@ export function checkWorkspace(rootDir: string, options: CheckWorkspaceOptions =
             ? 'dependencies, peerDependencies or devDependencies'
             : 'dependencies or peerDependencies';
           report('undeclared_import', file, `imports ${name}, which is not in its ${where}`);
+        } else if (!source.isTest && !isWorkspaceName(name, packageNames) && !untypedReported.has(name)) {
+          const typesPackage = typesPackageOf(name);
+          if (shipsDeclarations(pkg.path, name) === false && !pkg.runtimeDependencies.has(typesPackage)) {
+            untypedReported.add(name);
+            report('untyped_dependency', file, `imports ${name}, which ships no declarations: add ${typesPackage} to its dependencies`);
+          }
         }
         if (!isWorkspaceName(name, packageNames) || layer === undefined) continue;
         const dependencyLayer = layers[name];
