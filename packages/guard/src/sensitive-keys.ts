@@ -134,8 +134,16 @@ const CONTROL_KEYS = [
   'status_ref',
   'approval',
   'approved',
+  'approvals',
+  'approval_id',
+  'approval_ids',
+  'is_approved',
   'role',
   'roles',
+  // The error catalog's own instructions to the model (spec 000: the recovery protocol is the
+  // catalog's, never a tool's): a tool output carrying them could pose as an error of the boundary.
+  'safe_message',
+  'retry_after_ms',
 ];
 
 /**
@@ -151,13 +159,23 @@ const BUSINESS_AMBIGUOUS_KEYS = [
   // (business data). `authorization_code` stays unliftable: the `authorization*` prefix flags it.
   'auth_code',
   'auth_codes',
+  // The model projection's control vocabulary, which is also business language: an account's
+  // `recovery` options, a vendor's `trust` tier, an artwork's `provenance`; and approval records
+  // (spec 000 keeps them from the model), which are also a document workflow's own fields.
+  'recovery',
+  'trust',
+  'provenance',
+  'approved_by',
+  'approver',
+  'approval_status',
 ];
 
 /**
  * Credential and control-field names no tool output may carry, in any spelling. Matching is on the
  * normalized form (see `normalizeKeyName`), so `Authorization`, `API-Key`, `apiKey`, `API.KEY`,
  * `ａｐｉ＿ｋｅｙ` and `api\u200bkey` all match `api_key`. Hosts add names with `extraKeys`.
- * All but `authentication`, `subject`, `response_id(s)` and `auth_code(s)` are in `UNLIFTABLE_KEYS`.
+ * All but the business-ambiguous `authentication`, `subject`, `response_id(s)`, `auth_code(s)`, `recovery`,
+ * `trust`, `provenance`, `approved_by`, `approver` and `approval_status` are in `UNLIFTABLE_KEYS`.
  */
 export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([...CREDENTIAL_KEYS, ...CONTROL_KEYS, ...BUSINESS_AMBIGUOUS_KEYS]);
 
