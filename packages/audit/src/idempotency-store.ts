@@ -61,9 +61,11 @@ export interface IdempotencyRecord {
   /** The host that holds or last held the claim (diagnostics only; fencing uses the token). */
   owner: string;
   /**
-   * The first claim of a record gets the clock reading plus one, and every later claim of it one
+   * The first claim of a record gets the clock reading or the store's token floor (the highest
+   * token of any record it deleted), whichever is higher, plus one, and every later claim of it one
    * more (takeover, claim after release): a key's tokens never repeat, not even after retention
-   * purged a record and the key was claimed afresh (README, "Fencing tokens").
+   * purged a record, the clock stepped back and the key was claimed afresh (README, "Fencing
+   * tokens").
    */
   fencing_token: number;
   /** Until when the owner's lease runs (claimed: to start; started: to report back). */
@@ -254,7 +256,8 @@ export interface IdempotencyStore {
    * Retention: deletes `completed` and `released` records that finished, and `claimed` records
    * whose lease ran out (never started), at least `older_than_ms` ago, and only once their fencing
    * token is at or below that cutoff (`isPurgeable`). Never deletes `started` or `unknown` records.
-   * Returns how many were deleted.
+   * Raises the store's token floor to the highest fencing token it deletes, atomically with the
+   * deletion, so that a key's next first claim starts above it. Returns how many were deleted.
    */
   purgeExpired(input: PurgeInput): Promise<number>;
 }

@@ -37,8 +37,8 @@ describe('isPurgeable', () => {
   });
 
   it('keeps a record whose fencing token is above the cutoff, whatever its state and times', () => {
-    // A key's next record starts at the clock reading + 1: purging this one now could hand a
-    // stale owner's token out again.
+    // Retention as before the token floor: a record whose token runs ahead of the clock waits
+    // until the clock has passed it (the floor alone keeps its tokens from coming back).
     for (const state of ['completed', 'released', 'claimed'] as const) {
       expect(isPurgeable(record(state, { fencing_token: T0 + 11 }), T0 + 10)).toBe(false);
       expect(isPurgeable(record(state, { fencing_token: T0 + 10 }), T0 + 10)).toBe(true);
@@ -59,7 +59,7 @@ describe('retention and fencing tokens (in-memory store)', () => {
       expect((await store.release({ key: 'k', fencing_token: claim.fencing_token })).ok).toBe(true);
     }
     expect(tokens).toEqual([T0 + 1, T0 + 2, T0 + 3]);
-    // Not yet: a record made now would start at T0 + 1 again.
+    // Not yet: the token condition of isPurgeable keeps it until the clock passes T0 + 3.
     expect(await store.purgeExpired({ older_than_ms: 0 })).toBe(0);
     clock.advance(2);
     expect(await store.purgeExpired({ older_than_ms: 0 })).toBe(0);

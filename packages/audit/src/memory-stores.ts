@@ -87,6 +87,12 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   const keysByRequest = new Map<string, Set<string>>();
   /** The keys of every record that has an intent digest, by that digest (`findUnresolved` by intent, `findCompleted`). */
   const keysByIntent = new Map<string, Set<string>>();
+  /**
+   * The highest fencing token of any record `purgeExpired` deleted (0 before the first): a key's
+   * first claim starts above it, so a purged record's tokens never come back, whatever the clock
+   * does (`planIdempotencyTransition`).
+   */
+  let tokenFloor = 0;
 
   /** Moves `key` in `index` from the digest `previous` to `next` (`undefined`/`null`: none). */
   function reindex(
@@ -180,7 +186,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
     const current = stored === undefined ? undefined : structuredClone(stored);
     const plan =
       checked.type === 'claim'
-        ? planIdempotencyTransition(current, checked, now)
+        ? planIdempotencyTransition(current, checked, now, tokenFloor)
         : planIdempotencyTransition(current, checked, now);
     if (plan.write !== null) apply(plan.write);
     return plan.outcome;
@@ -243,6 +249,8 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
         if (isPurgeable(record, cutoff)) {
           indexRecord(key, record, undefined);
           records.delete(key);
+          // Single-threaded: no claim runs between this deletion and the floor's raise.
+          tokenFloor = Math.max(tokenFloor, record.fencing_token);
           purged += 1;
         }
       }

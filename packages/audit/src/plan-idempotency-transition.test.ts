@@ -23,6 +23,9 @@ const operation = fc.oneof(
   fc.record({ type: fc.constant('reconcile' as const), key: fc.constantFrom('k1', 'k2'), request: fc.constantFrom(A, B), note: fc.nat(9) }),
   fc.record({ type: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 120 }) }),
   fc.record({ type: fc.constant('purge' as const), olderThan: fc.constantFrom(0, 0, 50) }),
+  // The clock steps back (an NTP step, a resumed VM, another host's skew), by more than the
+  // retention too: tokens must not repeat after a purge all the same.
+  fc.record({ type: fc.constant('stepBack' as const), by: fc.integer({ min: 1, max: 200 }) }),
 );
 
 describe('the idempotency state machine (property, in-memory store)', () => {
@@ -39,6 +42,10 @@ describe('the idempotency state machine (property, in-memory store)', () => {
         for (const step of operations) {
           if (step.type === 'advance') {
             clock.advance(step.by);
+            continue;
+          }
+          if (step.type === 'stepBack') {
+            clock.set(clock.now() - step.by);
             continue;
           }
           if (step.type === 'purge') {
@@ -128,12 +135,68 @@ describe('the idempotency state machine (property, in-memory store)', () => {
   });
 });
 
+describe('fencing tokens across purges and clock steps (property, in-memory store)', () => {
+  // Rounds of: a record of one key claimed (taken over a few times), ended (released, completed or
+  // left to expire), purged once past the retention, then the clock moved, back by any amount
+  // (more than the retention too) or forward. Whatever the clock did, no token repeats, each
+  // first claim is max(clock, every purged token) + 1, and every earlier token is fenced.
+  const round = fc.record({
+    takeovers: fc.integer({ min: 0, max: 3 }),
+    end: fc.constantFrom('release' as const, 'complete' as const, 'expire' as const),
+    olderThan: fc.constantFrom(0, 1, 50, 1_000),
+    wait: fc.integer({ min: 0, max: 2_000 }),
+    step: fc.integer({ min: -5_000, max: 500 }),
+  });
+
+  it('never hands a key a token twice and keeps every earlier token fenced', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(round, { minLength: 1, maxLength: 12 }), async (rounds) => {
+        const clock = new ManualClock(1_000_000);
+        const { idempotencyStore: store } = createMemoryStores({ clock, digester: createDigester() });
+        const issued: number[] = [];
+        const claim = async (owner: string) => {
+          const outcome = await store.claim({ key: 'k', request_sha256: A, owner, lease_ms: 100 });
+          if (outcome.kind !== 'claimed') throw new Error(`expected claimed, got ${outcome.kind}`);
+          expect(issued).not.toContain(outcome.fencing_token);
+          issued.push(outcome.fencing_token);
+          for (const stale of issued.slice(0, -1)) {
+            expect(await store.release({ key: 'k', fencing_token: stale, handler_declared_not_started: true })).toEqual({ ok: false, reason: 'fenced', state: 'claimed' });
+            expect(await store.markStarted({ key: 'k', fencing_token: stale, lease_ms: 100 })).toEqual({ ok: false, reason: 'fenced', state: 'claimed' });
+          }
+          return outcome.fencing_token;
+        };
+        for (const [index, step] of rounds.entries()) {
+          const floor = Math.max(0, ...issued);
+          let token = await claim(`host-${index}`);
+          expect(token).toBe(Math.max(clock.now(), floor) + 1);
+          for (let takeover = 0; takeover < step.takeovers; takeover += 1) {
+            clock.advance(100);
+            token = await claim(`host-${index}-${takeover}`);
+          }
+          if (step.end === 'release') expect((await store.release({ key: 'k', fencing_token: token })).ok).toBe(true);
+          if (step.end === 'complete') {
+            expect((await store.markStarted({ key: 'k', fencing_token: token, lease_ms: 100 })).ok).toBe(true);
+            expect((await store.complete({ key: 'k', fencing_token: token, result: { sealed_json: '{}', receipt: null } })).ok).toBe(true);
+          }
+          const record = await store.get('k');
+          if (record === undefined) throw new Error('record');
+          clock.set(Math.max(clock.now(), record.fencing_token, record.lease_expires_at, record.updated_at) + step.olderThan + step.wait);
+          expect(await store.purgeExpired({ older_than_ms: step.olderThan })).toBe(1);
+          clock.set(Math.max(0, clock.now() + step.step));
+        }
+        await claim('host-last');
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('planIdempotencyTransition', () => {
   it('is pure: the same record, operation and time give the same plan, and the input record is not changed', () => {
     const input = { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 };
     const first = planIdempotencyTransition(undefined, { type: 'claim', input }, 100);
     expect(first.write?.kind).toBe('insert');
-    // A key's first token is the clock reading plus one; a takeover adds one.
+    // A key's first token is the clock reading plus one (no token floor given); a takeover adds one.
     expect(first.outcome).toEqual({ kind: 'claimed', fencing_token: 101, lease_expires_at: 110, took_over: false });
     const record = first.write?.record;
     if (record === undefined) throw new Error('record');
@@ -186,6 +249,67 @@ describe('planIdempotencyTransition', () => {
     for (const state of ['unknown', 'completed', 'released'] as const) {
       expect(planIdempotencyTransition({ ...started, state }, { type: 'release', input: declared }, 105).outcome).toEqual({ ok: false, reason: 'wrong_state', state });
     }
+  });
+});
+
+describe('planIdempotencyTransition: the token floor of a first claim', () => {
+  const input = { key: 'k', request_sha256: A, owner: 'o', lease_ms: 10 };
+  const claim = { type: 'claim' as const, input };
+
+  it('starts a key\'s first record one above the clock reading or the floor, whichever is higher', () => {
+    // [now, floor, first token]: the floor only matters once it reaches the clock reading.
+    const table: [number, number, number][] = [
+      [100, 0, 101],
+      [100, 99, 101],
+      [100, 100, 101],
+      [100, 101, 102],
+      [100, 5_000, 5_001],
+      [0, 0, 1],
+      [8_640_000_000_000_000, 0, 8_640_000_000_000_001],
+    ];
+    for (const [now, floor, token] of table) {
+      const plan = planIdempotencyTransition(undefined, claim, now, floor);
+      expect(plan.outcome, `now ${now}, floor ${floor}`).toEqual({ kind: 'claimed', fencing_token: token, lease_expires_at: now + 10, took_over: false });
+      expect(plan.write).toMatchObject({ kind: 'insert', record: { fencing_token: token, created_at: now, updated_at: now, lease_expires_at: now + 10 } });
+    }
+    // No floor given: 0, the clock reading plus one (callers from before the floor).
+    expect(planIdempotencyTransition(undefined, claim, 100).outcome).toMatchObject({ fencing_token: 101 });
+  });
+
+  it('is above both, by exactly one, and a safe integer (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 8_640_000_000_000_000 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER - 1 }), (now, floor) => {
+        const outcome = planIdempotencyTransition(undefined, claim, now, floor).outcome;
+        if (outcome.kind !== 'claimed') throw new Error('claimed');
+        expect(outcome.fencing_token).toBe(Math.max(now, floor) + 1);
+        expect(outcome.fencing_token).toBeGreaterThan(now);
+        expect(outcome.fencing_token).toBeGreaterThan(floor);
+        expect(Number.isSafeInteger(outcome.fencing_token)).toBe(true);
+      }),
+    );
+  });
+
+  it('leaves later claims of a record alone: they add one to its token, whatever the floor', () => {
+    const first = planIdempotencyTransition(undefined, claim, 100, 0).write?.record;
+    if (first === undefined) throw new Error('record');
+    // A lapsed claim taken over, and a released record claimed again, under a floor far above:
+    // the floor is about records the store deleted, and this one was not.
+    expect(planIdempotencyTransition(first, claim, 110, 10_000).outcome).toEqual({ kind: 'claimed', fencing_token: 102, lease_expires_at: 120, took_over: true });
+    const released = { ...first, state: 'released' as const };
+    expect(planIdempotencyTransition(released, claim, 105, 10_000).outcome).toEqual({ kind: 'claimed', fencing_token: 102, lease_expires_at: 115, took_over: false });
+    // A claim that writes nothing (live lease) answers the same under any floor.
+    expect(planIdempotencyTransition(first, claim, 105, 10_000)).toEqual(planIdempotencyTransition(first, claim, 105));
+  });
+
+  it('refuses a floor no store could have stored (a broken store), even when the claim would not use it', () => {
+    const first = planIdempotencyTransition(undefined, claim, 100).write?.record;
+    if (first === undefined) throw new Error('record');
+    for (const floor of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER, 2 ** 53, '5' as unknown as number, null as unknown as number]) {
+      expect(() => planIdempotencyTransition(undefined, claim, 100, floor), String(floor)).toThrow(RangeError);
+      expect(() => planIdempotencyTransition(first, claim, 110, floor), String(floor)).toThrow(RangeError);
+    }
+    // The highest floor accepted still gives a safe integer token.
+    expect(planIdempotencyTransition(undefined, claim, 100, Number.MAX_SAFE_INTEGER - 1).outcome).toMatchObject({ fencing_token: Number.MAX_SAFE_INTEGER });
   });
 });
 

@@ -49,14 +49,23 @@ export type PlannedWrite =
 export type IdempotencyPlan<O> = { outcome: O; write: PlannedWrite | null };
 
 /**
- * The whole idempotency state machine as a pure function of (stored record, operation, now).
- * Every store (in-memory, SQLite, PostgreSQL, third-party) reads the record, calls this, and
- * applies `write` as a conditional write; that is what keeps their answers identical.
+ * The whole idempotency state machine as a pure function of (stored record, operation, now, and
+ * for a claim the store's token floor). Every store (in-memory, SQLite, PostgreSQL, third-party)
+ * reads the record (and, for a claim, its token floor), calls this, and applies `write` as a
+ * conditional write; that is what keeps their answers identical.
+ *
+ * `tokenFloor` (claims only, default 0) is the highest fencing token of any record the store has
+ * deleted (README, "Fencing tokens"): a key's first claim gets `max(now, tokenFloor) + 1`, so the
+ * key's new record never hands out a token its purged record already did, however the clock
+ * moved. It must be a non-negative safe integer read no earlier than the deletion of the key's
+ * previous record (else `RangeError`: a broken store, not a caller's input). Later claims of a
+ * record add one to its token and do not use it.
  */
 export function planIdempotencyTransition(
   record: IdempotencyRecord | undefined,
   operation: { type: 'claim'; input: ClaimInput },
   now: number,
+  tokenFloor?: number,
 ): IdempotencyPlan<ClaimOutcome>;
 export function planIdempotencyTransition(
   record: IdempotencyRecord | undefined,
@@ -67,10 +76,11 @@ export function planIdempotencyTransition(
   record: IdempotencyRecord | undefined,
   operation: IdempotencyOperation,
   now: number,
+  tokenFloor = 0,
 ): IdempotencyPlan<ClaimOutcome | FencedOutcome> {
   switch (operation.type) {
     case 'claim':
-      return planClaim(record, operation.input, now);
+      return planClaim(record, operation.input, now, checkTokenFloor(tokenFloor));
     case 'markStarted':
       return planFenced(record, operation.input, ['claimed'], (current) => {
         // A claim whose lease ran out may already be someone else's to take over: never start.
@@ -107,16 +117,17 @@ function planClaim(
   record: IdempotencyRecord | undefined,
   input: ClaimInput,
   now: number,
+  tokenFloor: number,
 ): IdempotencyPlan<ClaimOutcome> {
   const lease_expires_at = now + input.lease_ms;
   if (record === undefined) {
-    // The first token of a record is seeded from the clock, not 1: the key may have had a record
-    // before that retention purged, and an owner of that record (a stalled host whose late
-    // markStarted or release is still on its way) must never find its token valid again.
-    // `isPurgeable` deletes a record only once its token is at or below the purge's cutoff, so
-    // every later record of the key starts above every token the key ever had (README, "Fencing
-    // tokens"). Epoch ms + 1 stays a safe integer (clocks read at most 8.64e15).
-    const fencing_token = firstFencingToken(now);
+    // The key may have had a record before that retention purged, and an owner of that record (a
+    // stalled host whose late markStarted or release is still on its way) must never find its
+    // token valid again. The floor is at least every token of every record the store deleted, so
+    // the new record starts above them all, whatever the clock did since (a step back, another
+    // host's skew): the clock alone gave a repeated token once it read more than the purge's
+    // `older_than_ms` behind the purging host (README, "Fencing tokens").
+    const fencing_token = firstFencingToken(now, tokenFloor);
     const fresh: IdempotencyRecord = {
       key: input.key,
       request_sha256: input.request_sha256,
@@ -185,11 +196,25 @@ function planClaim(
 }
 
 /**
- * The fencing token of a key's first claim (no record): the clock reading plus one. Later claims
- * of the same record add one (takeover, claim after release).
+ * The fencing token of a key's first claim (no record): the clock reading or the store's token
+ * floor, whichever is higher, plus one. Later claims of the same record add one (takeover, claim
+ * after release). Clock readings are at most 8.64e15 and `checkTokenFloor` keeps the floor below
+ * `Number.MAX_SAFE_INTEGER`, so the token is a safe integer.
  */
-function firstFencingToken(now: number): number {
-  return now + 1;
+function firstFencingToken(now: number, tokenFloor: number): number {
+  return Math.max(now, tokenFloor) + 1;
+}
+
+/**
+ * A token floor as a store read it: a non-negative safe integer with room for the `+ 1` of a first
+ * claim. Anything else is a broken store (a column read as text, a lost row), thrown, not planned
+ * from: a wrong floor could repeat a purged record's token.
+ */
+function checkTokenFloor(tokenFloor: number): number {
+  if (!Number.isSafeInteger(tokenFloor) || tokenFloor < 0 || tokenFloor >= Number.MAX_SAFE_INTEGER) {
+    throw new RangeError('tokenFloor must be a non-negative safe integer below Number.MAX_SAFE_INTEGER');
+  }
+  return tokenFloor;
 }
 
 function inProgress(record: IdempotencyRecord, now: number): ClaimOutcome {

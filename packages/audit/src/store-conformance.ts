@@ -74,7 +74,7 @@ const INTENT_Y = '2'.repeat(64);
 const OWNER_1 = 'host-1';
 const OWNER_2 = 'host-2';
 const LEASE = 30_000;
-/** The fencing token of a key's first claim at T0: the clock reading plus one. */
+/** The fencing token of a key's first claim at T0: the clock reading plus one (the token floor is 0 until a purge). */
 const FIRST = T0 + 1;
 const SEALED_1 = canonicalize({
   model_result: { data: { note: 'caf\u00e9 \u2615 \u{1F600} "quoted" back\\slash \u0000 nul', amount: 6000 } },
@@ -625,6 +625,120 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       // The purged key's next record starts above every token it handed out.
       const next = await store.claim(claimInput('released-thrice', { owner: OWNER_2, lease: 1 }));
       assert.equal(next.kind === 'claimed' && next.fencing_token, T0 + 4);
+    }),
+
+    define('retention: after a purge, a clock set back further than older_than_ms never gives the key a purged token again: stale writes stay fenced, the handler runs once', async ({ store, clock }) => {
+      const key = 'key-step-back';
+      const fenced = (state: string) => ({ ok: false, reason: 'fenced', state });
+      // Host 1 claims; its markStarted lands after its lease ran out, so its dispatcher cannot tell
+      // whether it was applied and (README, step 3) will release with handler_declared_not_started.
+      assert.deepEqual(await store.claim(claimInput(key, { lease: 1_000 })), { kind: 'claimed', fencing_token: FIRST, lease_expires_at: T0 + 1_000, took_over: false });
+      clock.advance(1_000);
+      assert.deepEqual(await store.markStarted({ key, fencing_token: FIRST, lease_ms: LEASE }), { ok: false, reason: 'lease_expired', state: 'claimed' });
+      // Host 2 takes the lapsed claim over and releases it: the record handed out FIRST and FIRST + 1.
+      assert.deepEqual(await store.claim(claimInput(key, { owner: OWNER_2, lease: 1_000 })), { kind: 'claimed', fencing_token: FIRST + 1, lease_expires_at: T0 + 2_000, took_over: true });
+      assert.equal((await store.release({ key, fencing_token: FIRST + 1 })).ok, true);
+      clock.advance(60_000);
+      assert.equal(await store.purgeExpired({ older_than_ms: 60_000 }), 1);
+      assert.equal(await store.get(key), undefined);
+
+      // The clock steps back by more than older_than_ms (an NTP step, a resumed VM): to T0, where a
+      // first token from the clock alone would be FIRST again. The store's floor (FIRST + 1) wins.
+      clock.set(T0);
+      assert.deepEqual(await store.claim(claimInput(key, { owner: 'host-3' })), { kind: 'claimed', fencing_token: FIRST + 2, lease_expires_at: T0 + LEASE, took_over: false });
+      assert.equal((await store.markStarted({ key, fencing_token: FIRST + 2, lease_ms: LEASE })).ok, true, 'host 3 runs the handler');
+      // Every late write with a token the purged record handed out is fenced and changes nothing:
+      // host 1's release cannot free host 3's running write for another claim to run it again.
+      for (const token of [FIRST, FIRST + 1]) {
+        assert.deepEqual(await store.release({ key, fencing_token: token, handler_declared_not_started: true }), fenced('started'), `release ${token}`);
+        assert.deepEqual(await store.release({ key, fencing_token: token }), fenced('started'));
+        assert.deepEqual(await store.markStarted({ key, fencing_token: token, lease_ms: LEASE }), fenced('started'));
+        assert.deepEqual(await store.complete({ key, fencing_token: token, result: { sealed_json: SEALED_2, receipt: null } }), fenced('started'));
+        assert.deepEqual(await store.markUnknown({ key, fencing_token: token }), fenced('started'));
+      }
+      assert.deepEqual(await store.get(key), {
+        key,
+        request_sha256: REQUEST_A,
+        intent_sha256: null,
+        state: 'started',
+        owner: 'host-3',
+        fencing_token: FIRST + 2,
+        lease_expires_at: T0 + LEASE,
+        created_at: T0,
+        updated_at: T0,
+        result: null,
+      });
+      // Another host retrying the key never gets to run it: in progress, then host 3's result.
+      assert.equal((await store.claim(claimInput(key, { owner: 'host-4' }))).kind, 'in_progress');
+      assert.equal((await store.complete({ key, fencing_token: FIRST + 2, result: { sealed_json: SEALED_1, receipt: 'R-1' } })).ok, true);
+      const replay = await store.claim(claimInput(key, { owner: 'host-4' }));
+      assert.equal(replay.kind === 'completed' && replay.delivery, 'local_replay');
+    }),
+
+    define('retention: across purges and clock steps back and forth, a key never gets a token twice and every earlier token stays fenced', async ({ store, clock }) => {
+      const key = 'key-steps';
+      /** Every token the key's records handed out, in order. */
+      const issued: number[] = [];
+      const highest = () => Math.max(0, ...issued);
+      /** Every token handed out before `current`: all of them fenced on the record holding `current`. */
+      const checkFenced = async (current: number, state: string, what: string) => {
+        for (const token of issued.filter((candidate) => candidate !== current)) {
+          assert.deepEqual(await store.markStarted({ key, fencing_token: token, lease_ms: LEASE }), { ok: false, reason: 'fenced', state }, `${what}: markStarted ${token}`);
+          assert.deepEqual(await store.release({ key, fencing_token: token, handler_declared_not_started: true }), { ok: false, reason: 'fenced', state }, `${what}: release ${token}`);
+        }
+      };
+      // Each round: a record claimed (then taken over `takeovers` times) and ended, purged with
+      // `olderThan` once finished that long, then the clock moved by `step` from the purge (back by
+      // more than the retention, by less, not at all, forward).
+      const rounds = [
+        { olderThan: 0, takeovers: 0, end: 'release', step: -1 },
+        { olderThan: 60_000, takeovers: 2, end: 'complete', step: -60_001 },
+        { olderThan: 1, takeovers: 1, end: 'expire', step: -3_600_000 },
+        { olderThan: LEASE, takeovers: 0, end: 'complete', step: -LEASE - 5 },
+        { olderThan: 0, takeovers: 3, end: 'release', step: 0 },
+        { olderThan: 10, takeovers: 0, end: 'expire', step: -5 },
+        { olderThan: 0, takeovers: 1, end: 'complete', step: 7_200_000 },
+        { olderThan: 0, takeovers: 0, end: 'release', step: -86_400_000 },
+      ] as const;
+      for (const [index, round] of rounds.entries()) {
+        const what = `round ${index}`;
+        // A first claim: above the clock reading and above every token the purged records had.
+        const expected = Math.max(clock.now(), highest()) + 1;
+        const first = await store.claim(claimInput(key, { owner: `host-${index}`, lease: 1_000 }));
+        assert.deepEqual(first, { kind: 'claimed', fencing_token: expected, lease_expires_at: clock.now() + 1_000, took_over: false }, what);
+        issued.push(expected);
+        await checkFenced(expected, 'claimed', what);
+        let current = expected;
+        for (let takeover = 0; takeover < round.takeovers; takeover += 1) {
+          clock.advance(1_000);
+          const next = await store.claim(claimInput(key, { owner: `host-${index}-${takeover}`, lease: 1_000 }));
+          assert.deepEqual(next, { kind: 'claimed', fencing_token: current + 1, lease_expires_at: clock.now() + 1_000, took_over: true }, `${what}: takeover ${takeover}`);
+          current += 1;
+          issued.push(current);
+        }
+        await checkFenced(current, 'claimed', what);
+        if (round.end === 'release') assert.equal((await store.release({ key, fencing_token: current })).ok, true, what);
+        if (round.end === 'complete') {
+          assert.equal((await store.markStarted({ key, fencing_token: current, lease_ms: 1_000 })).ok, true, what);
+          assert.equal((await store.complete({ key, fencing_token: current, result: { sealed_json: SEALED_1, receipt: null } })).ok, true, what);
+        }
+        // ('expire': the claim's lease runs out, nothing started.) Purged once past every time and
+        // token of the record by the retention.
+        const record = await store.get(key);
+        assert.ok(record !== undefined, what);
+        clock.set(Math.max(clock.now(), record.fencing_token, record.lease_expires_at, record.updated_at) + round.olderThan);
+        assert.equal(await store.purgeExpired({ older_than_ms: round.olderThan }), 1, `${what}: purged`);
+        assert.equal(await store.get(key), undefined, what);
+        clock.set(clock.now() + round.step);
+      }
+      // The last record: above everything, and no earlier token moves it.
+      const lastToken = Math.max(clock.now(), highest()) + 1;
+      const last = await store.claim(claimInput(key, { owner: 'host-last' }));
+      assert.deepEqual(last, { kind: 'claimed', fencing_token: lastToken, lease_expires_at: clock.now() + LEASE, took_over: false });
+      issued.push(lastToken);
+      await checkFenced(lastToken, 'claimed', 'last');
+      assert.equal(new Set(issued).size, issued.length, 'no token twice');
+      assert.equal((await store.get(key))?.owner, 'host-last');
     }),
 
     define('input: malformed inputs throw StoreInputError and write nothing', async ({ store }) => {

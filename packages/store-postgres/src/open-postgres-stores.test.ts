@@ -20,7 +20,7 @@ import {
   type PostgresStoresOptions,
 } from './open-postgres-stores.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
-import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, quoteSchemaName } from './postgres-migrations.js';
+import { migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, quoteSchemaName } from './postgres-migrations.js';
 
 const available = await probeDatabase();
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
@@ -295,10 +295,10 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   it('migrates once: reopening and concurrent opens apply nothing twice', async () => {
     const schema = nextSchema();
     const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStores({ pool, schema })));
-    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
-    expect(opened.map((stores) => stores.schemaVersion)).toEqual([4, 4, 4, 4]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
+    expect(opened.map((stores) => stores.schemaVersion)).toEqual([5, 5, 5, 5]);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     const columns = await pool.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'audit_log' AND column_name = 'canonical'`,
@@ -354,15 +354,15 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       )
     ).rows.map((row) => row.tgname);
 
-  it('the review: migrates a version 3 schema (its audit log kept) to version 4, whose audit_head refuses TRUNCATE', async () => {
+  it('the review: migrates a version 3 schema (its audit log kept) through version 4, whose audit_head refuses TRUNCATE', async () => {
     const schema = nextSchema();
     await schemaAtVersion(schema, 3);
     const before = await appendAtVersion3(schema);
     expect(await headTruncateTriggers(schema)).toEqual([]);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(4);
+    expect(stores.schemaVersion).toBe(5);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
     await expect(pool.query(`TRUNCATE "${schema}".audit_head`)).rejects.toThrow(/only follows appends/);
     expect(await stores.auditLog.head()).toEqual(before);
@@ -400,9 +400,9 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       expect(await indexDefinition(schema, 'idempotency_records_intent')).toEqual([]);
       const clock = new ManualClock(T0);
       const stores = await openPostgresStores({ pool, schema, clock });
-      expect(stores.schemaVersion).toBe(4);
+      expect(stores.schemaVersion).toBe(5);
       const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
       expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
       expect(await indexDefinition(schema, 'idempotency_records_request')).toEqual([
         `CREATE INDEX idempotency_records_request ON ${schema}.idempotency_records USING btree (request_sha256, created_at)`,
@@ -420,7 +420,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     await schemaAtVersion(schema, 1);
     await pool.query(`CREATE INDEX CONCURRENTLY idempotency_records_request ON "${schema}".idempotency_records (request_sha256, created_at)`);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(4);
+    expect(stores.schemaVersion).toBe(5);
     expect(await indexDefinition(schema, 'idempotency_records_request')).toHaveLength(1);
     expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 }))?.map((record) => record.key)).toEqual(['key-old']);
   });
@@ -433,7 +433,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       `CREATE INDEX CONCURRENTLY idempotency_records_intent ON "${schema}".idempotency_records (intent_sha256, created_at) WHERE intent_sha256 IS NOT NULL`,
     );
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(4);
+    expect(stores.schemaVersion).toBe(5);
     expect(await indexDefinition(schema, 'idempotency_records_intent')).toHaveLength(1);
     expect(await stores.idempotencyStore.get('key-old')).toEqual(intentMigrationOldRecord(REQUEST, T0));
     await recordIn(stores.idempotencyStore, 'key-new', 'started', 'b'.repeat(64), INTENT);
@@ -669,6 +669,209 @@ describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge',
       expect(await b.markStarted({ key, fencing_token: 2_001, lease_ms: 30_000 })).toMatchObject({ ok: true });
     } finally {
       await poolB.end();
+    }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
+  const claimInput = (key: string, owner: string, lease_ms = 1_000) => ({ key, request_sha256: REQUEST, owner, lease_ms });
+  const tokenFloor = async (schema: string) => (await pool.query<{ id: number; token: string }>(`SELECT id, token FROM "${schema}".idempotency_token_floor`)).rows;
+
+  it('migrates a version 4 schema with records: seeded from the clock at the migration, raised by every DELETE and TRUNCATE, never lowered', async () => {
+    const schema = nextSchema();
+    const s = `"${schema}"`;
+    // A version 4 schema (started and intent-key records), plus a released record, and one that
+    // version 4 purged (token T0 - 500, at or below its cutoff): the floor cannot know its tokens.
+    const v4 = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    try {
+      await v4.query(`CREATE SCHEMA ${s}`);
+      await v4.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+      for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 4)) {
+        for (const text of migration.statements(s)) await v4.query(text);
+        await v4.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
+      }
+      const insert = `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+                      VALUES ($1, $2, $3, 'host-old', $4, $5, $6, $7)`;
+      await v4.query(insert, ['key-old', REQUEST, 'started', 7, T0 + 60_000, T0 - 5, T0]);
+      await v4.query(insert, ['key-released', REQUEST, 'released', T0 - 999, T0 - 998, T0 - 999, T0 - 998]);
+      await v4.query(insert, ['key-purged-before', REQUEST, 'released', T0 - 500, T0 - 499, T0 - 500, T0 - 499]);
+      await v4.query(`DELETE FROM ${s}.idempotency_records WHERE key = 'key-purged-before'`);
+    } finally {
+      await v4.end();
+    }
+
+    const clock = new ManualClock(T0);
+    const stores = await openPostgresStores({ pool, schema, clock });
+    const store = stores.idempotencyStore;
+    expect(stores.schemaVersion).toBe(5);
+    const versions = await pool.query(`SELECT version FROM ${s}.schema_version ORDER BY version`);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0) }]);
+    // The records of version 4 read back as they were; a released one is claimed with its token + 1.
+    expect(await store.get('key-old')).toMatchObject({ state: 'started', fencing_token: 7 });
+    expect(await store.claim(claimInput('key-released', 'host-new'))).toMatchObject({ kind: 'claimed', fencing_token: T0 - 998 });
+    // The clock steps back past the purged record's time: the key's next record starts above the seed.
+    clock.set(T0 - 600);
+    expect(await store.claim(claimInput('key-purged-before', 'host-new'))).toEqual({ kind: 'claimed', fencing_token: T0 + 1, lease_expires_at: T0 + 400, took_over: false });
+    expect(await store.release({ key: 'key-purged-before', fencing_token: T0 - 500, handler_declared_not_started: true })).toEqual({ ok: false, reason: 'fenced', state: 'claimed' });
+    // A purge raises it to the highest token it deletes (T0 + 1), in its transaction.
+    clock.set(T0 + 10_000);
+    expect(await store.purgeExpired({ older_than_ms: 0 })).toBe(2);
+    expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 1) }]);
+    // A raw DELETE too, and never down; TRUNCATE raises it to the tokens it removes.
+    await pool.query(`DELETE FROM ${s}.idempotency_records WHERE key = 'key-old'`);
+    expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 1) }]);
+    expect(await store.claim(claimInput('key-truncated', 'host-new'))).toMatchObject({ fencing_token: T0 + 10_001 });
+    await pool.query(`TRUNCATE ${s}.idempotency_records`);
+    expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 10_001) }]);
+    // The floor row only rises.
+    await expect(pool.query(`UPDATE ${s}.idempotency_token_floor SET token = 0`)).rejects.toThrow(/only rises/);
+    await expect(pool.query(`DELETE FROM ${s}.idempotency_token_floor`)).rejects.toThrow(/only rises/);
+    await expect(pool.query(`TRUNCATE ${s}.idempotency_token_floor`)).rejects.toThrow(/only rises/);
+    // A host of version 4 still running on the schema plans a first token from its clock alone:
+    // behind the floor, its insert is refused instead of repeating a purged token.
+    await expect(
+      pool.query(
+        `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+         VALUES ('key-truncated', $1, 'claimed', 'host-v4', $2, $3, $4, $4)`,
+        [REQUEST, T0 + 10_001, T0 + 11_000, T0 + 10_000],
+      ),
+    ).rejects.toMatchObject({ code: 'TSF01' });
+    expect(await store.get('key-truncated')).toBeUndefined();
+    // Reopening applies nothing and seeds nothing again.
+    const reopened = await openPostgresStores({ pool, schema, clock: new ManualClock(T0 + 86_400_000) });
+    expect(reopened.schemaVersion).toBe(5);
+    expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 10_001) }]);
+  });
+
+  it('starts a new schema at 0, and migratePostgres alone (no clock reading) seeds an upgraded one with 0', async () => {
+    const fresh = nextSchema();
+    await openPostgresStores({ pool, schema: fresh, clock: new ManualClock(T0) });
+    expect(await tokenFloor(fresh)).toEqual([{ id: 1, token: '0' }]);
+    const upgraded = nextSchema();
+    await schemaAtVersion4(upgraded);
+    await expect(migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z', -1)).rejects.toThrow(RangeError);
+    expect(await migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z')).toBe(5);
+    expect(await tokenFloor(upgraded)).toEqual([{ id: 1, token: '0' }]);
+  });
+
+  /** An empty schema as version 4 of this package left it. */
+  async function schemaAtVersion4(schema: string) {
+    const s = `"${schema}"`;
+    await pool.query(`CREATE SCHEMA ${s}`);
+    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 4)) {
+      for (const text of migration.statements(s)) await pool.query(text);
+      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
+    }
+  }
+
+  /**
+   * A purge of `key` in progress on its own connection (deleted, the floor raised, not committed),
+   * as READ COMMITTED lets a claim meet it: the claim's insert waits for it, then goes ahead with
+   * what it computed before. Answers the commit.
+   */
+  async function purgeInProgress(schema: string, key: string): Promise<{ commit: () => Promise<void>; client: pg.PoolClient }> {
+    const client = await pool.connect();
+    await client.query('BEGIN');
+    expect((await client.query(`DELETE FROM "${schema}".idempotency_records WHERE key = $1`, [key])).rowCount).toBe(1);
+    return {
+      client,
+      commit: async () => {
+        await client.query('COMMIT');
+        client.release();
+      },
+    };
+  }
+
+  /** Whether `promise` is still pending after `ms`. */
+  const stillPending = async (promise: Promise<unknown>, ms: number) =>
+    Promise.race([promise.then(() => false, () => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms))]);
+
+  it('the review: a claim whose insert waited for a purge of the key gets a token above the floor that purge raised (the insert check, READ COMMITTED)', async () => {
+    const schema = nextSchema();
+    const clock = new ManualClock(T0);
+    const hostA = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+    const hostB = (await openPostgresStores({ pool: pipelinedPool, schema, clock })).idempotencyStore;
+    // Host A's record: two tokens handed out (a lapsed claim taken over), then released.
+    expect(await hostA.claim(claimInput('refund-7', 'A1'))).toMatchObject({ fencing_token: T0 + 1 });
+    clock.advance(1_000);
+    expect(await hostA.claim(claimInput('refund-7', 'A2'))).toMatchObject({ fencing_token: T0 + 2, took_over: true });
+    expect((await hostA.release({ key: 'refund-7', fencing_token: T0 + 2 })).ok).toBe(true);
+    // Retention deletes it (not committed yet) while host B, whose clock reads far behind, claims
+    // the key: B's insert meets the row being deleted and waits.
+    const purge = await purgeInProgress(schema, 'refund-7');
+    clock.set(T0 - 3_600_000);
+    const claimB = hostB.claim(claimInput('refund-7', 'B'));
+    expect(await stillPending(claimB, 300)).toBe(true);
+    await purge.commit();
+    // The insert went ahead with a token from before the purge; the check refused it, and B
+    // planned again above the floor (T0 + 2).
+    expect(await claimB).toEqual({ kind: 'claimed', fencing_token: T0 + 3, lease_expires_at: T0 - 3_600_000 + 1_000, took_over: false });
+    expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 2) }]);
+    for (const stale of [T0 + 1, T0 + 2]) {
+      expect(await hostA.release({ key: 'refund-7', fencing_token: stale, handler_declared_not_started: true })).toEqual({ ok: false, reason: 'fenced', state: 'claimed' });
+    }
+  });
+
+  it('under REPEATABLE READ (a changed default) the same race is a serialization failure, never a repeated token', async () => {
+    const schema = nextSchema();
+    const clock = new ManualClock(T0);
+    const repeatable = new pg.Pool({ connectionString: DATABASE_URL, max: 2, options: '-c default_transaction_isolation=repeatable\\ read' });
+    try {
+      const hostA = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+      const hostB = (await openPostgresStores({ pool: repeatable, schema, clock })).idempotencyStore;
+      expect((await repeatable.query<{ transaction_isolation: string }>('SHOW transaction_isolation')).rows).toEqual([{ transaction_isolation: 'repeatable read' }]);
+      expect(await hostA.claim(claimInput('refund-7', 'A1'))).toMatchObject({ fencing_token: T0 + 1 });
+      expect((await hostA.release({ key: 'refund-7', fencing_token: T0 + 1 })).ok).toBe(true);
+      const purge = await purgeInProgress(schema, 'refund-7');
+      clock.set(T0 - 3_600_000);
+      const claimB = hostB.claim(claimInput('refund-7', 'B'));
+      expect(await stillPending(claimB, 300)).toBe(true);
+      await purge.commit();
+      await expect(claimB).rejects.toMatchObject({ code: '40001' });
+      expect(await hostA.get('refund-7')).toBeUndefined();
+    } finally {
+      await repeatable.end();
+    }
+  });
+
+  it('hosts racing claims, releases and purges while their clocks step back and forth never hand a key a token twice', async () => {
+    const schema = nextSchema();
+    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: DATABASE_URL, max: 2 }));
+    try {
+      const clocks = pools.map(() => new ManualClock(T0));
+      const hosts = await Promise.all(pools.map((hostPool, index) => openPostgresStores({ pool: hostPool, schema, clock: clocks[index] as ManualClock })));
+      const issued = new Map<string, number[]>();
+      const keys = ['key-1', 'key-2', 'key-3'];
+      let seed = 7;
+      const next = (below: number) => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+        return seed % below;
+      };
+      await Promise.all(
+        hosts.map(async ({ idempotencyStore: store }, index) => {
+          const clock = clocks[index] as ManualClock;
+          for (let round = 0; round < 40; round += 1) {
+            const key = keys[next(keys.length)] as string;
+            const claim = await store.claim({ key, request_sha256: REQUEST, owner: `host-${index}`, lease_ms: 1 });
+            if (claim.kind === 'claimed') {
+              issued.set(key, [...(issued.get(key) ?? []), claim.fencing_token]);
+              await store.release({ key, fencing_token: claim.fencing_token });
+            }
+            // Each host's clock: forward, or back by up to an hour (further than the retention).
+            clock.set(Math.max(T0, clock.now() + (next(3) === 0 ? -next(3_600_000) : next(5_000))));
+            if (next(3) === 0) await store.purgeExpired({ older_than_ms: next(2) * 1_000 });
+          }
+        }),
+      );
+      for (const key of keys) {
+        const tokens = issued.get(key) ?? [];
+        expect(tokens.length, key).toBeGreaterThan(0);
+        expect(new Set(tokens).size, `${key}: ${tokens.join(', ')}`).toBe(tokens.length);
+      }
+    } finally {
+      await Promise.all(pools.map((hostPool) => hostPool.end()));
     }
   });
 });

@@ -132,6 +132,13 @@ interface RecordRow {
   completed_at: string | null;
 }
 
+/** A record read with the token floor in one statement: the record's columns are NULL when the key has none. */
+interface RecordAndFloorRow extends Omit<RecordRow, 'key'> {
+  key: string | null;
+  /** `idempotency_token_floor.token` (a `bigint`, as text). */
+  token_floor: string;
+}
+
 interface PendingAppend {
   prepared: PreparedAuditEntry;
   resolve(row: StoredAuditRow): void;
@@ -159,6 +166,12 @@ const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
 const VERIFY_PAGE = 1000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
 const MAX_WRITE_ATTEMPTS = 32;
+/**
+ * The SQLSTATE the trigger `idempotency_records_above_token_floor` (schema version 5) raises: an inserted record's token
+ * was at or below the token floor, a purge having raised it since the claim read it. Nothing was
+ * written; the claim reads the floor again and re-plans.
+ */
+const TOKEN_AT_OR_BELOW_FLOOR = 'TSF01';
 /**
  * Default `maxPendingUnits`: most canonical text (UTF-16 code units, about 128 MB) the appends
  * waiting for their transaction may hold together.
@@ -221,7 +234,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   if (ownsPool) pool.on('error', ignoreLostIdleConnection);
   let schemaVersion: number;
   try {
-    schemaVersion = await migratePostgres(pool, schema, formatRecordedAt(readClock(clock)));
+    const openedAt = readClock(clock);
+    schemaVersion = await migratePostgres(pool, schema, formatRecordedAt(openedAt), openedAt);
   } catch (error) {
     if (ownsPool) await pool.end();
     throw error;
@@ -248,8 +262,14 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
        completed_at = $12, intent_sha256 = $13
      WHERE key = $1 AND fencing_token = $14 AND state = $15`,
   );
-  // isPurgeable of @toolseal/audit, as SQL: the token condition keeps a key's next record (whose
-  // first token is the clock reading + 1) above every token the purged one handed out.
+  // The record and the token floor from one snapshot (a claim's re-read after a lost race).
+  const selectRecordAndFloor = statement(
+    'select_record_floor',
+    `SELECT ${RECORD_COLUMNS}, floor.token AS token_floor FROM ${s}.idempotency_token_floor AS floor
+     LEFT JOIN ${s}.idempotency_records ON key = $1 WHERE floor.id = 1`,
+  );
+  // isPurgeable of @toolseal/audit, as SQL. The trigger idempotency_records_raise_token_floor
+  // raises the token floor to the highest token it deletes, in the same transaction.
   const purgeRecords = statement(
     'purge_records',
     `DELETE FROM ${s}.idempotency_records
@@ -291,13 +311,34 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     return row === undefined ? undefined : recordFromRow(row);
   }
 
+  /**
+   * The highest token floor this store has read: a claim's first insert plans above it, saving a
+   * round trip. It only ever rises, like the floor; one that a purge has outgrown since is caught
+   * by the insert's floor check, and the claim reads the floor afresh.
+   */
+  let knownTokenFloor = 0;
+
+  async function readRecordAndFloor(key: string, db: PoolClient): Promise<{ record: IdempotencyRecord | undefined; tokenFloor: number }> {
+    const row = (await db.query<RecordAndFloorRow>(selectRecordAndFloor([key]))).rows[0];
+    if (row === undefined) throw new Error('idempotency_token_floor row is missing');
+    const { token_floor, key: recordKey, ...columns } = row;
+    const tokenFloor = Number(token_floor);
+    knownTokenFloor = Math.max(knownTokenFloor, tokenFloor);
+    return { record: recordKey === null ? undefined : recordFromRow({ ...columns, key: recordKey }), tokenFloor };
+  }
+
   async function applyWrite(write: PlannedWrite, db: PoolClient): Promise<boolean> {
     const values = recordValues(write.record);
-    const result =
-      write.kind === 'insert'
-        ? await db.query(insertRecord(values))
-        : await db.query(updateRecord([...values, write.expected.fencing_token, write.expected.state]));
-    return result.rowCount === 1;
+    if (write.kind === 'update') {
+      return (await db.query(updateRecord([...values, write.expected.fencing_token, write.expected.state]))).rowCount === 1;
+    }
+    try {
+      return (await db.query(insertRecord(values))).rowCount === 1;
+    } catch (error) {
+      // A purge raised the floor after the claim read it: nothing was inserted; read and plan again.
+      if ((error as { code?: unknown } | null)?.code === TOKEN_AT_OR_BELOW_FLOOR) return false;
+      throw error;
+    }
   }
 
   // Optimistic: read, plan, and apply the planned write only if the record is still the one
@@ -305,11 +346,28 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // transaction is held across round trips; a lost race re-reads and plans again. One connection,
   // taken before the clock is read: waiting for a free one (a busy pool) happens before the
   // reading, not between the reading and the write it plans.
+  //
+  // A key's first claim (an insert) must get a token above every token of the key's purged
+  // records: max(clock reading, token floor) + 1, the floor being raised by the trigger of every
+  // DELETE in its transaction. Under READ COMMITTED, no floor the claim reads before its insert is
+  // enough on its own: INSERT ... ON CONFLICT DO NOTHING that meets the row of a purge still in
+  // progress waits for it and, once it commits, inserts, with values from before the purge (even a
+  // floor read in the same statement comes from the statement's older snapshot; checked against
+  // PostgreSQL 15). So the floor the claim plans with is only a first guess (the highest this
+  // store read, then the one read with the record in one statement, one snapshot), and the insert
+  // trigger idempotency_records_above_token_floor decides: it reads the floor after the row is inserted,
+  // with a fresh snapshot, which holds the raise of any purge that removed the key's previous
+  // record (that purge committed before the insert could go ahead, or the insert would have met
+  // the row: ON CONFLICT, re-read). Refused (TOKEN_AT_OR_BELOW_FLOOR), the claim re-reads record
+  // and floor and plans again, like any lost race. Updates (takeover, claim after release, fenced
+  // writes) keep the record they read, so no purge came between: their conditional UPDATE matches
+  // no row once the record is gone.
   async function run(operation: IdempotencyOperation): Promise<ClaimOutcome | FencedOutcome> {
     const checked = checkIdempotencyOperation(operation);
     return withPoolClient(pool, async (client) => {
       // A claim first tries the insert: one round trip for a new key.
       let current = checked.type === 'claim' ? undefined : await readRecord(checked.input.key, client);
+      let tokenFloor = knownTokenFloor;
       for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
         // Each attempt plans from a fresh reading, as the other stores do: a retry may come after
         // a purge deleted the record, and a first token planned from an older reading could repeat
@@ -317,10 +375,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
         const now = readClock(clock);
         const planned =
           checked.type === 'claim'
-            ? planIdempotencyTransition(current, checked, now)
+            ? planIdempotencyTransition(current, checked, now, tokenFloor)
             : planIdempotencyTransition(current, checked, now);
         if (planned.write === null || (await applyWrite(planned.write, client))) return planned.outcome;
-        current = await readRecord(checked.input.key, client);
+        if (checked.type === 'claim') ({ record: current, tokenFloor } = await readRecordAndFloor(checked.input.key, client));
+        else current = await readRecord(checked.input.key, client);
       }
       throw new Error(`idempotency record ${JSON.stringify(checked.input.key)} kept changing under concurrent writers`);
     });

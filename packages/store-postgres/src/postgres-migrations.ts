@@ -6,6 +6,12 @@ export interface PostgresMigration {
   version: number;
   /** The statements, given the quoted schema name. */
   statements: (schema: string) => readonly string[];
+  /**
+   * Run after `statements` only when the schema already existed at an earlier version (an
+   * upgrade, not a new schema), given the quoted schema name, with the clock reading of the
+   * migration (epoch ms) as `$1`.
+   */
+  upgradeStatements?: (schema: string) => readonly string[];
 }
 
 /** Every migration this package knows, oldest first. */
@@ -130,6 +136,101 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION ${s}.audit_head_no_truncate()`,
     ],
   },
+  {
+    version: 5,
+    statements: (s) => [
+      // The token floor: at least the highest fencing token of any idempotency record deleted. A
+      // key's first claim gets max(clock reading, floor) + 1 (planIdempotencyTransition), so a
+      // purged record's tokens never come back, however the clock moved since the purge (a step
+      // back further than the purge's older_than_ms gave a stale owner's token to a new record).
+      `CREATE TABLE ${s}.idempotency_token_floor (
+        id integer PRIMARY KEY CHECK (id = 1),
+        token bigint NOT NULL CHECK (token >= 0)
+      )`,
+      `INSERT INTO ${s}.idempotency_token_floor (id, token) VALUES (1, 0)`,
+      // Raised by every DELETE, in its own transaction (an AFTER statement trigger, from the rows it
+      // deleted): a purge and its raise commit together. A trigger rather than the store's purge
+      // statement, so that purges by hosts of an older version still running on the upgraded
+      // schema raise it too. Two purges at once serialize on the floor row; READ COMMITTED
+      // re-checks the condition on the row the first one committed, so the floor only rises.
+      `CREATE FUNCTION ${s}.idempotency_raise_token_floor() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE ${s}.idempotency_token_floor AS floor SET token = deleted_top.token
+            FROM (SELECT max(fencing_token) AS token FROM deleted_records) AS deleted_top
+            WHERE floor.id = 1 AND floor.token < deleted_top.token;
+          RETURN NULL;
+        END $$`,
+      `CREATE TRIGGER idempotency_records_raise_token_floor AFTER DELETE ON ${s}.idempotency_records
+        REFERENCING OLD TABLE AS deleted_records
+        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.idempotency_raise_token_floor()`,
+      // TRUNCATE fires no DELETE trigger: it raises the floor to every token it is about to remove
+      // (it holds the table's ACCESS EXCLUSIVE lock by then).
+      `CREATE FUNCTION ${s}.idempotency_raise_token_floor_on_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE ${s}.idempotency_token_floor AS floor SET token = existing_top.token
+            FROM (SELECT max(fencing_token) AS token FROM ${s}.idempotency_records) AS existing_top
+            WHERE floor.id = 1 AND floor.token < existing_top.token;
+          RETURN NULL;
+        END $$`,
+      `CREATE TRIGGER idempotency_records_truncate_raise_token_floor BEFORE TRUNCATE ON ${s}.idempotency_records
+        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.idempotency_raise_token_floor_on_truncate()`,
+      // A new record at or below the floor could hand out a purged record's token. A claim plans
+      // above the floor it read, but READ COMMITTED lets a purge commit between that reading and
+      // the insert: INSERT ... ON CONFLICT DO NOTHING that meets the row a concurrent purge is
+      // deleting waits for the purge, then inserts, with values computed from its own older
+      // snapshot (even a floor read in the same statement is from before the purge). This check
+      // runs after the insert, when a row trigger's query takes a fresh snapshot (a VOLATILE
+      // function, under READ COMMITTED): a purge that removed the key's previous record committed
+      // before the insert could go ahead, so its raise is visible here, and the insert is refused
+      // (SQLSTATE TSF01) for the store to read the floor again and re-plan. Under REPEATABLE READ or
+      // SERIALIZABLE (a changed default_transaction_isolation) the read would see the statement's
+      // snapshot, so it locks the row instead, which fails with a serialization error (40001) when
+      // a purge raised the floor since: an error, never a repeated token. It also refuses the
+      // first claims of older versions' hosts whose clocks are behind the floor (their first token
+      // is their clock reading + 1). A missing floor row is refused too (claims of new keys fail).
+      `CREATE FUNCTION ${s}.idempotency_check_token_floor() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          floor_token bigint;
+        BEGIN
+          IF current_setting('transaction_isolation') = 'read committed' THEN
+            SELECT token INTO floor_token FROM ${s}.idempotency_token_floor WHERE id = 1;
+          ELSE
+            SELECT token INTO floor_token FROM ${s}.idempotency_token_floor WHERE id = 1 FOR SHARE;
+          END IF;
+          IF floor_token IS NULL THEN
+            RAISE EXCEPTION 'toolseal idempotency_token_floor row is missing';
+          END IF;
+          IF NEW.fencing_token <= floor_token THEN
+            RAISE EXCEPTION 'toolseal idempotency record at or below the token floor' USING ERRCODE = 'TSF01';
+          END IF;
+          RETURN NULL;
+        END $$`,
+      `CREATE TRIGGER idempotency_records_above_token_floor AFTER INSERT ON ${s}.idempotency_records
+        FOR EACH ROW EXECUTE FUNCTION ${s}.idempotency_check_token_floor()`,
+      // One row, that only rises (as audit_head, against accidental writes through other tools).
+      `CREATE FUNCTION ${s}.idempotency_token_floor_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP <> 'UPDATE' THEN
+            RAISE EXCEPTION 'toolseal idempotency_token_floor only rises';
+          END IF;
+          IF NEW.id <> OLD.id OR NEW.token < OLD.token THEN
+            RAISE EXCEPTION 'toolseal idempotency_token_floor only rises';
+          END IF;
+          RETURN NEW;
+        END $$`,
+      `CREATE TRIGGER idempotency_token_floor_guard BEFORE UPDATE OR DELETE ON ${s}.idempotency_token_floor
+        FOR EACH ROW EXECUTE FUNCTION ${s}.idempotency_token_floor_guard()`,
+      `CREATE TRIGGER idempotency_token_floor_no_truncate BEFORE TRUNCATE ON ${s}.idempotency_token_floor
+        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.idempotency_token_floor_guard()`,
+    ],
+    // A schema from before this version may have had records purged already, whose tokens the
+    // floor cannot know. Each was purged only once its token was at or below the purge's cutoff
+    // (clock reading minus older_than_ms), so a floor at the migration's clock reading is above
+    // them all unless that clock reads, at the migration, behind such a cutoff (stepped back
+    // further than older_than_ms since that purge). It only ever raises first tokens: while the
+    // clock is ahead of it, max(clock reading, floor) is the clock reading, as before.
+    upgradeStatements: (s) => [`UPDATE ${s}.idempotency_token_floor SET token = $1 WHERE id = 1 AND token < $1`],
+  },
 ];
 
 /** The newest schema version this package writes. */
@@ -159,10 +260,18 @@ export function quoteSchemaName(schema: string): string {
  * Brings `schema` to POSTGRES_SCHEMA_VERSION (creating it if needed). Idempotent, and safe when
  * many hosts start at once: every step runs under a transaction-scoped advisory lock per schema.
  * Refuses a schema written by a newer version of this package.
+ *
+ * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to
+ * version 5 seeds the token floor with it (see `upgradeStatements`). `openPostgresStores` passes
+ * its clock's reading; with 0, fencing across a clock step back covers only the records purged
+ * after the upgrade.
  */
-export async function migratePostgres(pool: Pool, schemaName: string, appliedAt: string): Promise<number> {
+export async function migratePostgres(pool: Pool, schemaName: string, appliedAt: string, clockReading = 0): Promise<number> {
   // One string, checked once, in every statement below.
   const schema = checkSchemaName(schemaName);
+  if (!Number.isSafeInteger(clockReading) || clockReading < 0) {
+    throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds');
+  }
   const quoted = quoteSchemaName(schema);
   return withPoolClient(pool, async (client) => {
     try {
@@ -178,6 +287,10 @@ export async function migratePostgres(pool: Pool, schemaName: string, appliedAt:
       for (const migration of POSTGRES_MIGRATIONS) {
         if (migration.version <= from) continue;
         for (const statement of migration.statements(quoted)) await client.query(statement);
+        // Version 0 is a new schema (version 1 creates every table): nothing of it was ever purged.
+        if (from > 0) {
+          for (const statement of migration.upgradeStatements?.(quoted) ?? []) await client.query(statement, [clockReading]);
+        }
         await client.query(`INSERT INTO ${quoted}.schema_version (version, applied_at) VALUES ($1, $2)`, [migration.version, appliedAt]);
       }
       await client.query('COMMIT');

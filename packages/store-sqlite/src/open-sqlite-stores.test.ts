@@ -17,7 +17,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { dropAppendOnlyTriggers, sqliteTamper } from './__fixtures__/sqlite-tamper.js';
 import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
 import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
-import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
+import { migrateSqlite, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-sqlite-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -174,9 +174,9 @@ describe('SQLite stores: migrations', () => {
       const clock = new ManualClock(T0);
       const stores = openSqliteStores({ path, clock });
       try {
-        expect(SQLITE_SCHEMA_VERSION).toBe(4);
-        expect(stores.schemaVersion).toBe(4);
-        expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4]);
+        expect(SQLITE_SCHEMA_VERSION).toBe(5);
+        expect(stores.schemaVersion).toBe(5);
+        expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
         expect(queryPlan(stores, 'request_sha256')).toMatch(/INDEX idempotency_records_request \(request_sha256=\?\)/);
         expect(queryPlan(stores, 'intent_sha256')).toMatch(/INDEX idempotency_records_intent \(intent_sha256=\?\)/);
         await checkIntentDigestMigration(stores.idempotencyStore, { request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, now: T0 });
@@ -185,7 +185,7 @@ describe('SQLite stores: migrations', () => {
       }
       // Reopening applies nothing again.
       const reopened = openSqliteStores({ path, clock });
-      expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(4);
+      expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(5);
       expect((await reopened.idempotencyStore.get('key-new'))?.intent_sha256).toBe(INTENT);
       reopened.close();
     });
@@ -220,8 +220,8 @@ describe('SQLite stores: migrations', () => {
 
     const stores = openSqliteStores({ path, digester });
     try {
-      expect(stores.schemaVersion).toBe(4);
-      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4]);
+      expect(stores.schemaVersion).toBe(5);
+      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
       expect(triggerNames(stores.database)).toEqual(ALL_TRIGGERS);
       expect(() => stores.database.prepare('INSERT OR REPLACE INTO audit_head (id, sequence, entry_hash) VALUES (1, 3, ?)').run(previous)).toThrow(
         /only follows appends/,
@@ -234,6 +234,96 @@ describe('SQLite stores: migrations', () => {
       expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 4 });
     } finally {
       stores.close();
+    }
+  });
+
+  it('migrates a version 4 file with records to the token floor: seeded from the clock at the migration, raised by every deletion, records kept', async () => {
+    // The review: a record purged before the upgrade, whose tokens the floor cannot know; its key
+    // is claimed again after the clock stepped back. The seed (the clock reading when the file was
+    // upgraded) is above every token a purge before it could have deleted.
+    const path = fileAtVersion(4);
+    const old = new BetterSqlite3(path);
+    const insert = old.prepare(
+      `INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+       VALUES (?, ?, 'released', 'host-old', ?, ?, ?, ?)`,
+    );
+    insert.run('key-released', REQUEST, T0 - 999, T0 - 998, T0 - 999, T0 - 998);
+    // Version 4 purged this one (token T0 - 500, at or below its cutoff), keeping nothing of it.
+    insert.run('key-purged-before', REQUEST, T0 - 500, T0 - 499, T0 - 500, T0 - 499);
+    old.exec("DELETE FROM idempotency_records WHERE key = 'key-purged-before'");
+    expect(triggerNames(old)).not.toContain('idempotency_records_raise_token_floor');
+    old.close();
+
+    const clock = new ManualClock(T0);
+    const stores = openSqliteStores({ path, clock });
+    try {
+      expect(stores.schemaVersion).toBe(5);
+      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
+      expect(triggerNames(stores.database)).toEqual(ALL_TRIGGERS);
+      const floor = () => stores.database.prepare('SELECT id, token FROM idempotency_token_floor').all();
+      expect(floor()).toEqual([{ id: 1, token: T0 }]);
+      // The records of version 4 read back as they were.
+      expect(await stores.idempotencyStore.get('key-old')).toMatchObject({ state: 'started', fencing_token: 7 });
+      expect(await stores.idempotencyStore.get('key-released')).toMatchObject({ state: 'released', fencing_token: T0 - 999 });
+      // A claim of a released record adds one to its token (the floor is for keys without a record).
+      expect(await stores.idempotencyStore.claim({ key: 'key-released', request_sha256: REQUEST, owner: 'host-new', lease_ms: 1_000 })).toMatchObject({
+        kind: 'claimed',
+        fencing_token: T0 - 998,
+      });
+      // The clock steps back past the purged record's time: the key's next record starts above the seed.
+      clock.set(T0 - 600);
+      expect(await stores.idempotencyStore.claim({ key: 'key-purged-before', request_sha256: REQUEST, owner: 'host-new', lease_ms: 1_000 })).toEqual({
+        kind: 'claimed',
+        fencing_token: T0 + 1,
+        lease_expires_at: T0 + 400,
+        took_over: false,
+      });
+      expect(await stores.idempotencyStore.release({ key: 'key-purged-before', fencing_token: T0 - 500, handler_declared_not_started: true })).toEqual({
+        ok: false,
+        reason: 'fenced',
+        state: 'claimed',
+      });
+      // Every deletion raises it, a purge batch and a raw DELETE alike; nothing lowers it.
+      clock.set(T0 + 10_000);
+      // The two claims above, and the released record fileAtVersion left under an intent key (token 1).
+      expect(await stores.idempotencyStore.purgeExpired({ older_than_ms: 0 })).toBe(3);
+      expect(floor()).toEqual([{ id: 1, token: T0 + 1 }]);
+      stores.database.exec("DELETE FROM idempotency_records WHERE key = 'key-old'");
+      expect(floor()).toEqual([{ id: 1, token: T0 + 1 }]);
+      expect(() => stores.database.exec('UPDATE idempotency_token_floor SET token = 0')).toThrow(/only rises/);
+      expect(() => stores.database.exec('DELETE FROM idempotency_token_floor')).toThrow(/only rises/);
+      expect(() => stores.database.exec('INSERT OR REPLACE INTO idempotency_token_floor (id, token) VALUES (1, 0)')).toThrow(/only rises/);
+      // A process of version 4 still running on the file plans a first token from its clock alone:
+      // behind the floor, its insert is refused instead of repeating a purged token.
+      expect(() =>
+        stores.database
+          .prepare(
+            `INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+             VALUES ('key-purged-before', ?, 'claimed', 'host-v4', ?, ?, ?, ?)`,
+          )
+          .run(REQUEST, T0 + 1, T0 + 1_000, T0, T0),
+      ).toThrow(/at or below the token floor/);
+      expect(await stores.idempotencyStore.get('key-purged-before')).toBeUndefined();
+    } finally {
+      stores.close();
+    }
+    // Reopening applies nothing and seeds nothing again.
+    const reopened = openSqliteStores({ path, clock: new ManualClock(T0 + 86_400_000) });
+    expect(reopened.database.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(T0 + 1);
+    reopened.close();
+  });
+
+  it('starts a new file with a token floor of 0, and migrates a version 4 file with migrateSqlite alone (no clock reading) to a floor of 0', () => {
+    const fresh = openSqliteStores({ path: nextPath(), clock: new ManualClock(T0) });
+    expect(fresh.database.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(0);
+    fresh.close();
+    const database = new BetterSqlite3(fileAtVersion(4));
+    try {
+      expect(() => migrateSqlite(database, '2026-07-19T00:00:00.000Z', -1)).toThrow(RangeError);
+      expect(migrateSqlite(database, '2026-07-19T00:00:00.000Z')).toBe(5);
+      expect(database.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(0);
+    } finally {
+      database.close();
     }
   });
 
@@ -378,6 +468,11 @@ const ALL_TRIGGERS = [
   'audit_log_append_only_delete',
   'audit_log_append_only_replace',
   'audit_log_append_only_update',
+  'idempotency_records_above_token_floor',
+  'idempotency_records_raise_token_floor',
+  'idempotency_token_floor_no_delete',
+  'idempotency_token_floor_no_insert',
+  'idempotency_token_floor_only_rises',
 ];
 const triggerNames = (database: import('better-sqlite3').Database) =>
   database.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();

@@ -198,7 +198,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     database.pragma(`busy_timeout = ${Math.max(busyTimeoutMs, lockTimeoutMs)}`);
     if (path !== ':memory:') database.pragma('journal_mode = WAL');
     database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-    schemaVersion = migrateSqlite(database, formatRecordedAt(readClock(clock)));
+    const openedAt = readClock(clock);
+    schemaVersion = migrateSqlite(database, formatRecordedAt(openedAt), openedAt);
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
     database.close();
@@ -217,10 +218,13 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       sealed_json = @sealed_json, receipt = @receipt, delivery = @delivery, completed_at = @completed_at
      WHERE key = @key AND fencing_token = @expected_token AND state = @expected_state`,
   );
-  // isPurgeable of @toolseal/audit, as SQL: the token condition keeps a key's next record (whose
-  // first token is the clock reading + 1) above every token the purged one handed out. One batch:
-  // at most @limit records, found through the retention index (state, updated_at), deleted in one
-  // autocommit statement, so it writes all or nothing and holds the write lock only that long.
+  const selectTokenFloor = database.prepare<[], { token: number }>('SELECT token FROM idempotency_token_floor WHERE id = 1');
+  // isPurgeable of @toolseal/audit, as SQL. One batch: at most @limit records, found through the
+  // retention index (state, updated_at), deleted in one autocommit statement, so it writes all or
+  // nothing and holds the write lock only that long. The trigger
+  // idempotency_records_raise_token_floor raises the token floor to the highest token it deletes
+  // within that statement: the batch and the raise commit together, and a key's next first claim
+  // starts above every token the purged record handed out, whatever the clock does.
   const purgeBatch = database.prepare<[{ cutoff: number; limit: number }]>(
     `DELETE FROM idempotency_records WHERE key IN (
        SELECT key FROM idempotency_records
@@ -262,6 +266,13 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     return row === undefined ? undefined : recordFromRow(row);
   }
 
+  /** The token floor (schema version 5). Its row is never deleted (a trigger refuses it): a missing one is a broken file. */
+  function readTokenFloor(): number {
+    const row = selectTokenFloor.get();
+    if (row === undefined) throw new Error('idempotency_token_floor row is missing');
+    return row.token;
+  }
+
   function applyWrite(write: PlannedWrite): void {
     const row = rowFromRecord(write.record);
     const changes =
@@ -275,8 +286,10 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
 
   function plan(operation: IdempotencyOperation, now: number) {
     const current = readRecord(operation.input.key);
+    // A first claim plans above the token floor. Inside writeTransaction the record and the floor
+    // are read under the write lock, so no purge can come between them and the insert.
     return operation.type === 'claim'
-      ? planIdempotencyTransition(current, operation, now)
+      ? planIdempotencyTransition(current, operation, now, current === undefined ? readTokenFloor() : undefined)
       : planIdempotencyTransition(current, operation, now);
   }
 

@@ -4,6 +4,12 @@ import type { Database } from 'better-sqlite3';
 export interface SqliteMigration {
   version: number;
   statements: readonly string[];
+  /**
+   * Run after `statements` only when the database already existed at an earlier version (an
+   * upgrade, not a new file), with the clock reading of the migration (epoch ms) bound as
+   * `@clock_reading`.
+   */
+  upgradeStatements?: readonly string[];
 }
 
 const APPEND_ONLY = "SELECT RAISE(ABORT, 'toolseal audit_log is append-only')";
@@ -110,6 +116,47 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         BEGIN SELECT RAISE(ABORT, 'toolseal audit_head only follows appends'); END`,
     ],
   },
+  {
+    version: 5,
+    statements: [
+      // The token floor: at least the highest fencing token of any idempotency record deleted. A
+      // key's first claim gets max(clock reading, floor) + 1 (planIdempotencyTransition), so a
+      // purged record's tokens never come back, however the clock moved since the purge (a step
+      // back further than the purge's older_than_ms gave a stale owner's token to a new record).
+      `CREATE TABLE idempotency_token_floor (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        token INTEGER NOT NULL CHECK (token >= 0)
+      ) STRICT`,
+      `INSERT INTO idempotency_token_floor (id, token) VALUES (1, 0)`,
+      // Raised by every deletion, in the statement that deletes: a purge batch and its raise
+      // commit together. A trigger rather than the store's purge statement, so that the purges of a
+      // process of an older version still running on the upgraded file raise it too.
+      `CREATE TRIGGER idempotency_records_raise_token_floor AFTER DELETE ON idempotency_records
+        BEGIN UPDATE idempotency_token_floor SET token = OLD.fencing_token WHERE id = 1 AND token < OLD.fencing_token; END`,
+      // A new record at or below the floor could hand out a purged record's token. This store plans
+      // above it under the write lock and never meets this trigger; a process of an older version
+      // (first token: its clock reading + 1) whose clock is behind the floor has its claim fail
+      // instead of repeating a token.
+      `CREATE TRIGGER idempotency_records_above_token_floor BEFORE INSERT ON idempotency_records
+        WHEN NEW.fencing_token <= (SELECT token FROM idempotency_token_floor WHERE id = 1)
+        BEGIN SELECT RAISE(ABORT, 'toolseal idempotency record at or below the token floor'); END`,
+      // One row, that only rises (as audit_head, against accidental writes through other tools).
+      `CREATE TRIGGER idempotency_token_floor_only_rises BEFORE UPDATE ON idempotency_token_floor
+        WHEN NEW.token < OLD.token OR NEW.id IS NOT OLD.id
+        BEGIN SELECT RAISE(ABORT, 'toolseal idempotency_token_floor only rises'); END`,
+      `CREATE TRIGGER idempotency_token_floor_no_insert BEFORE INSERT ON idempotency_token_floor
+        BEGIN SELECT RAISE(ABORT, 'toolseal idempotency_token_floor only rises'); END`,
+      `CREATE TRIGGER idempotency_token_floor_no_delete BEFORE DELETE ON idempotency_token_floor
+        BEGIN SELECT RAISE(ABORT, 'toolseal idempotency_token_floor only rises'); END`,
+    ],
+    // A file from before this version may have had records purged already, whose tokens the floor
+    // cannot know. Each was purged only once its token was at or below the purge's cutoff (clock
+    // reading minus older_than_ms), so a floor at the migration's clock reading is above them all
+    // unless the clock reads, at the migration, behind such a cutoff (stepped back further than
+    // older_than_ms since that purge). It only ever raises first tokens (never lowers a guarantee):
+    // while the clock is ahead of it, max(clock reading, floor) is the clock reading, as before.
+    upgradeStatements: [`UPDATE idempotency_token_floor SET token = @clock_reading WHERE id = 1 AND token < @clock_reading`],
+  },
 ];
 
 /** The newest schema version this package writes. */
@@ -120,8 +167,16 @@ export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length 
  * write lock (the version is read first); two processes migrating at once serialize on the write
  * lock (BEGIN IMMEDIATE) and apply each step once. Refuses a database written by a newer version
  * of this package.
+ *
+ * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to
+ * version 5 seeds the token floor with it (see `upgradeStatements`). `openSqliteStores` passes its
+ * clock's reading; with 0, fencing across a clock step back covers only the records purged after
+ * the upgrade.
  */
-export function migrateSqlite(database: Database, appliedAt: string): number {
+export function migrateSqlite(database: Database, appliedAt: string, clockReading = 0): number {
+  if (!Number.isSafeInteger(clockReading) || clockReading < 0) {
+    throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds');
+  }
   // A no-op, without the write lock, once the table exists.
   database.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
   const current = database.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_version');
@@ -140,6 +195,10 @@ export function migrateSqlite(database: Database, appliedAt: string): number {
     for (const migration of SQLITE_MIGRATIONS) {
       if (migration.version <= from) continue;
       for (const statement of migration.statements) database.exec(statement);
+      // Version 0 is a new file (version 1 creates every table): nothing of it was ever purged.
+      if (from > 0) {
+        for (const statement of migration.upgradeStatements ?? []) database.prepare(statement).run({ clock_reading: clockReading });
+      }
       record.run(migration.version, appliedAt);
     }
     return SQLITE_SCHEMA_VERSION;
