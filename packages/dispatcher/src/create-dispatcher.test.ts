@@ -981,6 +981,31 @@ describe('a turn of parallel calls', () => {
   });
 
   it.each([
+    ['provider', { provider: 'OpenAI' }],
+    ['api_family', { api_family: 'generateContent' }],
+    ['adapter_revision', { adapter_revision: 'r'.repeat(65) }],
+  ])(
+    'the review: refuses a call whose %s the protected_audit schema refuses (TypeError), before any write runs or anything is audited',
+    async (field, change) => {
+      // Sealing refuses such a call too, but only after the handler: a write ran, and its audit entry was never appended.
+      const host = createTestHost();
+      const approval = await approveBaseline(host, `approval-key-schema-${field}`);
+      const call = { ...toolCall('create_refund_draft', BASELINE_REFUND), ...change };
+      const headBefore = await host.stores.auditLog.head();
+      const error = await host.dispatcher.dispatch([call], { ...context, approvals: [approval] }).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as TypeError).message).toMatch(new RegExp(`^dispatch: call\\.${field} breaks the protected_audit schema`));
+      expect(host.calls['create_refund_draft']).toBe(0);
+      expect((await host.stores.auditLog.query({ kind: 'write_started' }, { limit: 5 })).entries).toEqual([]);
+      expect(await host.stores.auditLog.head()).toEqual(headBefore);
+      expect(await host.stores.auditLog.head()).toEqual(headBefore);
+    },
+  );
+
+  it.each([
     ['tenant_id', { tenant_id: 'cedar\ud800' }, /context\.principal\.tenant_id must be 1 to 128 characters without lone surrogates/],
     ['subject_id', { subject_id: '\udc00drafter' }, /context\.principal\.subject_id must be 1 to 128 characters without lone surrogates/],
     ['a role', { roles: ['support_drafter', 'admin\ud800'] }, /context\.principal\.roles must be at most 32 strings without lone surrogates/],

@@ -30,6 +30,7 @@ import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
 import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
 import {
   createResultVerifier,
+  providerContextFieldOutsideSchema,
   sealResult,
   type InputFieldTemplates,
   type OutputViolation,
@@ -333,6 +334,14 @@ function checkCalls(calls: unknown): readonly ToolCall[] {
       tool_name: callField(record, 'tool_name'),
       arguments: record['arguments'] as RawArguments,
     });
+    // What the protected audit holds of the call, checked as sealing would check it, but before
+    // any gate: sealing refuses such a call only once its handler has run.
+    const outside = providerContextFieldOutsideSchema(copy);
+    if (outside !== null) {
+      throw new TypeError(
+        `dispatch: call.${outside} breaks the protected_audit schema (provider and api_family lowercase patterns, ids of 1 to 256 code points, adapter_revision of 1 to 64)`,
+      );
+    }
     if (seen.has(copy.call_id)) throw new TypeError('dispatch: a call id appears twice in one turn');
     seen.add(copy.call_id);
     copies.push(copy);

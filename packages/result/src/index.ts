@@ -36,3 +36,4 @@ export {
 export { verifyResult, type TrustedContext, type VerifyResultOptions } from './verify-result.js';
 export { createResultVerifier } from './create-result-verifier.js';
 export { MODEL_RESULT_SCHEMA, PROTECTED_AUDIT_SCHEMA } from './package-schema.js';
+export { providerContextFieldOutsideSchema, type ProviderContextFields } from './is-protected-audit.js';

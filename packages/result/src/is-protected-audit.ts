@@ -59,15 +59,34 @@ const isRevision = (value: unknown): boolean => isStringOfLength(value, 1, 64);
 const isNullOr = (value: unknown, min: number, max: number): boolean => value === null || isStringOfLength(value, min, max);
 const matches = (value: unknown, pattern: RegExp): boolean => typeof value === 'string' && pattern.test(value);
 
-/** The members of a seal's trusted call that `provider_context` and `downstream` copy. */
-export interface SealedCallFields {
+/** The members of a call that `protected_audit.provider_context` copies. */
+export interface ProviderContextFields {
   readonly provider: string;
   readonly api_family: string;
   readonly response_id: string;
   readonly call_id: string;
   readonly adapter_revision: string;
+}
+
+/** The members of a seal's trusted call that `provider_context` and `downstream` copy. */
+export interface SealedCallFields extends ProviderContextFields {
   readonly operation_id: string;
   readonly idempotency_key: string | null;
+}
+
+/**
+ * The first member of `call` that `PROTECTED_AUDIT_SCHEMA` would refuse in `provider_context`
+ * (the `provider` and `api_family` patterns, ids of 1 to 256 code points, a revision of 1 to 64),
+ * or `null`. A dispatcher checks a parsed call with it before anything runs, as `sealResult`
+ * would refuse the call only after the handler.
+ */
+export function providerContextFieldOutsideSchema(call: ProviderContextFields): keyof ProviderContextFields | null {
+  if (!matches(call.provider, PROVIDER)) return 'provider';
+  if (!matches(call.api_family, API_FAMILY)) return 'api_family';
+  if (!isStringOfLength(call.response_id, 1, 256)) return 'response_id';
+  if (!isStringOfLength(call.call_id, 1, 256)) return 'call_id';
+  if (!isRevision(call.adapter_revision)) return 'adapter_revision';
+  return null;
 }
 
 /**
@@ -76,11 +95,8 @@ export interface SealedCallFields {
  * its own verification calls malformed.
  */
 export function callFieldOutsideSchema(call: SealedCallFields): keyof SealedCallFields | null {
-  if (!matches(call.provider, PROVIDER)) return 'provider';
-  if (!matches(call.api_family, API_FAMILY)) return 'api_family';
-  if (!isStringOfLength(call.response_id, 1, 256)) return 'response_id';
-  if (!isStringOfLength(call.call_id, 1, 256)) return 'call_id';
-  if (!isRevision(call.adapter_revision)) return 'adapter_revision';
+  const outside = providerContextFieldOutsideSchema(call);
+  if (outside !== null) return outside;
   if (!isStringOfLength(call.operation_id, 1, 128)) return 'operation_id';
   if (!isNullOr(call.idempotency_key, 1, 256)) return 'idempotency_key';
   return null;
