@@ -520,11 +520,11 @@ const BUSINESS_AMBIGUOUS_NAMES = [
   'approval_status',
 ];
 const BUSINESS_AMBIGUOUS_SUFFIXES = ['sessionid', 'authorization', 'cookie', 'operationid', 'operationids', 'tenantid', 'tenantids', 'subjectid', 'subjectids'];
-// Every prefix rule marks a credential or the binding digest: none is liftable.
+// Every prefix rule marks a credential, the binding digest or the catalog's instructions: none is liftable.
 const UNLIFTABLE_PREFIXES = [
   'secretkey', 'secretaccesskey', 'secretvalue', 'secretstring', 'secretbinary', 'password', 'passwd', 'apikey', 'accesstoken',
   'refreshtoken', 'privatekey', 'clientsecret', 'authorization', 'bearer', 'accesskey', 'signingkey', 'encryptionkey', 'masterkey',
-  'sshkey', 'connectionstring', 'databaseurl', 'callbinding',
+  'sshkey', 'connectionstring', 'databaseurl', 'callbinding', 'safemessage', 'retryafter',
 ];
 
 // Credentials and control fields a fuzzing review found liftable.
@@ -616,7 +616,9 @@ describe('allowKeys lifts business-ambiguous names only (fuzzing review)', () =>
     expect(scan(data).map((hit) => hit.key).sort()).toEqual(
       ['recovery', 'retry_after_ms', 'safe_message', 'is_approved', 'approvals', 'approval_id', 'approved_by', 'approver', 'approval_status', 'provenance', 'trust'].sort(),
     );
-    for (const name of ['safe_message', 'retry_after_ms', 'isApproved', 'approvals', 'approval_id', 'approval_ids']) {
+    // Near spellings of the catalog's instructions too (review of the fix).
+    expect(scan({ safe_messages: [], retry_after: 0, RetryAfterSeconds: 1 }).map((hit) => hit.matched)).toEqual(['safemessage*', 'retryafter*', 'retryafter*']);
+    for (const name of ['safe_message', 'retry_after_ms', 'isApproved', 'approvals', 'approval_id', 'approval_ids', 'retry_after', 'safe_messages']) {
       expect(isLiftableKeyName(name), name).toBe(false);
     }
     const lifted = createSensitiveKeyScanner({ allowKeys: ['recovery', 'trust', 'provenance', 'approved_by', 'approver', 'approval_status'] });

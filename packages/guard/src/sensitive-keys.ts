@@ -297,8 +297,12 @@ const CREDENTIAL_PREFIXES = [
   'databaseurl',
 ];
 
-/** The boundary's binding digest (`call_binding`, `callBindingDigest`): never liftable. */
-const CONTROL_PREFIXES = ['callbinding'];
+/**
+ * The boundary's binding digest (`call_binding`, `callBindingDigest`) and the error catalog's
+ * instructions to the model in any form (`safe_messages`, `retry_after`, `retry_after_seconds`):
+ * never liftable.
+ */
+const CONTROL_PREFIXES = ['callbinding', 'safemessage', 'retryafter'];
 
 /**
  * Normalized beginnings of credential and control names, flagged whatever follows them
