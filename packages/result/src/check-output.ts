@@ -283,6 +283,15 @@ function checkEnvelope(
   // Every later check reads a private copy parsed from the canonical text: what is validated is
   // exactly what is sealed and hashed, even if the handler's object could change between reads.
   const dataCopy = JSON.parse(canonicalData) as JsonObject;
+  // Key and string limits below the envelope's own needs (8 keys, 256 units) are checked on `data`
+  // alone: the walk of the whole output above had to allow the envelope those.
+  if (tool.checksDataLimits) {
+    const exact = checkUntrustedValue(dataCopy, tool.dataLimits);
+    if (!exact.ok) {
+      violations.push({ rule: exact.violation.rule, path: `/data${exact.violation.path}` });
+      return refuse();
+    }
+  }
   violations.push(...checkOutputData(tool, dataCopy, argumentsValue));
   if (violations.length > 0) return refuse();
   const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);

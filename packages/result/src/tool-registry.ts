@@ -82,12 +82,18 @@ export interface RegisteredTool {
   /** The guard limits applied to the whole raw handler output (data limits plus the envelope). */
   readonly handlerOutputLimits: Readonly<JsonLimits>;
   /**
-   * The guard limits `verifyResult` applies to a presented package's `data` alone: those of
-   * `handlerOutputLimits`, less the envelope's level. Never tighter than sealing; looser only by
-   * the few values of the envelope that `maxTotalNodes` also counts there. (Bytes are measured
-   * exactly on the canonical text of `data`, against `limits.maxBytes`.)
+   * The guard limits on `data` alone: the tool's depth, item, key and string limits exactly, and
+   * `handlerOutputLimits`' value count (looser only by the few envelope values it also counts
+   * there). `verifyResult` applies them to a presented package's `data`; sealing applies them too
+   * where `checksDataLimits`. (Bytes are measured exactly on the canonical text of `data`, against
+   * `limits.maxBytes`.)
    */
   readonly dataLimits: Readonly<JsonLimits>;
+  /**
+   * True when the tool's key or string limit is below what the walk of the whole handler output
+   * allows the envelope (8 keys, 256 units): sealing then checks `data` against `dataLimits` too.
+   */
+  readonly checksDataLimits: boolean;
   /** Validates arguments against `input_schema` (compiled once). */
   readonly validateInput: CompiledValidator;
   /**
@@ -332,7 +338,14 @@ function compileTool(spec: unknown): RegisteredTool {
     sourceLabel: own.source_label,
     limits,
     handlerOutputLimits,
-    dataLimits: Object.freeze({ ...handlerOutputLimits, maxDepth: limits.maxDepth }),
+    dataLimits: Object.freeze({
+      ...handlerOutputLimits,
+      maxDepth: limits.maxDepth,
+      maxObjectKeys: limits.maxObjectKeys,
+      maxStringLength: limits.maxStringLength,
+    }),
+    checksDataLimits:
+      limits.maxObjectKeys < handlerOutputLimits.maxObjectKeys || limits.maxStringLength < handlerOutputLimits.maxStringLength,
     validateInput,
     inputFields,
     validateOutput,

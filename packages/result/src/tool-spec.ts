@@ -100,7 +100,7 @@ export interface ToolSpec {
   /** Allowed link schemes and hosts. Required when the output schema has a `format: "uri"` field. */
   links?: LinkPolicy;
   /**
-   * Allowed MIME types (lowercase, parameters included if any) for output fields named
+   * Allowed MIME types (lowercase, no parameters) for output fields named
    * `media_type` or `mime_type`, compared as whole strings ignoring ASCII case only (a value with
    * any character outside printable ASCII is refused). Required when the output schema declares
    * such a field.

@@ -687,6 +687,19 @@ describe("verifyResult holds a package's data to the tool's own output limits", 
     }
   });
 
+  it('enforces key and string limits below the envelope walk\'s own (8 keys, 256 units) at sealing and verification (review of the fix)', () => {
+    // The whole-output walk allowed the envelope 8 keys and 256 units, so these limits bound nothing before.
+    const short = createToolRegistry([notesSpec({ maxStringLength: 32 })]);
+    const refused = sealNotes(short, [['x'.repeat(33)]]);
+    expect(refused.sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+    expect(refused.violations).toEqual([{ rule: 'max_string_length', path: '/data/items/0/0' }]);
+    expect(sealNotes(short, [['x'.repeat(32)]]).violations).toEqual([]);
+    const storedLong = sealNotes(loose, [['x'.repeat(33)]]);
+    expect(verifyResult(copy(storedLong.sealed), trustedNotes(short))).toEqual({ ok: false, reasons: ['output_contract'] });
+    expect(short.get('notes')?.checksDataLimits).toBe(true);
+    expect(loose.get('notes')?.checksDataLimits).toBe(false);
+  });
+
   it('never refuses a package whose data sealing accepts under the same limits (property)', () => {
     fc.assert(
       fc.property(
