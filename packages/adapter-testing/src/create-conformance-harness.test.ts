@@ -24,6 +24,9 @@ describe('createConformanceHarness', () => {
   it('throws when a data result cannot be sealed for the arguments given', () => {
     const harness = createConformanceHarness();
     expect(() => harness.seal(lookup('{"order_id":"A"}'))).toThrow(/arguments do not fit its contract/);
+    // An extra key the input schema refuses (review of the fix: the output still fit, so it sealed as succeeded).
+    expect(() => harness.seal(lookup('{"item_id":"I-1","extra":1}'))).toThrow(/arguments do not fit its contract/);
+    expect(() => harness.seal(lookup('not json'))).toThrow(/arguments do not fit its contract/);
     // An error outcome needs no fitting arguments.
     expect(harness.seal(lookup('{"order_id":"A"}'), { outcome: 'error' }).model_result.error?.code).toBe('NOT_FOUND');
   });

@@ -97,6 +97,13 @@ export function createConformanceHarness(): ConformanceHarness {
       }
       serial++;
       const args = argumentsOf(call);
+      // A data result is what a handler answers to arguments its tool's input schema accepts; for
+      // any others the harness would seal a result no host could have produced.
+      if ((options.outcome ?? 'data') === 'data' && registry.get(call.tool_name)?.validateInput(args) !== true) {
+        throw new TypeError(
+          `createConformanceHarness: the ${call.tool_name} arguments do not fit its contract, so no data result can be sealed (kit_lookup takes { item_id }, kit_write { item_id, amount })`,
+        );
+      }
       const context: CallContext = {
         provider: call.provider,
         api_family: call.api_family,
@@ -123,11 +130,6 @@ export function createConformanceHarness(): ConformanceHarness {
         now: () => NOW,
         digester,
       });
-      if (sealed.model_result.status === 'failed' && sealed.model_result.error?.code === 'OUTPUT_CONTRACT_VIOLATION') {
-        throw new TypeError(
-          `createConformanceHarness: the ${call.tool_name} arguments do not fit its contract, so no data result can be sealed (kit_lookup takes { item_id }, kit_write { item_id, amount })`,
-        );
-      }
       trusted.set(keyOf(call), {
         registry,
         tool_name: call.tool_name,
