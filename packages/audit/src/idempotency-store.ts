@@ -254,8 +254,8 @@ export interface IdempotencyStore {
   findCompleted?(input: FindCompletedInput): Promise<IdempotencyRecord[]>;
   /**
    * Retention: deletes `completed` and `released` records that finished, and `claimed` records
-   * whose lease ran out (never started), at least `older_than_ms` ago, and only once their fencing
-   * token is at or below that cutoff (`isPurgeable`). Never deletes `started` or `unknown` records.
+   * whose lease ran out (never started), at least `older_than_ms` ago (`isPurgeable`; fencing
+   * tokens play no part). Never deletes `started` or `unknown` records.
    * Raises the store's token floor to the highest fencing token it deletes, atomically with the
    * deletion, so that a key's next first claim starts above it. Returns how many were deleted.
    */

@@ -595,7 +595,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal((await store.get('key-purged-claim'))?.owner, OWNER_2);
     }),
 
-    define('retention: what purgeExpired deletes is what isPurgeable says, also for tokens ahead of the clock', async ({ store, clock }) => {
+    define('retention: what purgeExpired deletes is what isPurgeable says, tokens ahead of the clock included, and the next record starts above them', async ({ store, clock }) => {
       const keys = ['released-thrice', 'claimed-twice', 'completed-once'];
       // Within one millisecond: claim and release three times (tokens T0 + 1, + 2, + 3) ...
       for (let round = 0; round < 3; round += 1) {
@@ -610,9 +610,9 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal(again.kind === 'claimed' && again.fencing_token, FIRST + 1);
       await recordInState(store, 'completed-once', 'completed');
 
-      // Their tokens: T0 + 3, T0 + 2 (lease ended T0 + 1), T0 + 1, all finished at T0. Without the
-      // token condition, the first and last would go at T0 and the second at T0 + 1.
-      const expectedPurged = [[], ['completed-once'], ['claimed-twice'], ['released-thrice']];
+      // Finished at T0 (the lapsed claim's lease at T0 + 1): tokens play no part in retention, the
+      // token floor does their job.
+      const expectedPurged = [['released-thrice', 'completed-once'], ['claimed-twice']];
       for (const [step, expected] of expectedPurged.entries()) {
         if (step > 0) clock.advance(1);
         // Each step: what isPurgeable says of the stored records is what the store deletes.
@@ -622,7 +622,7 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         assert.equal(await store.purgeExpired({ older_than_ms: 0 }), expected.length, `purged at T0 + ${step}`);
         for (const key of expected) assert.equal(await store.get(key), undefined, key);
       }
-      // The purged key's next record starts above every token it handed out.
+      // The purged key's next record starts above every token it handed out (the floor: T0 + 3).
       const next = await store.claim(claimInput('released-thrice', { owner: OWNER_2, lease: 1 }));
       assert.equal(next.kind === 'claimed' && next.fencing_token, T0 + 4);
     }),
@@ -1502,8 +1502,8 @@ export function findCompletedConformanceCases(factory: StoreFactory): Conformanc
       await recordInState(store, 'key-purged', 'completed', REQUEST_A, INTENT_X);
       clock.advance(1);
       await recordInState(store, 'key-kept', 'completed', REQUEST_A, INTENT_X);
-      // Its fencing token (T0 + 2) is above the cutoff: kept; the first one goes.
-      assert.equal(await store.purgeExpired({ older_than_ms: 0 }), 1);
+      // Completed at T0 + 1, after the cutoff (T0): kept; the first one goes.
+      assert.equal(await store.purgeExpired({ older_than_ms: 1 }), 1);
       assert.deepEqual(await find(store, INTENT_X), ['key-kept']);
       await recordInState(store, 'key-purged', 'started', REQUEST_B, INTENT_Y);
       assert.deepEqual(await find(store, INTENT_Y), []);

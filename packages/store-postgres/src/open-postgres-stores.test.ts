@@ -722,6 +722,19 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     await pool.query(`DELETE FROM ${s}.idempotency_records WHERE key = 'key-old'`);
     expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 1) }]);
     expect(await store.claim(claimInput('key-truncated', 'host-new'))).toMatchObject({ fencing_token: T0 + 10_001 });
+    // Only at READ COMMITTED: at a stricter isolation the trigger's query would read the
+    // transaction's snapshot while TRUNCATE removes rows committed after it (review of the fix).
+    for (const isolation of ['REPEATABLE READ', 'SERIALIZABLE']) {
+      const client = await pool.connect();
+      try {
+        await client.query(`BEGIN ISOLATION LEVEL ${isolation}`);
+        await expect(client.query(`TRUNCATE ${s}.idempotency_records`), isolation).rejects.toThrow(/truncated only at READ COMMITTED/);
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    }
+    expect(await store.get('key-truncated')).toMatchObject({ fencing_token: T0 + 10_001 });
     await pool.query(`TRUNCATE ${s}.idempotency_records`);
     expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 10_001) }]);
     // The floor row only rises.

@@ -273,8 +273,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const purgeRecords = statement(
     'purge_records',
     `DELETE FROM ${s}.idempotency_records
-     WHERE fencing_token <= $1
-       AND ((state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1))`,
+     WHERE (state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1)`,
   );
   // isUnresolved of @toolseal/audit, as SQL. The contract orders keys by UTF-16 code units, which
   // no collation does (COLLATE "C" compares UTF-8 bytes: it puts characters above U+FFFF after

@@ -164,9 +164,16 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         REFERENCING OLD TABLE AS deleted_records
         FOR EACH STATEMENT EXECUTE FUNCTION ${s}.idempotency_raise_token_floor()`,
       // TRUNCATE fires no DELETE trigger: it raises the floor to every token it is about to remove
-      // (it holds the table's ACCESS EXCLUSIVE lock by then).
+      // (it holds the table's ACCESS EXCLUSIVE lock by then, and under READ COMMITTED this query
+      // takes a fresh snapshot that sees every committed row). Under REPEATABLE READ or SERIALIZABLE
+      // the query would see the transaction's snapshot while TRUNCATE removes rows committed after
+      // it, leaving their tokens above the floor (a review reproduced a token handed out twice):
+      // refused there.
       `CREATE FUNCTION ${s}.idempotency_raise_token_floor_on_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
+          IF current_setting('transaction_isolation') <> 'read committed' THEN
+            RAISE EXCEPTION 'toolseal idempotency_records can be truncated only at READ COMMITTED';
+          END IF;
           UPDATE ${s}.idempotency_token_floor AS floor SET token = existing_top.token
             FROM (SELECT max(fencing_token) AS token FROM ${s}.idempotency_records) AS existing_top
             WHERE floor.id = 1 AND floor.token < existing_top.token;
@@ -187,7 +194,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       // snapshot, so it locks the row instead, which fails with a serialization error (40001) when
       // a purge raised the floor since: an error, never a repeated token. It also refuses the
       // first claims of older versions' hosts whose clocks are behind the floor (their first token
-      // is their clock reading + 1). A missing floor row is refused too (claims of new keys fail).
+      // is their clock reading + 1). A missing floor row is refused too (every claim fails: the store reads the floor with the record).
       `CREATE FUNCTION ${s}.idempotency_check_token_floor() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
           floor_token bigint;

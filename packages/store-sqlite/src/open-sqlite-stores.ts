@@ -228,9 +228,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const purgeBatch = database.prepare<[{ cutoff: number; limit: number }]>(
     `DELETE FROM idempotency_records WHERE key IN (
        SELECT key FROM idempotency_records
-       WHERE fencing_token <= @cutoff
-         AND ((state IN ('completed', 'released') AND updated_at <= @cutoff)
-           OR (state = 'claimed' AND lease_expires_at <= @cutoff))
+       WHERE (state IN ('completed', 'released') AND updated_at <= @cutoff)
+          OR (state = 'claimed' AND lease_expires_at <= @cutoff)
        LIMIT @limit)`,
   );
   // isUnresolved of @toolseal/audit, as SQL. SQLite compares TEXT by the bytes of its UTF-8 and
@@ -347,7 +346,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       // The clock is read once, at the first attempt, and every batch uses that cutoff: a later
       // batch deletes nothing isPurgeable did not allow then, and the purge ends even while
       // records keep expiring. Each batch checks its records again: one claimed again meanwhile
-      // (a token above the cutoff) stays.
+      // (a lease ending after the cutoff) stays.
       let cutoff: number | undefined;
       let purged = 0;
       for (;;) {
