@@ -108,14 +108,8 @@ export function isProtectedAudit(value: unknown): value is ProtectedAudit {
   if (value['schema_version'] !== PROTECTED_AUDIT_SCHEMA_VERSION || !isSha256Hex(value['principal_ref'])) return false;
 
   const context = value['provider_context'];
-  if (
-    !hasExactly(context, PROVIDER_CONTEXT_KEY_LIST) ||
-    !matches(context['provider'], PROVIDER) ||
-    !matches(context['api_family'], API_FAMILY) ||
-    !isStringOfLength(context['response_id'], 1, 256) ||
-    !isStringOfLength(context['call_id'], 1, 256) ||
-    !isRevision(context['adapter_revision'])
-  ) {
+  // The same rules sealing and the dispatcher apply to a call (each check tests the value's type).
+  if (!hasExactly(context, PROVIDER_CONTEXT_KEY_LIST) || providerContextFieldOutsideSchema(context as unknown as ProviderContextFields) !== null) {
     return false;
   }
 
