@@ -14,6 +14,16 @@ export interface PostgresMigration {
   upgradeStatements?: (schema: string) => readonly string[];
 }
 
+/**
+ * The statement that raises the token floor (schema version 5) to the highest fencing token in
+ * `source`, a table or transition table of idempotency records; it never lowers it.
+ */
+function raiseTokenFloor(s: string, source: string): string {
+  return `UPDATE ${s}.idempotency_token_floor AS floor SET token = top_token.token
+            FROM (SELECT max(fencing_token) AS token FROM ${source}) AS top_token
+            WHERE floor.id = 1 AND floor.token < top_token.token;`;
+}
+
 /** Every migration this package knows, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -155,9 +165,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       // re-checks the condition on the row the first one committed, so the floor only rises.
       `CREATE FUNCTION ${s}.idempotency_raise_token_floor() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          UPDATE ${s}.idempotency_token_floor AS floor SET token = deleted_top.token
-            FROM (SELECT max(fencing_token) AS token FROM deleted_records) AS deleted_top
-            WHERE floor.id = 1 AND floor.token < deleted_top.token;
+          ${raiseTokenFloor(s, 'deleted_records')}
           RETURN NULL;
         END $$`,
       `CREATE TRIGGER idempotency_records_raise_token_floor AFTER DELETE ON ${s}.idempotency_records
@@ -174,9 +182,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
           IF current_setting('transaction_isolation') <> 'read committed' THEN
             RAISE EXCEPTION 'toolseal idempotency_records can be truncated only at READ COMMITTED';
           END IF;
-          UPDATE ${s}.idempotency_token_floor AS floor SET token = existing_top.token
-            FROM (SELECT max(fencing_token) AS token FROM ${s}.idempotency_records) AS existing_top
-            WHERE floor.id = 1 AND floor.token < existing_top.token;
+          ${raiseTokenFloor(s, `${s}.idempotency_records`)}
           RETURN NULL;
         END $$`,
       `CREATE TRIGGER idempotency_records_truncate_raise_token_floor BEFORE TRUNCATE ON ${s}.idempotency_records
