@@ -336,6 +336,18 @@ describe('sealResult', () => {
       expect(canonicalize(sealed.model_result)).not.toContain(snippet.split(' ').at(-1)?.slice(0, 8));
     });
 
+    it('the request digest and the principal reference of the call, which a status query is handed', () => {
+      const clean = sealResult(searchInput('How refunds work.')).sealed.protected_audit;
+      for (const leaked of [clean.binding.request_sha256, clean.principal_ref.toUpperCase()]) {
+        const { sealed, violations } = sealResult(searchInput(`downstream ref ${leaked}`));
+        expect(violations).toEqual([{ rule: 'protected_value', path: '/data/hits/1/snippet' }]);
+        expect(sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+        // The package still binds the same request and principal.
+        expect(sealed.protected_audit.binding.request_sha256).toBe(clean.binding.request_sha256);
+        expect(sealed.protected_audit.principal_ref).toBe(clean.principal_ref);
+      }
+    });
+
     it(`leaves values shorter than six characters alone (a tenant "cedar" is an ordinary word)`, () => {
       const short = { tenant_id: 'cedar', subject_id: 'u1', roles: [] };
       const { violations } = sealResult(searchInput('Cedar wood, user u1.', {}, { principal: short }));

@@ -249,6 +249,11 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   let modelResult: ModelResult;
   let canonical: string | null = null;
   let downstream: Downstream = { receipt: null, status_ref: null };
+  const { digester, principal, call } = input;
+  // Computed first: a data result is searched for them too (spec 000: the request digest is
+  // deliberately absent from the model projection, and so is the principal's reference).
+  const request_sha256 = requestDigestOf(digester, principal, contract, input.arguments);
+  const principal_ref = digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id });
 
   if (tool === undefined) {
     modelResult = errorResult(registry, 'UNKNOWN_TOOL', {}, execution.delivery, clockReadingText(reading));
@@ -272,13 +277,15 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       throw new TypeError('sealResult: a data result has outcome "committed"; seal an error otherwise');
     }
     // Values the model projection must never carry (spec 000: no principal identifiers, internal
-    // ids or receipts); the output's own receipt and status reference are added by the check.
-    const { principal, call } = input;
+    // ids, receipts or request digest); the output's own receipt and status reference are added
+    // by the check.
     const checked = checkHandlerOutput(tool, subject.output, input.arguments, nowMs, [
       principal.tenant_id,
       principal.subject_id,
       call.operation_id,
       call.idempotency_key,
+      request_sha256,
+      principal_ref,
     ]);
     if (checked.ok) {
       const value = checked.value;
@@ -314,8 +321,6 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   }
 
   canonical ??= canonicalize(modelResult);
-  const { digester, principal, call } = input;
-  const request_sha256 = requestDigestOf(digester, principal, contract, input.arguments);
   const result_sha256 = digester.resultDigestFromCanonical(canonical);
   const tool_contract = Object.freeze({ ...contract });
   const call_binding_sha256 = digester.callBindingDigest({
@@ -337,7 +342,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   // redactions).
   const protectedAudit: ProtectedAudit = Object.freeze({
     schema_version: PROTECTED_AUDIT_SCHEMA_VERSION,
-    principal_ref: digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id }),
+    principal_ref,
     provider_context: Object.freeze({
       provider: call.provider,
       api_family: call.api_family,

@@ -536,6 +536,18 @@ describe('verifyResult runs the checks sealResult makes beyond the output schema
     expect(verifyResult(rewritten(withDownstream.sealed, setSnippet(`ref ${STATUS_REF}`)), trustedKb())).toEqual(refused);
   });
 
+  it('fails data carrying the package\'s request digest or principal reference (spec 000: absent from the model projection)', () => {
+    const { request_sha256 } = stored.sealed.protected_audit.binding;
+    const { principal_ref } = stored.sealed.protected_audit;
+    for (const snippet of [`downstream ref ${request_sha256}`, `owner ${principal_ref.toUpperCase()}`]) {
+      expect(sealKb(kbOutput(snippet)).violations).toEqual([{ rule: 'protected_value', path: '/data/hits/0/snippet' }]);
+      expect(verifyResult(rewritten(stored.sealed, setSnippet(snippet)), trustedKb())).toEqual({ ok: false, reasons: ['output_contract'] });
+    }
+    // A digest the package does not bind is an ordinary hex string.
+    const other = request_sha256.replace(/^./, request_sha256.startsWith('0') ? '1' : '0');
+    expect(verifyResult(rewritten(stored.sealed, setSnippet(`ref ${other}`)), trustedKb())).toEqual({ ok: true });
+  });
+
   it('fails data carrying the trusted idempotency key of a write', () => {
     const write: CallContext = { ...callA, idempotency_key: 'idem-7f3a-0001' };
     const storedWrite = sealResult({ ...sealInputOf(write), subject: { kind: 'data', output: kbOutput('x') } }).sealed;

@@ -314,11 +314,11 @@ function verifyPackage(sealed: unknown, trusted: TrustedContext, canonicalText: 
 }
 
 /**
- * Whether a string of `data` contains a protected value of the call, the same values `sealResult`
- * searches for: the trusted principal's `tenant_id` and `subject_id`, the trusted call's
- * `operation_id` and `idempotency_key`, and the package's own downstream `receipt` and `status_ref`.
+ * The protected values of the call, the same values `sealResult` searches `data` for (see
+ * `protectedNeedles`): the trusted principal's `tenant_id` and `subject_id`, the trusted call's
+ * `operation_id` and `idempotency_key`, and the package's own downstream `receipt` and
+ * `status_ref`, request digest and principal reference.
  */
-/** The protected values of the call, as `sealResult` searches for them (see `protectedNeedles`). */
 function callNeedles(trusted: TrustedContext, audit: ProtectedAudit): string[] {
   const { principal, call } = trusted;
   return protectedNeedles([
@@ -328,6 +328,9 @@ function callNeedles(trusted: TrustedContext, audit: ProtectedAudit): string[] {
     call.idempotency_key,
     audit.downstream.receipt,
     audit.downstream.status_ref,
+    // The package's own: verification fails elsewhere when they are not the call's.
+    audit.binding.request_sha256,
+    audit.principal_ref,
   ]);
 }
 
