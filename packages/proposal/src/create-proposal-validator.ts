@@ -25,6 +25,7 @@ import {
   type ReadyForReview,
   type RecheckOutcome,
 } from './proposal-decision.js';
+import { copyPrincipal } from './copy-principal.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 
@@ -139,9 +140,6 @@ export interface ProposalValidator<TProposal, TFacts> {
   recheckCurrent(actor: PrincipalContext, decision: ReadyForReview<TProposal>): Promise<RecheckOutcome>;
 }
 
-/** The actor fields `checkActor` checks itself; every other own field is copied as it is. */
-const CHECKED_ACTOR_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 'roles']);
-
 /**
  * The actor is trusted host input, the authenticated principal: a malformed one is a host bug, not
  * something to decide on. Refused before the proposal is read or any facts source runs, with the
@@ -150,9 +148,8 @@ const CHECKED_ACTOR_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject
  * (the actor reference and the facts lookup), so a getter cannot pass the check as one principal
  * and be looked up as another. `roles` left out is an empty list. A host's principal may carry more
  * than `PrincipalContext` (a `suspended` flag its facts source checks, say): every other own
- * enumerable string-keyed field is kept in the copy, shallowly, as read once from its descriptor; one
- * that is an accessor, or that cannot be read (a Proxy trap that throws), is refused like any other
- * malformed actor. The copy is built with `defineProperty`, so an own `__proto__` key stays a field.
+ * enumerable string-keyed field is kept in the copy (`copyPrincipal`, which the dispatcher uses
+ * too); one that is an accessor, or that cannot be read, is refused like any other malformed actor.
  */
 function checkActor(method: string, actor: unknown): PrincipalContext {
   if (typeof actor !== 'object' || actor === null) throw new TypeError(`${method}: actor must be a PrincipalContext object`);
@@ -176,32 +173,7 @@ function checkActor(method: string, actor: unknown): PrincipalContext {
       copiedRoles.push(role);
     }
   }
-  const copy = {} as Record<string, unknown>;
-  const keep = (key: string, value: unknown): void => {
-    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
-  };
-  keep('tenant_id', tenant_id);
-  keep('subject_id', subject_id);
-  keep('roles', Object.freeze(copiedRoles));
-  let keys: (string | symbol)[];
-  try {
-    keys = Reflect.ownKeys(actor);
-  } catch {
-    throw new TypeError(`${method}: actor fields cannot be read`);
-  }
-  for (const key of keys) {
-    if (typeof key !== 'string' || CHECKED_ACTOR_FIELDS.has(key)) continue;
-    let descriptor: PropertyDescriptor | undefined;
-    try {
-      descriptor = Object.getOwnPropertyDescriptor(actor, key);
-    } catch {
-      throw new TypeError(`${method}: actor.${key} cannot be read`);
-    }
-    if (descriptor === undefined || descriptor.enumerable !== true) continue;
-    if (!Object.hasOwn(descriptor, 'value')) throw new TypeError(`${method}: actor.${key} must be a data field, not an accessor`);
-    keep(key, descriptor.value);
-  }
-  return Object.freeze(copy) as unknown as PrincipalContext;
+  return copyPrincipal(`${method}: actor`, actor, { tenant_id: tenant_id as string, subject_id: subject_id as string, roles: copiedRoles });
 }
 
 /** What recheck uses of a decision: each part read once, at the start. */
@@ -379,12 +351,13 @@ export function createProposalValidator<TProposal, TFacts>(
   // Only a proposal that passed the structural contract gets this digest, the one recheck compares.
   const proposalDigest = (proposal: JsonValue): Sha256Hex | null => digestProposalIn(PROPOSAL_DIGEST_DOMAIN, proposal);
 
-  const factsDigest = (found: TFacts): Sha256Hex =>
-    digester.digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, {
-      contract_id: contractId,
-      rule_version: ruleVersion,
-      snapshot: rules.snapshot(found),
-    });
+  const factsDigest = (found: TFacts): Sha256Hex => {
+    const snapshot = rules.snapshot(found);
+    // An async snapshot is no JSON data: the digest refuses it and the proposal is held, but a
+    // rejection of it must not become an unhandled one (which ends a Node process).
+    ignoreRejection(snapshot);
+    return digester.digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, { contract_id: contractId, rule_version: ruleVersion, snapshot });
+  };
 
   // Every field of a record but `record_sha256`, in one place: what `makeRecord` digests and what
   // `recheck` digests again from a stored record must be the same object shape.

@@ -134,7 +134,7 @@ describe('rules fail closed: describes and statePermits must answer a boolean', 
 
   it('leaves no unhandled rejection behind when an async rule rejects', async () => {
     const rejectsLater = () => Promise.reject(new Error('rule service down'));
-    for (const override of [{ describes: rejectsLater }, { statePermits: rejectsLater }, { check: rejectsLater }]) {
+    for (const override of [{ describes: rejectsLater }, { statePermits: rejectsLater }, { check: rejectsLater }, { snapshot: rejectsLater }]) {
       const validator = refundValidator({ lookup: () => found() }, { ...REFUND_RULES_V1, ...override } as unknown as Rules);
       expect((await validator.validate(cedar.actor, text(baseline))).decision).toBe('hold');
     }

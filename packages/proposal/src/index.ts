@@ -33,5 +33,6 @@ export {
   type RefundOrderSource,
   type RefundProposalValidatorOptions,
 } from './refund-rules.js';
+export { copyPrincipal } from './copy-principal.js';
 export { createEffectRecorder, type EffectRecorder, type AttemptedEffect } from './effect-recorder.js';
 export { deepFreeze } from '@toolseal/guard';
