@@ -1,7 +1,7 @@
 import type { ErrorReason, ModelResult } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import { ERROR_CATALOG } from '@toolseal/errors';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   BASELINE_REFUND,
   CEDAR_DRAFTER,
@@ -1020,6 +1020,62 @@ describe('a turn of parallel calls', () => {
     expect(error).toBeInstanceOf(TypeError);
     expect((error as TypeError).message).toMatch(message);
     expect(host.calls).toEqual({ get_order: 0, kb_search: 0, create_refund_draft: 0 });
+    expect(await host.stores.auditLog.head()).toBeNull();
+  });
+
+  it('keeps the host principal\'s other fields for checks, handlers and the proposal\'s facts source, as the proposal validator does', async () => {
+    // Review: the dispatcher's copy kept only tenant_id, subject_id and roles, so a check written as
+    // "deny if suspended" let a suspended principal through.
+    const host = createTestHost();
+    const seen: unknown[] = [];
+    const check = host.impl.get_order_check;
+    host.impl.get_order_check = (input) => {
+      seen.push(input.principal);
+      return (input.principal as { suspended?: unknown }).suspended === true ? { ok: false, code: 'NOT_FOUND' } : check(input);
+    };
+    // Extra fields on a host's own principal type: PrincipalContext is what the dispatcher requires.
+    const suspendedDrafter = { ...CEDAR_DRAFTER, suspended: true };
+    const activeDrafter = { ...CEDAR_DRAFTER, suspended: false };
+    const suspended = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: suspendedDrafter }));
+    expectCatalog(suspended.sealed.model_result, 'NOT_FOUND');
+    expect(host.calls['get_order']).toBe(0);
+    expect(seen).toEqual([{ ...CEDAR_DRAFTER, suspended: true }]);
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    const active = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: activeDrafter }));
+    expect(active.sealed.model_result.status).toBe('succeeded');
+    // The proposal's facts source receives the same copy: a suspended drafter sees no order.
+    const loadOrderSaw: unknown[] = [];
+    const proposalHost = createTestHost({
+      tools: (tools) =>
+        tools.map((tool) => {
+          if (tool.proposal === undefined) return tool;
+          const { validator } = tool.proposal;
+          const watched: typeof validator = {
+            ...validator,
+            validate: (actor, input) => {
+              loadOrderSaw.push(actor);
+              return validator.validate(actor, input);
+            },
+            recheckCurrent: (actor, decision) => validator.recheckCurrent(actor, decision),
+            recheck: (decision, facts, actor) => validator.recheck(decision, facts, actor),
+          };
+          return { ...tool, proposal: { ...tool.proposal, validator: watched } };
+        }),
+    });
+    const regional = { ...CEDAR_DRAFTER, region: 'eu' };
+    await proposalHost.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: regional });
+    expect(loadOrderSaw).toEqual([{ ...CEDAR_DRAFTER, region: 'eu' }]);
+  });
+
+  it('refuses a principal field that is an accessor, before any call runs', async () => {
+    const host = createTestHost();
+    const flag = vi.fn(() => false);
+    const principal = Object.defineProperty({ ...CEDAR_DRAFTER }, 'suspended', { get: flag, enumerable: true });
+    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal })).rejects.toThrow(
+      /^dispatch: context\.principal\.suspended must be a data field/,
+    );
+    expect(flag).not.toHaveBeenCalled();
+    expect(host.calls['get_order']).toBe(0);
     expect(await host.stores.auditLog.head()).toBeNull();
   });
 

@@ -27,7 +27,7 @@ import type {
 import { canonicalize, isSha256Hex, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
-import type { ProposalDecisionRecord, ReadyForReview } from '@toolseal/proposal';
+import { copyPrincipal, type ProposalDecisionRecord, type ReadyForReview } from '@toolseal/proposal';
 import {
   createResultVerifier,
   providerContextFieldOutsideSchema,
@@ -273,12 +273,10 @@ function checkPrincipal(value: unknown): PrincipalContext {
     if (typeof role !== 'string' || !isWellFormedText(role)) throw new TypeError(rolesError);
     copiedRoles.push(role);
   }
-  // A private frozen copy: nothing the handlers receive can change the turn's principal.
-  return Object.freeze({
-    tenant_id: tenant_id as string,
-    subject_id: subject_id as string,
-    roles: Object.freeze(copiedRoles) as string[],
-  });
+  // A private frozen copy: nothing the handlers receive can change the turn's principal. It keeps
+  // the host's other fields (a `suspended` flag a check reads, say), as the proposal validator's
+  // copy does: dropping one turns "deny if suspended" into "allow".
+  return copyPrincipal('dispatch: context.principal', value, { tenant_id: tenant_id as string, subject_id: subject_id as string, roles: copiedRoles });
 }
 
 /** The identifier fields of a `ToolCall` (everything except `arguments`). */
