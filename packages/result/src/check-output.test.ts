@@ -14,7 +14,15 @@ const mediaSpec = copy(specs.kbSearch);
 (mediaSpec.output_schema as { properties: Record<string, unknown> }).properties.media_type = { type: 'string', maxLength: 64 };
 mediaSpec.media_types = ['text/html', 'application/pdf', 'text/markdown'];
 mediaSpec.contract.tool_name = 'kb_media';
-const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch, mediaSpec]);
+// The same limits on fields named in other spellings (found by name, not by `format`).
+const namedSpec = copy(specs.kbSearch);
+Object.assign((namedSpec.output_schema as { properties: Record<string, unknown> }).properties, {
+  contentType: { type: 'string', maxLength: 64 },
+  download_url: { type: 'string', maxLength: 256 },
+});
+namedSpec.media_types = ['application/pdf'];
+namedSpec.contract.tool_name = 'kb_named';
+const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch, mediaSpec, namedSpec]);
 const tool = (name: string): RegisteredTool => {
   const found = registry.get(name);
   if (found === undefined) throw new Error(`no tool ${name}`);
@@ -167,6 +175,16 @@ describe('checkHandlerOutput', () => {
     // Only ASCII letters fold: U+212A KELVIN SIGN lower-cases to `k`, yet names no listed type.
     expect(withMedia('text/mar\u212Adown')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
     expect(withMedia('text/markdown\u00a0')).toEqual([{ rule: 'media_type', path: '/data/media_type' }]);
+  });
+
+  it('checks fields named for media types and links in any spelling as those limits (review: contentType and url passed unchecked)', () => {
+    const named = (contentType: string, download_url: string) =>
+      violationsOf('kb_named', { ...search, data: { hits: [hit], contentType, download_url } }, { query: 'q' });
+    expect(named('application/pdf', 'https://kb.example.com/files/1.pdf')).toEqual([]);
+    expect(named('application/x-msdownload', 'https://attacker.example/x?leak=1')).toEqual([
+      { rule: 'url_host', path: '/data/download_url' },
+      { rule: 'media_type', path: '/data/contentType' },
+    ]);
   });
 
   it('checks resource_revision against the tool pattern', () => {

@@ -8,9 +8,12 @@
 export interface SchemaInspection {
   /** Why the schema is not acceptable; empty when it is. */
   problems: string[];
-  /** Pointer templates (`*` = any array index) of string fields with `format: "uri"`. */
+  /**
+   * Pointer templates (`*` = any array index) of string fields with `format: "uri"`, and of string
+   * fields (or arrays of strings) whose names end in `url`, `uri`, `href` or `link` (`LINK_NAME`).
+   */
   uriPointers: string[];
-  /** Pointer templates of fields named `media_type` or `mime_type`. */
+  /** Pointer templates of string fields (or arrays of strings) named for a media type (`MEDIA_NAME`). */
   mediaPointers: string[];
   /** Pointers of every declared property reached through objects only (no arrays): echo targets. */
   scalarPaths: Set<string>;
@@ -34,7 +37,31 @@ const ROOT_ONLY = ['$schema', '$id'];
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 /** Property names that stay contract-safe in JSON Pointers (see `ErrorReason.field`). */
 const PROPERTY_NAME = /^[A-Za-z0-9_]{1,64}$/;
-const MEDIA_FIELDS = new Set(['media_type', 'mime_type']);
+/**
+ * Output property names that hold a media type or a link, matched on the name in lower case
+ * without underscores (`mime_type`, `mimeType`, `MIME_TYPE`, `file_content_type`; `url`,
+ * `sourceUrl`, `image_urls`, `download_link`, `href`): spec 000 asks to "limit MIME ... URLs", and a
+ * limit that hung on one exact spelling (`media_type`, or `format: "uri"` alone) was sidestepped by
+ * naming the field `contentType` or a plain `url` string.
+ */
+const MEDIA_NAME = /(?:mimetype|mediatype|contenttype)s?$/;
+const LINK_NAME = /(?:url|uri|href|link)s?$/;
+
+function foldedFieldName(name: string): string {
+  return name.toLowerCase().replaceAll('_', '');
+}
+
+/** Whether an output subschema admits strings (its declared type, or `[type, "null"]`). */
+function admitsStrings(node: unknown): boolean {
+  return isRecord(node) && outputTypeOf(node)?.type === 'string';
+}
+
+/** The templates of the strings a named output field holds: itself, or the items of an array of strings. */
+function stringTemplatesOf(child: unknown, template: string): string[] {
+  if (admitsStrings(child)) return [template];
+  if (isRecord(child) && outputTypeOf(child)?.type === 'array' && admitsStrings(child.items)) return [`${template}/*`];
+  return [];
+}
 const MAX_SCHEMA_DEPTH = 32;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -156,7 +183,9 @@ function walkOutput(
       inspection.propertyNames.add(name);
       const childTemplate = `${template}/${name}`;
       if (throughObjectsOnly) inspection.scalarPaths.add(childTemplate);
-      if (MEDIA_FIELDS.has(name)) inspection.mediaPointers.push(childTemplate);
+      const folded = foldedFieldName(name);
+      if (MEDIA_NAME.test(folded)) inspection.mediaPointers.push(...stringTemplatesOf(child, childTemplate));
+      if (LINK_NAME.test(folded)) inspection.uriPointers.push(...stringTemplatesOf(child, childTemplate));
       walkOutput(child, `${schemaPath}/properties/${name}`, childTemplate, throughObjectsOnly, depth + 1, false, inspection);
     }
   }

@@ -293,6 +293,50 @@ describe('createToolRegistry', () => {
       expect(createToolRegistry([spec]).get('kb_search')?.media.pointers).toEqual(['/media_type']);
     });
 
+    it('a field named for a media type or a link in another spelling, without a policy (review: naming sidestepped both)', () => {
+      for (const [name, schema, message, pointers] of [
+        ['contentType', { type: 'string', maxLength: 64 }, /\/contentType hold media types/, ['/contentType']],
+        ['MIME_TYPE', { type: 'string', maxLength: 64 }, /\/MIME_TYPE hold media types/, ['/MIME_TYPE']],
+        ['file_media_types', { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 64 } }, /\/file_media_types\/\* hold media types/, ['/file_media_types/*']],
+      ] as const) {
+        const spec = withOutput((output) => {
+          (output.properties as Record<string, unknown>)[name] = schema;
+        });
+        expectRegistryError(() => createToolRegistry([spec]), message);
+        spec.media_types = ['text/plain'];
+        expect(createToolRegistry([spec]).get('kb_search')?.media.pointers).toEqual(pointers);
+      }
+      for (const [name, schema, pointer] of [
+        ['url', { type: 'string', maxLength: 256 }, '/url'],
+        ['sourceUrl', { type: ['string', 'null'], maxLength: 256 }, '/sourceUrl'],
+        ['download_link', { type: 'string', maxLength: 256 }, '/download_link'],
+        ['HREF', { type: 'string', maxLength: 256 }, '/HREF'],
+        ['image_urls', { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 256 } }, '/image_urls/*'],
+      ] as const) {
+        const spec = withOutput((output) => {
+          (output.properties as Record<string, unknown>)[name] = schema;
+        });
+        expect(createToolRegistry([spec]).get('kb_search')?.links.pointers).toContain(pointer);
+        delete spec.links;
+        expectRegistryError(() => createToolRegistry([spec]), new RegExp(`${pointer.replace('*', '\\*')} hold links`));
+      }
+      // Names that merely contain the words, and fields that hold no strings, stay plain fields.
+      for (const [name, schema] of [
+        ['url_count', { type: 'integer', minimum: 0, maximum: 10 }],
+        ['link', { type: 'boolean' }],
+        ['curly_brace', { type: 'string', maxLength: 8 }],
+        ['media_type_known', { type: 'boolean' }],
+      ] as const) {
+        const spec = withOutput((output) => {
+          (output.properties as Record<string, unknown>)[name] = schema;
+        });
+        delete spec.links;
+        (spec.output_schema as { properties: { hits: { items: { properties: Record<string, unknown> } } } }).properties.hits.items.properties['source'] = { type: 'string', maxLength: 256 };
+        expect(createToolRegistry([spec]).get('kb_search')?.links.pointers).toEqual([]);
+        expect(createToolRegistry([spec]).get('kb_search')?.media.pointers).toEqual([]);
+      }
+    });
+
     it('an echo naming a field that is not declared, or lies inside an array', () => {
       const unknownOutput = copy(specs.getOrder);
       unknownOutput.echo = { '/order_reference': '/order_id' };

@@ -21,12 +21,16 @@ export interface OutputLimits {
   maxTotalNodes: number;
 }
 
-/** Where a tool may link to: checked on every output field whose schema says `format: "uri"`. */
+/**
+ * Where a tool may link to: checked on every output field whose schema says `format: "uri"`, and on
+ * every string field (or array of strings) whose name, in lower case without underscores, ends in
+ * `url`, `uri`, `href` or `link`, optionally plural (`url`, `sourceUrl`, `image_urls`, `download_link`).
+ */
 export interface LinkPolicy {
   /**
    * Extra output fields holding links, as pointer templates into `data` in which a `*` segment
-   * stands for any array index (segments `hits`, `*`, `source`). Fields with `format: "uri"` are
-   * found automatically.
+   * stands for any array index (segments `hits`, `*`, `source`). Fields with `format: "uri"` or a
+   * link name are found automatically.
    */
   pointers?: readonly string[];
   /** Allowed URL schemes, lowercase, without the colon (e.g. `https`). */
@@ -97,11 +101,12 @@ export interface ToolSpec {
    * value that merely starts or ends like a revision through.
    */
   resource_revision: { pattern: string };
-  /** Allowed link schemes and hosts. Required when the output schema has a `format: "uri"` field. */
+  /** Allowed link schemes and hosts. Required when the output schema has a link field (`LinkPolicy`). */
   links?: LinkPolicy;
   /**
-   * Allowed MIME types (lowercase, no parameters) for output fields named
-   * `media_type` or `mime_type`, compared as whole strings ignoring ASCII case only (a value with
+   * Allowed MIME types (lowercase, no parameters) for output string fields (or arrays of strings)
+   * named for a media type: the name, in lower case without underscores, ends in `mimetype`,
+   * `mediatype` or `contenttype`, optionally plural (`media_type`, `mimeType`, `CONTENT_TYPE`), compared as whole strings ignoring ASCII case only (a value with
    * any character outside printable ASCII is refused). Required when the output schema declares
    * such a field.
    */
