@@ -1,4 +1,6 @@
 // The README example, run as written.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createDigester } from '@toolseal/digests';
 import { expect, it } from 'vitest';
 import { createToolRegistry, sealResult, verifyResult } from './index.js';
@@ -45,6 +47,10 @@ it('the README example seals and verifies', () => {
     now: () => new Date(),
   });
   expect(violations).toEqual([]);
+  // Exactly the specification's example result (spec 000, "The model-visible v2 result"), as the
+  // JSONC teaching copy without its comments.
+  const specExample: unknown = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'fixtures', 'spec', 'model-result-success.json'), 'utf8'));
+  expect(sealed.model_result).toEqual(specExample);
   expect(canonical_model_result).not.toContain('op-1');
   expect(verifyResult(sealed, { registry, tool_name: 'get_order', principal, call, arguments: args, digester })).toEqual({ ok: true });
   const tampered = structuredClone(sealed);

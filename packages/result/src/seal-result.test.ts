@@ -159,7 +159,7 @@ describe('sealResult canonical texts', () => {
 });
 
 describe('sealResult', () => {
-  it('seals the spec example: a get_order success with business data.status inside data only', () => {
+  it('seals a get_order success shaped like the spec example (readme-example.test.ts seals the example itself): business data.status inside data only', () => {
     const { sealed, canonical_model_result, violations } = sealResult(orderInput());
     expect(violations).toEqual([]);
     expect(sealed.model_result).toEqual({
