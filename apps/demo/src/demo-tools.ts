@@ -1,7 +1,7 @@
 import type { JsonObject } from '@toolseal/contracts';
 import type { Digester } from '@toolseal/digests';
 import type { DispatcherTool, HandlerInput, HandlerOutcome, StatusQueryOutcome } from '@toolseal/dispatcher';
-import { createRefundProposalValidator } from '@toolseal/proposal';
+import { createRefundProposalValidator, DEFAULT_PROPOSAL_LIMITS } from '@toolseal/proposal';
 import { createToolRegistry, type ToolRegistry, type ToolSpec } from '@toolseal/result';
 import { PLANTED_SECRET, PLANTED_TOKEN, type CedarWorld } from './cedar-world.js';
 import { checkEmailPolicy } from './email-policy.js';
@@ -141,6 +141,8 @@ export function createDemoTools(world: CedarWorld, digester: Digester, now: () =
       // The tool contract adds an optional `reason` around the spec 002 proposal: the proposal
       // validator sees only the proposal's own four fields.
       proposal: { validator: refundValidator, fields: ['order_id', 'amount', 'unit', 'lines'] },
+      // The validator's own limits, so that no argument text is parsed beyond them first.
+      argumentLimits: DEFAULT_PROPOSAL_LIMITS,
       handler: createRefundDraft,
       queryStatus: ({ idempotency_key }) => draftOf(idempotency_key),
       deadlineMs: 2_000,
