@@ -15,13 +15,9 @@ const CHECKED_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 
  * is frozen in place.
  */
 export function copyPrincipal(name: string, principal: object, checked: PrincipalContext): PrincipalContext {
-  const copy = {} as Record<string, unknown>;
-  const keep = (key: string, value: unknown): void => {
-    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
-  };
-  keep('tenant_id', checked.tenant_id);
-  keep('subject_id', checked.subject_id);
-  keep('roles', Object.freeze(checked.roles));
+  // A literal for the three fields every principal has (the dispatcher copies one every turn);
+  // only other fields go through `defineProperty`.
+  const copy: Record<string, unknown> = { tenant_id: checked.tenant_id, subject_id: checked.subject_id, roles: Object.freeze(checked.roles) };
   // Property names only (symbol-keyed fields are not copied): a tenth of what `Reflect.ownKeys`
   // costs, and the dispatcher copies a principal for every turn.
   let keys: string[];
@@ -40,7 +36,7 @@ export function copyPrincipal(name: string, principal: object, checked: Principa
     }
     if (descriptor === undefined || descriptor.enumerable !== true) continue;
     if (!Object.hasOwn(descriptor, 'value')) throw new TypeError(`${name}.${key} must be a data field, not an accessor`);
-    keep(key, descriptor.value);
+    Object.defineProperty(copy, key, { value: descriptor.value, enumerable: true, writable: true, configurable: true });
   }
   return Object.freeze(copy) as unknown as PrincipalContext;
 }
