@@ -11,17 +11,25 @@ import type {
 import { canonicalize } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
 import { describe, expect, it } from 'vitest';
-import { adapterConformanceCases, type ConformanceCall } from './adapter-conformance-cases.js';
+import { adapterConformanceCases, FAST_PATH_PREFIX, type ConformanceCall } from './adapter-conformance-cases.js';
 
 // A deliberately small provider, "kitref", to test the kit itself: the reference adapter must pass
 // every case, and each broken variant must fail the case that guards against its flaw.
 interface KitResponse {
   id: string;
+  /** `completed` when finished; anything else marks the response unfinished (its calls may be cut). */
+  status: string;
   /** `args` is the JSON text of the arguments, `value` the arguments as an SDK would parse them. */
   calls: Array<{ id: string; name: string; args: string; value: unknown }>;
 }
 interface KitPayload {
+  /** The response this payload continues. */
+  previous_id: string;
+  /** The calls echoed back, in call order. */
+  echo: Array<{ id: string; name: string; args: string }>;
   results: Array<{ id: string; text: string; error: boolean }>;
+  /** Ordinary text in the user's voice. */
+  texts: string[];
 }
 type KitAdapter = ProviderAdapter<KitResponse, KitPayload, Record<string, never>>;
 
@@ -48,6 +56,20 @@ interface Flaws {
   sizeStopsAtNonJson?: boolean;
   /** Hands the parsed `value` on as `json_value` arguments without checking that it is JSON. */
   valueArgumentsUnchecked?: boolean;
+  /** Copies each data result's `note` out of the results into an ordinary user text (review BROKEN-1). */
+  liftDataIntoText?: boolean;
+  /** Reads the error flag from the live package after verification (review BROKEN-2). */
+  flagFromLivePackage?: boolean;
+  /** Echoes another tool and other arguments than the calls that ran (review BROKEN-3). */
+  echoOtherCalls?: boolean;
+  /** Continues another response than the one the calls came from (review BROKEN-4). */
+  wrongContinuationId?: boolean;
+  /** Ignores the response status: calls of an unfinished response parse (review BROKEN-5). */
+  acceptUnfinished?: boolean;
+  /** Reads results without guarding against hostile objects: a revoked proxy throws (review BROKEN-6). */
+  throwOnHostileResult?: boolean;
+  /** Skips `verify()` whenever `verify.canonicalTextOf` vouches for a package (review fast path). */
+  fastPathSkipsVerify?: boolean;
 }
 
 /**
@@ -132,6 +154,10 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         ) {
           return malformed('malformed_response');
         }
+        // An unfinished response may have cut its calls' arguments short.
+        if (response.status !== 'completed' && response.calls.length > 0 && flaws.acceptUnfinished !== true) {
+          return malformed('malformed_response');
+        }
         const seen = new Set<string>();
         const calls: ToolCall[] = [];
         for (const call of response.calls) {
@@ -160,30 +186,41 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         throw new TypeError(`formatToolResults: calls must be the array parseToolCalls returned, got ${String(input.calls)}`);
       }
       const failures: FormatFailure[] = [];
-      const byCall = new Map<string, { text: string; error: boolean; sealed: unknown }>();
-      input.results.forEach((sealed, index) => {
+      const malformedPackage = (callId: string | null): FormatFailure => ({
+        call_id: callId,
+        reason: 'verification_failed',
+        verify_reasons: ['malformed_package'],
+      });
+      const byCall = new Map<string, { text: string; error: boolean }>();
+      const take = (sealed: SealedResult, index: number): void => {
         const context = (sealed as unknown as { protected_audit?: { provider_context?: Record<string, unknown> } } | null)?.protected_audit
           ?.provider_context;
         const callId = flaws.correlateByIndex === true ? input.calls[index]?.call_id : context?.['call_id'];
-        if (typeof callId !== 'string') {
-          failures.push({ call_id: null, reason: 'verification_failed', verify_reasons: ['malformed_package'] });
-          return;
-        }
+        if (typeof callId !== 'string') return void failures.push(malformedPackage(null));
         const call = input.calls.find((each) => each.call_id === callId);
         if (call === undefined) return void failures.push({ call_id: callId, reason: 'unknown_call', verify_reasons: [] });
         if (byCall.has(callId)) return void failures.push({ call_id: callId, reason: 'duplicate_result', verify_reasons: [] });
         if (context?.['adapter_revision'] !== identity.adapter_revision || context['provider'] !== identity.provider) {
           return void failures.push({ call_id: callId, reason: 'foreign_adapter', verify_reasons: [] });
         }
+        if (flaws.fastPathSkipsVerify === true) {
+          // The flaw: the verifier vouches for the text, so verification is skipped.
+          const known = input.verify.canonicalTextOf?.(sealed, call);
+          if (typeof known === 'string') {
+            byCall.set(callId, { text: known, error: (JSON.parse(known) as { status: string }).status !== 'succeeded' });
+            return;
+          }
+        }
         // One snapshot: canonicalize once, verify a copy parsed from that text, send that text.
         // The flawed variant verifies the live package and reads it again afterwards.
         let text: string;
         let snapshot: SealedResult;
         try {
-          text = canonicalize(sealed.model_result);
+          // Read as an own data property (a getter reads as nothing), as adapter-core's readOwnData does.
+          text = canonicalize(Object.getOwnPropertyDescriptor(sealed, 'model_result')?.value);
           snapshot = { model_result: JSON.parse(text) as SealedResult['model_result'], protected_audit: sealed.protected_audit };
         } catch {
-          return void failures.push({ call_id: callId, reason: 'verification_failed', verify_reasons: ['malformed_package'] });
+          return void failures.push(malformedPackage(callId));
         }
         const checked = flaws.verifyLiveObject === true ? sealed : snapshot;
         if (flaws.skipVerify !== true) {
@@ -196,12 +233,36 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
           if (!verdict.ok) return void failures.push({ call_id: callId, reason: 'verification_failed', verify_reasons: verdict.reasons });
         }
         const sent = flaws.verifyLiveObject === true ? sealed.model_result : snapshot.model_result;
+        // The flaw: the status read again from the live package, after verification.
+        const status = flaws.flagFromLivePackage === true ? sealed.model_result.status : sent.status;
         byCall.set(callId, {
           text: flaws.leakAudit === true ? canonicalize({ ...sent, audit: sealed.protected_audit }) : flaws.verifyLiveObject === true ? canonicalize(sent) : text,
-          error: flaws.flagOnlyFailed === true ? sent.status === 'failed' : sent.status !== 'succeeded',
-          sealed,
+          error: flaws.flagOnlyFailed === true ? status === 'failed' : status !== 'succeeded',
         });
-      });
+      };
+      if (flaws.throwOnHostileResult === true) {
+        input.results.forEach((sealed, index) => take(sealed, index));
+      } else {
+        // Results are untrusted: a revoked or hostile proxy (the array or an item) is a refusal.
+        let count = 0;
+        try {
+          count = Array.isArray(input.results) ? input.results.length : 0;
+        } catch {
+          failures.push(malformedPackage(null));
+        }
+        for (let index = 0; index < count; index++) {
+          let callId: string | null = null;
+          try {
+            const sealed = input.results[index]!;
+            const named = (sealed as unknown as { protected_audit?: { provider_context?: { call_id?: unknown } } } | null)?.protected_audit
+              ?.provider_context?.call_id;
+            callId = typeof named === 'string' ? named : null;
+            take(sealed, index);
+          } catch {
+            failures.push(malformedPackage(callId));
+          }
+        }
+      }
       if (flaws.ignoreMissing !== true) {
         for (const call of input.calls) {
           if (!byCall.has(call.call_id) && !failures.some((failure) => failure.call_id === call.call_id)) {
@@ -214,28 +275,58 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         const entry = byCall.get(call.call_id);
         return entry === undefined ? [] : [{ id: call.call_id, text: entry.text, error: flaws.noErrorFlag === true ? false : entry.error }];
       });
-      return { ok: true, payload: { results } };
+      const echo = input.calls.map((call) =>
+        flaws.echoOtherCalls === true
+          ? { id: call.call_id, name: 'kit_write', args: '{"item_id":"ITEM-666","amount":9999}' }
+          : { id: call.call_id, name: call.tool_name, args: call.arguments.format === 'json_text' ? call.arguments.text : JSON.stringify(call.arguments.value) },
+      );
+      const texts =
+        flaws.liftDataIntoText === true
+          ? results.flatMap((item) => {
+              const note = (JSON.parse(item.text) as { data: { note?: unknown } | null }).data?.note;
+              return typeof note === 'string' ? [`Tool says: ${note}`] : [];
+            })
+          : [];
+      const previousId = flaws.wrongContinuationId === true ? 'kit-some-other-response' : (input.calls[0]?.response_id ?? '');
+      return { ok: true, payload: { previous_id: previousId, echo, results, texts } };
     },
   };
 }
 
-function kitCases(flaws: Flaws = {}, maxCallIdLength?: number) {
+function kitResponse(calls: readonly ConformanceCall[], responseId: string, status = 'completed'): KitResponse {
+  return {
+    id: responseId,
+    status,
+    calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: jsonTextOrNull(call.arguments), value: call.arguments })),
+  };
+}
+
+/** The reference descriptor; `hooks: false` leaves out the optional hooks. */
+function kitCases(flaws: Flaws = {}, maxCallIdLength?: number, hooks = true) {
   return adapterConformanceCases({
     adapter: kitAdapter(flaws),
-    makeResponse: (calls: readonly ConformanceCall[], responseId: string) => ({
-      id: responseId,
-      calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: jsonTextOrNull(call.arguments), value: call.arguments })),
-    }),
+    makeResponse: (calls: readonly ConformanceCall[], responseId: string) => kitResponse(calls, responseId),
     ...(maxCallIdLength === undefined ? {} : { maxCallIdLength }),
     formatOptions: () => ({}),
     readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
     errorFlag: true,
+    ...(hooks
+      ? {
+          readEchoedCalls: (payload: KitPayload) =>
+            payload.echo.map((each) => ({ call_id: each.id, tool_name: each.name, arguments: { format: 'json_text' as const, text: each.args } })),
+          readContinuationId: (payload: KitPayload) => payload.previous_id,
+          makeUnfinishedResponses: (calls: readonly ConformanceCall[], responseId: string) => [
+            kitResponse(calls, responseId, 'incomplete'),
+            kitResponse(calls, responseId, 'in_progress'),
+          ],
+        }
+      : {}),
   });
 }
 
-async function failingCases(flaws: Flaws, maxCallIdLength?: number): Promise<string[]> {
+async function failingCases(flaws: Flaws, maxCallIdLength?: number, hooks = true): Promise<string[]> {
   const failing: string[] = [];
-  for (const { name, run } of kitCases(flaws, maxCallIdLength)) {
+  for (const { name, run } of kitCases(flaws, maxCallIdLength, hooks)) {
     try {
       await run();
     } catch {
@@ -318,6 +409,91 @@ describe('adapterConformanceCases catches broken adapters', () => {
     expect(await failingCases(flaws)).toContain(caseName);
   });
 
+  // The seven broken adapters of security review 2, each modelled on the reference adapter: every
+  // one passed all 35 cases of the kit before; each must now fail the case named here.
+  it.each<[string, Flaws, string[]]>([
+    [
+      'BROKEN-1: copying tool data out of the results into an ordinary user text',
+      { liftDataIntoText: true },
+      ['format: no tool data anywhere in the payload outside the result items readResults identifies'],
+    ],
+    [
+      'BROKEN-2: reading the error flag from the live package after verification',
+      { flagFromLivePackage: true },
+      ['format: a package that reads differently after verification is refused or sent exactly as sealed'],
+    ],
+    [
+      'BROKEN-3: echoing another tool and other arguments than the calls that ran',
+      { echoOtherCalls: true },
+      ['format: calls the payload echoes (readEchoedCalls) are exactly the calls that ran, in call order'],
+    ],
+    [
+      'BROKEN-4: continuing another response than the one the calls came from',
+      { wrongContinuationId: true },
+      ['format: the continuation id (readContinuationId) is the id of the response the calls came from'],
+    ],
+    [
+      'BROKEN-5: accepting the calls of an unfinished response',
+      { acceptUnfinished: true },
+      ['parse: a response the provider marks unfinished (makeUnfinishedResponses) refuses the whole response'],
+    ],
+    [
+      'BROKEN-6: throwing on a revoked proxy result instead of refusing it',
+      { throwOnHostileResult: true },
+      ['format: revoked and hostile proxies, as a result or as the results array, are catalogued refusals, never exceptions'],
+    ],
+    [
+      'BROKEN-7: skipping verify() whenever canonicalTextOf vouches for a package (the fast path)',
+      { fastPathSkipsVerify: true },
+      [
+        `${FAST_PATH_PREFIX}format: a package whose contract or host clock changed after sealing is refused (verification_failed), nothing serialized`,
+        `${FAST_PATH_PREFIX}format: the verifier runs on every result, with its own call`,
+        `${FAST_PATH_PREFIX}format: a package executed under another idempotency key is refused`,
+      ],
+    ],
+  ])('an adapter %s fails', async (_label, flaws, caseNames) => {
+    const failing = await failingCases(flaws);
+    for (const caseName of caseNames) expect(failing).toContain(caseName);
+  });
+
+  it('catches BROKEN-1, -2, -6 and -7 without any optional hook', async () => {
+    // Payload accounting, the status-shifting packages, hostile results and the fast path need no
+    // provider knowledge beyond readResults.
+    for (const flaws of [{ liftDataIntoText: true }, { flagFromLivePackage: true }, { throwOnHostileResult: true }, { fastPathSkipsVerify: true }]) {
+      expect(await failingCases(flaws, undefined, false)).not.toEqual([]);
+    }
+  });
+
+  it('catches the fast-path flaw only on the fast path: the plain run never offers canonicalTextOf a kept package', async () => {
+    const failing = await failingCases({ fastPathSkipsVerify: true });
+    expect(failing.length).toBeGreaterThan(0);
+    expect(failing.every((name) => name.startsWith(FAST_PATH_PREFIX))).toBe(true);
+  });
+
+  it('names the cases of a hook left out NOT CHECKED, and they check nothing', async () => {
+    const names = kitCases({}, undefined, false).map((each) => each.name);
+    const unchecked = names.filter((name) => name.includes('NOT CHECKED'));
+    expect(unchecked).toEqual([
+      'parse: unfinished responses NOT CHECKED: the descriptor gives no makeUnfinishedResponses (required when the provider can mark a response unfinished)',
+      'format: echoed calls NOT CHECKED: the descriptor gives no readEchoedCalls (required when a continuation echoes the calls)',
+      'format: continuation id NOT CHECKED: the descriptor gives no readContinuationId (required when the payload names the response it continues)',
+      `${FAST_PATH_PREFIX}format: echoed calls NOT CHECKED: the descriptor gives no readEchoedCalls (required when a continuation echoes the calls)`,
+      `${FAST_PATH_PREFIX}format: continuation id NOT CHECKED: the descriptor gives no readContinuationId (required when the payload names the response it continues)`,
+    ]);
+    // Without the hooks, the flaws only they can see go unnoticed, and the names say so.
+    for (const flaws of [{ echoOtherCalls: true }, { wrongContinuationId: true }, { acceptUnfinished: true }]) {
+      expect(await failingCases(flaws, undefined, false)).toEqual([]);
+    }
+    expect(kitCases({}, undefined, true).some((each) => each.name.includes('NOT CHECKED'))).toBe(false);
+  });
+
+  it('runs every format case a second time on the fast path, and nothing else', () => {
+    const names = kitCases().map((each) => each.name);
+    const format = names.filter((name) => name.startsWith('format: '));
+    const fast = names.filter((name) => name.startsWith(FAST_PATH_PREFIX));
+    expect(fast).toEqual(format.map((name) => `${FAST_PATH_PREFIX}${name}`));
+  });
+
   it('fails an adapter that accepts call ids over the maxCallIdLength its provider takes back', async () => {
     // The reference adapter accepts 256 characters: declared against a provider taking 64, it fails.
     expect(await failingCases({}, 64)).toEqual(['parse: a call id of exactly 64 characters passes, one more refuses the whole response']);
@@ -331,7 +507,7 @@ describe('adapterConformanceCases catches broken adapters', () => {
   it('prefixes case names with the label', () => {
     const labelled = adapterConformanceCases({
       adapter: kitAdapter(),
-      makeResponse: () => ({ id: 'x', calls: [] }),
+      makeResponse: () => ({ id: 'x', status: 'completed', calls: [] }),
       formatOptions: () => ({}),
       readResults: () => [],
       errorFlag: false,

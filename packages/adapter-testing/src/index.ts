@@ -3,12 +3,16 @@ export {
   type AdapterConformanceOptions,
   type ConformanceCall,
   type ConformanceCase,
+  type ConformanceEchoedCall,
   type ConformanceResultItem,
+  FAST_PATH_PREFIX,
 } from './adapter-conformance-cases.js';
 export {
   createConformanceHarness,
   argumentsOf,
+  KIT_DATA_MARKER,
   type ConformanceHarness,
+  type ConformanceHarnessOptions,
   type ConformanceSealOptions,
 } from './create-conformance-harness.js';
 export { KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
