@@ -31,6 +31,7 @@ export {
 export {
   scanSensitiveKeys,
   createSensitiveKeyScanner,
+  MAX_SENSITIVE_KEY_HITS,
   type SensitiveKeyHit,
   type SensitiveKeyScanOptions,
   type SensitiveKeyScanner,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSensitiveKeyScanner, scanSensitiveKeys, type SensitiveKeyScanOptions } from './scan-sensitive-keys.js';
+import { MAX_SENSITIVE_KEY_HITS, createSensitiveKeyScanner, scanSensitiveKeys, type SensitiveKeyScanOptions } from './scan-sensitive-keys.js';
 import { DEFAULT_SENSITIVE_KEYS, SENSITIVE_KEY_PREFIXES, SENSITIVE_KEY_SUFFIXES, isLiftableKeyName, normalizeKeyName } from './sensitive-keys.js';
 
 // The names the issue requires, written as the specification spells them (issue 3; spec 000
@@ -362,23 +362,23 @@ describe('scanSensitiveKeys', () => {
   it('reports path, raw key and match, in document order', () => {
     const hits = scanSensitiveKeys({ data: { headers: { 'X-Api-Key': 'k' }, rows: [{ ｔｏｋｅｎ: 't' }], 'a/b': { '~cookie': 1 } } });
     expect(hits).toEqual([
-      { path: '/data/headers/X-Api-Key', key: 'X-Api-Key', matched: 'xapikey' },
-      { path: '/data/rows/0/ｔｏｋｅｎ', key: 'ｔｏｋｅｎ', matched: 'token' },
-      { path: '/data/a~1b/~0cookie', key: '~cookie', matched: 'cookie' },
+      { path: '/data/headers/X-Api-Key', parent: '/data/headers', key: 'X-Api-Key', matched: 'xapikey' },
+      { path: '/data/rows/0/ｔｏｋｅｎ', parent: '/data/rows/0', key: 'ｔｏｋｅｎ', matched: 'token' },
+      { path: '/data/a~1b/~0cookie', parent: '/data/a~1b', key: '~cookie', matched: 'cookie' },
     ]);
   });
 
   it('flags a Cyrillic look-alike and any other key that stays non-ASCII', () => {
     expect(scanSensitiveKeys({ data: { 't\u043eken': 'x' } })).toEqual([
-      { path: '/data/t\u043eken', key: 't\u043eken', matched: 'non_ascii_key' },
+      { path: '/data/t\u043eken', parent: '/data', key: 't\u043eken', matched: 'non_ascii_key' },
     ]);
-    expect(scanSensitiveKeys({ 名前: 1 })).toEqual([{ path: '/名前', key: '名前', matched: 'non_ascii_key' }]);
+    expect(scanSensitiveKeys({ 名前: 1 })).toEqual([{ path: '/名前', parent: '', key: '名前', matched: 'non_ascii_key' }]);
   });
 
   it('terminates on cycles and visits shared objects once', () => {
     const node: Record<string, unknown> = { token: 1 };
     node.self = node;
-    expect(scanSensitiveKeys({ a: node, b: node })).toEqual([{ path: '/a/token', key: 'token', matched: 'token' }]);
+    expect(scanSensitiveKeys({ a: node, b: node })).toEqual([{ path: '/a/token', parent: '/a', key: 'token', matched: 'token' }]);
   });
 
   it('visits shared objects once and ends on cycles in a value of many containers too', () => {
@@ -386,7 +386,30 @@ describe('scanSensitiveKeys', () => {
     const items: Record<string, unknown>[] = Array.from({ length: 100 }, (_, index) => ({ index, shared }));
     shared['back'] = items;
     const hits = scanSensitiveKeys({ items });
-    expect(hits).toEqual([{ path: '/items/0/shared/secret', key: 'secret', matched: 'secret' }]);
+    expect(hits).toEqual([{ path: '/items/0/shared/secret', parent: '/items/0/shared', key: 'secret', matched: 'secret' }]);
+  });
+
+  it('reports at most MAX_SENSITIVE_KEY_HITS hits, the first in document order, each path built from shared ancestors (review: gigabytes of paths)', () => {
+    // The review's shape, scaled down: long ancestor keys over many flagged rows. Every hit's path
+    // repeated every ancestor key (8 x 60K units over 32,000 hits exhausted a 4 GB heap).
+    const rows = Array.from({ length: 2_000 }, () => ({ token: 0 }));
+    let value: unknown = rows;
+    const ancestors: string[] = [];
+    for (let level = 0; level < 4; level++) {
+      const key = `${String.fromCharCode(97 + level).repeat(4_000)}/~`;
+      ancestors.unshift(key);
+      value = { [key]: value };
+    }
+    const hits = scanSensitiveKeys(value);
+    expect(hits).toHaveLength(MAX_SENSITIVE_KEY_HITS);
+    const prefix = ancestors.map((key) => `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+    hits.forEach((hit, index) => expect(hit).toEqual({ path: `${prefix}/${index}/token`, parent: `${prefix}/${index}`, key: 'token', matched: 'token' }));
+    // Below the bound every hit is reported.
+    expect(scanSensitiveKeys({ rows: rows.slice(0, MAX_SENSITIVE_KEY_HITS - 1) })).toHaveLength(MAX_SENSITIVE_KEY_HITS - 1);
+    // A caller that reports fewer stops the scan sooner.
+    const scanner = createSensitiveKeyScanner();
+    expect(scanner({ rows }, 3).map((hit) => hit.path)).toEqual(['/rows/0/token', '/rows/1/token', '/rows/2/token']);
+    for (const maxHits of [0, -1, 1.5, MAX_SENSITIVE_KEY_HITS + 1, Number.NaN]) expect(() => scanner({ rows }, maxHits)).toThrow(RangeError);
   });
 
   it('returns nothing for scalars and empty containers', () => {
@@ -428,7 +451,7 @@ describe('scanSensitiveKeys', () => {
         fc.pre(positions.length > 0);
         const index = positions[at % positions.length] ?? 0;
         const key = name.slice(0, index) + (lookAlikes[name[index] ?? ''] ?? '') + name.slice(index + 1);
-        expect(scanSensitiveKeys({ deep: [{ [key]: 1 }] })).toEqual([{ path: `/deep/0/${key.replaceAll('/', '~1')}`, key, matched: 'non_ascii_key' }]);
+        expect(scanSensitiveKeys({ deep: [{ [key]: 1 }] })).toEqual([{ path: `/deep/0/${key.replaceAll('/', '~1')}`, parent: '/deep/0', key, matched: 'non_ascii_key' }]);
       }),
       { numRuns: 500 },
     );
@@ -470,7 +493,7 @@ describe('allowKeys never lifts a name that is still not ASCII after normalizati
   ];
 
   it.each(NON_ASCII_NAMES)('is not liftable: %s', (_, name) => {
-    expect(scanSensitiveKeys({ [name]: 1 })).toEqual([{ path: `/${name}`, key: name, matched: 'non_ascii_key' }]);
+    expect(scanSensitiveKeys({ [name]: 1 })).toEqual([{ path: `/${name}`, parent: '', key: name, matched: 'non_ascii_key' }]);
     expect(isLiftableKeyName(name)).toBe(false);
     expect(() => createSensitiveKeyScanner({ allowKeys: [name] })).toThrow(TypeError);
     expect(() => createSensitiveKeyScanner({ allowKeys: ['subject', name] })).toThrow(/cannot be lifted/);

@@ -14,6 +14,11 @@ export interface SensitiveKeyHit {
    * (attacker-chosen in a tool output): keep it in protected records, never show it to the model.
    */
   path: string;
+  /**
+   * JSON Pointer of the object holding the key: `path` without its last segment, one string shared
+   * by every hit of that object (a reader that only needs where, not which key, reads this one).
+   */
+  parent: string;
   /** The key exactly as it appears in the value. */
   key: string;
   /**
@@ -40,15 +45,32 @@ export interface SensitiveKeyScanOptions {
   allowKeys?: readonly string[];
 }
 
-/** Scans a value for sensitive keys; see `scanSensitiveKeys`. */
-export type SensitiveKeyScanner = (value: unknown) => SensitiveKeyHit[];
+/**
+ * Scans a value for sensitive keys; see `scanSensitiveKeys`. `maxHits` (an integer from 1 to
+ * `MAX_SENSITIVE_KEY_HITS`, the default) stops the scan after that many hits, for a caller that
+ * reports no more than that (a `RangeError` otherwise).
+ */
+export type SensitiveKeyScanner = (value: unknown, maxHits?: number) => SensitiveKeyHit[];
 
 interface Frame {
   readonly value: object;
   readonly parent: Frame | null;
   /** The raw key or index: escaped only when a hit needs its pointer. */
   readonly segment: string;
+  /**
+   * The container's JSON Pointer, built on the first hit beneath it and kept: every hit below
+   * shares it, so a hit costs its own key, never its ancestors' keys again.
+   */
+  pointer: string | null;
 }
+
+/**
+ * Most hits one scan reports, the first in document order. Enough to refuse a value and to show
+ * where; a value with more is reported through its first ones. Without a bound, the paths of many
+ * hits under long ancestor keys (64K-unit keys, a few levels deep, thousands of hits: an 844 KiB
+ * value the default limits accept) added up to gigabytes.
+ */
+export const MAX_SENSITIVE_KEY_HITS = 256;
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
 const CACHE_LIMIT = 4_096;
@@ -58,13 +80,24 @@ function escapePointerSegment(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-function pointerOf(frame: Frame, key: string): string {
-  const segments = [escapePointerSegment(key)];
-  for (let current: Frame | null = frame; current !== null && current.parent !== null; current = current.parent) {
-    segments.push(escapePointerSegment(current.segment));
+/** The pointer of `frame`'s container: from the nearest ancestor that has one, iteratively. */
+function framePointer(frame: Frame): string {
+  const pending: Frame[] = [];
+  let current: Frame | null = frame;
+  while (current !== null && current.pointer === null) {
+    pending.push(current);
+    current = current.parent;
   }
-  return `/${segments.reverse().join('/')}`;
+  // The root frame is made with pointer '' and is never pending.
+  let pointer = current === null ? '' : (current.pointer as string);
+  for (let index = pending.length - 1; index >= 0; index--) {
+    const pendingFrame = pending[index] as Frame;
+    pointer = `${pointer}/${escapePointerSegment(pendingFrame.segment)}`;
+    pendingFrame.pointer = pointer;
+  }
+  return pointer;
 }
+
 
 function kindOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
@@ -146,7 +179,10 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
     return verdict;
   };
 
-  return (value: unknown): SensitiveKeyHit[] => {
+  return (value: unknown, maxHits: number = MAX_SENSITIVE_KEY_HITS): SensitiveKeyHit[] => {
+    if (!Number.isInteger(maxHits) || maxHits < 1 || maxHits > MAX_SENSITIVE_KEY_HITS) {
+      throw new RangeError(`maxHits must be an integer from 1 to ${MAX_SENSITIVE_KEY_HITS}`);
+    }
     const hits: SensitiveKeyHit[] = [];
     if (typeof value !== 'object' || value === null) return hits;
     // Cycles and shared subtrees: each object once. The few containers of a typical value are
@@ -154,7 +190,7 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
     // `VISITED_LIST_LIMIT` of them, in a Set.
     const visitedList: object[] = [];
     let visitedSet: Set<object> | null = null;
-    const stack: Frame[] = [{ value, parent: null, segment: '' }];
+    const stack: Frame[] = [{ value, parent: null, segment: '', pointer: '' }];
     for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
       const container = frame.value;
       if (visitedSet === null) {
@@ -169,21 +205,25 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
         const items: unknown[] = container;
         for (let index = items.length - 1; index >= 0; index--) {
           const item = items[index];
-          if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: frame, segment: String(index) });
+          if (typeof item === 'object' && item !== null) stack.push({ value: item, parent: frame, segment: String(index), pointer: null });
         }
         continue;
       }
       const keys = Object.keys(container);
       for (const key of keys) {
         const matched = judge(key);
-        if (matched !== null) hits.push({ path: pointerOf(frame, key), key, matched });
+        if (matched !== null) {
+          const parent = frame.pointer ?? framePointer(frame);
+          hits.push({ path: `${parent}/${escapePointerSegment(key)}`, parent, key, matched });
+          if (hits.length === maxHits) return hits;
+        }
       }
       // Children pushed last-first, so they are visited in document order.
       for (let index = keys.length - 1; index >= 0; index--) {
         const key = keys[index] as string;
         const child: unknown = (container as Record<string, unknown>)[key];
         if (typeof child === 'object' && child !== null) {
-          stack.push({ value: child, parent: frame, segment: key });
+          stack.push({ value: child, parent: frame, segment: key, pointer: null });
         }
       }
     }
@@ -200,7 +240,8 @@ const defaultScanner = createSensitiveKeyScanner();
  * `extraKeys`), ends with a `SENSITIVE_KEY_SUFFIXES` entry or starts with a `SENSITIVE_KEY_PREFIXES`
  * entry; a key that is still not ASCII after NFKC is always reported (`non_ascii_key`, which no
  * `allowKeys` entry lifts), so a look-alike cannot slip through. Keys only: values are not read as names. Never throws on
- * JSON data; invalid options throw as `createSensitiveKeyScanner` says.
+ * JSON data; invalid options throw as `createSensitiveKeyScanner` says. Reports at most
+ * `MAX_SENSITIVE_KEY_HITS` hits, the first in document order, and stops scanning there.
  */
 export function scanSensitiveKeys(value: unknown, options?: SensitiveKeyScanOptions): SensitiveKeyHit[] {
   if (

@@ -4,7 +4,7 @@ import { tryCanonicalize } from './canonical-model-result.js';
 import { findCredentialValues } from './find-credential-values.js';
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
-import { boundViolations, type OutputViolation } from './output-violation.js';
+import { boundViolations, MAX_OUTPUT_VIOLATIONS, type OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
 import { parseUtcTimestamp, timestampFraction } from './utc-timestamp.js';
 
@@ -54,20 +54,24 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Cuts a pointer before its first segment that is not a contract-safe name or index. */
+/**
+ * Cuts a pointer before its first segment that is not a contract-safe name or index. Reads segment
+ * by segment and stops there: the rest of a pointer under an attacker's keys (64K units each,
+ * several levels deep) is never split or unescaped.
+ */
 export function contractSafePath(pointer: string): string {
   let safe = '';
-  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+  for (let start = 1; start <= pointer.length; ) {
+    const slash = pointer.indexOf('/', start);
+    const end = slash === -1 ? pointer.length : slash;
+    // A safe segment is at most 64 characters, and escapes only make it longer.
+    if (end - start > 64) break;
+    const segment = pointer.slice(start, end).replaceAll('~1', '/').replaceAll('~0', '~');
     if (!SAFE_SEGMENT.test(segment)) break;
     safe += `/${segment}`;
+    start = end + 1;
   }
   return safe;
-}
-
-function parentPath(pointer: string): string {
-  const index = pointer.lastIndexOf('/');
-  return index <= 0 ? '' : pointer.slice(0, index);
 }
 
 /**
@@ -137,9 +141,11 @@ export function checkOutputData(
     }
   }
 
-  for (const hit of tool.scanSensitiveKeys(data)) {
+  // No more hits than violations are ever reported (`boundViolations`): each hit's pointer is read
+  // in full below, and under an attacker's long keys each is as long as the output.
+  for (const hit of tool.scanSensitiveKeys(data, MAX_OUTPUT_VIOLATIONS)) {
     // Point at the object holding the key, never at the (attacker-chosen) key itself.
-    violations.push({ rule: 'sensitive_key', path: `${prefix}${contractSafePath(parentPath(hit.path))}` });
+    violations.push({ rule: 'sensitive_key', path: `${prefix}${contractSafePath(hit.parent)}` });
   }
 
   const linkPointers = tool.links.pointers;
