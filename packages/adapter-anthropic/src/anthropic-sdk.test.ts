@@ -123,3 +123,41 @@ describe('anthropic client stream snapshots', () => {
     expect(outcome.ok && outcome.calls.map((call) => call.arguments)).toEqual([{ format: 'json_value', value: { order_id: 'ORDER-7', amount: 100 } }]);
   });
 });
+
+// Review 2 (06_number_rounding_json_value): the SDK parses `input` with JSON.parse, which rounds
+// 9007199254740993 to 9007199254740992 and 5999.9999999999999 to 6000 without a word. The OpenAI
+// adapter keeps the text, and the guard refuses it there (`non_json_value`); here the integer is
+// refused the same way, and the fraction, which a parsed value cannot show, is documented.
+describe('anthropic client: numbers the SDK rounded', () => {
+  /** A real client whose fetch answers `body`, raw wire text (numbers no object literal can hold). */
+  function rawClient(body: string): Anthropic {
+    const fetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    return new Anthropic({ apiKey: 'sk-ant-test', fetch, maxRetries: 0 });
+  }
+  const message = (input: string) =>
+    `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"create_refund_draft","input":${input},"caller":{"type":"direct"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`;
+  const create = (client: Anthropic) => client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
+
+  it('refuses an integer beyond 2^53 - 1 the SDK may have rounded (INVALID_ARGUMENTS, non_json_value)', async () => {
+    const adapter = createAnthropicMessagesAdapter();
+    for (const input of [
+      '{"order_id":9007199254740993,"amount":5999.9999999999999}',
+      '{"order":{"lines":[{"sku":"A","qty":1},{"sku":"B","qty":-9007199254740993}]}}',
+    ]) {
+      const first = await create(rawClient(message(input)));
+      expect(first.content[0]).toMatchObject({ type: 'tool_use' });
+      expect(adapter.parseToolCalls(first)).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_ARGUMENTS', reasons: [{ field: '', rule: 'non_json_value' }] },
+      });
+    }
+  });
+
+  it('passes safe integers, and a fraction it cannot tell was rounded (documented)', async () => {
+    const first = await create(rawClient(message('{"order_id":9007199254740991,"amount":5999.9999999999999}')));
+    expect(createAnthropicMessagesAdapter().parseToolCalls(first)).toMatchObject({
+      ok: true,
+      calls: [{ arguments: { format: 'json_value', value: { order_id: 9007199254740991, amount: 6000 } } }],
+    });
+  });
+});

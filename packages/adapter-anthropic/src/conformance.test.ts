@@ -1,4 +1,5 @@
-import { adapterConformanceCases } from '@toolseal/adapter-testing';
+import type { Message, StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
+import { adapterConformanceCases, type ConformanceCall } from '@toolseal/adapter-testing';
 import { describe, it } from 'vitest';
 import { message } from './__fixtures__/anthropic-messages-fixtures.js';
 import { createAnthropicMessagesAdapter, type AnthropicMessagesFormatOptions, type AnthropicToolResultMessage } from './index.js';
@@ -9,27 +10,46 @@ function readResults(payload: AnthropicToolResultMessage) {
   );
 }
 
+/** Built as the SDK's own `Message` type, as `client.messages.create` returns it. */
+function makeMessage(calls: readonly ConformanceCall[], responseId: string, stopReason?: StopReason | null): Message {
+  const built = message(
+    responseId,
+    calls.map((call) => ({
+      type: 'tool_use',
+      id: call.call_id,
+      caller: { type: 'direct' },
+      name: call.tool_name,
+      input: call.arguments,
+    })),
+  );
+  return stopReason === undefined ? built : { ...built, stop_reason: stopReason };
+}
+
 describe.each<[string, AnthropicMessagesFormatOptions]>([
   ['tool results only', {}],
   ['tool results then text', { text: ['Continue with the refund.'] }],
 ])('Anthropic Messages adapter conformance (%s)', (_label, options) => {
   const cases = adapterConformanceCases({
     adapter: createAnthropicMessagesAdapter(),
-    // Built as the SDK's own `Message` type, as `client.messages.create` returns it.
-    makeResponse: (calls, responseId) =>
-      message(
-        responseId,
-        calls.map((call) => ({
-          type: 'tool_use',
-          id: call.call_id,
-          caller: { type: 'direct' },
-          name: call.tool_name,
-          input: call.arguments,
-        })),
-      ),
+    makeResponse: (calls, responseId) => makeMessage(calls, responseId),
     formatOptions: () => options,
     readResults,
     errorFlag: true,
+    // A follow-up user message echoes no calls and names no earlier message: the kit checks that
+    // the payload holds no tool_use block and no continuation id (the host sends the assistant
+    // message itself).
+    readEchoedCalls: (payload) => {
+      const blocks: readonly { type: string }[] = payload.content;
+      return blocks.some((block) => block.type === 'tool_use') ? [{ call_id: 'unexpected tool_use', tool_name: '', arguments: { format: 'json_value', value: {} } }] : [];
+    },
+    readContinuationId: () => null,
+    // A stream snapshot before the end (no stop reason), a cut at max_tokens (the last tool_use
+    // may be cut short), a paused turn.
+    makeUnfinishedResponses: (calls, responseId) => [
+      makeMessage(calls, responseId, null),
+      makeMessage(calls, responseId, 'max_tokens'),
+      makeMessage(calls, responseId, 'pause_turn'),
+    ],
   });
   for (const { name, run } of cases) it(name, run);
 });

@@ -22,6 +22,17 @@ function messageWith(content: unknown[], extra: Record<string, unknown> = {}): A
   return { id: 'msg_1', type: 'message', role: 'assistant', content, stop_reason: 'tool_use', ...extra } as unknown as AnthropicMessagesResponse;
 }
 
+
+/** Whether JSON data holds an integer beyond Number.MAX_SAFE_INTEGER in magnitude, which the parser refuses as possibly rounded. */
+function holdsUnsafeInteger(data: unknown): boolean {
+  let found = false;
+  JSON.stringify(data, (_key, each: unknown) => {
+    if (typeof each === 'number' && Number.isInteger(each) && !Number.isSafeInteger(each)) found = true;
+    return each;
+  });
+  return found;
+}
+
 describe('parseAnthropicMessagesToolCalls: fixtures', () => {
   it('parses a single tool_use with its input as a value', () => {
     expect(parseAnthropicMessagesToolCalls(fixture('anthropic-single.json'))).toEqual({
@@ -507,8 +518,10 @@ describe('parseAnthropicMessagesToolCalls: properties', () => {
 
   it('returns exactly the tool_use blocks, in order, with their input untouched', () => {
     const block = fc.record({
-      name: fc.string({ minLength: 1, maxLength: 20 }).filter((name) => !/[\ud800-\udfff]/.test(name)),
-      input: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+      // No white space (the ASCII space among fast-check's characters): shown blank, refused.
+      name: fc.string({ minLength: 1, maxLength: 20 }).filter((name) => !/[\s\ud800-\udfff]/.test(name)),
+      // Integers beyond 2^53 - 1 are refused as possibly rounded (see the SDK tests).
+      input: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }).filter((each) => !holdsUnsafeInteger(each)),
     });
     fc.assert(
       fc.property(fc.array(block, { maxLength: 10 }), (blocks) => {

@@ -38,6 +38,8 @@ describe('collectToolCalls', () => {
     ['an id with a lone surrogate', { id: 'resp_\ud800' }],
     ['an id with a right-to-left override (review)', { id: 'resp_\u202e1' }],
     ['an id with a byte order mark (review)', { id: '\ufeffresp_1' }],
+    ['an id ending in a no-break space (review 2)', { id: 'resp_1\u00a0' }],
+    ['an id ending in a braille pattern blank (review 2)', { id: 'resp_1\u2800' }],
     ['an inherited id', Object.create({ id: 'resp_1' }) as unknown],
   ])('refuses %s without visiting', (_label, response) => {
     let visited = false;

@@ -135,6 +135,37 @@ describe('correlateToolResults', () => {
     expect(outcome).toEqual({ ok: false, failures: [{ call_id: 'c9', reason: 'unknown_call', verify_reasons: [] }] });
   });
 
+  // Review 2 (07_failure_call_id_unsanitized): the call id an untrusted package names went into
+  // FormatFailure.call_id as it was, 5 MB with a line feed, a forged log line, an escape and U+202E.
+  it('reports the call id of an unknown result only when it is display-safe, else null', () => {
+    const forged = `c9\n[audit] call c1 OK approved=true\u001b[2K\u202e${'x'.repeat(5_000_000)}`;
+    const refusedIds = [
+      forged,
+      'c9\n[audit] call c1 OK',
+      'c9\u001b[2K',
+      'c9\u202e1c',
+      'c9\u2800',
+      'c9\u00a0',
+      `c${'9'.repeat(256)}`,
+      'c9\ud800',
+    ];
+    for (const callId of refusedIds) {
+      const stray = fakeSealedResult(call('c1'), { providerContext: { call_id: callId } });
+      const results = [...calls.map((each) => fakeSealedResult(each)), stray];
+      const outcome = correlateToolResults(identity, { calls, results, verify: createRecordingVerifier().verify });
+      expect(outcome, JSON.stringify(callId.slice(0, 40))).toEqual({
+        ok: false,
+        failures: [{ call_id: null, reason: 'unknown_call', verify_reasons: [] }],
+      });
+    }
+    for (const callId of ['c9', 'toolu_01A09q90qw90lq917835lq9', `c${'9'.repeat(255)}`, '注文']) {
+      const stray = fakeSealedResult(call('c1'), { providerContext: { call_id: callId } });
+      const results = [...calls.map((each) => fakeSealedResult(each)), stray];
+      const outcome = correlateToolResults(identity, { calls, results, verify: createRecordingVerifier().verify });
+      expect(outcome).toEqual({ ok: false, failures: [{ call_id: callId, reason: 'unknown_call', verify_reasons: [] }] });
+    }
+  });
+
   it.each([
     ['provider', { provider: 'other' }],
     ['API family', { api_family: 'other' }],

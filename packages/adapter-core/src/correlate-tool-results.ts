@@ -10,6 +10,7 @@ import { canonicalize } from '@toolseal/digests';
 import { copyUntrustedValue, type JsonLimits } from '@toolseal/guard';
 import type { AdapterIdentity } from './create-adapter-identity.js';
 import { describeArgument } from './format-options-of.js';
+import { isDisplaySafeIdentifier, MAX_PROVIDER_ID_LENGTH } from './is-well-formed-identifier.js';
 import { readOwnData } from './read-own-data.js';
 import { DEFAULT_MAX_TOOL_CALLS, type ToolCallLimits } from './resolve-tool-call-limits.js';
 
@@ -23,10 +24,26 @@ export interface CorrelatedResult {
   readonly isError: boolean;
 }
 
-/** Every call with its verified result in call order, or every refusal. */
+/**
+ * Every call with its verified result in call order, or every refusal. A refusal's `call_id` is the
+ * id of one of the turn's calls, or, for an `unknown_call` result naming no call of the turn, the id
+ * that result names when `isDisplaySafeIdentifier` accepts it (1 to 256 characters, nothing that
+ * hides, blanks or rearranges text), else `null`: the package is untrusted, and hosts log failures.
+ */
 export type CorrelateToolResultsOutcome =
   | { ok: true; response_id: string; results: CorrelatedResult[] }
   | { ok: false; failures: FormatFailure[] };
+
+/**
+ * The call id an untrusted package names, as `FormatFailure.call_id` reports it when it names no
+ * call of the turn: the id itself when a parser could have returned it (`isDisplaySafeIdentifier`,
+ * at most `MAX_PROVIDER_ID_LENGTH` characters), else `null`. Hosts log failures; an id of 5 MB, or
+ * one holding a line feed, a terminal escape or a bidirectional override, would forge or hide log
+ * lines there.
+ */
+function reportableCallId(callId: string): string | null {
+  return isDisplaySafeIdentifier(callId, MAX_PROVIDER_ID_LENGTH) ? callId : null;
+}
 
 function refusal(
   callId: string | null,
@@ -128,7 +145,10 @@ const DEFAULT_LIMITS: Pick<ToolCallLimits, 'maxCalls'> = { maxCalls: DEFAULT_MAX
  * or a `results` array that throws when read), a package with own keys other than `model_result`
  * and `protected_audit`, a throwing verifier and a verifier answer that is no catalogued outcome
  * are refusals (`verification_failed`, `malformed_package`), with the call id when it was read
- * before. Results stay in call order, whatever order they arrive in.
+ * before. Results stay in call order, whatever order they arrive in. A failure names a call of the
+ * turn, or `null`; an `unknown_call` result's own call id is reported only when it is display-safe
+ * (`isDisplaySafeIdentifier`, at most 256 characters), so that a package cannot write what it
+ * likes (5 MB, a line feed and a forged log line, a terminal escape) into the host's log.
  *
  * Results are read only up to a plausible count: every call's result plus at most `maxCalls` (the
  * adapter's limit, default 64) strays, each refused on its own (a duplicate, another turn's
@@ -173,9 +193,17 @@ export function correlateToolResults(
         failures.push(refusal(null, 'verification_failed', ['malformed_package']));
         continue;
       }
+      const call = byId.get(readCallId);
+      if (call === undefined) {
+        // The package's own string, untrusted (a stored package, a forged one): reported only when
+        // it is an id a parser could have returned, never raw (any length, a line feed that forges a
+        // log line, a terminal escape, a bidirectional override).
+        failures.push(refusal(reportableCallId(readCallId), 'unknown_call'));
+        continue;
+      }
+      // From here on, the id of one of this turn's calls (a key of `byId`): the host's own id.
       callId = readCallId;
-      const call = byId.get(callId);
-      if (call === undefined || readOwnData(context, 'response_id') !== responseId) {
+      if (readOwnData(context, 'response_id') !== responseId) {
         failures.push(refusal(callId, 'unknown_call'));
         continue;
       }

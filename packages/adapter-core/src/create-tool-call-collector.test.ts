@@ -6,7 +6,7 @@ import { createAdapterIdentity } from './create-adapter-identity.js';
 import { createToolCallCollector, privateArgumentsOf } from './create-tool-call-collector.js';
 import { fakeToolCall } from './fake-tool-call.js';
 import { resolveToolCallLimits, type ToolCallLimitOptions } from './resolve-tool-call-limits.js';
-import { DEFAULT_JSON_LIMITS } from '@toolseal/guard';
+import { DEFAULT_JSON_LIMITS, parseUntrustedJson } from '@toolseal/guard';
 
 const identity = createAdapterIdentity('acme', 'chat', 'acme-chat-v1');
 
@@ -37,6 +37,16 @@ function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: stri
   expect(checkError(outcome.error).ok).toBe(true);
   expect(outcome.error.code).toBe(code);
   expect(outcome.error.reasons).toEqual([{ field: '', rule }]);
+}
+
+/** Whether JSON data holds an integer beyond Number.MAX_SAFE_INTEGER in magnitude (test oracle). */
+function holdsUnsafeInteger(data: unknown): boolean {
+  let found = false;
+  JSON.stringify(data, (_key, each: unknown) => {
+    if (typeof each === 'number' && Number.isInteger(each) && !Number.isSafeInteger(each)) found = true;
+    return each;
+  });
+  return found;
 }
 
 describe('createToolCallCollector', () => {
@@ -93,6 +103,15 @@ describe('createToolCallCollector', () => {
     ['a name with a byte order mark', 'c1', '\ufeffget_order'],
     ['a name with a line separator', 'c1', 'get_order\u2028send_email'],
     ['a name with a bidirectional isolate', 'c1', 'get_order\u2066x\u2069'],
+    // Review 2: ids and names shown blank, which read as `call_1` and `kit_write` in the log.
+    ['a call id ending in a braille pattern blank', 'call_1\u2800', 'a'],
+    ['a call id ending in a no-break space', 'call_1\u00a0', 'a'],
+    ['a call id ending in an ideographic space', 'call_1\u3000', 'a'],
+    ['a call id ending in a space', 'call_1 ', 'a'],
+    ['a call id with a combining mark', 'call_1\u0301', 'a'],
+    ['a name ending in a braille pattern blank', 'c1', 'kit_write\u2800'],
+    ['a name with an Ogham space mark', 'c1', 'kit\u1680write'],
+    ['a name with a Hangul filler', 'c1', 'kit_write\u3164'],
   ])('refuses %s as a malformed response', (_label, callId, toolName) => {
     expectRejected(collect([[callId, toolName, text('{}')]]), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
@@ -243,6 +262,107 @@ describe('createToolCallCollector', () => {
           }),
         );
       });
+    });
+  });
+
+  // Review 2 (06_number_rounding_json_value): Anthropic's and Gemini's SDKs hand over arguments
+  // JSON.parse already read, which rounds `9007199254740993` to 9007199254740992 without a word; the
+  // call then named another order. OpenAI's text is refused by the dispatcher's guard, per call.
+  describe('integers the SDK may have rounded (parsed arguments)', () => {
+    const wire = '{"order_id":9007199254740993,"amount":5999.9999999999999}';
+
+    function collectKept(input: unknown): ParseToolCallsOutcome {
+      const collector = createToolCallCollector(identity, 'resp_1', resolveToolCallLimits(), { keepArgumentCopies: true });
+      return collector.add('c1', 'a', value(input)) ?? collector.finish();
+    }
+
+    it('refuses the review arguments as parsed, with or without kept copies, as the guard refuses their text', () => {
+      const parsed = JSON.parse(wire) as unknown;
+      expect(parsed).toEqual({ order_id: 9007199254740992, amount: 6000 });
+      expectRejected(collect([['c1', 'a', value(parsed)]]), 'INVALID_ARGUMENTS', 'non_json_value');
+      expectRejected(collectKept(parsed), 'INVALID_ARGUMENTS', 'non_json_value');
+      // The same rule the guard applies to the text (the OpenAI path, in the dispatcher).
+      expect(parseUntrustedJson(wire)).toEqual({ ok: false, violation: { rule: 'non_json_value', path: '/order_id' } });
+      // The whole response: a good call before it does not run either.
+      expectRejected(collect([['c1', 'a', value({ order_id: 7 })], ['c2', 'a', value(parsed)]]), 'INVALID_ARGUMENTS', 'non_json_value');
+    });
+
+    it.each<[string, unknown]>([
+      ['2^53', 2 ** 53],
+      ['-(2^53)', -(2 ** 53)],
+      ['2^53 + 2', 2 ** 53 + 2],
+      ['1e20', 1e20],
+      ['Number.MAX_VALUE', Number.MAX_VALUE],
+      ['-Number.MAX_VALUE', -Number.MAX_VALUE],
+    ])('refuses %s wherever it sits', (_label, number) => {
+      for (const input of [{ n: number }, { lines: [{ sku: 'A', qty: 1 }, { sku: 'B', qty: number }] }, { a: [[[[number]]]] }]) {
+        expectRejected(collect([['c1', 'a', value(input)]]), 'INVALID_ARGUMENTS', 'non_json_value');
+        expectRejected(collectKept(input), 'INVALID_ARGUMENTS', 'non_json_value');
+      }
+    });
+
+    it('passes safe integers and fractions: a rounded fraction cannot be seen in a parsed value (documented)', () => {
+      const input = {
+        max: Number.MAX_SAFE_INTEGER,
+        min: Number.MIN_SAFE_INTEGER,
+        zero: -0,
+        price: 5999.99,
+        rounded: JSON.parse('5999.9999999999999') as number,
+        tiny: 1e-300,
+        id_text: '9007199254740993',
+      };
+      expect(collect([['c1', 'a', value(input)]]).ok).toBe(true);
+      expect(collectKept(input).ok).toBe(true);
+    });
+
+    it('leaves text arguments to the dispatcher, which refuses the call (the collector does not parse text)', () => {
+      expect(collect([['c1', 'a', text(wire)]]).ok).toBe(true);
+    });
+
+    it('refuses one behind a content violation, which the dispatcher alone would refuse for the other rule', () => {
+      const input = JSON.parse('{"__proto__":{"admin":true},"order_id":9007199254740993}') as unknown;
+      expectRejected(collect([['c1', 'a', value(input)]]), 'INVALID_ARGUMENTS', 'non_json_value');
+      expect(collect([['c1', 'a', value(JSON.parse('{"__proto__":{"admin":true},"order_id":7}'))]]).ok).toBe(true);
+    });
+
+    it('walks 100,000 levels without recursion, within the limits the guard applied', () => {
+      const deep = (leaf: unknown) => {
+        let input: unknown = leaf;
+        for (let level = 0; level < 100_000; level++) input = [input];
+        return input;
+      };
+      const limits = { argumentLimits: { maxDepth: 100_001, maxTotalNodes: 100_001 } };
+      expectRejected(collect([['c1', 'a', value(deep(2 ** 53))]], limits), 'INVALID_ARGUMENTS', 'non_json_value');
+      expect(collect([['c1', 'a', value(deep(7))]], limits).ok).toBe(true);
+    });
+
+    it('refuses an accessor on an array index (host-made) without kept copies: the walk never runs it', () => {
+      // The guard reads an array item through a getter; the number walk never does, so it cannot
+      // tell what the getter answers (a rounded integer, or another value the next time it runs).
+      const input = { lines: Object.defineProperty([1], 0, { get: () => 7, enumerable: true }) };
+      expectRejected(collect([['c1', 'a', value(input)]]), 'INVALID_ARGUMENTS', 'non_json_value');
+    });
+
+    it('property: a parsed value is refused exactly when it holds an integer beyond 2^53 - 1', () => {
+      // NaN and the infinities included: no integers, left to the dispatcher's guard.
+      const number = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(2 ** 53, -(2 ** 53), Number.MAX_SAFE_INTEGER, 1e21));
+      const data = fc.letrec<{ node: unknown }>((tie) => ({
+        node: fc.oneof(
+          { depthSize: 'small' },
+          number,
+          fc.string(),
+          fc.array(tie('node'), { maxLength: 4 }),
+          fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 }),
+        ),
+      })).node;
+      fc.assert(
+        fc.property(data, (input) => {
+          const outcome = collect([['c1', 'a', value(input)]]);
+          if (holdsUnsafeInteger(input)) expectRejected(outcome, 'INVALID_ARGUMENTS', 'non_json_value');
+          else expect(outcome.ok).toBe(true);
+        }),
+        { numRuns: 500 },
+      );
     });
   });
 
@@ -426,10 +546,11 @@ describe('createToolCallCollector', () => {
   });
 
   it('property: accepts any distinct well-formed calls within the limits, unchanged and in order', () => {
-    const name = fc.string({ minLength: 1, maxLength: 20 }).filter((each) => !/[\ud800-\udfff\u0000-\u001f\u007f-\u009f]/.test(each));
+    // White space (the ASCII space among fast-check's characters) reads as nothing in a log: refused.
+    const name = fc.string({ minLength: 1, maxLength: 20 }).filter((each) => !/[\s\ud800-\udfff\u0000-\u001f\u007f-\u009f]/.test(each));
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/), name, fc.jsonValue({ maxDepth: 3 })), {
+        fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/), name, fc.jsonValue({ maxDepth: 3 }).filter((each) => !holdsUnsafeInteger(each))), {
           maxLength: 10,
           selector: ([callId]) => callId,
         }),

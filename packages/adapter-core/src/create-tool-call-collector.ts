@@ -4,6 +4,7 @@ import { checkUntrustedValue, copyUntrustedValue, deepFreeze, GUARD_RULES, utf8L
 import type { AdapterIdentity } from './create-adapter-identity.js';
 import { isJsonDataWithin } from './is-json-data-within.js';
 import { copyJsonData } from './json-data-copies.js';
+import { mayHoldRoundedInteger } from './may-hold-rounded-integer.js';
 import {
   isDisplaySafeIdentifier,
   MAX_PROVIDER_ID_LENGTH,
@@ -13,7 +14,8 @@ import { rejectMalformedToolCall, type ParseRejection } from './reject-malformed
 import type { ToolCallLimits } from './resolve-tool-call-limits.js';
 
 // Size rules (the guard's `max_*` rules, one per `JsonLimits` bound) refuse the whole response
-// here, and so does a value JSON cannot express (`non_json_value`); content rules JSON text can
+// here, and so do a value JSON cannot express and, in parsed arguments, an integer beyond 2^53 - 1
+// the SDK may have rounded (`non_json_value`); content rules JSON text can
 // produce (`forbidden_key`, `lone_surrogate`, `non_json_value` for Infinity) are left to the
 // dispatcher's guard, which reports them for the one call concerned.
 const SIZE_RULES: ReadonlySet<string> = new Set(GUARD_RULES.filter((rule) => rule.startsWith('max_')));
@@ -111,6 +113,10 @@ export function resolveMaxCallIdLength(options: ToolCallCollectorOptions = {}): 
  * other class instance, an accessor, a hole) refuses the response (`INVALID_ARGUMENTS`,
  * `non_json_value`), wherever it sits. The guard stops at such a value, so the size of what
  * follows it is never measured; refusing it keeps oversized arguments from passing behind it.
+ * So does an integer beyond `Number.MAX_SAFE_INTEGER` in magnitude, which the SDK's `JSON.parse`
+ * may have rounded from the number the model wrote (`mayHoldRoundedInteger`: the code and rule
+ * the guard's exact-number check gives the same wire text as `json_text`, where the dispatcher
+ * refuses that one call); a rounded fraction cannot be seen in a parsed value.
  */
 export function createToolCallCollector(
   identity: AdapterIdentity,
@@ -157,6 +163,15 @@ export function createToolCallCollector(
           // express: unless the value is JSON data throughout, its size is unknown and it is no
           // JSON anyway, so the response is refused rather than handed to the dispatcher.
           if (!isJsonDataWithin(rawArguments.value, limits.argumentLimits)) return rejectArguments('non_json_value');
+        }
+        // Parsed by the SDK: an integer beyond 2^53 may be another number rounded (9007199254740993
+        // arrives as 9007199254740992), which the guard cannot see in a value. Refused as the guard
+        // refuses it in text (`non_json_value`); the walk reads the private copy when there is one
+        // (what the call will carry, plain data read directly), else the SDK's value through
+        // descriptors, and stays within the limits the guard walk just applied.
+        const ownCopy = keepCopies && checked.ok;
+        if (mayHoldRoundedInteger(ownCopy ? checked.value : rawArguments.value, limits.argumentLimits, ownCopy)) {
+          return rejectArguments('non_json_value');
         }
         // Frozen before anything else sees it: the call hands it to the host.
         if (keepCopies && checked.ok) copy = deepFreeze(checked.value);

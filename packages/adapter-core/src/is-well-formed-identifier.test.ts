@@ -121,8 +121,70 @@ describe('isDisplaySafeIdentifier (review: provider ids and names that read as o
   });
 
   it('accepts what isWellFormedIdentifier accepts otherwise, visible non-ASCII included; refuses what it refuses', () => {
-    for (const value of ['call_1', 'toolu_01AbC', 'café', '注文', 'call 1', '😀', 'get-order', 'fc_68a1b2']) expect(isDisplaySafeIdentifier(value, 64), value).toBe(true);
-    for (const value of ['', 'nul\u0000', 'lone \ud800', 'x'.repeat(65), 7]) expect(isDisplaySafeIdentifier(value, 64), String(value)).toBe(false);
+    for (const value of ['call_1', 'toolu_01AbC', 'café', '注文', '😀', 'get-order', 'fc_68a1b2']) expect(isDisplaySafeIdentifier(value, 64), value).toBe(true);
+    for (const value of ['', 'nul\u0000', 'lone\ud800', 'x'.repeat(65), 7]) expect(isDisplaySafeIdentifier(value, 64), String(value)).toBe(false);
+  });
+
+  // Review 2 (08_blank_lookalike_ids): characters that are shown blank. One OpenAI response parsed
+  // into calls shown as `call_1` and `call_1` followed by a braille blank, with different amounts.
+  const blank = [
+    // Spaces (\p{Zs}, all \p{White_Space}): ASCII, no-break, Ogham, en quad to hair space, narrow
+    // no-break, medium mathematical, ideographic.
+    ' ', '\u00a0', '\u1680', '\u2000', '\u2007', '\u200a', '\u202f', '\u205f', '\u3000',
+    // Not spaces, shown blank: braille pattern blank, musical null notehead, the Hangul fillers.
+    '\u2800', '\u{1D159}', '\u115f', '\u1160', '\u3164', '\uffa0',
+    // Combining marks (\p{M}): acute, overlay tilde, enclosing circle, a spacing mark, an astral one.
+    '\u0301', '\u0334', '\u20dd', '\u0903', '\u{1D167}',
+  ];
+  it('refuses every character shown blank, and every combining mark, anywhere in the id', () => {
+    for (const character of blank) {
+      for (const value of [`${character}call_1`, `call${character}_1`, `call_1${character}`]) {
+        expect(isWellFormedIdentifier(value, 64), JSON.stringify(value)).toBe(true);
+        expect(isDisplaySafeIdentifier(value, 64), JSON.stringify(value)).toBe(false);
+      }
+    }
+  });
+
+  it('refuses every white space, space separator and combining mark code point (exhaustive)', () => {
+    const shownBlankOrCombining = /[\p{White_Space}\p{Zs}\p{M}]/u;
+    let refused = 0;
+    for (let codePoint = 0; codePoint <= 0x10ffff; codePoint++) {
+      if (codePoint >= 0xd800 && codePoint <= 0xdfff) continue;
+      const character = String.fromCodePoint(codePoint);
+      if (!shownBlankOrCombining.test(character)) continue;
+      refused++;
+      if (isDisplaySafeIdentifier(`call_1${character}`, 64)) expect.fail(`U+${codePoint.toString(16)} accepted`);
+    }
+    expect(refused).toBeGreaterThan(2_000);
+  });
+
+  it('accepts the ids and tool names providers send (OpenAI, Anthropic, Gemini)', () => {
+    const providerIds = [
+      // OpenAI Responses: call ids, item ids, response ids; tool names of ^[a-zA-Z0-9_-]{1,64}$.
+      'call_aBcD1234efGH5678ijKL', 'fc_68a1b2c3d4e5f60718293a4b5c6d7e8f0011223344556677',
+      'resp_68a1b2c3d4e5f60718293a4b5c6d7e8f0011223344556677', 'get_order', 'create-refund-draft',
+      // Anthropic Messages: tool_use ids, message ids, server tool ids.
+      'toolu_01A09q90qw90lq917835lq9', 'msg_01XFDUDYJgAACzvnptvVoYEL', 'srvtoolu_014hJH82Qum7Td6UV8gDXThB',
+      // Gemini Interactions: interaction and step ids; names may hold dots and colons.
+      'v1_ChdpbnRlcmFjdGlvbl9pZF9leGFtcGxlEhZ4eXo', 'fvz8pq2k', 'mcp.orders:lookup_order', 'default_api.get_weather',
+    ];
+    for (const value of providerIds) expect(isDisplaySafeIdentifier(value, 256), value).toBe(true);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_.:-]{1,256}$/), (value) => {
+        expect(isDisplaySafeIdentifier(value, 256)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is isWellFormedIdentifier and one refused class, for any code unit (property)', () => {
+    const refusedClass = /[\p{Cc}\p{Default_Ignorable_Code_Point}\p{White_Space}\p{M}\u2800\u{1D159}]/u;
+    fc.assert(
+      fc.property(fc.string({ unit: fc.oneof(unit, fc.constantFrom(...blank, ' ', '\u200b', 'b')), maxLength: 12 }), (text) => {
+        expect(isDisplaySafeIdentifier(text, 64)).toBe(isWellFormedIdentifier(text, 64) && !refusedClass.test(text));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
 

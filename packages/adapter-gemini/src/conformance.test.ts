@@ -1,4 +1,5 @@
-import { adapterConformanceCases } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, type ConformanceCall } from '@toolseal/adapter-testing';
+import type { Interactions } from '@google/genai';
 import { describe, it } from 'vitest';
 import { interaction } from './__fixtures__/gemini-interactions-fixtures.js';
 import { createGeminiInteractionsAdapter, type GeminiInteractionsFormatOptions, type GeminiInteractionsPayload } from './index.js';
@@ -9,23 +10,43 @@ function readResults(payload: GeminiInteractionsPayload) {
   );
 }
 
+function readEchoedCalls(payload: GeminiInteractionsPayload) {
+  return payload.input.flatMap((step) =>
+    step.type === 'function_call'
+      ? [{ call_id: step.id, tool_name: step.name, arguments: { format: 'json_value' as const, value: step.arguments } }]
+      : [],
+  );
+}
+
+/**
+ * Built as the SDK's own `Interactions.Interaction` type, as `ai.interactions.create` returns it:
+ * waiting for function results while it has calls, `completed` without any.
+ */
+function makeInteraction(calls: readonly ConformanceCall[], responseId: string, status?: Interactions.Interaction['status']) {
+  return interaction(
+    responseId,
+    calls.map((call) => ({ type: 'function_call', id: call.call_id, name: call.tool_name, arguments: call.arguments })),
+    status ?? (calls.length === 0 ? 'completed' : 'requires_action'),
+  );
+}
+
 describe.each<[string, GeminiInteractionsFormatOptions]>([
   ['previous_interaction_id', { continuation: 'previous_interaction_id' }],
   ['stateless', { continuation: 'stateless' }],
 ])('Gemini Interactions adapter conformance (%s)', (_label, options) => {
   const cases = adapterConformanceCases({
     adapter: createGeminiInteractionsAdapter(),
-    // Built as the SDK's own `Interactions.Interaction` type, as `ai.interactions.create` returns it:
-    // waiting for function results while it has calls, `completed` without any.
-    makeResponse: (calls, responseId) =>
-      interaction(
-        responseId,
-        calls.map((call) => ({ type: 'function_call', id: call.call_id, name: call.tool_name, arguments: call.arguments })),
-        calls.length === 0 ? 'completed' : 'requires_action',
-      ),
+    makeResponse: (calls, responseId) => makeInteraction(calls, responseId),
     formatOptions: () => options,
     readResults,
     errorFlag: true,
+    readEchoedCalls,
+    readContinuationId: (payload) => ('previous_interaction_id' in payload ? payload.previous_interaction_id : null),
+    // Pending calls of an interaction still running or cut short are not calls the model waits on.
+    makeUnfinishedResponses: (calls, responseId) => [
+      makeInteraction(calls, responseId, 'in_progress'),
+      makeInteraction(calls, responseId, 'incomplete'),
+    ],
   });
   for (const { name, run } of cases) it(name, run);
 });

@@ -61,3 +61,41 @@ describe('gemini client round trip', () => {
     expect(findProtectedValues(request.body, results)).toEqual([]);
   });
 });
+
+// Review 2 (06_number_rounding_json_value): the SDK parses `arguments` with JSON.parse, which
+// rounds 9007199254740993 to 9007199254740992 and 5999.9999999999999 to 6000 without a word. The
+// OpenAI adapter keeps the text, and the guard refuses it there (`non_json_value`); here the integer
+// is refused the same way (nothing is echoed), and the fraction, which a parsed value cannot show,
+// is documented.
+describe('gemini client: numbers the SDK rounded', () => {
+  /** A real client whose fetch answers `body`, raw wire text (numbers no object literal can hold). */
+  function rawClient(body: string): GoogleGenAI {
+    const fetch = async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    return new GoogleGenAI({ apiKey: 'test-key', httpOptions: { fetch } });
+  }
+  const interaction = (callArguments: string) =>
+    `{"id":"v1_int","status":"requires_action","steps":[{"type":"function_call","id":"fc1","name":"create_refund_draft","arguments":${callArguments}}]}`;
+  const create = (ai: GoogleGenAI) => ai.interactions.create({ model: 'gemini-2.5-flash', input: 'x' });
+
+  it('refuses an integer beyond 2^53 - 1 the SDK may have rounded (INVALID_ARGUMENTS, non_json_value)', async () => {
+    const adapter = createGeminiInteractionsAdapter();
+    for (const callArguments of [
+      '{"order_id":9007199254740993,"amount":5999.9999999999999}',
+      '{"order":{"lines":[{"sku":"A","qty":1},{"sku":"B","qty":-9007199254740993}]}}',
+    ]) {
+      const first = await create(rawClient(interaction(callArguments)));
+      expect(adapter.parseToolCalls(first)).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_ARGUMENTS', reasons: [{ field: '', rule: 'non_json_value' }] },
+      });
+    }
+  });
+
+  it('passes safe integers, and a fraction it cannot tell was rounded (documented)', async () => {
+    const first = await create(rawClient(interaction('{"order_id":9007199254740991,"amount":5999.9999999999999}')));
+    expect(createGeminiInteractionsAdapter().parseToolCalls(first)).toMatchObject({
+      ok: true,
+      calls: [{ arguments: { format: 'json_value', value: { order_id: 9007199254740991, amount: 6000 } } }],
+    });
+  });
+});

@@ -1,4 +1,5 @@
-import { adapterConformanceCases } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, type ConformanceCall } from '@toolseal/adapter-testing';
+import type { Response } from 'openai/resources/responses/responses';
 import { describe, it } from 'vitest';
 import { response } from './__fixtures__/openai-responses-fixtures.js';
 import {
@@ -14,30 +15,58 @@ function readResults(payload: OpenAIResponsesPayload) {
   );
 }
 
-describe.each<[string, (output: ReturnType<typeof response>) => OpenAIResponsesFormatOptions]>([
+function readEchoedCalls(payload: OpenAIResponsesPayload) {
+  return payload.input.flatMap((item) =>
+    item.type === 'function_call'
+      ? [{ call_id: item.call_id, tool_name: item.name, arguments: { format: 'json_text' as const, text: item.arguments } }]
+      : [],
+  );
+}
+
+/** Built as the SDK's own `Response` type, as `client.responses.create` returns it. */
+function makeResponse(
+  calls: readonly ConformanceCall[],
+  responseId: string,
+  status: Response['status'] = 'completed',
+  itemStatus: 'completed' | 'incomplete' | 'in_progress' = 'completed',
+): Response {
+  return {
+    ...response(
+      responseId,
+      calls.map((call) => ({
+        type: 'function_call',
+        id: `fc_${call.call_id}`,
+        call_id: call.call_id,
+        name: call.tool_name,
+        arguments: JSON.stringify(call.arguments),
+        status: itemStatus,
+      })),
+    ),
+    status,
+  };
+}
+
+describe.each<[string, (output: Response) => OpenAIResponsesFormatOptions]>([
   ['previous_response_id', () => ({ continuation: 'previous_response_id' })],
   ['stateless', (sdkResponse) => ({ continuation: 'stateless', responseOutput: sdkResponse.output })],
 ])('OpenAI Responses adapter conformance (%s)', (_label, formatOptions) => {
   const cases = adapterConformanceCases({
     adapter: createOpenAIResponsesAdapter(),
-    // Built as the SDK's own `Response` type, as `client.responses.create` returns it.
-    makeResponse: (calls, responseId) =>
-      response(
-        responseId,
-        calls.map((call) => ({
-          type: 'function_call',
-          id: `fc_${call.call_id}`,
-          call_id: call.call_id,
-          name: call.tool_name,
-          arguments: JSON.stringify(call.arguments),
-          status: 'completed',
-        })),
-      ),
-    formatOptions: (sdkResponse) => formatOptions(sdkResponse as ReturnType<typeof response>),
+    makeResponse: (calls, responseId) => makeResponse(calls, responseId),
+    formatOptions: (sdkResponse) => formatOptions(sdkResponse as Response),
     readResults,
     errorFlag: false,
     // FunctionCallOutputItemParam.call_id: maxLength 64 in the official OpenAPI schema.
     maxCallIdLength: MAX_OPENAI_CALL_ID_LENGTH,
+    readEchoedCalls,
+    readContinuationId: (payload) => ('previous_response_id' in payload ? payload.previous_response_id : null),
+    // Cut at max_output_tokens (the response, its items or both), or not finished yet.
+    makeUnfinishedResponses: (calls, responseId) => [
+      makeResponse(calls, responseId, 'incomplete', 'incomplete'),
+      makeResponse(calls, responseId, 'incomplete'),
+      makeResponse(calls, responseId, 'completed', 'incomplete'),
+      makeResponse(calls, responseId, 'in_progress', 'in_progress'),
+    ],
   });
   for (const { name, run } of cases) it(name, run);
 });

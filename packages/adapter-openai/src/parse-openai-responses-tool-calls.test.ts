@@ -155,6 +155,8 @@ describe('parseOpenAIResponsesToolCalls: refusals', () => {
     ['with NUL', 'fc_\u0000'],
     ['with a control character', 'fc_\u001b[0m'],
     ['with a lone surrogate', 'fc_\ud800'],
+    ['ending in a no-break space (review 2)', 'fc_1\u00a0'],
+    ['ending in a braille pattern blank (review 2)', 'fc_1\u2800'],
     ['empty', ''],
     ['not a string', { evil: 1 }],
   ])('refuses an item id %s: it is echoed back in a stateless continuation', (_label, id) => {
@@ -181,6 +183,28 @@ describe('parseOpenAIResponsesToolCalls: refusals', () => {
         'malformed_response',
       );
     }
+  });
+
+  // Review 2 (08_blank_lookalike_ids): this response parsed into calls the audit log showed as
+  // `[call_1] kit_write`, `[call_1⠀] kit_write` (amount 9999) and `[call_1　] kit_write⠀`.
+  it('refuses a response whose call ids or names differ only by a character shown blank', () => {
+    const calls = [
+      // Item ids are plain, so that the call ids and names themselves are what is refused.
+      functionCall('call_1', 'kit_write', '{"item_id":"A","amount":1}', { id: 'fc_1' }),
+      functionCall('call_1\u2800', 'kit_write', '{"item_id":"A","amount":9999}', { id: 'fc_2' }),
+      functionCall('call_1\u3000', 'kit_write\u2800', '{}', { id: 'fc_3' }),
+    ];
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(calls)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    for (const [callId, name] of [['call_1\u00a0', 'kit_write'], ['call_2', 'kit_write\u3164'], ['call_3', 'kit_write\u0301']]) {
+      assertParseRefused(
+        parseOpenAIResponsesToolCalls(
+          responseWith([functionCall('call_ok', 'kit_write', '{}', { id: 'fc_ok' }), functionCall(callId, name, '{}', { id: 'fc_x' })]),
+        ),
+        'MALFORMED_TOOL_CALL',
+        'malformed_response',
+      );
+    }
+    expect(parseOpenAIResponsesToolCalls(responseWith([calls[0]!])).ok).toBe(true);
   });
 
   it('keeps 256 characters for the response id and the item id, which the schema does not bound', () => {
@@ -350,7 +374,8 @@ describe('parseOpenAIResponsesToolCalls: properties', () => {
 
   it('returns exactly the function calls, in order, whatever else the output holds', () => {
     const call = fc.record({
-      name: fc.string({ minLength: 1, maxLength: 20 }).filter((name) => !/[\ud800-\udfff]/.test(name)),
+      // No white space (the ASCII space among fast-check's characters): shown blank, refused.
+      name: fc.string({ minLength: 1, maxLength: 20 }).filter((name) => !/[\s\ud800-\udfff]/.test(name)),
       text: fc.json(),
     });
     const noise = fc.record({ type: fc.constantFrom('message', 'reasoning', 'web_search_call'), id: fc.string() });
