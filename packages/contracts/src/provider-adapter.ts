@@ -29,7 +29,11 @@ export type FormatFailureReason =
 
 /** One refusal, naming the call it concerns. */
 export interface FormatFailure {
-  /** The provider call id concerned, or `null` when the result names none. */
+  /**
+   * The provider call id concerned, or `null` when the result names none or names one that is not
+   * display-safe (an `unknown_call` id comes from an untrusted package: it is repeated only when
+   * `isDisplaySafeIdentifier` of `@toolseal/adapter-core` accepts it).
+   */
   call_id: string | null;
   /** Why. */
   reason: FormatFailureReason;

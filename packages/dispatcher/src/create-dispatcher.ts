@@ -297,7 +297,7 @@ function callField(record: Record<string, unknown>, field: CallField): string {
   const wellFormed = fromProvider ? isDisplaySafeIdentifier(value, MAX_PROVIDER_ID_LENGTH) : isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH);
   if (!wellFormed) {
     throw new TypeError(
-      `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters, lone surrogates${fromProvider ? ' or invisible format characters' : ''} (calls come from adapter.parseToolCalls)`,
+      `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters, lone surrogates${fromProvider ? ', invisible format characters or characters shown blank (white space, combining marks)' : ''} (calls come from adapter.parseToolCalls)`,
     );
   }
   return value as string;
