@@ -143,10 +143,18 @@ export function checkOutputData(
 
   // No more hits than violations are ever reported (`boundViolations`): each hit's pointer is read
   // in full below, and under an attacker's long keys each is as long as the output.
-  for (const hit of tool.scanSensitiveKeys(data, MAX_OUTPUT_VIOLATIONS)) {
+  const hits = tool.scanSensitiveKeys(data, MAX_OUTPUT_VIOLATIONS);
+  let lastParent: string | null = null;
+  for (let index = 0; index < hits.length; index++) {
+    const { parent } = hits[index]!;
+    // Keys of one object share one parent string: one violation for the object.
+    if (parent === lastParent) continue;
+    lastParent = parent;
     // Point at the object holding the key, never at the (attacker-chosen) key itself.
-    violations.push({ rule: 'sensitive_key', path: `${prefix}${contractSafePath(hit.parent)}` });
+    violations.push({ rule: 'sensitive_key', path: `${prefix}${contractSafePath(parent)}` });
   }
+  // The scan stopped where it had as many hits as could be reported: there may be more.
+  const moreKeysUnlisted = hits.length === MAX_OUTPUT_VIOLATIONS;
 
   const linkPointers = tool.links.pointers;
   for (let index = 0; index < linkPointers.length; index++) {
@@ -165,6 +173,7 @@ export function checkOutputData(
       }
     }
   }
+  if (moreKeysUnlisted) violations.push({ rule: 'too_many_violations', path: '' });
   return violations;
 }
 
