@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
-import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
+import { MAX_UNIQUE_ITEMS, inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
 import { RegistryError } from './registry-error.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolSpec } from './tool-spec.js';
@@ -440,6 +440,36 @@ function undeclaredMembers(value: unknown, fields: InputFieldTemplates, at = '')
     return fields.declares(pointer) ? undeclaredMembers(member, fields, pointer) : [pointer];
   });
 }
+
+describe('uniqueItems over items that may be objects or arrays needs a small maxItems (Ajv compares them pair by pair)', () => {
+  const objects = { type: 'object', additionalProperties: false, properties: { sku: { type: 'string', maxLength: 16 } } };
+  const input = (lines: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties: { lines } });
+  const output = (lines: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: ['lines'], properties: { lines } });
+
+  it('refuses such an array without maxItems or above MAX_UNIQUE_ITEMS, in input and output schemas', () => {
+    for (const lines of [
+      { type: 'array', uniqueItems: true, items: objects },
+      { type: 'array', uniqueItems: true, maxItems: MAX_UNIQUE_ITEMS + 1, items: objects },
+      { type: 'array', uniqueItems: true, maxItems: 4_096, items: { type: 'array', maxItems: 2, items: { type: 'integer' } } },
+      { type: 'array', uniqueItems: true, maxItems: 4_096, items: { type: ['string', 'object'], maxLength: 8, additionalProperties: false, properties: {} } },
+    ]) {
+      expect(inspectInputSchema(input(lines)).problems).toContainEqual(expect.stringMatching(/\/properties\/lines: "uniqueItems" over items that may be objects or arrays needs "maxItems" of at most 256/));
+      expect(inspectOutputSchema(output({ ...lines, maxItems: lines.maxItems ?? 4_096 })).problems).toContainEqual(expect.stringMatching(/"uniqueItems"/));
+    }
+  });
+
+  it('accepts it up to MAX_UNIQUE_ITEMS, and arrays of scalars at any length', () => {
+    for (const lines of [
+      { type: 'array', uniqueItems: true, maxItems: MAX_UNIQUE_ITEMS, items: objects },
+      { type: 'array', uniqueItems: true, maxItems: 4_096, items: { type: 'string', maxLength: 16 } },
+      { type: 'array', uniqueItems: true, maxItems: 4_096, items: { type: ['integer', 'null'] } },
+      { type: 'array', uniqueItems: false, maxItems: 4_096, items: objects },
+    ]) {
+      expect(inspectInputSchema(input(lines)).problems).toEqual([]);
+      expect(inspectOutputSchema(output(lines)).problems).toEqual([]);
+    }
+  });
+});
 
 describe('inspectInputSchema (property)', () => {
   it('never accepts a schema under which valid arguments carry a member the schema does not declare', () => {

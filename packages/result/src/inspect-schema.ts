@@ -63,6 +63,29 @@ function stringTemplatesOf(child: unknown, template: string): string[] {
   return [];
 }
 const MAX_SCHEMA_DEPTH = 32;
+/**
+ * Most items of a `uniqueItems` array whose items may be objects or arrays. The pinned Ajv compares
+ * such items pair by pair (n² / 2 deep comparisons): 4,096 object items, within the guard's
+ * default limits, took over a second to validate. Arrays of scalars are checked through a map, in
+ * linear time, and need no such bound.
+ */
+export const MAX_UNIQUE_ITEMS = 256;
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+
+/** Whether an array subschema's `items` declares scalar types only (Ajv then checks uniqueness through a map). */
+function hasScalarItems(node: Record<string, unknown>): boolean {
+  const { items } = node;
+  if (!isRecord(items)) return false;
+  const types = typesOf(items);
+  return types !== null && types.every((type) => SCALAR_TYPES.has(type));
+}
+
+/** The problem with a `uniqueItems` array that Ajv would check in quadratic time, or `null`. */
+function uniqueItemsProblem(node: Record<string, unknown>, where: string): string | null {
+  if (node.uniqueItems !== true || hasScalarItems(node)) return null;
+  if (typeof node.maxItems === 'number' && node.maxItems <= MAX_UNIQUE_ITEMS) return null;
+  return `${where}: "uniqueItems" over items that may be objects or arrays needs "maxItems" of at most ${MAX_UNIQUE_ITEMS} (they are compared pair by pair), or scalar "items"`;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -161,6 +184,8 @@ function walkOutput(
   }
   if (types.includes('array')) {
     if (typeof node.maxItems !== 'number') inspection.problems.push(`${where}: an array needs "maxItems"`);
+    const unique = uniqueItemsProblem(node, where);
+    if (unique !== null) inspection.problems.push(unique);
     if (node.items === undefined) {
       inspection.problems.push(`${where}: an array needs "items"`);
     } else {
@@ -475,6 +500,8 @@ function checkInputKeywords(node: Record<string, unknown>, where: string, depth:
   if (types?.includes('array') === true && !saysEveryItem(node)) {
     inspection.problems.push(`${where}: an array needs "items" (or "prefixItems" with "maxItems" no longer than it)`);
   }
+  const unique = uniqueItemsProblem(node, where);
+  if (unique !== null) inspection.problems.push(unique);
 }
 
 function walkInput(
