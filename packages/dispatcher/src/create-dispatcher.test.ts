@@ -1067,6 +1067,49 @@ describe('a turn of parallel calls', () => {
     expect(loadOrderSaw).toEqual([{ ...CEDAR_DRAFTER, region: 'eu' }]);
   });
 
+  it('gives every reader a deep-frozen copy of the principal\'s nested fields, never the host\'s object', async () => {
+    const host = createTestHost();
+    const account = { suspended: false };
+    const principal = { ...CEDAR_DRAFTER, account };
+    const seen: { account: unknown }[] = [];
+    const original = host.impl.get_order;
+    host.impl.get_order = (input) => {
+      const given = input.principal as unknown as { account: { suspended: boolean } };
+      seen.push(given);
+      // A handler that tries to lift a flag for the checks after it, or for the host's next turn.
+      expect(() => {
+        given.account.suspended = true;
+      }).toThrow(TypeError);
+      return original(input);
+    };
+    const result = only(await host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal }));
+    expect(result.sealed.model_result.status).toBe('succeeded');
+    expect(seen[0]?.account).toEqual({ suspended: false });
+    expect(seen[0]?.account).not.toBe(account);
+    expect(account.suspended).toBe(false);
+  });
+
+  it('refuses a principal that is a class instance, or a field that is not JSON data, before any call runs', async () => {
+    const host = createTestHost();
+    class Session {
+      readonly tenant_id = 'cedar';
+      readonly subject_id = 'support-drafter-1';
+      readonly roles = ['support_drafter'];
+      get suspended(): boolean {
+        return true;
+      }
+    }
+    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: new Session() })).rejects.toThrow(
+      /^dispatch: context\.principal must be a plain object/,
+    );
+    const dated = { ...CEDAR_DRAFTER, since: new Date(0) };
+    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: dated })).rejects.toThrow(
+      /^dispatch: context\.principal\.since must be JSON data/,
+    );
+    expect(host.calls['get_order']).toBe(0);
+    expect(await host.stores.auditLog.head()).toBeNull();
+  });
+
   it('refuses a principal field that is an accessor, before any call runs', async () => {
     const host = createTestHost();
     const flag = vi.fn(() => false);

@@ -273,9 +273,10 @@ function checkPrincipal(value: unknown): PrincipalContext {
     if (typeof role !== 'string' || !isWellFormedText(role)) throw new TypeError(rolesError);
     copiedRoles.push(role);
   }
-  // A private frozen copy: nothing the handlers receive can change the turn's principal. It keeps
-  // the host's other fields (a `suspended` flag a check reads, say), as the proposal validator's
-  // copy does: dropping one turns "deny if suspended" into "allow".
+  // A private, deeply frozen copy: nothing the handlers receive can change the turn's principal,
+  // nor the host's own object. It keeps the host's other fields (a `suspended` flag a check reads,
+  // say), each copied as JSON data, as the proposal validator's copy does: dropping one turns
+  // "deny if suspended" into "allow". Only a plain object is a principal (`copyPrincipal`).
   return copyPrincipal('dispatch: context.principal', value, { tenant_id: tenant_id as string, subject_id: subject_id as string, roles: copiedRoles });
 }
 

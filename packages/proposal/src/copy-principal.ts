@@ -1,20 +1,37 @@
 import type { PrincipalContext } from '@toolseal/contracts';
+import { copyUntrustedValue, deepFreeze, type JsonLimits } from '@toolseal/guard';
 
-/** The fields a principal's checker reads itself; `copyPrincipal` copies every other one as it is. */
+/** The fields a principal's checker reads itself; `copyPrincipal` copies every other one. */
 const CHECKED_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 'roles']);
+/** Bounds of one extra field's value (claims a host keeps beside the identity, not documents). */
+const EXTRA_FIELD_LIMITS: Partial<JsonLimits> = { maxBytes: 65_536, maxDepth: 16, maxTotalNodes: 4_096 };
 
 /**
  * The frozen copy of a host's principal that every later step uses: `checked` (the `tenant_id`,
  * `subject_id` and `roles` the caller read once from `principal` and checked) plus every other own
- * enumerable string-keyed field of `principal`, shallowly, as read once from its descriptor. A host's
- * principal may carry more than `PrincipalContext` (a `suspended` flag its facts source or a trusted
- * check reads, say), and dropping such a field would turn "deny if suspended" into "allow". A field
- * that is an accessor, or that cannot be read (a Proxy trap that throws), throws a `TypeError`
- * naming it (after `name`, such as `'validate: actor'`): a getter could answer the check one way and a later reader another.
- * The copy is built with `defineProperty`, so an own `__proto__` key stays a field. `checked.roles`
- * is frozen in place.
+ * enumerable string-keyed field of `principal`, each value a private deep-frozen copy of JSON data
+ * (`copyUntrustedValue` of `@toolseal/guard`, at most 64 KiB, depth 16, 4,096 values), read once
+ * from its descriptor. A host's principal may carry more than `PrincipalContext` (a `suspended` flag
+ * its facts source or a trusted check reads, say), and dropping such a field would turn "deny if
+ * suspended" into "allow"; sharing the host's own object would let a handler change what a later
+ * check of the turn, or the host's next turn, reads. Throws a `TypeError` naming the problem (after
+ * `name`, such as `'validate: actor'`) for a principal that is not a plain object (prototype
+ * `Object.prototype` or `null`: a class's getters live on its prototype, where an own-field copy
+ * would silently drop them), and for a field that is an accessor, cannot be read (a Proxy trap that
+ * throws), or is not JSON data within those bounds (a `Date`, a function, a cycle). The copy is built
+ * with `defineProperty` for the extra fields, so an own `__proto__` key stays a field.
+ * `checked.roles` is frozen in place.
  */
 export function copyPrincipal(name: string, principal: object, checked: PrincipalContext): PrincipalContext {
+  let prototype: unknown;
+  try {
+    prototype = Object.getPrototypeOf(principal);
+  } catch {
+    throw new TypeError(`${name} cannot be read`);
+  }
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new TypeError(`${name} must be a plain object (an object literal or JSON data), not a class instance`);
+  }
   // A literal for the three fields every principal has (the dispatcher copies one every turn);
   // only other fields go through `defineProperty`.
   const copy: Record<string, unknown> = { tenant_id: checked.tenant_id, subject_id: checked.subject_id, roles: Object.freeze(checked.roles) };
@@ -36,7 +53,9 @@ export function copyPrincipal(name: string, principal: object, checked: Principa
     }
     if (descriptor === undefined || descriptor.enumerable !== true) continue;
     if (!Object.hasOwn(descriptor, 'value')) throw new TypeError(`${name}.${key} must be a data field, not an accessor`);
-    Object.defineProperty(copy, key, { value: descriptor.value, enumerable: true, writable: true, configurable: true });
+    const copied = copyUntrustedValue(descriptor.value, EXTRA_FIELD_LIMITS);
+    if (!copied.ok) throw new TypeError(`${name}.${key} must be JSON data (${copied.violation.rule})`);
+    Object.defineProperty(copy, key, { value: deepFreeze(copied.value), enumerable: true, writable: true, configurable: true });
   }
   return Object.freeze(copy) as unknown as PrincipalContext;
 }

@@ -275,6 +275,35 @@ function ignoreRejection(answer: unknown): void {
   }
 }
 
+/** Most values `ignoreNestedRejections` looks at in one dropped answer. */
+const MAX_DROPPED_VALUES = 256;
+
+/**
+ * `ignoreRejection` for every native promise inside a dropped rule answer (a rule that put an async
+ * result in a list, or a snapshot holding one): reads own data properties through their
+ * descriptors, never running a getter, at most `MAX_DROPPED_VALUES` values. Only on the paths
+ * where an answer is refused, so a well-formed answer is read exactly once.
+ */
+function ignoreNestedRejections(answer: unknown): void {
+  const pending: unknown[] = [answer];
+  for (let looked = 0; pending.length > 0 && looked < MAX_DROPPED_VALUES; looked += 1) {
+    const value = pending.pop();
+    if (value instanceof Promise) {
+      ignoreRejection(value);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    try {
+      for (const key of Reflect.ownKeys(value)) {
+        const descriptor = Object.getOwnPropertyDescriptor(value, key);
+        if (descriptor !== undefined && Object.hasOwn(descriptor, 'value')) pending.push(descriptor.value);
+      }
+    } catch {
+      // A Proxy whose traps throw: nothing more to find there.
+    }
+  }
+}
+
 /** The boxed answer of a trusted lookup: a box, so no `then` of the answer is ever read again. */
 interface LookupAnswer {
   readonly answer: unknown;
@@ -353,10 +382,15 @@ export function createProposalValidator<TProposal, TFacts>(
 
   const factsDigest = (found: TFacts): Sha256Hex => {
     const snapshot = rules.snapshot(found);
-    // An async snapshot is no JSON data: the digest refuses it and the proposal is held, but a
-    // rejection of it must not become an unhandled one (which ends a Node process).
-    ignoreRejection(snapshot);
-    return digester.digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, { contract_id: contractId, rule_version: ruleVersion, snapshot });
+    // An async snapshot, or one holding a promise, is no JSON data: the digest refuses it and the
+    // proposal is held, but a rejection in it must not become an unhandled one (which ends a Node
+    // process).
+    try {
+      return digester.digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, { contract_id: contractId, rule_version: ruleVersion, snapshot });
+    } catch (error) {
+      ignoreNestedRejections(snapshot);
+      throw error;
+    }
   };
 
   // Every field of a record but `record_sha256`, in one place: what `makeRecord` digests and what
@@ -464,25 +498,29 @@ export function createProposalValidator<TProposal, TFacts>(
       ignoreRejection(answer);
       return null;
     }
+    const refused = (): null => {
+      ignoreNestedRejections(answer);
+      return null;
+    };
     try {
       const length: unknown = answer.length;
-      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return null;
+      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return refused();
       const count = Math.min(length, MAX_REASONS);
       const copied: ErrorReason[] = [];
       for (let index = 0; index < count; index += 1) {
         const reason: unknown = answer[index];
-        if (typeof reason !== 'object' || reason === null) return null;
+        if (typeof reason !== 'object' || reason === null) return refused();
         const { field, rule } = reason as Partial<Record<keyof ErrorReason, unknown>>;
         // A field the contract does not declare may be a key the model chose (a map's keys): never
         // something to show the model or keep in the record.
-        if (typeof field !== 'string' || typeof rule !== 'string' || !declaredFields.declares(field)) return null;
+        if (typeof field !== 'string' || typeof rule !== 'string' || !declaredFields.declares(field)) return refused();
         copied.push(Object.freeze({ field, rule }));
       }
       // Each reason must be a catalog RULE_REJECTED reason: a finite rule and a contract-safe field.
       if (copied.length > 0) makeError('RULE_REJECTED', { reasons: copied });
       return copied;
     } catch {
-      return null;
+      return refused();
     }
   };
 

@@ -134,7 +134,12 @@ describe('rules fail closed: describes and statePermits must answer a boolean', 
 
   it('leaves no unhandled rejection behind when an async rule rejects', async () => {
     const rejectsLater = () => Promise.reject(new Error('rule service down'));
-    for (const override of [{ describes: rejectsLater }, { statePermits: rejectsLater }, { check: rejectsLater }, { snapshot: rejectsLater }]) {
+    const nested = [
+      { check: () => [rejectsLater()] },
+      { check: () => [{ field: '/amount', rule: rejectsLater() }] },
+      { snapshot: () => ({ order: rejectsLater(), lines: [[rejectsLater()]] }) },
+    ];
+    for (const override of [{ describes: rejectsLater }, { statePermits: rejectsLater }, { check: rejectsLater }, { snapshot: rejectsLater }, ...nested]) {
       const validator = refundValidator({ lookup: () => found() }, { ...REFUND_RULES_V1, ...override } as unknown as Rules);
       expect((await validator.validate(cedar.actor, text(baseline))).decision).toBe('hold');
     }
@@ -651,7 +656,8 @@ describe('second review: regressions of the read-once copies', () => {
     if (!ready.ok) throw new Error('unreachable');
     expect((await validator.recheckCurrent({ ...base, suspended: true, active: true } as HostPrincipal, ready)).decision).toBe('rejected_access');
 
-    // Each field is read exactly once (a Proxy counts every read), shallowly: the nested object is kept as it is.
+    // Each field is read exactly once (a Proxy counts every read); a nested object is a private,
+    // deep-frozen copy: nothing that receives the actor can change what a later reader sees.
     const claims = { scope: 'refunds' };
     const target = { ...base, suspended: false, active: true, claims, [Symbol('host')]: 'skipped' };
     Object.defineProperty(target, 'hidden', { value: 'not enumerable', enumerable: false });
@@ -665,7 +671,8 @@ describe('second review: regressions of the read-once copies', () => {
     for (const key of ['tenant_id', 'subject_id', 'roles', 'suspended', 'active', 'claims', 'hidden']) expect(reads.get(key), key).toBe(1);
     const given = seen.at(-1) as HostPrincipal & { claims?: unknown };
     expect(given).toEqual({ ...base, suspended: false, active: true, claims });
-    expect(given.claims).toBe(claims);
+    expect(given.claims).not.toBe(claims);
+    expect(Object.isFrozen(given.claims)).toBe(true);
     expect(Object.hasOwn(given, 'hidden')).toBe(false);
 
     // An own `__proto__` key stays a field: the copy's prototype does not change.
@@ -696,6 +703,21 @@ describe('second review: regressions of the read-once copies', () => {
       },
     });
     await expect(validator.validate(noKeys, text(baseline))).rejects.toThrow(/^validate: actor fields cannot be read/);
+    // A class keeps its getters on the prototype, where an own-field copy would drop them
+    // ("deny if suspended" would then allow): only plain objects are principals.
+    class SessionPrincipal {
+      readonly tenant_id = 'cedar';
+      readonly subject_id = 'drafter-1';
+      readonly roles = ['support_drafter'];
+      get suspended(): boolean {
+        return true;
+      }
+    }
+    await expect(validator.validate(new SessionPrincipal(), text(baseline))).rejects.toThrow(/^validate: actor must be a plain object/);
+    // Extra fields are JSON data: a Date or a function is refused, not shared.
+    for (const extra of [new Date(0), () => true, { at: new Date(0) }]) {
+      await expect(validator.validate({ ...cedar.actor, extra } as PrincipalContext, text(baseline))).rejects.toThrow(/^validate: actor\.extra must be JSON data/);
+    }
     expect(lookup).not.toHaveBeenCalled();
   });
 
