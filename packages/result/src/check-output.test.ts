@@ -22,7 +22,23 @@ Object.assign((namedSpec.output_schema as { properties: Record<string, unknown> 
 });
 namedSpec.media_types = ['application/pdf'];
 namedSpec.contract.tool_name = 'kb_named';
-const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch, mediaSpec, namedSpec]);
+// Fields found by their head word only, a JSON:API `links` object and arrays of arrays of links.
+const TEXT_256 = { type: 'string', maxLength: 256 };
+const wordsSpec = copy(specs.kbSearch);
+Object.assign((wordsSpec.output_schema as { properties: Record<string, unknown> }).properties, {
+  imageUrl1: TEXT_256,
+  url_v2: TEXT_256,
+  image: { type: 'object', additionalProperties: false, properties: { src: TEXT_256, alt: TEXT_256 } },
+  links: { type: 'object', additionalProperties: false, properties: { self: TEXT_256, next: { type: ['string', 'null'], maxLength: 256 } } },
+  urls: { type: 'array', maxItems: 4, items: { type: 'array', maxItems: 4, items: TEXT_256 } },
+  contentType2: { type: 'string', maxLength: 64 },
+  mime: { type: 'string', maxLength: 64 },
+  sample_curl: TEXT_256,
+});
+wordsSpec.media_types = ['application/pdf'];
+wordsSpec.limits = { ...wordsSpec.limits, maxObjectKeys: 16 };
+wordsSpec.contract.tool_name = 'kb_words';
+const registry = createToolRegistry([specs.getOrder, specs.createRefundDraft, specs.kbSearch, mediaSpec, namedSpec, wordsSpec]);
 const tool = (name: string): RegisteredTool => {
   const found = registry.get(name);
   if (found === undefined) throw new Error(`no tool ${name}`);
@@ -185,6 +201,44 @@ describe('checkHandlerOutput', () => {
       { rule: 'url_host', path: '/data/download_url' },
       { rule: 'media_type', path: '/data/contentType' },
     ]);
+  });
+
+  it('checks fields found by their head word, JSON:API links members and arrays of arrays of links against the policies (review: url2, src, mime, links{self}, urls[[...]] passed unchecked)', () => {
+    const good = 'https://kb.example.com/a/1';
+    const words = (data: Record<string, unknown>) => violationsOf('kb_words', { ...search, data: { hits: [hit], ...data } }, { query: 'q' });
+    const fine = {
+      imageUrl1: good,
+      url_v2: good,
+      image: { src: good, alt: 'a chart' },
+      links: { self: good, next: null },
+      urls: [[good, good], [good]],
+      contentType2: 'application/pdf',
+      mime: 'Application/PDF',
+      sample_curl: 'curl -s https://api.example.com/v1/orders',
+    };
+    const hostile = 'javascript:alert(document.cookie)';
+    expect(
+      words({
+        ...fine,
+        imageUrl1: hostile,
+        url_v2: 'https://attacker.example/x',
+        image: { src: hostile, alt: hostile },
+        links: { self: good, next: 'https://attacker.example/next' },
+        urls: [[good], [good, hostile]],
+        contentType2: 'text/html',
+        mime: 'text/html',
+      }),
+    ).toEqual([
+      { rule: 'url_scheme', path: '/data/imageUrl1' },
+      { rule: 'url_host', path: '/data/url_v2' },
+      { rule: 'url_scheme', path: '/data/image/src' },
+      { rule: 'url_host', path: '/data/links/next' },
+      { rule: 'url_scheme', path: '/data/urls/1/1' },
+      { rule: 'media_type', path: '/data/contentType2' },
+      { rule: 'media_type', path: '/data/mime' },
+    ]);
+    // Allowed values pass, and `sample_curl` (head word `curl`) holds a command, not a link.
+    expect(words(fine)).toEqual([]);
   });
 
   it('checks resource_revision against the tool pattern', () => {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
-import { MAX_UNIQUE_ITEMS, inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
+import { MAX_UNIQUE_ITEMS, fieldNameWords, inspectInputSchema, inspectOutputSchema, isLinkFieldName, isMediaFieldName } from './inspect-schema.js';
 import { RegistryError } from './registry-error.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolSpec } from './tool-spec.js';
@@ -441,7 +441,7 @@ function undeclaredMembers(value: unknown, fields: InputFieldTemplates, at = '')
   });
 }
 
-describe('uniqueItems over items that may be objects or arrays needs a small maxItems (Ajv compares them pair by pair)', () => {
+describe('uniqueItems over items not declared with a scalar type needs a small maxItems (Ajv compares them pair by pair)', () => {
   const objects = { type: 'object', additionalProperties: false, properties: { sku: { type: 'string', maxLength: 16 } } };
   const input = (lines: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties: { lines } });
   const output = (lines: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required: ['lines'], properties: { lines } });
@@ -453,8 +453,22 @@ describe('uniqueItems over items that may be objects or arrays needs a small max
       { type: 'array', uniqueItems: true, maxItems: 4_096, items: { type: 'array', maxItems: 2, items: { type: 'integer' } } },
       { type: 'array', uniqueItems: true, maxItems: 4_096, items: { type: ['string', 'object'], maxLength: 8, additionalProperties: false, properties: {} } },
     ]) {
-      expect(inspectInputSchema(input(lines)).problems).toContainEqual(expect.stringMatching(/\/properties\/lines: "uniqueItems" over items that may be objects or arrays needs "maxItems" of at most 256/));
+      expect(inspectInputSchema(input(lines)).problems).toContainEqual(expect.stringMatching(/\/properties\/lines: "uniqueItems" over items not declared with a scalar "type" \(objects, arrays, or items given by "\$ref", "enum" or "const" alone\) needs "maxItems" of at most 256/));
       expect(inspectOutputSchema(output({ ...lines, maxItems: lines.maxItems ?? 4_096 })).problems).toContainEqual(expect.stringMatching(/"uniqueItems"/));
+    }
+  });
+
+  it('says what it refuses when the items are scalars given by $ref, enum or const without a type (review: the message said "objects or arrays")', () => {
+    const refused = '"uniqueItems" over items not declared with a scalar "type" (objects, arrays, or items given by "$ref", "enum" or "const" alone) needs "maxItems" of at most 256';
+    for (const [items, root] of [
+      [{ $ref: '#/$defs/tag' }, { $defs: { tag: { type: 'string', maxLength: 32 } } }],
+      [{ enum: ['a', 'b', 'c'] }, {}],
+      [{ const: 'a' }, {}],
+    ] as const) {
+      const schema = { ...input({ type: 'array', uniqueItems: true, maxItems: 1_000, items }), ...root };
+      const problems = inspectInputSchema(schema).problems;
+      expect(problems).toEqual([`input_schema/properties/lines: ${refused} (they are compared pair by pair), or "items" with a scalar "type"`]);
+      expect(problems.join('\n')).not.toMatch(/may be objects or arrays/);
     }
   });
 
@@ -468,6 +482,117 @@ describe('uniqueItems over items that may be objects or arrays needs a small max
       expect(inspectInputSchema(input(lines)).problems).toEqual([]);
       expect(inspectOutputSchema(output(lines)).problems).toEqual([]);
     }
+  });
+});
+
+describe('media-type and link fields are found by the head word of their name (review: url2, src, mime, links{self} were missed; curl was a link)', () => {
+  const STRING = { type: 'string', maxLength: 256 };
+  const strings = (items: object = STRING) => ({ type: 'array', maxItems: 4, items });
+  const exact = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties });
+  const found = (properties: Record<string, unknown>) => {
+    const { problems, uriPointers, mediaPointers } = inspectOutputSchema(exact(properties));
+    expect(problems).toEqual([]);
+    return { links: uriPointers, media: mediaPointers };
+  };
+
+  it('splits a name into lower-case words at underscores, case changes and digits, dropping numbers and version words', () => {
+    for (const [name, words] of [
+      ['url', ['url']],
+      ['url2', ['url']],
+      ['URL_2', ['url']],
+      ['imageUrl1', ['image', 'url']],
+      ['imageURL', ['image', 'url']],
+      ['imageURLs', ['image', 'urls']],
+      ['URLList', ['url', 'list']],
+      ['urlList', ['url', 'list']],
+      ['url_v2', ['url']],
+      ['urlV2', ['url']],
+      ['contentType2', ['content', 'type']],
+      ['MIME_TYPE', ['mime', 'type']],
+      ['mediaType', ['media', 'type']],
+      ['file_media_types', ['file', 'media', 'types']],
+      ['download_link', ['download', 'link']],
+      ['_links', ['links']],
+      ['HREF', ['href']],
+      ['s3_key', ['s', 'key']],
+      ['mp4Url', ['mp', 'url']],
+      ['curl', ['curl']],
+      ['sample_curl', ['sample', 'curl']],
+      ['cufflink', ['cufflink']],
+      ['v2', []],
+      ['___', []],
+      ['2024', []],
+      ['imageurl', ['imageurl']],
+    ] as const) {
+      expect(fieldNameWords(name), name).toEqual(words);
+    }
+  });
+
+  it('finds links and media types whatever the spelling, digits or version of the head word', () => {
+    for (const name of ['url', 'url2', 'URL_2', 'imageUrl1', 'imageURL', 'imageURLs', 'url_v2', 'urlV2', 'sourceUrl', 'source_url', 'download_link', 'HREF', 'uris', 'src', 'image_src', 'website', 'homepage', 'permalink', 'hyperlink', '_links']) {
+      expect(isLinkFieldName(name), name).toBe(true);
+      expect(isMediaFieldName(name), name).toBe(false);
+      expect(found({ [name]: STRING }), name).toEqual({ links: [`/${name}`], media: [] });
+    }
+    for (const name of ['mime', 'mimeType', 'mime_type', 'MIME_TYPE', 'mimetypes', 'mediaType', 'media_type', 'content_type', 'contentType', 'contentType2', 'CONTENT_TYPE_2', 'file_media_types', 'fileContentType']) {
+      expect(isMediaFieldName(name), name).toBe(true);
+      expect(isLinkFieldName(name), name).toBe(false);
+      expect(found({ [name]: STRING }), name).toEqual({ links: [], media: [`/${name}`] });
+    }
+  });
+
+  it('leaves a name alone when its head word is another word, or the link letters sit inside one word', () => {
+    for (const name of [
+      'curl',
+      'sample_curl',
+      'cufflink',
+      'curly_brace',
+      'link_text',
+      'link_count',
+      'url_label',
+      'urlList',
+      'url_list',
+      'URLList',
+      'image_url_alt',
+      'imageurl',
+      'mime_type_known',
+      'media',
+      'content',
+      'type',
+      'mimeTypeName',
+      'pantomime',
+      'source',
+      'v2',
+    ]) {
+      expect(isLinkFieldName(name), name).toBe(false);
+      expect(isMediaFieldName(name), name).toBe(false);
+      expect(found({ [name]: STRING }), name).toEqual({ links: [], media: [] });
+    }
+  });
+
+  it('holds a string, a nullable string, or arrays (of arrays) of strings; not other types', () => {
+    expect(found({ url: { type: ['string', 'null'], maxLength: 256 } }).links).toEqual(['/url']);
+    expect(found({ urls: strings() }).links).toEqual(['/urls/*']);
+    expect(found({ urls: strings(strings()) }).links).toEqual(['/urls/*/*']);
+    expect(found({ image_urls: strings(strings(strings())) }).links).toEqual(['/image_urls/*/*/*']);
+    expect(found({ mime_types: strings(strings()) }).media).toEqual(['/mime_types/*/*']);
+    expect(found({ url: { type: 'integer' }, link: { type: 'boolean' }, hrefs: strings({ type: 'integer' }) })).toEqual({ links: [], media: [] });
+  });
+
+  it('treats every string member of a links or urls object as a link (JSON:API links: { self, next })', () => {
+    const links = exact({ self: STRING, next: { type: ['string', 'null'], maxLength: 256 }, alternates: strings(), count: { type: 'integer' }, meta: exact({ note: STRING }) });
+    expect(found({ links }).links).toEqual(['/links/self', '/links/next', '/links/alternates/*']);
+    expect(found({ page_urls: { ...links, type: ['object', 'null'] } }).links).toEqual(['/page_urls/self', '/page_urls/next', '/page_urls/alternates/*']);
+    // Arrays of such objects, and an object nested in one by a link name.
+    expect(found({ _links: strings(exact({ self: STRING })) }).links).toEqual(['/_links/*/self']);
+    expect(found({ data: exact({ links: exact({ related: exact({ href: STRING }) }) }) }).links).toEqual(['/data/links/related/href']);
+    // A singular `link` object or another head word: only its own link names count.
+    expect(found({ link: exact({ title: STRING, href: STRING }) }).links).toEqual(['/link/href']);
+    expect(found({ link_info: exact({ self: STRING }) }).links).toEqual([]);
+  });
+
+  it('lists each link field once, whether found by format, by name or as a member', () => {
+    expect(found({ url: { ...STRING, format: 'uri' }, links: exact({ href: { ...STRING, format: 'uri' } }) }).links).toEqual(['/url', '/links/href']);
   });
 });
 

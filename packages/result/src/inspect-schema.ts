@@ -9,11 +9,13 @@ export interface SchemaInspection {
   /** Why the schema is not acceptable; empty when it is. */
   problems: string[];
   /**
-   * Pointer templates (`*` = any array index) of string fields with `format: "uri"`, and of string
-   * fields (or arrays of strings) whose names end in `url`, `uri`, `href` or `link` (`LINK_NAME`).
+   * Pointer templates (`*` = any array index), each once, of string fields with `format: "uri"`, of
+   * string fields (or arrays, or arrays of arrays, of strings) whose name's head word is a link word
+   * (`isLinkFieldName`), and of the string members of an object whose head word is a plural link
+   * word (`LINK_COLLECTION_WORDS`).
    */
   uriPointers: string[];
-  /** Pointer templates of string fields (or arrays of strings) named for a media type (`MEDIA_NAME`). */
+  /** Pointer templates of string fields (or arrays of strings) named for a media type (`isMediaFieldName`). */
   mediaPointers: string[];
   /** Pointers of every declared property reached through objects only (no arrays): echo targets. */
   scalarPaths: Set<string>;
@@ -37,18 +39,86 @@ const ROOT_ONLY = ['$schema', '$id'];
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 /** Property names that stay contract-safe in JSON Pointers (see `ErrorReason.field`). */
 const PROPERTY_NAME = /^[A-Za-z0-9_]{1,64}$/;
+const MAX_SCHEMA_DEPTH = 32;
 /**
- * Output property names that hold a media type or a link, matched on the name in lower case
- * without underscores (`mime_type`, `mimeType`, `MIME_TYPE`, `file_content_type`; `url`,
- * `sourceUrl`, `image_urls`, `download_link`, `href`): spec 000 asks to "limit MIME ... URLs", and a
- * limit that hung on one exact spelling (`media_type`, or `format: "uri"` alone) was sidestepped by
- * naming the field `contentType` or a plain `url` string.
+ * Output fields that hold a media type or a link, found by name so that their values are held to
+ * the tool's `media_types` and `links` policies (spec 000: "limit MIME ... URLs"): a limit that hung
+ * on one spelling (`media_type`, or `format: "uri"` alone) was sidestepped by naming the field
+ * `contentType`, `url2` or `src`. A name is split into words (`fieldNameWords`) and only its HEAD
+ * word, the last one, decides (for media types, also the last two joined): `download_link`,
+ * `imageUrl1`, `URL_2`, `url_v2`, `contentType2` and `MIME_TYPE` are found; `link_text`,
+ * `url_count`, `urlList` (head `list`) and `curl` or `cufflink` (one word each, not in the lists)
+ * are not. Such a field is a string, a nullable string, or an array (of arrays...) of them.
  */
-const MEDIA_NAME = /(?:mimetype|mediatype|contenttype)s?$/;
-const LINK_NAME = /(?:url|uri|href|link)s?$/;
+const LINK_WORDS = new Set([
+  'url',
+  'urls',
+  'uri',
+  'uris',
+  'href',
+  'hrefs',
+  'link',
+  'links',
+  'src',
+  'srcs',
+  'website',
+  'websites',
+  'homepage',
+  'homepages',
+  'permalink',
+  'permalinks',
+  'hyperlink',
+  'hyperlinks',
+]);
+/**
+ * Head words of an object whose every string member (or array of strings) is a link, as a JSON:API
+ * or HAL `links: { self, next }` object: the plural link words.
+ */
+const LINK_COLLECTION_WORDS = new Set(['urls', 'uris', 'hrefs', 'links', 'srcs', 'websites', 'homepages', 'permalinks', 'hyperlinks']);
+/** Media-type head words, or last two words joined (`content_type`, `mediaType`, `MIME_TYPE`). */
+const MEDIA_WORDS = new Set(['mime', 'mimes', 'mimetype', 'mimetypes', 'mediatype', 'mediatypes', 'contenttype', 'contenttypes']);
+/**
+ * The words of an output property name, lower-cased: split at underscores, at a lower-case letter
+ * followed by an upper-case one (`imageUrl`), before the last capital of a run of capitals followed
+ * by a lower-case letter (`URLList` is `url`, `list`) and between letters and digits; words of
+ * digits only (`url2`, `URL_2`) and version words (`v2`, `V10` after a word, as in `url_v2` or
+ * `urlV2`) are dropped. Property names are `[A-Za-z0-9_]`.
+ */
+export function fieldNameWords(name: string): string[] {
+  const words: string[] = [];
+  for (const part of name.split('_')) {
+    // A run of capitals is one word (`imageURL`), with a plural `s` (`URLs`), and ends before a
+    // capitalized word (`URLList`); a capital starts a word (`imageUrl`); digits stand alone.
+    const tokens = part.match(/[A-Z]{2,}s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g) ?? [];
+    for (let index = 0; index < tokens.length; index++) {
+      const token = tokens[index]!;
+      if (/^[0-9]+$/.test(token)) continue;
+      // A version word: `v` or `V` standing alone before its digits (`v2`, `V10`).
+      if ((token === 'v' || token === 'V') && /^[0-9]+$/.test(tokens[index + 1] ?? '')) continue;
+      words.push(token.toLowerCase());
+    }
+  }
+  return words;
+}
 
-function foldedFieldName(name: string): string {
-  return name.toLowerCase().replaceAll('_', '');
+/** Whether a property name's head word names a link (`LINK_WORDS`). */
+export function isLinkFieldName(name: string): boolean {
+  const head = fieldNameWords(name).at(-1);
+  return head !== undefined && LINK_WORDS.has(head);
+}
+
+/** Whether a property name's head word, or its last two words joined, names a media type (`MEDIA_WORDS`). */
+export function isMediaFieldName(name: string): boolean {
+  const words = fieldNameWords(name);
+  const head = words.at(-1);
+  if (head === undefined) return false;
+  return MEDIA_WORDS.has(head) || (words.length > 1 && MEDIA_WORDS.has(`${words.at(-2)}${head}`));
+}
+
+/** Whether a property name's head word names a collection of links (`LINK_COLLECTION_WORDS`). */
+function isLinkCollectionName(name: string): boolean {
+  const head = fieldNameWords(name).at(-1);
+  return head !== undefined && LINK_COLLECTION_WORDS.has(head);
 }
 
 /** Whether an output subschema admits strings (its declared type, or `[type, "null"]`). */
@@ -56,17 +126,49 @@ function admitsStrings(node: unknown): boolean {
   return isRecord(node) && outputTypeOf(node)?.type === 'string';
 }
 
-/** The templates of the strings a named output field holds: itself, or the items of an array of strings. */
-function stringTemplatesOf(child: unknown, template: string): string[] {
-  if (admitsStrings(child)) return [template];
-  if (isRecord(child) && outputTypeOf(child)?.type === 'array' && admitsStrings(child.items)) return [`${template}/*`];
-  return [];
+/** The item schemas and templates below `node` through arrays only (`node` itself first). */
+function throughArrays(node: unknown, template: string): { node: unknown; template: string }[] {
+  const reached = [{ node, template }];
+  for (let depth = 0; depth <= MAX_SCHEMA_DEPTH; depth++) {
+    const last = reached.at(-1)!;
+    if (!isRecord(last.node) || outputTypeOf(last.node)?.type !== 'array') break;
+    reached.push({ node: last.node.items, template: `${last.template}/*` });
+  }
+  return reached;
 }
-const MAX_SCHEMA_DEPTH = 32;
+
 /**
- * Most items of a `uniqueItems` array whose items may be objects or arrays. The pinned Ajv compares
- * such items pair by pair (n² / 2 deep comparisons): 4,096 object items, within the guard's
- * default limits, took over a second to validate. Arrays of scalars are checked through a map, in
+ * The templates of the strings a named output field holds: itself when it is a string (or a
+ * nullable one), or the items of an array of strings (`/urls/*`), with one more `/*` segment for
+ * each level of arrays of arrays.
+ */
+function stringTemplatesOf(child: unknown, template: string): string[] {
+  return throughArrays(child, template)
+    .filter((reached) => admitsStrings(reached.node))
+    .map((reached) => reached.template);
+}
+
+/**
+ * The templates of the strings a link collection holds (`LINK_COLLECTION_WORDS`): for an object (or
+ * objects in arrays), each string member and array of strings, whatever its name (JSON:API
+ * `links: { self, next }`).
+ */
+function memberStringTemplatesOf(child: unknown, template: string): string[] {
+  const templates: string[] = [];
+  for (const reached of throughArrays(child, template)) {
+    if (!isRecord(reached.node) || outputTypeOf(reached.node)?.type !== 'object' || !isRecord(reached.node.properties)) continue;
+    for (const [name, member] of Object.entries(reached.node.properties)) {
+      if (PROPERTY_NAME.test(name)) templates.push(...stringTemplatesOf(member, `${reached.template}/${name}`));
+    }
+  }
+  return templates;
+}
+/**
+ * Most items of a `uniqueItems` array whose `items` do not declare scalar types only: objects,
+ * arrays, or items given by `$ref`, `enum` or `const` without a `type` of their own. The pinned Ajv
+ * compares such items pair by pair (n² / 2 deep comparisons): 4,096 object items, within the
+ * guard's default limits, took over a second to validate, and 4,096 strings reached through a
+ * `$ref` some 50 ms against 3 ms. Items declared with a scalar `type` are checked through a map, in
  * linear time, and need no such bound.
  */
 export const MAX_UNIQUE_ITEMS = 256;
@@ -84,7 +186,7 @@ function hasScalarItems(node: Record<string, unknown>): boolean {
 function uniqueItemsProblem(node: Record<string, unknown>, where: string): string | null {
   if (node.uniqueItems !== true || hasScalarItems(node)) return null;
   if (typeof node.maxItems === 'number' && node.maxItems <= MAX_UNIQUE_ITEMS) return null;
-  return `${where}: "uniqueItems" over items that may be objects or arrays needs "maxItems" of at most ${MAX_UNIQUE_ITEMS} (they are compared pair by pair), or scalar "items"`;
+  return `${where}: "uniqueItems" over items not declared with a scalar "type" (objects, arrays, or items given by "$ref", "enum" or "const" alone) needs "maxItems" of at most ${MAX_UNIQUE_ITEMS} (they are compared pair by pair), or "items" with a scalar "type"`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -134,6 +236,9 @@ export function inspectOutputSchema(schema: unknown): SchemaInspection {
     inspection.problems.push(`output_schema $schema must be ${DRAFT_2020_12}`);
   }
   walkOutput(schema, '', '', true, 0, true, inspection);
+  // A field can be a link by `format` and by name (`url` with `format: "uri"`), or by name and as a
+  // member of a link collection (`links: { href }`): each pointer once.
+  inspection.uriPointers = [...new Set(inspection.uriPointers)];
   return inspection;
 }
 
@@ -208,9 +313,9 @@ function walkOutput(
       inspection.propertyNames.add(name);
       const childTemplate = `${template}/${name}`;
       if (throughObjectsOnly) inspection.scalarPaths.add(childTemplate);
-      const folded = foldedFieldName(name);
-      if (MEDIA_NAME.test(folded)) inspection.mediaPointers.push(...stringTemplatesOf(child, childTemplate));
-      if (LINK_NAME.test(folded)) inspection.uriPointers.push(...stringTemplatesOf(child, childTemplate));
+      if (isMediaFieldName(name)) inspection.mediaPointers.push(...stringTemplatesOf(child, childTemplate));
+      if (isLinkFieldName(name)) inspection.uriPointers.push(...stringTemplatesOf(child, childTemplate));
+      if (isLinkCollectionName(name)) inspection.uriPointers.push(...memberStringTemplatesOf(child, childTemplate));
       walkOutput(child, `${schemaPath}/properties/${name}`, childTemplate, throughObjectsOnly, depth + 1, false, inspection);
     }
   }

@@ -11,7 +11,8 @@ import type { OutputLimits, ToolSpec } from './tool-spec.js';
 
 const specs = loadToolSpecs();
 
-function expectRegistryError(build: () => unknown, message: RegExp): void {
+/** `message` is a pattern, or a text the message must contain. */
+function expectRegistryError(build: () => unknown, message: RegExp | string): void {
   let thrown: unknown;
   try {
     build();
@@ -334,6 +335,54 @@ describe('createToolRegistry', () => {
         (spec.output_schema as { properties: { hits: { items: { properties: Record<string, unknown> } } } }).properties.hits.items.properties['source'] = { type: 'string', maxLength: 256 };
         expect(createToolRegistry([spec]).get('kb_search')?.links.pointers).toEqual([]);
         expect(createToolRegistry([spec]).get('kb_search')?.media.pointers).toEqual([]);
+      }
+    });
+
+    it('a field whose head word names a link or a media type, in the spellings the review found missed, without a policy (review: url2, src, mime, links{self})', () => {
+      const STRING = { type: 'string', maxLength: 256 };
+      const strings = (items: object) => ({ type: 'array', maxItems: 4, items });
+      const exact = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties });
+      for (const [name, schema, pointers] of [
+        ['url2', STRING, ['/url2']],
+        ['URL_2', STRING, ['/URL_2']],
+        ['imageUrl1', STRING, ['/imageUrl1']],
+        ['url_v2', STRING, ['/url_v2']],
+        ['src', STRING, ['/src']],
+        ['image', exact({ src: STRING, alt: STRING }), ['/image/src']],
+        ['website', STRING, ['/website']],
+        ['links', exact({ self: STRING, next: STRING }), ['/links/self', '/links/next']],
+        ['urls', strings(strings(STRING)), ['/urls/*/*']],
+      ] as const) {
+        const spec = withOutput((output) => {
+          (output.properties as Record<string, unknown>)[name] = schema;
+        });
+        expect(createToolRegistry([spec]).get('kb_search')?.links.pointers).toEqual(['/hits/*/source', ...pointers]);
+        delete spec.links;
+        expectRegistryError(() => createToolRegistry([spec]), `output fields /hits/*/source, ${pointers.join(', ')} hold links: declare links.schemes and links.hosts`);
+      }
+      for (const [name, pointer] of [
+        ['contentType2', '/contentType2'],
+        ['mime', '/mime'],
+      ] as const) {
+        const spec = withOutput((output) => {
+          (output.properties as Record<string, unknown>)[name] = { type: 'string', maxLength: 64 };
+        });
+        expectRegistryError(() => createToolRegistry([spec]), `output fields ${pointer} hold media types: declare media_types`);
+        spec.media_types = ['text/plain'];
+        expect(createToolRegistry([spec]).get('kb_search')?.media.pointers).toEqual([pointer]);
+      }
+    });
+
+    it('a string field whose name only contains the letters of a link, or whose head word is another word, needs no policy (review: curl and cufflink were links with no way out)', () => {
+      for (const name of ['curl', 'sample_curl', 'cufflink', 'link_text', 'link_count', 'url_label', 'urlList']) {
+        const spec = withOutput((output) => {
+          (output.properties as Record<string, unknown>)[name] = { type: 'string', maxLength: 256 };
+        });
+        expect(createToolRegistry([spec]).get('kb_search')?.links.pointers, name).toEqual(['/hits/*/source']);
+        // Without the fixture's `format: "uri"` source, the tool has no link field and needs no policy.
+        delete spec.links;
+        (hitSchema(spec).properties as Record<string, unknown>)['source'] = { type: 'string', maxLength: 256 };
+        expect(createToolRegistry([spec]).get('kb_search')?.links.pointers, name).toEqual([]);
       }
     });
 

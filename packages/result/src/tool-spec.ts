@@ -23,14 +23,22 @@ export interface OutputLimits {
 
 /**
  * Where a tool may link to: checked on every output field whose schema says `format: "uri"`, and on
- * every string field (or array of strings) whose name, in lower case without underscores, ends in
- * `url`, `uri`, `href` or `link`, optionally plural (`url`, `sourceUrl`, `image_urls`, `download_link`).
+ * every string field (a nullable string, or an array, or array of arrays, of strings) whose name's
+ * head word is a link word. A name is split into words at underscores, case changes (`imageURL`,
+ * `URLList` is `url`, `list`) and digits, dropping numbers and version words (`v2`); only the last
+ * word left, the head, counts: `url`, `uri`, `href`, `link`, `src`, `website`, `homepage`,
+ * `permalink`, `hyperlink`, or a plural of one (`url`, `url2`, `URL_2`, `url_v2`, `sourceUrl`,
+ * `imageUrl1`, `image_urls`, `download_link`, `src`). `link_text`, `url_count`, `urlList` (head
+ * word `list`), `curl`, `cufflink` and the one-word `imageurl` are not link fields. An object whose
+ * head word is a plural link word (`links`, `urls`) holds a link in every string member and array
+ * of strings (JSON:API `links: { self, next }`).
  */
 export interface LinkPolicy {
   /**
    * Extra output fields holding links, as pointer templates into `data` in which a `*` segment
    * stands for any array index (segments `hits`, `*`, `source`). Fields with `format: "uri"` or a
-   * link name are found automatically.
+   * link name (see `LinkPolicy`) are found automatically; list here a link field the name rule
+   * misses (`urlList`, `imageurl`).
    */
   pointers?: readonly string[];
   /** Allowed URL schemes, lowercase, without the colon (e.g. `https`). */
@@ -104,11 +112,13 @@ export interface ToolSpec {
   /** Allowed link schemes and hosts. Required when the output schema has a link field (`LinkPolicy`). */
   links?: LinkPolicy;
   /**
-   * Allowed MIME types (lowercase, no parameters) for output string fields (or arrays of strings)
-   * named for a media type: the name, in lower case without underscores, ends in `mimetype`,
-   * `mediatype` or `contenttype`, optionally plural (`media_type`, `mimeType`, `CONTENT_TYPE`), compared as whole strings ignoring ASCII case only (a value with
-   * any character outside printable ASCII is refused). Required when the output schema declares
-   * such a field.
+   * Allowed MIME types (lowercase, no parameters) for output string fields (a nullable string, or
+   * an array, or array of arrays, of strings) named for a media type: the name's head word (split
+   * into words as for `LinkPolicy`) is `mime`, `mimetype`, `mediatype` or `contenttype`, or its
+   * last two words joined are, optionally plural (`mime`, `media_type`, `mimeType`, `MIME_TYPE`,
+   * `contentType2`, `file_media_types`; not `mime_type_known`). Compared as whole strings ignoring
+   * ASCII case only (a value with any character outside printable ASCII is refused). Required when
+   * the output schema declares such a field.
    */
   media_types?: readonly string[];
   /**
