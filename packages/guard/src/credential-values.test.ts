@@ -50,6 +50,79 @@ const FOUND: readonly (readonly [CredentialValueKind, string])[] = [
   ['authorization_header', 'basic  YWRtaW46aHVudGVyMg=='],
 ];
 
+// Encrypted JWTs (JWE compact serialization, RFC 7516 §7.1: header.encrypted_key.iv.ciphertext.tag),
+// which a security review found never detected. The first two are RFC 7516's own examples (A.3:
+// A128KW and A128CBC-HS256; A.2: RSA1_5); the others are made up in the issuers' formats: a
+// NextAuth v4 session token (`dir`, A256GCM: no encrypted key), an Auth.js v5 one (`dir`,
+// A256CBC-HS512, a `kid`) in its cookie, and an ECDH-ES token (its key in the header, none in part 2).
+const RFC7516_A3 =
+  'eyJhbGciOiJBMTI4S1ciLCJlbmMiOiJBMTI4Q0JDLUhTMjU2In0.6KB707dM9YTIgHtLvtgWQ8mKwboJW3of9locizkDTHzBC2IlrT1oOQ.AxY8DCtDaGlsbGljb3RoZQ.KDlTtXchhZTGufMYmOYGS4HffxPSUrfmqCHXaI9wOGY.U0m_YmjN04DJvceFICbCVQ';
+const RFC7516_A2 =
+  'eyJhbGciOiJSU0ExXzUiLCJlbmMiOiJBMTI4Q0JDLUhTMjU2In0.UGhIOguC7IuEvf_NPVaXsGMoLOmwvc1GyqlIKOK1nN94nHPoltGRhWhw7Zx0-kFm1NJn8LE9XShH59_i8J0PH5ZZyNfGy2xGdULU7sHNF6Gp2vPLgNZ__deLKxGHZ7PcHALUzoOegEI-8E66jX2E4zyJKx-YxzZIItRzC5hlRirb6Y5Cl_p-ko3YvkkysZIFNPccxRU7qve1WYPxqbb2Yw8kZqa2rMWI5ng8OtvzlV7elprCbuPhcCdZ6XDP0_F8rkXds2vE4X-ncOIM8hAYHHi29NX0mcKiRaD0-D-ljQTP-cFPgwCp6X-nZZd9OHBv-B3oWh2TbqmScqXMR4gp_A.AxY8DCtDaGlsbGljb3RoZQ.KDlTtXchhZTGufMYmOYGS4HffxPSUrfmqCHXaI9wOGY.9hH0vgRfYgPnAHOd8stkvw';
+const NEXTAUTH_SESSION =
+  'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5RsttA-hS1xUa1MS_UU2AxtgF0cfQR0ZWiq9Y0h1_7XHAN7-tAaPDuXmCV_oovqz_OYqV4QSltdshvjrsIdtmFbgY7MOjmXWEZKRbMGaiq7u8Id.9_l75e7xnFk3kFt3QLOxIg';
+const AUTHJS_SESSION =
+  'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2Q0JDLUhTNTEyIiwia2lkIjoiWGlGQ0ZzRndmSGYtbmJHWkN3VHRYX1dxQ001eGdzclVXclZEbklaNzRrRSJ9..HG5jBXlv3TmnruSRFAh-iw.7oRsQozH0GCoj8AzHw8xPwA-trBHu79mPad5D04rc5QeaW2D7Mchsg0w7n2-ZnXUCb_t8Pz3VsATjXLieVaX9Q.fXCkR9UHdb-jpYIHXIOXhiBvSZEBncu8vzjxUTPMq7A';
+const ECDH_ES_TOKEN =
+  'eyJhbGciOiJFQ0RILUVTIiwiZW5jIjoiQTEyOEdDTSIsImVwayI6eyJrdHkiOiJFQyIsImNydiI6IlAtMjU2IiwieCI6InluSzZvMDQya0UyaXM5bi1OY0NjZm90RGxjSHNEYnJDNDREcGVpME9aSE0iLCJ5IjoidHdBeUw3aGJvZGRHdFNZZnZXRVVvZHpsSTlueWRHbF9lcEhvWVhQQkpJayJ9fQ..qByWKzWuD_Ay0nDe.E_cevN6Eh5vdbDGQmA1rye5x_N9yHJ6cCgpj2s0Y21UkPYLVr7jnXQ.esoUh0mPcqMXbgQns7FGMA';
+const ENCRYPTED_TOKENS: readonly (readonly [string, string])[] = [
+  ['RFC 7516 A.3 (A128KW)', RFC7516_A3],
+  ['RFC 7516 A.2 (RSA1_5)', RFC7516_A2],
+  ['a NextAuth session token (dir, empty encrypted key)', NEXTAUTH_SESSION],
+  ['an Auth.js session cookie', `Set-Cookie: authjs.session-token=${AUTHJS_SESSION}; Path=/; HttpOnly`],
+  ['an ECDH-ES token in prose', `the IdP returned ${ECDH_ES_TOKEN}.`],
+  ['a token in a JSON field', JSON.stringify({ access_token_jwe: RFC7516_A3 })],
+];
+// Dotted text near a JWE, none of it one: the header must decode to a JSON object whose own `alg`
+// and `enc` are strings, and there must be five parts with an 8-character IV and tag.
+const JWS_HEADER = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9'; // {"alg":"HS256","typ":"JWT"}
+const ENCRYPTED_TOKEN_NEAR_MISSES: readonly (readonly [string, string])[] = [
+  ['a JWS header over five parts', `${JWS_HEADER}..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg`],
+  ['a header without alg', 'eyJlbmMiOiJBMjU2R0NNIn0..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
+  ['a header whose enc is a number', 'eyJhbGciOiJkaXIiLCJlbmMiOjF9..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
+  ['enc nested, not the header’s own', 'eyJhbGciOiJIUzI1NiIsIngiOnsiZW5jIjoiQTI1NkdDTSJ9fQ..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
+  ['four parts (no tag)', 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt'],
+  ['a tag of 7 characters', 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7'],
+  ['a header that is not JSON', 'eyJub3QganNvbiBhdCBhbGwiIGVuYyBhbGc.x.DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
+  ['a header naming alg and enc, cut short', 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIg..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
+  ['a base64 JSON pagination cursor', 'next page: ?cursor=eyJwYWdlIjoyLCJzaXplIjo1MH0 (valid 10 minutes).'],
+  ['dotted version and package names', 'eyJaaaaaaaa.1.2.3.4 and com.example.service.internal.Handler.v2'],
+  ['a sentence about JOSE headers', 'A header like eyJhbGciOiJkaXIi... starts every token. See docs.example.com/jwe.html for more.'],
+];
+
+// A URL user name holding an unencoded `@` (an e-mail login): a URL parser splits the user
+// information at its last `@`, so the password is still there (a security review found it hidden).
+const AT_IN_USER_URLS: readonly string[] = [
+  'smtp://alice@example.com:Hunter2pw@smtp.example.com:587',
+  'ftp://bob@corp.example:S3cretPass@ftp.example.net/',
+  'imaps://support@shop.example:pa55word@imap.example.com:993',
+  'https://bob@corp.example:S3cretPass@api.example.net/',
+  'HTTPS:/bob@corp.example:S3cretPass@api.example.net/',
+];
+const AT_IN_USER_NEAR_MISSES: readonly string[] = [
+  'ssh://git@github.com:org/repo.git',
+  'https://alice@example.com:8443/path?from=a@b',
+  'smtp://alice@example.com:***@smtp.example.com',
+  'https://alice@example.com/ (contact bob@example.com:8080)',
+  'http://alice@host:8080|foo@example.com',
+];
+
+// `Basic` credentials are UTF-8 (RFC 7617 §2.1); a security review found non-ASCII ones missed.
+const basic = (userPass: string) => `Basic ${Buffer.from(userPass, 'utf8').toString('base64')}`;
+const UTF8_BASIC: readonly string[] = [
+  basic('jürgen:hunter22'),
+  basic('admin:pässwörd1'),
+  basic('用户:密码12345'),
+  `Authorization: ${basic('renée:🔑s3cret')}`,
+];
+const UTF8_BASIC_NEAR_MISSES: readonly (readonly [string, string])[] = [
+  ['Latin-1, not UTF-8', `Basic ${Buffer.from('admin:p\u00e4sswort', 'latin1').toString('base64')}`],
+  ['a C1 control character', basic('admin:pass\u0085word')],
+  ['a C0 control character', basic('jürgen:hunter\u000122')],
+  ['no colon', basic('jürgen-hunter22')],
+  ['an encoded surrogate (CESU-8)', `Basic ${Buffer.from([0x61, 0x3a, 0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80, 0x61, 0x61]).toString('base64')}`],
+];
+
 // Business text that looks close: none of it is a credential form.
 const NOT_FOUND: readonly string[] = [
   '',
@@ -153,7 +226,7 @@ describe('findCredentialValue', () => {
   // JSON text the pre-check does not rule out, whatever characters (controls, quotes, backslashes,
   // non-ASCII) surround it and get escaped around it.
   it('never rules out a JSON text whose strings hold a credential form (property)', () => {
-    const credential = fc.constantFrom(...FOUND.map(([, text]) => text));
+    const credential = fc.constantFrom(...FOUND.map(([, text]) => text), ...ENCRYPTED_TOKENS.map(([, text]) => text), ...AT_IN_USER_URLS, ...UTF8_BASIC);
     const noise = fc.string({ unit: fc.oneof(fc.constantFrom('\n', '"', '\\', '\u0001', '/', 'é', '\u2028', ' '), fc.string({ unit: 'grapheme', maxLength: 1 })) });
     fc.assert(
       fc.property(credential, noise, noise, fc.boolean(), (text, before, after, asKey) => {
@@ -163,5 +236,79 @@ describe('findCredentialValue', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('findCredentialValue: encrypted JWTs (JWE compact form)', () => {
+  it.each(ENCRYPTED_TOKENS)('finds %s', (_, text) => {
+    expect(findCredentialValue(text)).toBe('jwt');
+    expect(mayHoldCredentialValue(JSON.stringify({ note: text }))).toBe(true);
+  });
+
+  it.each(ENCRYPTED_TOKEN_NEAR_MISSES)('finds nothing in %s', (_, text) => {
+    expect(findCredentialValue(text)).toBeNull();
+  });
+
+  it('still finds a signed token before, among or after near misses', () => {
+    const signed = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.';
+    const misses = ENCRYPTED_TOKEN_NEAR_MISSES.map(([, text]) => text).join(' ');
+    for (const text of [`${signed} ${misses}`, `${misses} ${signed}`, `${misses} ${NEXTAUTH_SESSION} ${misses}`]) {
+      expect(findCredentialValue(text)).toBe('jwt');
+    }
+  });
+
+  // Every part of a candidate is a run of base64url characters without a dot, so each candidate is
+  // read once from the start of its run; a header that decodes to JSON without `enc` costs no parse.
+  // The test timeout is the hang guard; nothing here is timed.
+  it('stays linear on megabytes of dotted text that looks like JWE headers', () => {
+    const hostile: readonly (readonly [string, CredentialValueKind | null])[] = [
+      [`${JWS_HEADER}..AAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAA `.repeat(1 << 14), null],
+      [`${JWS_HEADER}..AAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAA.`.repeat(1 << 14), null],
+      ['eyJaaaaaaaaa.'.repeat(1 << 16), 'jwt'], // two of them make a signed token's shape
+      ['eyJaaaaaaaaa..'.repeat(1 << 16), null],
+      ['eyJ'.repeat(1 << 18), null],
+      [`eyJ${'A'.repeat(1 << 20)}..AAAAAAAA.AAAA.AAAAAAA`, null],
+      [`eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0${'.A'.repeat(1 << 19)}`, null],
+    ];
+    for (const [text, kind] of hostile) expect(findCredentialValue(text)).toBe(kind);
+  });
+});
+
+describe('findCredentialValue: a URL user holding an unencoded @', () => {
+  it.each(AT_IN_USER_URLS)('finds the password in %j, as a URL parser reads it', (text) => {
+    expect(new URL(text).password).not.toBe('');
+    expect(findCredentialValue(text)).toBe('url_credentials');
+    expect(findCredentialValue(`mail relay: ${text} (rotated monthly)`)).toBe('url_credentials');
+  });
+
+  it.each(AT_IN_USER_NEAR_MISSES)('finds nothing in %j', (text) => {
+    expect(findCredentialValue(text)).toBeNull();
+  });
+
+  it('stays linear on long users full of @', () => {
+    for (const text of [`a://${'b@'.repeat(1 << 19)}`, `a://${'b@'.repeat(1 << 18)}:${'x'.repeat(1 << 19)}`, 'a://b@c:d/'.repeat(1 << 16), ' http:/a@b:c'.repeat(1 << 16)]) {
+      expect(findCredentialValue(text)).toBeNull();
+    }
+  });
+});
+
+describe('findCredentialValue: Basic credentials in UTF-8', () => {
+  it.each(UTF8_BASIC)('finds %j', (text) => {
+    expect(findCredentialValue(text)).toBe('authorization_header');
+  });
+
+  it.each(UTF8_BASIC_NEAR_MISSES)('finds nothing with %s', (_, text) => {
+    expect(findCredentialValue(text)).toBeNull();
+  });
+
+  // The old check, a pattern with an unbounded run on each side of a colon, backtracked from every
+  // colon when the text after them ended in a control character: 64 KB of them took a second, and
+  // 256 KB a quarter of a minute. Decoding and a scan take milliseconds. A budget a hundred times
+  // the time measured, so only a return to quadratic work fails it.
+  it('decides a long run of colons ending in a control character in linear time', () => {
+    const text = `Basic ${Buffer.from(`${':'.repeat(196_608)}\u0001`, 'utf8').toString('base64')}`;
+    const started = performance.now();
+    expect(findCredentialValue(text)).toBeNull();
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

@@ -25,11 +25,12 @@ export type CredentialValueKind =
 // at each character of a long run rescans the rest of the run from each one (quadratic; a 64 K run
 // of letters after a `://` measured 4 s). Each form comes with its anchor: a literal (or a
 // fixed-length run of a class) that every match of the form contains.
-const FORMS: readonly (readonly [CredentialValueKind, string, RegExp])[] = [
+const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: string) => boolean)])[] = [
   // PEM and OpenSSH private keys, PGP private key blocks (`-----BEGIN RSA PRIVATE KEY-----`, ...).
   ['private_key', '-----BEGIN ', /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/],
-  // A JSON Web Token (or the first parts of a JWE): base64url of `{"` twice, dot-separated.
-  ['jwt', '\\.eyJ', /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\./],
+  // A JSON Web Token (RFC 7519), signed or encrypted (`isJsonWebToken`); the anchor is its
+  // header's first characters, base64url of `{"`.
+  ['jwt', 'eyJ[A-Za-z0-9_-]{8}', isJsonWebToken],
   ['aws_access_key_id', 'A[KS]IA', /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/],
   ['github_token', 'gh[pousr]_|github_pat_', /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})/],
   // Bot, user, app, refresh and configuration tokens: `xoxb-` and a numeric team or app id; an
@@ -57,11 +58,14 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp])[] = [
   // password takes RFC 3986's unreserved and sub-delimiter characters only: a colon, brackets,
   // braces or `|` would also join a port to a later e-mail address in ordinary text
   // (`http://host:8080,10:30,bob@example.com`, `http://localhost:3000|foo@example.com`), and a
-  // false match refuses the whole tool output. A password holding them is not found.
+  // false match refuses the whole tool output. A password holding them is not found. The user may
+  // hold an unencoded `@` (an e-mail login, `smtp://alice@example.com:pw@host`): a URL parser ends
+  // the user information at its last `@` and the user at its first colon, so the password it reads
+  // starts where this match's does and holds at least what the match holds (up to the first `@`).
   [
     'url_credentials',
     ':\\/\\/',
-    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%@-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
   ],
   // The same for the special schemes of the WHATWG URL standard that carry credentials (`http`,
   // `https`, `ws`, `wss`, `ftp`, in any case), which a URL parser reads with any number of `/` or
@@ -72,27 +76,100 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp])[] = [
   [
     'url_credentials',
     '[Hh][Tt][Tt][Pp][Ss]?:|[Ww][Ss][Ss]?:|[Ff][Tt][Pp]:',
-    /(?<![A-Za-z0-9+.-])(?:[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?|[Ff][Tt][Pp]):[/\\]+[A-Za-z0-9._~!$&'()*+,;=%-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+    /(?<![A-Za-z0-9+.-])(?:[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?|[Ff][Tt][Pp]):[/\\]+[A-Za-z0-9._~!$&'()*+,;=%@-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
   ],
 ];
 
+/**
+ * The bytes `encoded` (base64 or base64url, padded or not) stands for, one character per byte, or
+ * `null`. A length no base64 can have is refused before `atob`, which would throw: an exception
+ * per candidate costs microseconds, and a text can hold thousands of candidates.
+ */
+function decodeBase64(encoded: string): string | null {
+  if (encoded.length % 4 === 1) return null;
+  try {
+    return atob(encoded.replaceAll('-', '+').replaceAll('_', '/'));
+  } catch {
+    return null;
+  }
+}
+
+// Strict UTF-8: a decoded credential that is not UTF-8 is not one.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The UTF-8 text of `bytes` (one character per byte, as `decodeBase64` gives them), or `null`. */
+function decodeUtf8(bytes: string): string | null {
+  const array = new Uint8Array(bytes.length);
+  for (let index = 0; index < bytes.length; index++) array[index] = bytes.charCodeAt(index);
+  try {
+    return UTF8.decode(array);
+  } catch {
+    return null;
+  }
+}
+
+// A signed token (JWS compact serialization, RFC 7515 §7.1): header and claims both base64url of
+// a JSON object (`eyJ`), dot-separated.
+const SIGNED_TOKEN = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\./;
+
+/**
+ * Whether `text` holds a JSON Web Token: signed (JWS), or encrypted (JWE: Auth.js/NextAuth session
+ * tokens, encrypted access tokens), whose claims are not readable, so only its header tells it
+ * from other dotted text (`isEncryptedToken`).
+ */
+function isJsonWebToken(text: string): boolean {
+  return SIGNED_TOKEN.test(text) || isEncryptedToken(text);
+}
+
+// The five parts of a JWE compact serialization (RFC 7516 §7.1): the header (base64url JSON,
+// `eyJ`), the encrypted key (empty for `dir` and `ECDH-ES`), the initialization vector, the
+// ciphertext and the authentication tag. Every part's class excludes the dot, so a match is
+// tried only at the start of a run (the lookbehind) and reads at most five parts from there.
+const ENCRYPTED_TOKEN = /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,})\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}/g;
+
+/**
+ * Whether `text` holds a JWE compact serialization: five parts whose header decodes to a JSON
+ * object naming its key management (`alg`) and content encryption (`enc`) algorithms, as every
+ * JWE header does (RFC 7516 §4.1.1-2) and no other dotted text's first part does. The names are
+ * looked for in the header's bytes first (ASCII bytes stand for themselves in UTF-8), so a
+ * candidate without them costs no decoding and no parse.
+ */
+function isEncryptedToken(text: string): boolean {
+  ENCRYPTED_TOKEN.lastIndex = 0;
+  for (let match = ENCRYPTED_TOKEN.exec(text); match !== null; match = ENCRYPTED_TOKEN.exec(text)) {
+    const bytes = decodeBase64(match[1] as string);
+    if (bytes === null || !bytes.includes('"enc"') || !bytes.includes('"alg"')) continue;
+    const header = decodeUtf8(bytes);
+    if (header === null) continue;
+    // The header starts with `{"` (`eyJ`): whatever parses is an object.
+    let fields: Record<string, unknown>;
+    try {
+      fields = JSON.parse(header) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (typeof fields['alg'] === 'string' && typeof fields['enc'] === 'string') return true;
+  }
+  return false;
+}
+
 // `Basic ` and base64 of `user:password` (RFC 7617), at least 8 characters: decoded, it must be
-// printable ASCII with a colon, which prose after the word "Basic" practically never is.
+// UTF-8 (RFC 7617 §2.1's charset; a user or password beyond ASCII, `jürgen:hunter22`, is found)
+// with a colon and no control character (§2: neither part may hold one), which prose after the
+// word "Basic" practically never is. The colon is looked for in the bytes first (no UTF-8
+// sequence holds the byte of an ASCII character but that character), and the check is a scan,
+// not a pattern with two unbounded runs around a colon (quadratic: a colon run ending in a
+// control character measured 1 s for 64 KB).
 const BASIC = /(?<![A-Za-z0-9])[Bb][Aa][Ss][Ii][Cc] +([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g;
-const USER_PASS = /^[\x20-\x7e]*:[\x20-\x7e]*$/;
+const CONTROL = /\p{Cc}/u;
 
 function isBasicCredential(text: string): boolean {
   BASIC.lastIndex = 0;
   for (let match = BASIC.exec(text); match !== null; match = BASIC.exec(text)) {
-    const encoded = match[1] as string;
-    if (encoded.length % 4 === 1) continue;
-    let decoded: string;
-    try {
-      decoded = atob(encoded);
-    } catch {
-      continue;
-    }
-    if (USER_PASS.test(decoded)) return true;
+    const bytes = decodeBase64(match[1] as string);
+    if (bytes === null || !bytes.includes(':')) continue;
+    const decoded = decodeUtf8(bytes);
+    if (decoded !== null && !CONTROL.test(decoded)) return true;
   }
   return false;
 }
@@ -127,8 +204,9 @@ export function findCredentialValue(text: string): CredentialValueKind | null {
     const form = FORMS[index];
     if (form === undefined) {
       if (isBasicCredential(text)) return 'authorization_header';
-    } else if (form[2].test(text)) {
-      return form[0];
+    } else {
+      const decide = form[2];
+      if (typeof decide === 'function' ? decide(text) : decide.test(text)) return form[0];
     }
   }
   return null;

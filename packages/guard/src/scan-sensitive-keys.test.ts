@@ -704,3 +704,135 @@ describe('scanner options are checked when the scanner is built', () => {
     expect(scanSensitiveKeys({ token: 1 }, {})).toHaveLength(1);
   });
 });
+
+// Keys spelled in Unicode TAG characters (U+E0000-U+E007F): invisible, but each spells an ASCII
+// character that several model tokenizers read as text ("ASCII smuggling"). A security review found
+// them removed as invisible, so the key was judged on what was left: `""` or an innocent word.
+const tags = (ascii: string) => [...ascii].map((character) => String.fromCodePoint(0xe0000 + (character.codePointAt(0) ?? 0))).join('');
+
+describe('keys written in TAG characters, or with no visible name', () => {
+  const TAG_KEYS: readonly (readonly [string, string])[] = [
+    ['token in TAG characters', tags('token')],
+    ['safe_message in TAG characters', tags('safe_message')],
+    ['an innocent name in TAG characters', tags('notes')],
+    ['note followed by a hidden authorization', `note${tags('authorization')}`],
+    ['one hidden letter inside to..en', `to${tags('k')}en`],
+    ['a language tag after a business name', 'subject_line\u{e0001}'],
+    ['fullwidth letters around a TAG character', `\uff54\uff4f${tags('x')}\uff4b\uff45\uff4e`],
+  ];
+
+  it.each(TAG_KEYS)('reports %s as non_ascii_key, unliftable', (_, key) => {
+    expect(normalizeKeyName(key)).toBeNull();
+    expect(scanSensitiveKeys({ data: { [key]: 'x' } })).toEqual([{ path: `/data/${key}`, parent: '/data', key, matched: 'non_ascii_key' }]);
+    expect(isLiftableKeyName(key)).toBe(false);
+    expect(() => createSensitiveKeyScanner({ allowKeys: [key] })).toThrow(/cannot be lifted/);
+  });
+
+  it('reports any key holding a TAG character as non_ascii_key (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 8 }), fc.integer({ min: 0xe0000, max: 0xe007f }), fc.string({ maxLength: 8 }), (before, tag, after) => {
+        const key = before + String.fromCodePoint(tag) + after;
+        expect(scanSensitiveKeys({ [key]: 1 }).map((hit) => hit.matched)).toEqual(['non_ascii_key']);
+        expect(isLiftableKeyName(key)).toBe(false);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  const INVISIBLE_KEYS: readonly (readonly [string, string])[] = [
+    ['a zero-width space', '\u200b'],
+    ['zero-width characters only', '\u200b\u200c\u200d'],
+    ['a word joiner and a byte order mark', '\u2060\ufeff'],
+    ['a soft hyphen', '\u00ad'],
+    ['a no-break space', '\u00a0'],
+    ['an ideographic space', '\u3000'],
+    ['a tab', '\t'],
+    ['a separator and a zero-width space', '_\u200b'],
+  ];
+
+  it.each(INVISIBLE_KEYS)('reports a key of %s as invisible_key, unliftable', (_, key) => {
+    expect(normalizeKeyName(key)).toBe('');
+    expect(scanSensitiveKeys({ data: [{ [key]: 'x' }] })).toEqual([{ path: `/data/0/${key}`, parent: '/data/0', key, matched: 'invisible_key' }]);
+    expect(isLiftableKeyName(key)).toBe(false);
+    expect(() => createSensitiveKeyScanner({ allowKeys: [key] })).toThrow(/no visible name/);
+    // Lifting a visible name that also normalizes to "" does not lift it either.
+    expect(createSensitiveKeyScanner({ allowKeys: ['_'] })({ [key]: 1 }).map((hit) => hit.matched)).toEqual(['invisible_key']);
+  });
+
+  it('leaves printable ASCII keys of separators alone: they are visible (xml2js writes "$")', () => {
+    const visible = { '': 1, _: 2, $: 3, '-': 4, ' ': 5, '@': 6, '#': 7 };
+    expect(scanSensitiveKeys({ data: visible })).toEqual([]);
+    for (const key of Object.keys(visible)) expect(isLiftableKeyName(key), key).toBe(true);
+  });
+
+  it('reports any non-empty key of zero-width characters as invisible_key (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...ZERO_WIDTH), { minLength: 1, maxLength: 6 }), (characters) => {
+        const key = characters.join('');
+        expect(scanSensitiveKeys({ [key]: 1 }).map((hit) => hit.matched)).toEqual(['invisible_key']);
+        expect(isLiftableKeyName(key)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+// Every control field of the README's rules with its plural, a list of the same field: flagged as
+// the field is, and unliftable as it is (a review found `principal_refs`, `binding_digests`,
+// `request_digests` and `provider_call_ids` unflagged while `principal_ids` and `tool_call_ids` were).
+const CONTROL_PLURALS: readonly (readonly [string, string])[] = [
+  ['call_id', 'call_ids'],
+  ['tool_call_id', 'tool_call_ids'],
+  ['tool_use_id', 'tool_use_ids'],
+  ['function_call_id', 'function_call_ids'],
+  ['provider_call_id', 'provider_call_ids'],
+  ['operation_id', 'operation_ids'],
+  ['idempotency_key', 'idempotency_keys'],
+  ['request_sha256', 'request_sha256s'],
+  ['result_sha256', 'result_sha256s'],
+  ['call_binding_sha256', 'call_binding_sha256s'],
+  ['binding_sha256', 'binding_sha256s'],
+  ['request_digest', 'request_digests'],
+  ['result_digest', 'result_digests'],
+  ['binding_digest', 'binding_digests'],
+  ['principal', 'principals'],
+  ['principal_ref', 'principal_refs'],
+  ['owner_principal_ref', 'owner_principal_refs'],
+  ['principal_id', 'principal_ids'],
+  ['tenant', 'tenants'],
+  ['tenant_id', 'tenant_ids'],
+  ['subject_id', 'subject_ids'],
+  ['provider_response_id', 'provider_response_ids'],
+  ['previous_response_id', 'previous_response_ids'],
+  ['previous_interaction_id', 'previous_interaction_ids'],
+  ['receipt', 'receipts'],
+  ['status_ref', 'status_refs'],
+  ['approval', 'approvals'],
+  ['approval_id', 'approval_ids'],
+  ['role', 'roles'],
+  ['safe_message', 'safe_messages'],
+];
+
+describe('the plural of a control field', () => {
+  it.each(CONTROL_PLURALS)('flags %s and its plural %s in any spelling, both unliftable', (singular, plural) => {
+    const camel = plural.replace(/_(.)/g, (_, letter: string) => letter.toUpperCase());
+    for (const key of [singular, plural, camel, plural.toUpperCase()]) {
+      expect(scanSensitiveKeys({ [key]: [] }), key).toHaveLength(1);
+      expect(isLiftableKeyName(key), key).toBe(false);
+      expect(() => createSensitiveKeyScanner({ allowKeys: [key] }), key).toThrow(/cannot be lifted/);
+    }
+  });
+
+  it('matches the plurals the review found by the rule the README lists', () => {
+    const hits = scanSensitiveKeys({ principal_refs: 1, owner_principal_refs: 2, binding_digests: 3, request_digests: 4, provider_call_ids: 5, status_refs: 6, receipts: 7 });
+    expect(hits.map((hit) => [hit.key, hit.matched])).toEqual([
+      ['principal_refs', '*principalrefs'],
+      ['owner_principal_refs', '*principalrefs'],
+      ['binding_digests', 'bindingdigests'],
+      ['request_digests', 'requestdigests'],
+      ['provider_call_ids', '*providercallids'],
+      ['status_refs', 'statusrefs'],
+      ['receipts', 'receipts'],
+    ]);
+  });
+});

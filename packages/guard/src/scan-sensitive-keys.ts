@@ -2,6 +2,7 @@ import {
   DEFAULT_SENSITIVE_KEYS,
   SENSITIVE_KEY_PREFIXES,
   SENSITIVE_KEY_SUFFIXES,
+  isInvisibleKeyName,
   isLiftableKeyName,
   normalizeKeyName,
   numberedCredentialMatch,
@@ -23,7 +24,8 @@ export interface SensitiveKeyHit {
   key: string;
   /**
    * What it matched: a normalized listed name (`apikey`), a suffix rule (`*token`), a prefix rule
-   * (`password*`), or `non_ascii_key` for a key that is still not ASCII after NFKC.
+   * (`password*`), `non_ascii_key` for a key that is still not ASCII after NFKC or holds a TAG
+   * character, or `invisible_key` for a key with no visible name (zero-width characters only).
    */
   matched: string;
 }
@@ -35,8 +37,9 @@ export interface SensitiveKeyScanOptions {
   /**
    * Names the host's contracts legitimately use (say `subject` for an e-mail tool), in any spelling;
    * compared on the normalized form, exactly. Allowing a name weakens the scan: prefer renaming the
-   * field. A name a credential or control rule flags, or one still not ASCII after normalization
-   * (`non_ascii_key`: `tоken` with a Cyrillic `о`, `prénom`), can never be lifted
+   * field. A name a credential or control rule flags, one still not ASCII after normalization
+   * (`non_ascii_key`: `tоken` with a Cyrillic `о`, `prénom`) or one with no visible name
+   * (`invisible_key`), can never be lifted
    * (`isLiftableKeyName`): such an entry throws a `TypeError` when the scanner is built, as do a
    * list that is not an array (a string would otherwise be read character by character) and an
    * entry that is not a string. One only a business-ambiguous suffix rule flags (`csrf_cookie`,
@@ -127,7 +130,7 @@ function namesOf(options: SensitiveKeyScanOptions, option: 'extraKeys' | 'allowK
  * start-up: the lists are normalized here, and each scanner caches the verdict per distinct key.
  * Throws a `TypeError` for options that are not an object, a list that is not an array of strings,
  * an `extraKeys` entry with no ASCII name, or an `allowKeys` entry that names a credential or a
- * control field or is not ASCII after normalization (`isLiftableKeyName`).
+ * control field, is not ASCII after normalization or has no visible name (`isLiftableKeyName`).
  */
 export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {}): SensitiveKeyScanner {
   if (typeof options !== 'object' || options === null) {
@@ -149,6 +152,9 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
     if (normalized === null) {
       throw new TypeError(`allowKeys: ${JSON.stringify(name)} is not ASCII after normalization (it may be a look-alike of a listed name) and cannot be lifted`);
     }
+    if (isInvisibleKeyName(name, normalized)) {
+      throw new TypeError(`allowKeys: ${JSON.stringify(name)} has no visible name (invisible characters only) and cannot be lifted`);
+    }
     if (!isLiftableKeyName(name)) {
       throw new TypeError(`allowKeys: ${JSON.stringify(name)} is a credential or control field name and cannot be lifted`);
     }
@@ -162,6 +168,7 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
     let verdict: string | null = null;
     const normalized = normalizeKeyName(key);
     if (normalized === null) verdict = 'non_ascii_key';
+    else if (isInvisibleKeyName(key, normalized)) verdict = 'invisible_key';
     else if (!allowed.has(normalized)) {
       if (exact.has(normalized)) verdict = normalized;
       else {
@@ -234,14 +241,17 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
 const defaultScanner = createSensitiveKeyScanner();
 
 /**
- * Finds every credential or control-field key at any depth of `value` (spec 000, "Sensitive fields
+ * Finds the credential and control-field keys at any depth of `value` (spec 000, "Sensitive fields
  * and untrusted content"), iteratively, visiting each object once. A key matches when its
  * normalized form (see `normalizeKeyName`) equals a listed name (`DEFAULT_SENSITIVE_KEYS` plus
  * `extraKeys`), ends with a `SENSITIVE_KEY_SUFFIXES` entry or starts with a `SENSITIVE_KEY_PREFIXES`
- * entry; a key that is still not ASCII after NFKC is always reported (`non_ascii_key`, which no
- * `allowKeys` entry lifts), so a look-alike cannot slip through. Keys only: values are not read as names. Never throws on
- * JSON data; invalid options throw as `createSensitiveKeyScanner` says. Reports at most
- * `MAX_SENSITIVE_KEY_HITS` hits, the first in document order, and stops scanning there.
+ * entry; a key that is still not ASCII after NFKC or holds a TAG character is always reported
+ * (`non_ascii_key`, which no `allowKeys` entry lifts), so a look-alike cannot slip through, and so
+ * is a key with no visible name (`invisible_key`: zero-width characters only). Keys only: values
+ * are not read as names. Never throws on JSON data; invalid options throw as
+ * `createSensitiveKeyScanner` says. Reports at most
+ * `MAX_SENSITIVE_KEY_HITS` hits, the first in document order, and stops scanning there: a result of
+ * that length may leave keys unlisted, so refuse such a value rather than redact it by the hits.
  */
 export function scanSensitiveKeys(value: unknown, options?: SensitiveKeyScanOptions): SensitiveKeyHit[] {
   if (

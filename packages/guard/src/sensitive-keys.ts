@@ -4,7 +4,8 @@
 // business fields, named next to it). The flag lists and the unliftable lists are both built from
 // these groups, so a name a credential or control rule flags is unliftable by construction: there
 // is no second list to keep in step with the first. A name still not ASCII after normalization
-// (`non_ascii_key`) matches no list, so it may be a look-alike of any of them: never liftable either.
+// (`non_ascii_key`) matches no list, so it may be a look-alike of any of them: never liftable either;
+// nor is a name with nothing visible left to match (`invisible_key`).
 
 /** Credential names: flagged exactly, never liftable. */
 const CREDENTIAL_KEYS = [
@@ -100,7 +101,11 @@ const CREDENTIAL_KEYS = [
   'dsn',
 ];
 
-/** The boundary's own control fields (spec 000: principal, operation id, digests never reach the model): flagged exactly, never liftable. */
+/**
+ * The boundary's own control fields (spec 000: principal, operation id, digests never reach the
+ * model): flagged exactly, never liftable. Each with its plural, a list of them (`call_ids`,
+ * `binding_digests`, `receipts`), unless a suffix or prefix rule below already catches it.
+ */
 const CONTROL_KEYS = [
   'call_id',
   'call_ids',
@@ -110,28 +115,41 @@ const CONTROL_KEYS = [
   'operation_ids',
   'idempotency_key',
   'request_sha256',
+  'request_sha256s',
   'result_sha256',
+  'result_sha256s',
   'call_binding_sha256',
   'request_digest',
+  'request_digests',
   'result_digest',
+  'result_digests',
   'binding_digest',
+  'binding_digests',
   'binding_sha256',
+  'binding_sha256s',
   'principal',
   'principal_ref',
   'principal_id',
   'principals',
   'tenant',
+  'tenants',
   'tenant_id',
   'tenant_ids',
   'subject_id',
+  'subject_ids',
   // provider correlation belongs to the protected audit (spec 000: provider_context)
   'provider_response_id',
+  'provider_response_ids',
   'previous_response_id',
+  'previous_response_ids',
   'previous_interaction_id',
+  'previous_interaction_ids',
   // downstream receipts and status handles stay in the protected audit; approval and role fields
   // would let a tool output pose as an authorization decision
   'receipt',
+  'receipts',
   'status_ref',
+  'status_refs',
   'approval',
   'approved',
   'approvals',
@@ -220,7 +238,7 @@ const CREDENTIAL_SUFFIXES = [
   'authkeys',
 ];
 
-/** Normalized endings of the boundary's call and principal identifiers: never liftable. */
+/** Normalized endings of the boundary's call and principal identifiers, singular and plural: never liftable. */
 const CONTROL_SUFFIXES = [
   'toolcallid',
   'toolcallids',
@@ -229,9 +247,11 @@ const CONTROL_SUFFIXES = [
   'functioncallid',
   'functioncallids',
   'providercallid',
+  'providercallids',
   'principalid',
   'principalids',
   'principalref',
+  'principalrefs',
   'idempotencykey', // `x_idempotency_key`, a header's name
   'idempotencykeys',
 ];
@@ -327,6 +347,10 @@ export const UNLIFTABLE_KEY_PREFIXES: readonly string[] = Object.freeze([...CRED
 // Format characters (zero-width space, joiners, word joiner, BOM, soft hyphen, bidi controls...)
 // and the rest of the default-ignorable code points: invisible, so they must not split a name.
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+// The TAG block (U+E0000-U+E007F): invisible too, but each one spells an ASCII character that
+// several model tokenizers read as text ("ASCII smuggling"), so a key holding one carries a name
+// nobody sees. Not removed: it leaves the key non-ASCII.
+const TAG = /[\u{E0000}-\u{E007F}]/u;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const NON_ASCII = /[^\x00-\x7f]/;
 const SEPARATORS = /[^a-z0-9]/g;
@@ -338,17 +362,32 @@ export type NormalizedKeyName = string | null;
  * Normalizes a key for matching: NFKC (fullwidth and mathematical letters become ASCII), invisible
  * characters removed, lowercased, and every character other than `a-z0-9` removed (so separators
  * and camelCase boundaries no longer matter: `API_Key`, `api-key`, `apiKey` → `apikey`).
- * Returns `null` when the key is still not ASCII after NFKC: such a key cannot be matched against
- * the list (a Cyrillic `о` in `tоken`), so the scanner reports it as `non_ascii_key` and
- * `allowKeys` cannot lift it.
+ * Returns `null` when the key is still not ASCII after NFKC, or holds a TAG character
+ * (U+E0000-U+E007F, which spells ASCII invisibly): such a key cannot be matched against the list
+ * (a Cyrillic `о` in `tоken`, `token` written in TAG characters), so the scanner reports it as
+ * `non_ascii_key` and `allowKeys` cannot lift it. A key of invisible characters, white space and
+ * separators only normalizes to `""`: when it is not printable ASCII, the scanner reports it as
+ * `invisible_key`.
  */
 export function normalizeKeyName(key: string): NormalizedKeyName {
   let text = key;
   if (!PRINTABLE_ASCII.test(text)) {
+    if (TAG.test(text)) return null;
     text = text.normalize('NFKC').replace(INVISIBLE, '');
     if (NON_ASCII.test(text)) return null;
   }
   return text.toLowerCase().replace(SEPARATORS, '');
+}
+
+/**
+ * Whether `key` has no visible name: it is not printable ASCII and normalizes to `""` (zero-width
+ * characters only, `"\u200b\u200c"`; a no-break space or a tab). The scanner reports it as
+ * `invisible_key`, and `allowKeys` cannot lift it: nothing is left to judge, and a run of
+ * invisible characters can itself encode a name. A printable ASCII key of separators only (`""`,
+ * `"_"`, xml2js's `"$"`) is visible and is not flagged.
+ */
+export function isInvisibleKeyName(key: string, normalized: NormalizedKeyName): boolean {
+  return normalized === '' && !PRINTABLE_ASCII.test(key);
 }
 
 const TRAILING_DIGITS = /[0-9]+$/;
@@ -384,16 +423,17 @@ const CREDENTIAL_KEY_SET: ReadonlySet<string> = new Set(CREDENTIAL_KEYS.map((nam
 
 /**
  * Whether `allowKeys` may lift `key`: false when a credential or control rule flags it
- * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`, `UNLIFTABLE_KEY_PREFIXES`) in any spelling, or
- * when it is still not ASCII after NFKC and invisible-character removal (`non_ascii_key`: a
- * Cyrillic `tоken` cannot be told from `token` by matching, nor `prénom` from a look-alike);
- * true otherwise, so only ASCII names flagged by a business-ambiguous rule alone (or not at all)
- * can be lifted. Throws a `TypeError` for a key that is not a string.
+ * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`, `UNLIFTABLE_KEY_PREFIXES`) in any spelling, when
+ * it is still not ASCII after NFKC and invisible-character removal or holds a TAG character
+ * (`non_ascii_key`: a Cyrillic `tоken` cannot be told from `token` by matching, nor `prénom` from a
+ * look-alike), or when it has no visible name (`invisible_key`: not printable ASCII, normalized
+ * to `""`); true otherwise, so only ASCII names flagged by a business-ambiguous rule alone (or not
+ * at all) can be lifted. Throws a `TypeError` for a key that is not a string.
  */
 export function isLiftableKeyName(key: string): boolean {
   if (typeof key !== 'string') throw new TypeError(`isLiftableKeyName: key must be a string, got ${key === null ? 'null' : typeof key}`);
   const normalized = normalizeKeyName(key);
-  if (normalized === null) return false;
+  if (normalized === null || isInvisibleKeyName(key, normalized)) return false;
   return (
     !UNLIFTABLE_KEY_SET.has(normalized) &&
     !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix)) &&
