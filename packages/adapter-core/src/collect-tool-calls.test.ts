@@ -40,6 +40,8 @@ describe('collectToolCalls', () => {
     ['an id with a byte order mark (review)', { id: '\ufeffresp_1' }],
     ['an id ending in a no-break space (review 2)', { id: 'resp_1\u00a0' }],
     ['an id ending in a braille pattern blank (review 2)', { id: 'resp_1\u2800' }],
+    ['an id ending in a private-use character (review 5)', { id: 'resp_1\ue000' }],
+    ['an id with a right-to-left letter (review 5)', { id: 'resp_\u05d0_12_34' }],
     ['an inherited id', Object.create({ id: 'resp_1' }) as unknown],
   ])('refuses %s without visiting', (_label, response) => {
     let visited = false;

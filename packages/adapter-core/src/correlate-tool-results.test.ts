@@ -148,6 +148,10 @@ describe('correlateToolResults', () => {
       'c9\u00a0',
       `c${'9'.repeat(256)}`,
       'c9\ud800',
+      // Review 5 (L1): only printable ASCII is display-safe now.
+      'c9\ue000',
+      '\u05d0_12_34',
+      '注文',
     ];
     for (const callId of refusedIds) {
       const stray = fakeSealedResult(call('c1'), { providerContext: { call_id: callId } });
@@ -158,7 +162,7 @@ describe('correlateToolResults', () => {
         failures: [{ call_id: null, reason: 'unknown_call', verify_reasons: [] }],
       });
     }
-    for (const callId of ['c9', 'toolu_01A09q90qw90lq917835lq9', `c${'9'.repeat(255)}`, '注文']) {
+    for (const callId of ['c9', 'toolu_01A09q90qw90lq917835lq9', `c${'9'.repeat(255)}`, 'call:1.a-b~!']) {
       const stray = fakeSealedResult(call('c1'), { providerContext: { call_id: callId } });
       const results = [...calls.map((each) => fakeSealedResult(each)), stray];
       const outcome = correlateToolResults(identity, { calls, results, verify: createRecordingVerifier().verify });

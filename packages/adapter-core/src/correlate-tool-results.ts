@@ -27,8 +27,8 @@ export interface CorrelatedResult {
 /**
  * Every call with its verified result in call order, or every refusal. A refusal's `call_id` is the
  * id of one of the turn's calls, or, for an `unknown_call` result naming no call of the turn, the id
- * that result names when `isDisplaySafeIdentifier` accepts it (1 to 256 characters, nothing that
- * hides, blanks or rearranges text), else `null`: the package is untrusted, and hosts log failures.
+ * that result names when `isDisplaySafeIdentifier` accepts it (1 to 256 characters, each printable
+ * ASCII other than the space), else `null`: the package is untrusted, and hosts log failures.
  */
 export type CorrelateToolResultsOutcome =
   | { ok: true; response_id: string; results: CorrelatedResult[] }
@@ -147,8 +147,8 @@ const DEFAULT_LIMITS: Pick<ToolCallLimits, 'maxCalls'> = { maxCalls: DEFAULT_MAX
  * are refusals (`verification_failed`, `malformed_package`), with the call id when it was read
  * before. Results stay in call order, whatever order they arrive in. A failure names a call of the
  * turn, or `null`; an `unknown_call` result's own call id is reported only when it is display-safe
- * (`isDisplaySafeIdentifier`, at most 256 characters), so that a package cannot write what it
- * likes (5 MB, a line feed and a forged log line, a terminal escape) into the host's log.
+ * (`isDisplaySafeIdentifier`: at most 256 printable ASCII characters), so that a package cannot
+ * write what it likes (5 MB, a line feed and a forged log line, a terminal escape) into the host's log.
  *
  * Results are read only up to a plausible count: every call's result plus at most `maxCalls` (the
  * adapter's limit, default 64) strays, each refused on its own (a duplicate, another turn's

@@ -112,6 +112,17 @@ describe('createToolCallCollector', () => {
     ['a name ending in a braille pattern blank', 'c1', 'kit_write\u2800'],
     ['a name with an Ogham space mark', 'c1', 'kit\u1680write'],
     ['a name with a Hangul filler', 'c1', 'kit_write\u3164'],
+    // Review 5 (L1): only printable ASCII (no space) is display-safe; every provider grammar is ASCII.
+    ['a call id ending in a private-use character (printed as call_1)', 'call_1\ue000', 'a'],
+    ['a call id ending in a noncharacter', 'call_1\uffff', 'a'],
+    ['a call id with U+FFFC', 'call_1\ufffc', 'a'],
+    ['a call id with an interlinear annotation', 'call_1\ufff9x\ufffay\ufffb', 'a'],
+    ['a call id with U+0600 ARABIC NUMBER SIGN', 'call_\u0600123', 'a'],
+    ['a call id with a right-to-left letter', '\u05d0_12_34', 'a'],
+    ['a name with a private-use character', 'c1', 'kit_write\ue000'],
+    ['a name with a right-to-left letter', 'c1', 'kit_write_\u05d0'],
+    ['a name with a Cyrillic look-alike', 'c1', 'kit_wr\u0456te'],
+    ['a name with a precomposed letter', 'c1', 'caf\u00e9'],
   ])('refuses %s as a malformed response', (_label, callId, toolName) => {
     expectRejected(collect([[callId, toolName, text('{}')]]), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
@@ -546,8 +557,8 @@ describe('createToolCallCollector', () => {
   });
 
   it('property: accepts any distinct well-formed calls within the limits, unchanged and in order', () => {
-    // White space (the ASCII space among fast-check's characters) reads as nothing in a log: refused.
-    const name = fc.string({ minLength: 1, maxLength: 20 }).filter((each) => !/[\s\ud800-\udfff\u0000-\u001f\u007f-\u009f]/.test(each));
+    // Printable ASCII; the space reads as nothing in a log and is refused, so it is left out.
+    const name = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }).filter((each) => !each.includes(' '));
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/), name, fc.jsonValue({ maxDepth: 3 }).filter((each) => !holdsUnsafeInteger(each))), {

@@ -120,9 +120,39 @@ describe('isDisplaySafeIdentifier (review: provider ids and names that read as o
     }
   });
 
-  it('accepts what isWellFormedIdentifier accepts otherwise, visible non-ASCII included; refuses what it refuses', () => {
-    for (const value of ['call_1', 'toolu_01AbC', 'café', '注文', '😀', 'get-order', 'fc_68a1b2']) expect(isDisplaySafeIdentifier(value, 64), value).toBe(true);
+  it('accepts printable ASCII ids; refuses what isWellFormedIdentifier refuses', () => {
+    for (const value of ['call_1', 'toolu_01AbC', 'get-order', 'fc_68a1b2', '!', '~', '!"#$%&\'()*+,-./0123456789:;<=>?@[\\]^_`{|}~']) expect(isDisplaySafeIdentifier(value, 64), value).toBe(true);
     for (const value of ['', 'nul\u0000', 'lone\ud800', 'x'.repeat(65), 7]) expect(isDisplaySafeIdentifier(value, 64), String(value)).toBe(false);
+  });
+
+  // Review 5 (L1): what the refused class still let through. Ids that print like others (`call_1`
+  // and `call_1` followed by U+E000 printed identically), that are reordered (`א_12_34` displays
+  // like `34_12_א`), or that are letters of another script: every provider grammar is ASCII.
+  it.each([
+    ['private use U+E000 (printed as call_1)', 'call_1\ue000'],
+    ['private use U+F8FF', 'call_1\uf8ff'],
+    ['supplementary private use U+F0000', 'call_1\u{F0000}'],
+    ['unassigned U+0378', 'call_1\u0378'],
+    ['noncharacter U+FFFF', 'call_1\uffff'],
+    ['noncharacter U+FDD0', 'call_1\ufdd0'],
+    ['U+FFFC OBJECT REPLACEMENT CHARACTER', 'call_1\ufffc'],
+    ['U+FFFD REPLACEMENT CHARACTER', 'call_1\ufffd'],
+    ['interlinear annotation U+FFF9..U+FFFB', 'call_1\ufff9x\ufffay\ufffb'],
+    ['U+0600 ARABIC NUMBER SIGN', 'call_\u0600123'],
+    ['U+06DD ARABIC END OF AYAH', 'call_\u06dd12'],
+    ['U+070F SYRIAC ABBREVIATION MARK', 'call_1\u070f'],
+    ['U+13430 EGYPTIAN HIEROGLYPH VERTICAL JOINER', 'call_1\u{13430}'],
+    ['a Hebrew letter (right to left: reorders the digit runs)', '\u05d0_12_34'],
+    ['an Arabic letter', 'call_\u0628'],
+    ['a Cyrillic look-alike a', 'c\u0430ll_1'],
+    ['fullwidth digits', 'call_\uff11'],
+    ['a precomposed letter', 'caf\u00e9'],
+    ['CJK', '\u6ce8\u6587'],
+    ['an emoji', 'call_\u{1F600}'],
+    ['the ASCII space', 'call 1'],
+  ])('refuses an id holding %s, which isWellFormedIdentifier accepts', (_label, value) => {
+    expect(isWellFormedIdentifier(value, 64)).toBe(true);
+    expect(isDisplaySafeIdentifier(value, 64)).toBe(false);
   });
 
   // Review 2 (08_blank_lookalike_ids): characters that are shown blank. One OpenAI response parsed
@@ -145,17 +175,21 @@ describe('isDisplaySafeIdentifier (review: provider ids and names that read as o
     }
   });
 
-  it('refuses every white space, space separator and combining mark code point (exhaustive)', () => {
-    const shownBlankOrCombining = /[\p{White_Space}\p{Zs}\p{M}]/u;
+  it('accepts exactly U+0021 to U+007E among all code points, alone and anywhere in an id (exhaustive)', () => {
+    let accepted = 0;
     let refused = 0;
     for (let codePoint = 0; codePoint <= 0x10ffff; codePoint++) {
-      if (codePoint >= 0xd800 && codePoint <= 0xdfff) continue;
-      const character = String.fromCodePoint(codePoint);
-      if (!shownBlankOrCombining.test(character)) continue;
-      refused++;
-      if (isDisplaySafeIdentifier(`call_1${character}`, 64)) expect.fail(`U+${codePoint.toString(16)} accepted`);
+      // Lone surrogates included: a code unit of U+D800 to U+DFFF alone is one.
+      const character = String.fromCharCode(...(codePoint > 0xffff ? [0xd800 + ((codePoint - 0x10000) >> 10), 0xdc00 + ((codePoint - 0x10000) & 0x3ff)] : [codePoint]));
+      const printable = codePoint >= 0x21 && codePoint <= 0x7e;
+      if (isDisplaySafeIdentifier(character, 64) !== printable) expect.fail(`U+${codePoint.toString(16)} alone: ${printable ? 'refused' : 'accepted'}`);
+      if (isDisplaySafeIdentifier(`call_1${character}`, 64) !== printable) expect.fail(`U+${codePoint.toString(16)} at the end: ${printable ? 'refused' : 'accepted'}`);
+      if (isDisplaySafeIdentifier(`${character}call_1`, 64) !== printable) expect.fail(`U+${codePoint.toString(16)} at the start: ${printable ? 'refused' : 'accepted'}`);
+      if (printable) accepted++;
+      else refused++;
     }
-    expect(refused).toBeGreaterThan(2_000);
+    expect(accepted).toBe(94);
+    expect(refused).toBe(0x110000 - 94);
   });
 
   it('accepts the ids and tool names providers send (OpenAI, Anthropic, Gemini)', () => {
@@ -177,14 +211,32 @@ describe('isDisplaySafeIdentifier (review: provider ids and names that read as o
     );
   });
 
-  it('is isWellFormedIdentifier and one refused class, for any code unit (property)', () => {
-    const refusedClass = /[\p{Cc}\p{Default_Ignorable_Code_Point}\p{White_Space}\p{M}\u2800\u{1D159}]/u;
+  it('is true exactly for 1 to maxLength (at most 256) printable ASCII characters but the space, for any code unit (property)', () => {
+    const printable = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(unit, fc.constantFrom(...blank, ' ', '\u200b', 'b')), maxLength: 12 }), (text) => {
-        expect(isDisplaySafeIdentifier(text, 64)).toBe(isWellFormedIdentifier(text, 64) && !refusedClass.test(text));
-      }),
+      fc.property(
+        fc.string({ unit: fc.oneof(printable, unit, fc.constantFrom(...blank, ' ', '\u200b', '\ue000', '\u05d0', '\u0600', '\ufffc', '\uffff', '\u007e', '\u0021', '\u0020', '\u0080')), maxLength: 12 }),
+        fc.integer({ min: 1, max: 300 }),
+        (text, maxLength) => {
+          let expected = text.length >= 1 && text.length <= Math.min(maxLength, 256);
+          for (let index = 0; index < text.length; index++) {
+            const code = text.charCodeAt(index);
+            if (code < 0x21 || code > 0x7e) expected = false;
+          }
+          expect(isDisplaySafeIdentifier(text, maxLength)).toBe(expected);
+          // Every id it accepts is one isWellFormedIdentifier accepts (the stores can hold it).
+          if (expected) expect(isWellFormedIdentifier(text, maxLength)).toBe(true);
+        },
+      ),
       { numRuns: 2_000 },
     );
+  });
+
+  it('never accepts more than the stores hold, whatever maxLength says', () => {
+    expect(isDisplaySafeIdentifier('c'.repeat(256), 10_000)).toBe(true);
+    expect(isDisplaySafeIdentifier('c'.repeat(257), 10_000)).toBe(false);
+    expect(isDisplaySafeIdentifier('c'.repeat(9), 8)).toBe(false);
+    expect(isDisplaySafeIdentifier('c', Number.NaN)).toBe(false);
   });
 });
 

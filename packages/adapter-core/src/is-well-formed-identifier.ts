@@ -14,27 +14,16 @@ export const MAX_TOOL_NAME_LENGTH = 256;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
- * Characters shown as nothing, or that change how the text around them is shown, in one class
- * (one precompiled test per id: it runs on every response id, call id and tool name):
- *
- * - C0 and C1 controls (`\p{Cc}`, as `CONTROL`, so that the display check needs no second scan);
- * - Unicode's default-ignorable code points: bidirectional marks, embeddings, overrides and
- *   isolates, zero-width spaces and joiners, the soft hyphen, variation selectors, the byte order
- *   mark, the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), the tag characters of "ASCII
- *   smuggling"...;
- * - white space of every kind (`\p{White_Space}`, which holds every space separator `\p{Zs}`:
- *   the ASCII space, the no-break space, U+1680 OGHAM SPACE MARK, U+2000-U+200A, U+202F, U+205F,
- *   U+3000; and the line and paragraph separators): shown blank, `call_1` and `call_1` followed by
- *   a no-break space read alike;
- * - combining marks (`\p{M}`): drawn on the character before them, or over it, or as nothing
- *   (a precomposed `é` passes, `e` followed by U+0301 does not);
- * - characters that are not spaces but render blank: U+2800 BRAILLE PATTERN BLANK and U+1D159
- *   MUSICAL SYMBOL NULL NOTEHEAD.
- *
- * An id or name holding one can read as another in a log.
+ * Printable ASCII without the space, `!` (U+0021) to `~` (U+007E), and nothing else: what every
+ * provider id and tool name is made of (OpenAI's `call_…`, `fc_…`, `resp_…` and tool names of
+ * `^[a-zA-Z0-9_-]{1,64}$`, Anthropic's `toolu_…` and `msg_…` under `^[a-zA-Z0-9_-]+$`, Gemini's ids
+ * and `.`/`:` names). An allow-list, so nothing outside it needs naming: controls, white space,
+ * characters shown blank or as nothing (format characters, default-ignorables, private use,
+ * unassigned code points, noncharacters, U+FFFC), combining marks, right-to-left letters and lone
+ * surrogates are all refused by the one precompiled test. Run after the length checks, so it reads
+ * at most 256 code units.
  */
-const NOT_DISPLAY_SAFE =
-  /[\p{Cc}\p{Default_Ignorable_Code_Point}\p{White_Space}\p{Zs}\p{M}\u2800\u{1D159}]/u;
+const DISPLAY_SAFE = /^[\x21-\x7e]+$/;
 
 /**
  * True for a string of 1 to `maxLength` (at most 256) UTF-16 code units with no control character
@@ -58,19 +47,21 @@ export function isWellFormedIdentifier(value: unknown, maxLength: number): value
 }
 
 /**
- * `isWellFormedIdentifier`, and no character shown as nothing, shown blank, or that changes how the
- * text around it is shown (`NOT_DISPLAY_SAFE`: Unicode's default-ignorable code points, such as
- * bidirectional overrides and isolates, zero-width characters, the soft hyphen, variation
- * selectors, tag characters, the byte order mark and the Hangul fillers; white space of every
- * kind, the ASCII space, the no-break space and the line and paragraph separators included;
- * combining marks; U+2800 BRAILLE PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD): for the
- * ids and tool names a provider response carries, which the audit log records as the provider sent
- * them, so that none reads as another there (`get_order` followed by U+202E and reversed text,
- * `call_1` followed by a no-break space or a braille blank, say). Provider ids and tool names are
- * ASCII letters, digits and `_-.:` (`call_…`, `fc_…`, `toolu_…`, Gemini's ids): they all pass.
- * Visible letters of any script pass too; look-alike letters (a Cyrillic `а` for a Latin `a`) are
- * not refused. Host identifiers (approval keys, owners) keep `isWellFormedIdentifier`'s rule:
- * stores may already hold such keys.
+ * True for a string of 1 to `maxLength` (at most 256) characters, each printable ASCII other than
+ * the space (`!` to `~`, U+0021 to U+007E: `DISPLAY_SAFE`): for the ids and tool names a provider
+ * response carries (response ids, call ids, tool names, OpenAI item ids), which the audit log
+ * records as the provider sent them, so that none reads as another there. Every documented
+ * provider id and tool-name grammar is ASCII (`call_…`, `fc_…`, `resp_…`, `toolu_…`, `msg_…`,
+ * Gemini's ids, names of `^[a-zA-Z0-9_-]{1,64}$` and the like, and every name a registry accepts,
+ * `^[A-Za-z][A-Za-z0-9_-]{0,63}$`): they all pass. Everything else is refused, so no list of
+ * invisible characters can be incomplete: controls, the space and every other white space, the
+ * no-break space, U+2800 BRAILLE PATTERN BLANK, zero-width and bidirectional format characters,
+ * tag characters, private-use (`call_1` followed by U+E000 prints as `call_1`), unassigned and
+ * noncharacter code points, U+FFFC, combining marks, and letters of every other script (a
+ * right-to-left one reorders what follows it: `א_12_34` displays like `34_12_א`; a Cyrillic `а`
+ * reads as a Latin `a`). Implies `isWellFormedIdentifier` (no control, no lone surrogate, so every
+ * accepted id can be stored and digested). Host identifiers (approval keys, owners) keep
+ * `isWellFormedIdentifier`'s rule: stores may already hold such keys.
  */
 export function isDisplaySafeIdentifier(value: unknown, maxLength: number): value is string {
   return (
@@ -78,8 +69,6 @@ export function isDisplaySafeIdentifier(value: unknown, maxLength: number): valu
     value.length > 0 &&
     value.length <= maxLength &&
     value.length <= MAX_STORABLE_IDENTIFIER_LENGTH &&
-    // Controls included: this one test stands for `isWellFormedIdentifier`'s `CONTROL` test too.
-    !NOT_DISPLAY_SAFE.test(value) &&
-    isWellFormedText(value)
+    DISPLAY_SAFE.test(value)
   );
 }

@@ -46,6 +46,19 @@ interface Flaws {
   checkControlCharactersOnly?: boolean;
   /** Checks ids and names as the audit stores do, but lets invisible format characters through. */
   acceptInvisibleFormat?: boolean;
+  /**
+   * Response and call ids: the printable-ASCII check removed. Checked as the audit stores do, and
+   * invisible format characters refused, but blank, private-use, combining, right-to-left and
+   * other non-ASCII characters and the space pass (review 5, L2).
+   */
+  acceptNonAsciiIds?: boolean;
+  /** Tool names: the printable-ASCII check removed, as `acceptNonAsciiIds` does for ids. */
+  acceptNonAsciiNames?: boolean;
+  /**
+   * Ids and names checked with adapter-core's rule before review 5: a refused class (controls,
+   * default-ignorables, white space, combining marks, U+2800, U+1D159), not an allow-list.
+   */
+  previousDisplayRule?: boolean;
   /** Verifies the live package, then reads `model_result` again to serialize it. */
   verifyLiveObject?: boolean;
   /** Sets the error flag for `status: 'failed'` only, not for `unknown`. */
@@ -124,6 +137,10 @@ function measuredSize(call: { args: string; value: unknown }, flaws: Flaws): num
 }
 
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+/** Shown as nothing: what `acceptNonAsciiIds` and `acceptNonAsciiNames` still refuse. */
+const INVISIBLE_FORMAT = /\p{Default_Ignorable_Code_Point}/u;
+/** The characters adapter-core's `isDisplaySafeIdentifier` refused before review 5 (besides lone surrogates). */
+const PREVIOUSLY_REFUSED = /[\p{Cc}\p{Default_Ignorable_Code_Point}\p{White_Space}\p{Zs}\p{M}\u2800\u{1D159}]/u;
 
 function malformed(rule: string): ParseToolCallsOutcome {
   return { ok: false, error: makeError('MALFORMED_TOOL_CALL', { reasons: [{ field: '', rule }] }) };
@@ -137,13 +154,17 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
     adapterRevision: identity.adapter_revision,
     parseToolCalls(response) {
       // The reference adapter reads the response naively; only the try keeps a hostile proxy out.
-      const wellFormed = (value: string) =>
+      const wellFormed = (value: string, kind: 'id' | 'name' = 'id') =>
         flaws.acceptControlCharacters === true ||
         (flaws.checkControlCharactersOnly === true
           ? !CONTROL_CHARACTER.test(value)
           : flaws.acceptInvisibleFormat === true
             ? isWellFormedIdentifier(value, 256)
-            : isDisplaySafeIdentifier(value, 256));
+            : flaws.previousDisplayRule === true
+              ? isWellFormedIdentifier(value, 256) && !PREVIOUSLY_REFUSED.test(value)
+              : (kind === 'id' ? flaws.acceptNonAsciiIds : flaws.acceptNonAsciiNames) === true
+                ? isWellFormedIdentifier(value, 256) && !INVISIBLE_FORMAT.test(value)
+                : isDisplaySafeIdentifier(value, 256));
       try {
         if (
           typeof response !== 'object' ||
@@ -163,7 +184,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         for (const call of response.calls) {
           if (call.id === '') return malformed('missing_call_id');
           if (call.name === '') return malformed('empty_tool_name');
-          if (!(wellFormed(call.id) && wellFormed(call.name))) return malformed('malformed_response');
+          if (!(wellFormed(call.id) && wellFormed(call.name, 'name'))) return malformed('malformed_response');
           if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
           if (calls.length >= 64) return malformed('too_many_calls');
           if (measuredSize(call, flaws) > 1_048_576) {
@@ -407,6 +428,26 @@ describe('adapterConformanceCases catches broken adapters', () => {
     ],
   ])('an adapter %s fails', async (_label, flaws, caseName) => {
     expect(await failingCases(flaws)).toContain(caseName);
+  });
+
+  // Review 5 (L2): an adapter that accepted ids and names shown blank passed every case. Each flaw
+  // below fails exactly the new cases, and nothing else.
+  const nonAsciiIdCase =
+    'parse: a response id or call id holding a character other than printable ASCII (shown blank, zero-width, private use, a combining mark, a right-to-left letter, a space) refuses the whole response';
+  const nonAsciiNameCase =
+    'parse: a tool name holding a character other than printable ASCII (shown blank, zero-width, private use, a combining mark, a right-to-left letter, a space) refuses the whole response';
+  it.each<[string, Flaws, string[]]>([
+    ['without the printable-ASCII check on ids (call_1 and call_1 + U+E000 both pass)', { acceptNonAsciiIds: true }, [nonAsciiIdCase]],
+    ['without the printable-ASCII check on tool names', { acceptNonAsciiNames: true }, [nonAsciiNameCase]],
+    ['on the display rule adapter-core had before review 5 (private use, right-to-left letters pass)', { previousDisplayRule: true }, [nonAsciiIdCase, nonAsciiNameCase]],
+  ])('an adapter %s fails exactly the new case', async (_label, flaws, caseNames) => {
+    expect(await failingCases(flaws)).toEqual(caseNames);
+  });
+
+  it('names the character, the field and the outcome when a non-ASCII case fails', async () => {
+    const found = kitCases({ acceptNonAsciiIds: true }).find((each) => each.name === nonAsciiIdCase);
+    expect(found).toBeDefined();
+    await expect(async () => found?.run()).rejects.toThrow(/call id "kitcall_1\u00a0" \(U\+00A0 NO-BREAK SPACE\): expected MALFORMED_TOOL_CALL\/malformed_response, got \{"ok":true/);
   });
 
   // The seven broken adapters of security review 2, each modelled on the reference adapter: every

@@ -317,6 +317,34 @@ function shapeShiftingPackages(
   return packages;
 }
 
+/**
+ * Characters that are not printable ASCII (`!` to `~`), each with what makes it dangerous in an id
+ * or name: shown blank, shown as nothing, drawn on its neighbour, reordering the text around it,
+ * or a look-alike. The kit puts each at the end, in the middle and at the start of an id or name.
+ */
+const NOT_PRINTABLE_ASCII: ReadonlyArray<readonly [string, string]> = [
+  ['U+00A0 NO-BREAK SPACE', '\u00a0'],
+  ['U+2800 BRAILLE PATTERN BLANK', '\u2800'],
+  ['U+200B ZERO WIDTH SPACE', '\u200b'],
+  ['U+E000, private use', '\ue000'],
+  ['U+0301 COMBINING ACUTE ACCENT', '\u0301'],
+  ['U+05D0 HEBREW LETTER ALEF, right to left', '\u05d0'],
+  ['U+0020 SPACE', ' '],
+  ['U+1D159 MUSICAL SYMBOL NULL NOTEHEAD', '\u{1D159}'],
+  ['U+FFFC OBJECT REPLACEMENT CHARACTER', '\ufffc'],
+  ['U+0600 ARABIC NUMBER SIGN', '\u0600'],
+  ['U+0430 CYRILLIC SMALL LETTER A, a look-alike', '\u0430'],
+];
+
+/** `assertParseRefused`, naming `what` when it fails. */
+function assertRefusedFor(what: string, outcome: ParseToolCallsOutcome, code: string, rule: string): void {
+  try {
+    assertParseRefused(outcome, code, rule);
+  } catch (error) {
+    throw new assert.AssertionError({ message: `${what}: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
 function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]];
   return items.flatMap((item, index) =>
@@ -956,6 +984,37 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           assertParseRefused(parse([{ ...TURN[0]!, call_id: callId }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
         }
         assertParseRefused(parse([{ ...TURN[0]!, tool_name: 'kit\u2066_lookup' }]), 'MALFORMED_TOOL_CALL', 'malformed_response');
+      },
+    },
+    {
+      name: 'parse: a response id or call id holding a character other than printable ASCII (shown blank, zero-width, private use, a combining mark, a right-to-left letter, a space) refuses the whole response',
+      run() {
+        // Ids that print as another (`kitcall_1` beside `kitcall_1` and a no-break space, a braille
+        // blank or U+E000) or get reordered (a right-to-left letter). Every provider's id grammar is
+        // ASCII, and the dispatcher refuses any other id with a TypeError for the whole turn
+        // (isDisplaySafeIdentifier of @toolseal/adapter-core: printable ASCII without the space).
+        for (const [label, character] of NOT_PRINTABLE_ASCII) {
+          for (const callId of [`kitcall_1${character}`, `kitcall${character}_1`, `${character}kitcall_1`]) {
+            const beside = [{ ...TURN[0]!, call_id: 'kitcall_1' }, { ...TURN[1]!, call_id: callId }];
+            assertRefusedFor(`call id ${JSON.stringify(callId)} (${label})`, parse(beside), 'MALFORMED_TOOL_CALL', 'malformed_response');
+          }
+          const responseId = `${RESPONSE_ID}${character}`;
+          assertRefusedFor(`response id ${JSON.stringify(responseId)} (${label})`, parse([TURN[0]!], responseId), 'MALFORMED_TOOL_CALL', 'malformed_response');
+        }
+      },
+    },
+    {
+      name: 'parse: a tool name holding a character other than printable ASCII (shown blank, zero-width, private use, a combining mark, a right-to-left letter, a space) refuses the whole response',
+      run() {
+        // Names that read as another in the audit log (`kit_lookup` and `kit_lookup` followed by a
+        // braille blank). Every provider's tool-name grammar, and every name a registry accepts,
+        // is ASCII; the dispatcher refuses any other name with a TypeError for the whole turn.
+        for (const [label, character] of NOT_PRINTABLE_ASCII) {
+          for (const toolName of [`kit_lookup${character}`, `kit${character}_lookup`, `${character}kit_lookup`]) {
+            const beside = [TURN[0]!, { ...TURN[2]!, tool_name: toolName }];
+            assertRefusedFor(`tool name ${JSON.stringify(toolName)} (${label})`, parse(beside), 'MALFORMED_TOOL_CALL', 'malformed_response');
+          }
+        }
       },
     },
     {

@@ -287,8 +287,8 @@ type CallField = 'provider' | 'api_family' | 'adapter_revision' | 'response_id' 
  * Reads one identifier field of a call, once, and checks it: one the adapters accept
  * (`isWellFormedIdentifier` of `@toolseal/adapter-core`: no control character, no lone surrogate,
  * at most 256 characters, which is at least as strict as what the audit stores accept; for what
- * the provider chose, the response id, call id and tool name, `isDisplaySafeIdentifier`: nothing
- * shown as nothing either, so that none reads as another in the audit log).
+ * the provider chose, the response id, call id and tool name, `isDisplaySafeIdentifier`: printable
+ * ASCII without the space, so that none reads as another in the audit log).
  */
 function callField(record: Record<string, unknown>, field: CallField): string {
   const value = record[field];
@@ -298,7 +298,7 @@ function callField(record: Record<string, unknown>, field: CallField): string {
   const wellFormed = fromProvider ? isDisplaySafeIdentifier(value, MAX_PROVIDER_ID_LENGTH) : isWellFormedIdentifier(value, MAX_PROVIDER_ID_LENGTH);
   if (!wellFormed) {
     throw new TypeError(
-      `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} characters without control characters, lone surrogates${fromProvider ? ', invisible format characters or characters shown blank (white space, combining marks)' : ''} (calls come from adapter.parseToolCalls)`,
+      `dispatch: call.${field} must be 1 to ${MAX_PROVIDER_ID_LENGTH} ${fromProvider ? 'printable ASCII characters without spaces' : 'characters without control characters or lone surrogates'} (calls come from adapter.parseToolCalls)`,
     );
   }
   return value as string;
