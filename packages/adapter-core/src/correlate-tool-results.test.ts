@@ -2,7 +2,7 @@ import type { SealedResult, ToolCall } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { correlateToolResults, PRESENTED_MODEL_RESULT_LIMITS } from './correlate-tool-results.js';
+import { correlateToolResults, isVerifyFailureReason, PRESENTED_MODEL_RESULT_LIMITS } from './correlate-tool-results.js';
 import { createAdapterIdentity } from './create-adapter-identity.js';
 import { createRecordingVerifier, fakeSealedResult, fakeToolCall } from './testing.js';
 
@@ -661,5 +661,12 @@ describe('correlateToolResults', () => {
     } else {
       expect(outcome.failures.map((failure) => failure.verify_reasons)).toEqual([['malformed_package']]);
     }
+  });
+});
+
+describe('isVerifyFailureReason', () => {
+  it('accepts the contract\'s reasons only, by own key', () => {
+    for (const reason of ['malformed_package', 'call_binding', 'unregistered_adapter']) expect(isVerifyFailureReason(reason)).toBe(true);
+    for (const reason of ['toString', '__proto__', 'evil', '', 42, null, undefined]) expect(isVerifyFailureReason(reason)).toBe(false);
   });
 });

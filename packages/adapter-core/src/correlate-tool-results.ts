@@ -276,7 +276,8 @@ const CATALOGUED_VERIFY_REASONS: Readonly<Record<VerifyFailureReason, true>> = {
 };
 const MAX_VERIFY_REASONS = Object.keys(CATALOGUED_VERIFY_REASONS).length;
 
-function isCataloguedReason(reason: unknown): reason is VerifyFailureReason {
+/** Whether `reason` is a `VerifyFailureReason` of the contract (own key only: `"toString"` is not one). */
+export function isVerifyFailureReason(reason: unknown): reason is VerifyFailureReason {
   return typeof reason === 'string' && Object.hasOwn(CATALOGUED_VERIFY_REASONS, reason);
 }
 
@@ -298,7 +299,7 @@ function verdictReasons(outcome: unknown): VerifyFailureReason[] | null {
   const copy: VerifyFailureReason[] = [];
   for (let index = 0; index < count; index++) {
     const reason = given[index];
-    if (!isCataloguedReason(reason)) return ['malformed_package'];
+    if (!isVerifyFailureReason(reason)) return ['malformed_package'];
     copy.push(reason);
   }
   return copy;

@@ -32,6 +32,7 @@ export { collectToolCalls } from './collect-tool-calls.js';
 export { formatOptionsOf } from './format-options-of.js';
 export {
   correlateToolResults,
+  isVerifyFailureReason,
   PRESENTED_MODEL_RESULT_LIMITS,
   type CorrelatedResult,
   type CorrelateToolResultsOutcome,

@@ -10,9 +10,8 @@ import type {
   ResultVerifier,
   SealedResult,
   ToolCall,
-  VerifyFailureReason,
 } from '@toolseal/contracts';
-import { MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
+import { isVerifyFailureReason, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
 import { canonicalize } from '@toolseal/digests';
 import { checkError } from '@toolseal/errors';
 import { assertParseRefused } from './assert-parse-outcome.js';
@@ -145,22 +144,6 @@ const FORMAT_FAILURE_REASONS: Readonly<Record<FormatFailureReason, true>> = {
   unknown_call: true,
   foreign_adapter: true,
   verification_failed: true,
-};
-/** Every `VerifyFailureReason`, once. */
-const VERIFY_FAILURE_REASONS: Readonly<Record<VerifyFailureReason, true>> = {
-  malformed_package: true,
-  model_result_schema: true,
-  output_contract: true,
-  error_catalog: true,
-  provenance: true,
-  principal_ref: true,
-  provider_context: true,
-  tool_contract: true,
-  downstream: true,
-  request_digest: true,
-  result_digest: true,
-  call_binding: true,
-  unregistered_adapter: true,
 };
 
 /**
@@ -461,7 +444,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       assert.ok(failure.call_id === null || typeof failure.call_id === 'string', `${label}: call_id of ${text}`);
       assert.ok(Object.hasOwn(FORMAT_FAILURE_REASONS, failure.reason), `${label}: uncatalogued reason in ${text}`);
       assert.ok(
-        Array.isArray(failure.verify_reasons) && failure.verify_reasons.every((reason) => Object.hasOwn(VERIFY_FAILURE_REASONS, reason)),
+        Array.isArray(failure.verify_reasons) && failure.verify_reasons.every(isVerifyFailureReason),
         `${label}: uncatalogued verify_reasons in ${text}`,
       );
     }
