@@ -719,6 +719,9 @@ describe('keys written in TAG characters, or with no visible name', () => {
     ['one hidden letter inside to..en', `to${tags('k')}en`],
     ['a language tag after a business name', 'subject_line\u{e0001}'],
     ['fullwidth letters around a TAG character', `\uff54\uff4f${tags('x')}\uff4b\uff45\uff4e`],
+    // Variation selectors encode a byte each after a visible name ("emoji smuggling").
+    ['a business name followed by variation selectors', 'title\ufe01\u{e0100}\u{e01ef}'],
+    ['one variation selector inside a name', 'not\ufe0fes'],
   ];
 
   it.each(TAG_KEYS)('reports %s as non_ascii_key, unliftable', (_, key) => {

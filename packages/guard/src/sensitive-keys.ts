@@ -349,8 +349,9 @@ export const UNLIFTABLE_KEY_PREFIXES: readonly string[] = Object.freeze([...CRED
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 // The TAG block (U+E0000-U+E007F): invisible too, but each one spells an ASCII character that
 // several model tokenizers read as text ("ASCII smuggling"), so a key holding one carries a name
-// nobody sees. Not removed: it leaves the key non-ASCII.
-const TAG = /[\u{E0000}-\u{E007F}]/u;
+// nobody sees. The variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF) likewise encode a byte
+// each after a visible name. Not removed: either leaves the key non-ASCII.
+const HIDDEN_TEXT = /[\u{E0000}-\u{E007F}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}]/u;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const NON_ASCII = /[^\x00-\x7f]/;
 const SEPARATORS = /[^a-z0-9]/g;
@@ -363,7 +364,8 @@ export type NormalizedKeyName = string | null;
  * characters removed, lowercased, and every character other than `a-z0-9` removed (so separators
  * and camelCase boundaries no longer matter: `API_Key`, `api-key`, `apiKey` → `apikey`).
  * Returns `null` when the key is still not ASCII after NFKC, or holds a TAG character
- * (U+E0000-U+E007F, which spells ASCII invisibly): such a key cannot be matched against the list
+ * (U+E0000-U+E007F, which spells ASCII invisibly) or a variation selector (U+FE00-U+FE0F,
+ * U+E0100-U+E01EF, which encode a byte each): such a key cannot be matched against the list
  * (a Cyrillic `о` in `tоken`, `token` written in TAG characters), so the scanner reports it as
  * `non_ascii_key` and `allowKeys` cannot lift it. A key of invisible characters, white space and
  * separators only normalizes to `""`: when it is not printable ASCII, the scanner reports it as
@@ -372,7 +374,7 @@ export type NormalizedKeyName = string | null;
 export function normalizeKeyName(key: string): NormalizedKeyName {
   let text = key;
   if (!PRINTABLE_ASCII.test(text)) {
-    if (TAG.test(text)) return null;
+    if (HIDDEN_TEXT.test(text)) return null;
     text = text.normalize('NFKC').replace(INVISIBLE, '');
     if (NON_ASCII.test(text)) return null;
   }
