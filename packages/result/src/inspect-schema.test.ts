@@ -534,6 +534,13 @@ describe('media-type and link fields are found by the head word of their name (r
       expect(isMediaFieldName(name), name).toBe(false);
       expect(found({ [name]: STRING }), name).toEqual({ links: [`/${name}`], media: [] });
     }
+    // A last word that only says "several of" is passed over: the field is named for its items.
+    for (const name of ['urlList', 'url_list', 'URLList', 'imageUrlArray', 'link_set']) {
+      expect(isLinkFieldName(name), name).toBe(true);
+      expect(found({ [name]: { type: 'array', maxItems: 4, items: STRING } }), name).toEqual({ links: [`/${name}/*`], media: [] });
+    }
+    expect(isMediaFieldName('mimeTypeList')).toBe(true);
+    expect(isLinkFieldName('list')).toBe(false);
     for (const name of ['mime', 'mimeType', 'mime_type', 'MIME_TYPE', 'mimetypes', 'mediaType', 'media_type', 'content_type', 'contentType', 'contentType2', 'CONTENT_TYPE_2', 'file_media_types', 'fileContentType']) {
       expect(isMediaFieldName(name), name).toBe(true);
       expect(isLinkFieldName(name), name).toBe(false);
@@ -550,9 +557,6 @@ describe('media-type and link fields are found by the head word of their name (r
       'link_text',
       'link_count',
       'url_label',
-      'urlList',
-      'url_list',
-      'URLList',
       'image_url_alt',
       'imageurl',
       'mime_type_known',

@@ -101,15 +101,24 @@ export function fieldNameWords(name: string): string[] {
   return words;
 }
 
+/** Last words that only say "several of": `urlList`, `url_array`, `mimeTypeSet` are named for their items. */
+const COLLECTION_WORDS = new Set(['list', 'array', 'arr', 'set']);
+
+/** The words that name what a field holds: `fieldNameWords` without a last collection word. */
+function headWords(name: string): string[] {
+  const words = fieldNameWords(name);
+  return words.length > 1 && COLLECTION_WORDS.has(words.at(-1) as string) ? words.slice(0, -1) : words;
+}
+
 /** Whether a property name's head word names a link (`LINK_WORDS`). */
 export function isLinkFieldName(name: string): boolean {
-  const head = fieldNameWords(name).at(-1);
+  const head = headWords(name).at(-1);
   return head !== undefined && LINK_WORDS.has(head);
 }
 
 /** Whether a property name's head word, or its last two words joined, names a media type (`MEDIA_WORDS`). */
 export function isMediaFieldName(name: string): boolean {
-  const words = fieldNameWords(name);
+  const words = headWords(name);
   const head = words.at(-1);
   if (head === undefined) return false;
   return MEDIA_WORDS.has(head) || (words.length > 1 && MEDIA_WORDS.has(`${words.at(-2)}${head}`));

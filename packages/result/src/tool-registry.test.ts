@@ -374,7 +374,7 @@ describe('createToolRegistry', () => {
     });
 
     it('a string field whose name only contains the letters of a link, or whose head word is another word, needs no policy (review: curl and cufflink were links with no way out)', () => {
-      for (const name of ['curl', 'sample_curl', 'cufflink', 'link_text', 'link_count', 'url_label', 'urlList']) {
+      for (const name of ['curl', 'sample_curl', 'cufflink', 'link_text', 'link_count', 'url_label', 'url_list_label']) {
         const spec = withOutput((output) => {
           (output.properties as Record<string, unknown>)[name] = { type: 'string', maxLength: 256 };
         });

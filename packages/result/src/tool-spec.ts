@@ -25,11 +25,12 @@ export interface OutputLimits {
  * Where a tool may link to: checked on every output field whose schema says `format: "uri"`, and on
  * every string field (a nullable string, or an array, or array of arrays, of strings) whose name's
  * head word is a link word. A name is split into words at underscores, case changes (`imageURL`,
- * `URLList` is `url`, `list`) and digits, dropping numbers and version words (`v2`); only the last
- * word left, the head, counts: `url`, `uri`, `href`, `link`, `src`, `website`, `homepage`,
- * `permalink`, `hyperlink`, or a plural of one (`url`, `url2`, `URL_2`, `url_v2`, `sourceUrl`,
- * `imageUrl1`, `image_urls`, `download_link`, `src`). `link_text`, `url_count`, `urlList` (head
- * word `list`), `curl`, `cufflink` and the one-word `imageurl` are not link fields. An object whose
+ * `URLList` is `url`, `list`) and digits, dropping numbers and version words (`v2`) and a last
+ * `list`, `array`, `arr` or `set`; only the last word left, the head, counts: `url`, `uri`, `href`,
+ * `link`, `src`, `website`, `homepage`, `permalink`, `hyperlink`, or a plural of one (`url`,
+ * `url2`, `URL_2`, `url_v2`, `sourceUrl`, `imageUrl1`, `image_urls`, `urlList`, `download_link`,
+ * `src`). `link_text`, `url_count`, `curl`, `cufflink` and the one-word `imageurl` are not link
+ * fields. An object whose
  * head word is a plural link word (`links`, `urls`) holds a link in every string member and array
  * of strings (JSON:API `links: { self, next }`).
  */
