@@ -9,6 +9,7 @@ import type { StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
 import { ANTHROPIC_TOOL_USE_ID_PATTERN } from './index.js';
 import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
+import { holdsUnsafeInteger } from '@toolseal/adapter-core/testing';
 
 function fixture(name: string): AnthropicMessagesResponse {
   return JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as AnthropicMessagesResponse;
@@ -23,15 +24,6 @@ function messageWith(content: unknown[], extra: Record<string, unknown> = {}): A
 }
 
 
-/** Whether JSON data holds an integer beyond Number.MAX_SAFE_INTEGER in magnitude, which the parser refuses as possibly rounded. */
-function holdsUnsafeInteger(data: unknown): boolean {
-  let found = false;
-  JSON.stringify(data, (_key, each: unknown) => {
-    if (typeof each === 'number' && Number.isInteger(each) && !Number.isSafeInteger(each)) found = true;
-    return each;
-  });
-  return found;
-}
 
 describe('parseAnthropicMessagesToolCalls: fixtures', () => {
   it('parses a single tool_use with its input as a value', () => {

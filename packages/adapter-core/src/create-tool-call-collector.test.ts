@@ -7,6 +7,8 @@ import { createToolCallCollector, privateArgumentsOf } from './create-tool-call-
 import { fakeToolCall } from './fake-tool-call.js';
 import { resolveToolCallLimits, type ToolCallLimitOptions } from './resolve-tool-call-limits.js';
 import { DEFAULT_JSON_LIMITS, parseUntrustedJson } from '@toolseal/guard';
+import { holdsUnsafeInteger } from './holds-unsafe-integer.js';
+import { jsonWithLargeNumbers } from './__fixtures__/json-with-large-numbers.js';
 
 const identity = createAdapterIdentity('acme', 'chat', 'acme-chat-v1');
 
@@ -39,15 +41,6 @@ function expectRejected(outcome: ParseToolCallsOutcome, code: string, rule: stri
   expect(outcome.error.reasons).toEqual([{ field: '', rule }]);
 }
 
-/** Whether JSON data holds an integer beyond Number.MAX_SAFE_INTEGER in magnitude (test oracle). */
-function holdsUnsafeInteger(data: unknown): boolean {
-  let found = false;
-  JSON.stringify(data, (_key, each: unknown) => {
-    if (typeof each === 'number' && Number.isInteger(each) && !Number.isSafeInteger(each)) found = true;
-    return each;
-  });
-  return found;
-}
 
 describe('createToolCallCollector', () => {
   it('stamps every call with the adapter identity and the response id, in the order added', () => {
@@ -356,16 +349,7 @@ describe('createToolCallCollector', () => {
 
     it('property: a parsed value is refused exactly when it holds an integer beyond 2^53 - 1', () => {
       // NaN and the infinities included: no integers, left to the dispatcher's guard.
-      const number = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(2 ** 53, -(2 ** 53), Number.MAX_SAFE_INTEGER, 1e21));
-      const data = fc.letrec<{ node: unknown }>((tie) => ({
-        node: fc.oneof(
-          { depthSize: 'small' },
-          number,
-          fc.string(),
-          fc.array(tie('node'), { maxLength: 4 }),
-          fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 }),
-        ),
-      })).node;
+      const data = jsonWithLargeNumbers();
       fc.assert(
         fc.property(data, (input) => {
           const outcome = collect([['c1', 'a', value(input)]]);

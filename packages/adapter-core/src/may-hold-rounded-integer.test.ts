@@ -2,6 +2,7 @@ import { copyUntrustedValue, DEFAULT_JSON_LIMITS, type JsonLimits } from '@tools
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mayHoldRoundedInteger } from './may-hold-rounded-integer.js';
+import { jsonWithLargeNumbers } from './__fixtures__/json-with-large-numbers.js';
 
 const limits: Readonly<JsonLimits> = DEFAULT_JSON_LIMITS;
 
@@ -59,18 +60,7 @@ describe('mayHoldRoundedInteger', () => {
   });
 
   it('gives the same verdict on the guard\'s plain copy read directly (plainCopy) as on the value', () => {
-    const number = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(2 ** 53, -(2 ** 53), Number.MAX_SAFE_INTEGER, 1e21));
-    const data = fc.letrec<{ node: unknown }>((tie) => ({
-      node: fc.oneof(
-        { depthSize: 'small' },
-        number,
-        fc.string(),
-        fc.boolean(),
-        fc.constant(null),
-        fc.array(tie('node'), { maxLength: 4 }),
-        fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 }),
-      ),
-    })).node;
+    const data = jsonWithLargeNumbers();
     fc.assert(
       fc.property(data, (value) => {
         const copied = copyUntrustedValue(value, limits);

@@ -2,3 +2,4 @@
 export { fakeSealedResult, type FakeSealedResultOverrides } from './fake-sealed-result.js';
 export { createRecordingVerifier, type RecordedVerification, type RecordingVerifier } from './create-recording-verifier.js';
 export { fakeToolCall } from './fake-tool-call.js';
+export { holdsUnsafeInteger } from './holds-unsafe-integer.js';

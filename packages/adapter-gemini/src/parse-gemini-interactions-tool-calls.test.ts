@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
 import { parseGeminiInteractionsToolCalls } from './parse-gemini-interactions-tool-calls.js';
+import { holdsUnsafeInteger } from '@toolseal/adapter-core/testing';
 
 function fixture(name: string): GeminiInteractionsResponse {
   return JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8')) as GeminiInteractionsResponse;
@@ -21,15 +22,6 @@ function interactionWith(steps: unknown[] | undefined, status = 'requires_action
 }
 
 
-/** Whether JSON data holds an integer beyond Number.MAX_SAFE_INTEGER in magnitude, which the parser refuses as possibly rounded. */
-function holdsUnsafeInteger(data: unknown): boolean {
-  let found = false;
-  JSON.stringify(data, (_key, each: unknown) => {
-    if (typeof each === 'number' && Number.isInteger(each) && !Number.isSafeInteger(each)) found = true;
-    return each;
-  });
-  return found;
-}
 
 describe('parseGeminiInteractionsToolCalls: fixtures', () => {
   it('parses a single function_call step with its arguments as a value', () => {
