@@ -72,6 +72,9 @@ const ENCRYPTED_TOKENS: readonly (readonly [string, string])[] = [
   ['an Auth.js session cookie', `Set-Cookie: authjs.session-token=${AUTHJS_SESSION}; Path=/; HttpOnly`],
   ['an ECDH-ES token in prose', `the IdP returned ${ECDH_ES_TOKEN}.`],
   ['a token in a JSON field', JSON.stringify({ access_token_jwe: RFC7516_A3 })],
+  // Header names written with escapes, which JSON.parse (and so a JOSE library) reads as the names.
+  ['a header writing enc as \\u0065nc', 'eyJhbGciOiJkaXIiLCJcdTAwNjVuYyI6IkEyNTZHQ00ifQ..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
+  ['a header writing alg as \\u0061lg', 'eyJcdTAwNjFsZyI6ImRpciIsImVuYyI6IkEyNTZHQ00ifQ..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
 ];
 // Dotted text near a JWE, none of it one: the header must decode to a JSON object whose own `alg`
 // and `enc` are strings, and there must be five parts with an 8-character IV and tag.
@@ -79,6 +82,7 @@ const JWS_HEADER = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9'; // {"alg":"HS256","ty
 const ENCRYPTED_TOKEN_NEAR_MISSES: readonly (readonly [string, string])[] = [
   ['a JWS header over five parts', `${JWS_HEADER}..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg`],
   ['a header without alg', 'eyJlbmMiOiJBMjU2R0NNIn0..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
+  ['a header with escapes whose enc is a number', 'eyJhbGciOiJkaXIiLCJcdTAwNjVuYyI6Nywibm90ZSI6ImFcXGIifQ..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
   ['a header whose enc is a number', 'eyJhbGciOiJkaXIiLCJlbmMiOjF9..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
   ['enc nested, not the header’s own', 'eyJhbGciOiJIUzI1NiIsIngiOnsiZW5jIjoiQTI1NkdDTSJ9fQ..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg'],
   ['four parts (no tag)', 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt'],
@@ -264,6 +268,8 @@ describe('findCredentialValue: encrypted JWTs (JWE compact form)', () => {
     const hostile: readonly (readonly [string, CredentialValueKind | null])[] = [
       [`${JWS_HEADER}..AAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAA `.repeat(1 << 14), null],
       [`${JWS_HEADER}..AAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAA.`.repeat(1 << 14), null],
+      // A reverse solidus in the header (base64 of `{"a\\b":1}`) makes every candidate parsed.
+      ['eyJhXFxiIjoxfQ..AAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAA '.repeat(1 << 14), null],
       ['eyJaaaaaaaaa.'.repeat(1 << 16), 'jwt'], // two of them make a signed token's shape
       ['eyJaaaaaaaaa..'.repeat(1 << 16), null],
       ['eyJ'.repeat(1 << 18), null],

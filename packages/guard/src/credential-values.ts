@@ -132,13 +132,16 @@ const ENCRYPTED_TOKEN = /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,})\.[A-Za-z0-9_-]
  * object naming its key management (`alg`) and content encryption (`enc`) algorithms, as every
  * JWE header does (RFC 7516 §4.1.1-2) and no other dotted text's first part does. The names are
  * looked for in the header's bytes first (ASCII bytes stand for themselves in UTF-8), so a
- * candidate without them costs no decoding and no parse.
+ * candidate without them, and without a reverse solidus that could escape them, costs no decoding
+ * and no parse.
  */
 function isEncryptedToken(text: string): boolean {
   ENCRYPTED_TOKEN.lastIndex = 0;
   for (let match = ENCRYPTED_TOKEN.exec(text); match !== null; match = ENCRYPTED_TOKEN.exec(text)) {
     const bytes = decodeBase64(match[1] as string);
-    if (bytes === null || !bytes.includes('"enc"') || !bytes.includes('"alg"')) continue;
+    // A name may also be written with escapes (`"\u0065nc"`), which JSON.parse, as a JOSE
+    // library does, reads as the same name: a header holding a reverse solidus is always parsed.
+    if (bytes === null || ((!bytes.includes('"enc"') || !bytes.includes('"alg"')) && !bytes.includes('\\'))) continue;
     const header = decodeUtf8(bytes);
     if (header === null) continue;
     // The header starts with `{"` (`eyJ`): whatever parses is an object.
