@@ -8,6 +8,7 @@ export {
   type PostgresStores,
 } from './open-postgres-stores.js';
 export { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
+export { PostgresWriteContentionError } from './postgres-write-contention-error.js';
 export {
   migratePostgres,
   quoteSchemaName,

@@ -20,6 +20,7 @@ import {
   type PostgresStoresOptions,
 } from './open-postgres-stores.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
+import { PostgresWriteContentionError } from './postgres-write-contention-error.js';
 import { migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, quoteSchemaName } from './postgres-migrations.js';
 
 const available = await probeDatabase();
@@ -667,6 +668,44 @@ describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge',
       const late = await a.markStarted({ key, fencing_token: 1_001, lease_ms: 30_000 });
       expect(late).toMatchObject({ ok: false, reason: 'fenced' });
       expect(await b.markStarted({ key, fencing_token: 2_001, lease_ms: 30_000 })).toMatchObject({ ok: true });
+    } finally {
+      await poolB.end();
+    }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: a claim that keeps losing its race', () => {
+  it('the review: gives up after 32 attempts with PostgresWriteContentionError, writing nothing', { timeout: 30_000 }, async () => {
+    const clock = new ManualClock(1_000);
+    const schema = nextSchema();
+    const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    try {
+      const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+      const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
+      const key = 'hot-key';
+      expect(await a.claim({ key, request_sha256: REQUEST, owner: 'A0', lease_ms: 5 })).toMatchObject({ kind: 'claimed' });
+      // Before each of B's takeovers, another host takes the key over (its lease then runs out
+      // too), so B's conditional update always finds the record changed.
+      let takeovers = 0;
+      beforeNamedStatements(poolB, async (name) => {
+        if (name !== 'update_record') return;
+        clock.advance(10);
+        takeovers += 1;
+        const taken = await a.claim({ key, request_sha256: REQUEST, owner: `A${takeovers}`, lease_ms: 5 });
+        if (taken.kind !== 'claimed') throw new Error('the other host did not take the key over');
+        clock.advance(10);
+      });
+      clock.advance(10);
+      const failure = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(PostgresWriteContentionError.isInstance(failure)).toBe(true);
+      expect(failure).toBeInstanceOf(PostgresWriteContentionError);
+      expect((failure as PostgresWriteContentionError).attempts).toBe(32);
+      // The first attempt was the insert; every later one a takeover that lost.
+      expect(takeovers).toBe(31);
+      expect(await a.get(key)).toMatchObject({ owner: 'A31', state: 'claimed' });
     } finally {
       await poolB.end();
     }

@@ -46,6 +46,7 @@ import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { checkSchemaName, migratePostgres, quoteSchemaName } from './postgres-migrations.js';
 import { postgresStatementName } from './postgres-statement-name.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
+import { PostgresWriteContentionError } from './postgres-write-contention-error.js';
 import { withPoolClient } from './with-pool-client.js';
 
 export interface PostgresStoresOptions {
@@ -166,6 +167,10 @@ const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
 const VERIFY_PAGE = 1000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
 const MAX_WRITE_ATTEMPTS = 32;
+/** Lost races re-read at once; after them, each re-read waits a random time up to a doubling bound. */
+const IMMEDIATE_RETRIES = 2;
+/** Largest bound of that wait (ms): 32 attempts wait about a second in all at worst. */
+const MAX_BACKOFF_MS = 64;
 /**
  * The SQLSTATE the trigger `idempotency_records_above_token_floor` (schema version 5) raises: an inserted record's token
  * was at or below the token floor, a purge having raised it since the claim read it. Nothing was
@@ -367,7 +372,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       // A claim first tries the insert: one round trip for a new key.
       let current = checked.type === 'claim' ? undefined : await readRecord(checked.input.key, client);
       let tokenFloor = knownTokenFloor;
-      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt += 1) {
+      for (let attempt = 1; ; attempt += 1) {
         // Each attempt plans from a fresh reading, as the other stores do: a retry may come after
         // a purge deleted the record, and a first token planned from an older reading could repeat
         // one the key already handed out (a fenced-off owner's token would match again).
@@ -377,10 +382,16 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
             ? planIdempotencyTransition(current, checked, now, tokenFloor)
             : planIdempotencyTransition(current, checked, now);
         if (planned.write === null || (await applyWrite(planned.write, client))) return planned.outcome;
+        if (attempt === MAX_WRITE_ATTEMPTS) throw new PostgresWriteContentionError(attempt);
+        // Writers that keep meeting each other's changes back off (randomly, so they fall apart):
+        // re-reading at once let a few hosts with millisecond leases starve a claim for 32 rounds.
+        if (attempt >= IMMEDIATE_RETRIES) {
+          const bound = Math.min(MAX_BACKOFF_MS, 2 ** (attempt - IMMEDIATE_RETRIES));
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+        }
         if (checked.type === 'claim') ({ record: current, tokenFloor } = await readRecordAndFloor(checked.input.key, client));
         else current = await readRecord(checked.input.key, client);
       }
-      throw new Error(`idempotency record ${JSON.stringify(checked.input.key)} kept changing under concurrent writers`);
     });
   }
 
