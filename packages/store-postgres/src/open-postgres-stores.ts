@@ -165,6 +165,8 @@ const MAX_BATCH_UNITS = 4 * 1024 * 1024;
 const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
 /** Rows fetched per round trip while verifying the chain. */
 const VERIFY_PAGE = 1000;
+/** Records one `purgeExpired` statement deletes at most. */
+const PURGE_BATCH_RECORDS = 1_000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
 const MAX_WRITE_ATTEMPTS = 32;
 /** Lost races re-read at once; after them, each re-read waits a random time up to a doubling bound. */
@@ -275,10 +277,16 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   );
   // isPurgeable of @toolseal/audit, as SQL. The trigger idempotency_records_raise_token_floor
   // raises the token floor to the highest token it deletes, in the same transaction.
+  // One batch: at most $2 records, found through the retention index, locked (rows another host
+  // is writing are skipped: that write changes them anyway) and deleted by one statement, so it
+  // holds their row locks only that long; the condition is checked again on the locked rows.
   const purgeRecords = statement(
     'purge_records',
-    `DELETE FROM ${s}.idempotency_records
-     WHERE (state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1)`,
+    `DELETE FROM ${s}.idempotency_records WHERE key IN (
+       SELECT key FROM ${s}.idempotency_records
+       WHERE (state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1)
+       LIMIT $2 FOR UPDATE SKIP LOCKED)
+     AND ((state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1))`,
   );
   // isUnresolved of @toolseal/audit, as SQL. The contract orders keys by UTF-16 code units, which
   // no collation does (COLLATE "C" compares UTF-8 bytes: it puts characters above U+FFFF after
@@ -419,8 +427,17 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       return oldestFirst(result.rows.map(recordFromRow), limit);
     },
     purgeExpired: async (input) => {
+      // Batches, as the SQLite store deletes: one unbounded DELETE of a large backlog would hold
+      // its row locks until the last row, and claims of those keys would wait that long. The
+      // clock is read once: every batch uses that cutoff, so the purge ends while records keep
+      // expiring.
       const cutoff = readClock(clock) - checkPurgeInput(input);
-      return (await pool.query(purgeRecords([cutoff]))).rowCount ?? 0;
+      let purged = 0;
+      for (;;) {
+        const deleted = (await pool.query(purgeRecords([cutoff, PURGE_BATCH_RECORDS]))).rowCount ?? 0;
+        purged += deleted;
+        if (deleted < PURGE_BATCH_RECORDS) return purged;
+      }
     },
   };
 
