@@ -46,6 +46,23 @@ describe('isSqliteBusy', () => {
 });
 
 describe('SqliteLockWaiter', () => {
+  it('the review: makes no attempt when a stalled event loop ran its pause timer long after the deadline', async () => {
+    const waiter = new SqliteLockWaiter(100);
+    const { attempt, calls } = busyThen(1, 'written');
+    const pending = settle(waiter.write('append', attempt));
+    expect(calls()).toBe(1);
+    // Once the retry waits on its first pause (a few microtasks on), the thread is held for three
+    // times the timeout: the 1 ms pause timer runs 200 ms after the deadline, when the lock would
+    // be free.
+    for (let tick = 0; tick < 5; tick++) await Promise.resolve();
+    blockFor(300);
+    const outcome = await pending;
+    expect(outcome.ok).toBe(false);
+    expect(SqliteLockTimeoutError.isInstance(outcome.ok ? null : outcome.error)).toBe(true);
+    expect(calls()).toBe(1);
+  });
+
+
   it('answers a write that finds the lock free at once, with its value (no promise)', () => {
     const waiter = new SqliteLockWaiter(1000);
     expect(waiter.write('claim', () => 42)).toBe(42);

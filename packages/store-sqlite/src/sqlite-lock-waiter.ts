@@ -94,8 +94,10 @@ export class SqliteLockWaiter {
       if (remaining <= 0) break;
       if (attempts > 0) {
         // The pause ends at the deadline at the latest; that last attempt may start a little after
-        // it, by however late the event loop runs the timer.
+        // it, by however late the event loop runs the timer, but never once the loop ran it so
+        // late (a stalled event loop) that a caller's own timeout may have given up on the call.
         await sleep(Math.min(pause, remaining));
+        if (performance.now() - deadline > MAX_RETRY_PAUSE_MS) break;
         pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
       }
       attempts += 1;
