@@ -200,8 +200,25 @@ describe('correlateToolResults', () => {
       results: [fakeSealedResult(foreign)],
       verify: createRecordingVerifier().verify,
     });
-    expect(outcome.ok).toBe(false);
-    expect(!outcome.ok && outcome.failures.map((failure) => failure.reason)).toContain('foreign_adapter');
+    // Once, not once for the call and again for its result (a review found every call twice).
+    expect(outcome).toEqual({ ok: false, failures: [{ call_id: 'c1', reason: 'foreign_adapter', verify_reasons: [] }] });
+  });
+
+  it('refuses a foreign call once and still refuses a foreign result of one of its own calls', () => {
+    const foreign = call('c1', { provider: 'other' });
+    const own = call('c2');
+    const outcome = correlateToolResults(identity, {
+      calls: [foreign, own],
+      results: [fakeSealedResult(foreign), fakeSealedResult(own, { providerContext: { provider: 'other' } })],
+      verify: createRecordingVerifier().verify,
+    });
+    expect(outcome).toEqual({
+      ok: false,
+      failures: [
+        { call_id: 'c1', reason: 'foreign_adapter', verify_reasons: [] },
+        { call_id: 'c2', reason: 'foreign_adapter', verify_reasons: [] },
+      ],
+    });
   });
 
   it('refuses results the verifier refuses, with its reasons, and serializes nothing', () => {

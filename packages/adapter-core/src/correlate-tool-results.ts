@@ -171,8 +171,14 @@ export function correlateToolResults(
   }
   const failures: FormatFailure[] = [];
 
+  // Calls another adapter parsed: refused once each, here (their results, sealed under the same
+  // foreign identity, are not reported a second time below).
+  const foreignCalls = new Set<string>();
   for (const call of calls) {
-    if (!isOwnIdentity(identity, call)) failures.push(refusal(call.call_id, 'foreign_adapter'));
+    if (!isOwnIdentity(identity, call)) {
+      foreignCalls.add(call.call_id);
+      failures.push(refusal(call.call_id, 'foreign_adapter'));
+    }
   }
 
   const results = readResults(input.results, calls.length + limits.maxCalls);
@@ -218,7 +224,7 @@ export function correlateToolResults(
         adapter_revision: readOwnData(context, 'adapter_revision'),
       };
       if (!isOwnIdentity(identity, contextIdentity)) {
-        failures.push(refusal(callId, 'foreign_adapter'));
+        if (!foreignCalls.has(callId)) failures.push(refusal(callId, 'foreign_adapter'));
         continue;
       }
       const outcome = verifySnapshot(input.verify, sealed, protectedAudit, call);
