@@ -61,10 +61,30 @@ describe('start-up checks', () => {
     ['an owner the stores would refuse (NUL)', { owner: 'host-\u0000' }, /owner must be 1 to 128 characters without control characters/],
     ['a clock without epoch time', { clock: { now: () => Number.NaN } }, /clock/],
     ['no stores', { stores: {} as never }, /stores.auditLog/],
+    ['a null audit log (review)', { stores: { ...stores, auditLog: null } as never }, /stores.auditLog must be an AuditLog/],
+    ['a null idempotency store (review)', { stores: { ...stores, idempotencyStore: null } as never }, /stores.idempotencyStore must be an IdempotencyStore/],
+    ['null stores', { stores: null as never }, /stores.auditLog must be an AuditLog/],
+    ['a null proposal gate (review)', { tools: [{ name: 'get_order', handler, proposal: null as never }, goodTools[1] as DispatcherTool] }, /"get_order": proposal must be an object/],
+    ['a misspelt proposal option', { tools: [{ name: 'get_order', handler, proposal: { validator: { validate: handler, recheckCurrent: handler } as never, field: ['x'] } as never }, goodTools[1] as DispatcherTool] }, /proposal has no option "field"/],
     ['no digester', { digester: {} as never }, /digester must be a Digester/],
     ['no registry', { registry: undefined as never }, /registry must be a ToolRegistry/],
   ])('refuses %s with a clear message', (_name, overrides, message) => {
     expect(startUpError(() => createDispatcher(options(overrides)))).toMatch(message);
+  });
+
+  it('the review: refuses a keyed digester with an audit log whose chain is not keyed, and accepts the matching pairs', () => {
+    const keyed = createDigester({ key: new Uint8Array(32).fill(7) });
+    const withChain = (chainKeyed: boolean | undefined) => ({
+      ...stores,
+      // A log that does not say (`keyed` absent, as a third-party store may be) reads undefined.
+      auditLog: Object.create(stores.auditLog, { keyed: { value: chainKeyed } }),
+    });
+    expect(startUpError(() => createDispatcher(options({ digester: keyed, stores: withChain(false) })))).toMatch(
+      /digester is keyed but stores.auditLog chains its entries unkeyed/,
+    );
+    expect(() => createDispatcher(options({ digester: keyed, stores: withChain(true) }))).not.toThrow();
+    expect(() => createDispatcher(options({ digester: keyed, stores: withChain(undefined) }))).not.toThrow();
+    expect(() => createDispatcher(options({ digester, stores: withChain(false) }))).not.toThrow();
   });
 
   it.each([

@@ -213,17 +213,16 @@ function checkStores(options: DispatcherOptions): void {
   const stores = options.stores as Partial<DispatcherOptions['stores']> | undefined;
   const auditLog = stores?.auditLog as unknown as Record<string, unknown> | undefined;
   const idempotency = stores?.idempotencyStore as unknown as Record<string, unknown> | undefined;
-  if (auditLog === undefined || typeof auditLog['append'] !== 'function') {
+  if (typeof auditLog !== 'object' || auditLog === null || typeof auditLog['append'] !== 'function') {
     throw new DispatcherConfigError(null, 'stores.auditLog must be an AuditLog (@toolseal/audit)');
   }
-  for (const method of ['claim', 'markStarted', 'complete', 'release', 'markUnknown', 'reconcile', 'get']) {
-    if (idempotency === undefined || typeof idempotency[method] !== 'function') {
-      throw new DispatcherConfigError(null, 'stores.idempotencyStore must be an IdempotencyStore (@toolseal/audit)');
-    }
+  const required = ['claim', 'markStarted', 'complete', 'release', 'markUnknown', 'reconcile', 'get'];
+  if (typeof idempotency !== 'object' || idempotency === null || !required.every((method) => typeof idempotency[method] === 'function')) {
+    throw new DispatcherConfigError(null, 'stores.idempotencyStore must be an IdempotencyStore (@toolseal/audit)');
   }
   // Optional (a store may lack them), but present means usable.
   for (const method of ['findUnresolved', 'findCompleted']) {
-    if (idempotency !== undefined && idempotency[method] !== undefined && typeof idempotency[method] !== 'function') {
+    if (idempotency[method] !== undefined && typeof idempotency[method] !== 'function') {
       throw new DispatcherConfigError(null, `stores.idempotencyStore.${method} must be a function when present`);
     }
   }
@@ -236,6 +235,21 @@ function openClock(clock: Clock): DispatcherClock {
     return new DispatcherClock(clock);
   } catch {
     throw new DispatcherConfigError(null, 'clock.now() must return epoch milliseconds (a non-negative safe integer)');
+  }
+}
+
+/**
+ * A keyed digester with an audit log that says its chain is not keyed: the host meant the whole
+ * record to be keyed, and a chain anyone with write access to the store can recompute is not
+ * (the durable stores default to an unkeyed chain unless given the digester). A store that does
+ * not say (`keyed` absent) is taken at its word.
+ */
+function checkChainKeying(auditLog: unknown, digester: Digester): void {
+  if (digester.keyed === true && (auditLog as { keyed?: unknown }).keyed === false) {
+    throw new DispatcherConfigError(
+      null,
+      'digester is keyed but stores.auditLog chains its entries unkeyed: open the stores with the same digester',
+    );
   }
 }
 
@@ -375,6 +389,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
   checkStores(options);
   const digester = checkDigester(options.digester);
+  checkChainKeying(options.stores.auditLog, digester);
   const dispatcherClock = openClock(options.clock ?? systemClock);
   const customOperationId = options.operationId ?? undefined;
   if (customOperationId !== undefined && typeof customOperationId !== 'function') {
