@@ -64,6 +64,7 @@ describe('start-up checks', () => {
     ['a null audit log (review)', { stores: { ...stores, auditLog: null } as never }, /stores.auditLog must be an AuditLog/],
     ['a null idempotency store (review)', { stores: { ...stores, idempotencyStore: null } as never }, /stores.idempotencyStore must be an IdempotencyStore/],
     ['null stores', { stores: null as never }, /stores.auditLog must be an AuditLog/],
+    ['a proposal gate on a read (review)', { tools: [{ name: 'get_order', handler, proposal: { validator: { validate: handler, recheckCurrent: handler } as never } }, goodTools[1] as DispatcherTool] }, /"get_order": proposal applies to write tools only/],
     ['a null proposal gate (review)', { tools: [{ name: 'get_order', handler, proposal: null as never }, goodTools[1] as DispatcherTool] }, /"get_order": proposal must be an object/],
     ['a misspelt proposal option', { tools: [{ name: 'get_order', handler, proposal: { validator: { validate: handler, recheckCurrent: handler } as never, field: ['x'] } as never }, goodTools[1] as DispatcherTool] }, /proposal has no option "field"/],
     ['no digester', { digester: {} as never }, /digester must be a Digester/],

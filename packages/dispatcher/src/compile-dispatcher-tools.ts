@@ -121,6 +121,11 @@ function compileTool(
     proposal = Object.freeze({ validator, fields: fields === undefined ? null : Object.freeze([...fields]) });
   }
 
+  // A read runs its handler right after the decision, with no recheck before an effect: a
+  // proposal gate there would look like review without being one.
+  if (!write && proposal !== null) {
+    throw new DispatcherConfigError(name, 'proposal applies to write tools only (this tool reads)');
+  }
   if (spec.approval !== undefined && spec.approval !== 'required' && spec.approval !== 'none') {
     throw new DispatcherConfigError(name, "approval must be 'required' or 'none'");
   }

@@ -78,3 +78,50 @@ describe('the handler of a proposal-gated write gets the recheck it passed (revi
     expect(host.drafts.size).toBe(0);
   });
 });
+
+describe('a write with both a trusted check and a proposal gate (review: nothing covered the pair)', () => {
+  function checkedHost(checkAnswer: () => { ok: true } | { ok: false; code: 'NOT_FOUND' }) {
+    const seen = { checks: 0, validations: 0 };
+    const host = createTestHost({
+      tools: (tools) =>
+        tools.map((tool) => {
+          if (tool.name !== 'create_refund_draft' || tool.proposal === undefined) return tool;
+          const { validator } = tool.proposal;
+          const counted = Object.create(validator, {
+            validate: { value: (...args: Parameters<typeof validator.validate>) => ((seen.validations += 1), validator.validate(...args)) },
+          }) as typeof validator;
+          return {
+            ...tool,
+            approval: 'none' as const,
+            check: () => ((seen.checks += 1), checkAnswer()),
+            proposal: { ...tool.proposal, validator: counted },
+          };
+        }),
+    });
+    return { host, seen };
+  }
+
+  it('a passing check does not skip the proposal: a rejected proposal answers RULE_REJECTED and runs nothing', async () => {
+    const { host, seen } = checkedHost(() => ({ ok: true }));
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', { ...BASELINE_REFUND, amount: 4500 })], context));
+    expect(result.sealed.model_result.error?.code).toBe('RULE_REJECTED');
+    expect(seen).toEqual({ checks: 1, validations: 1 });
+    expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
+  });
+
+  it('a refusing check answers with its own code and the validator is never asked', async () => {
+    const { host, seen } = checkedHost(() => ({ ok: false, code: 'NOT_FOUND' }));
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(result.sealed.model_result.error?.code).toBe('NOT_FOUND');
+    expect(seen).toEqual({ checks: 1, validations: 0 });
+    expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
+  });
+
+  it('both passing, the handler runs once', async () => {
+    const { host, seen } = checkedHost(() => ({ ok: true }));
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(result.sealed.model_result.status).toBe('succeeded');
+    expect(seen).toEqual({ checks: 1, validations: 1 });
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+});

@@ -2,12 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readProposalDecision } from './read-proposal-decision.js';
 
-const RECORD = { schema_version: 'toolseal-proposal-decision-v1', stage: 'validate', decision: 'rejected_rule', reasons: [] };
+const RECORD = { schema_version: 'toolseal-proposal-decision-v1', stage: 'validate', decision: 'rejected_rule', code: 'RULE_REJECTED', reasons: [] };
+const HELD = { ...RECORD, decision: 'hold', code: 'FACTS_UNAVAILABLE' };
+const READY = { ...RECORD, decision: 'ready_for_review', code: null };
 const returned = (value: unknown) => readProposalDecision({ kind: 'returned', value });
 
 describe('readProposalDecision', () => {
   it('reads a ready answer and a catalogued refusal, with a private frozen copy of the record', () => {
-    const ready = { ok: true, decision: 'ready_for_review', proposal: {}, record: { ...RECORD, decision: 'ready_for_review' } };
+    const ready = { ok: true, decision: 'ready_for_review', proposal: {}, record: READY };
     const read = returned(ready);
     expect(read).toEqual({ kind: 'ready', decision: ready, record: ready.record });
     if (read.kind !== 'ready') return;
@@ -22,7 +24,7 @@ describe('readProposalDecision', () => {
       reasons,
       record: RECORD,
     });
-    expect(returned({ ok: false, error: { code: 'FACTS_UNAVAILABLE' }, record: RECORD })).toMatchObject({ kind: 'refused', reasons: [] });
+    expect(returned({ ok: false, error: { code: 'FACTS_UNAVAILABLE' }, record: HELD })).toMatchObject({ kind: 'refused', reasons: [] });
   });
 
   it('calls everything else broken: a throw, a timeout, a missing error or record, a code no proposal gate gives', () => {
@@ -40,6 +42,12 @@ describe('readProposalDecision', () => {
       returned({ ok: false, error: { code: 'RULE_REJECTED', reasons: [{ field: '/amount' }] }, record: RECORD }),
       returned({ ok: false, error: { code: 'RULE_REJECTED', reasons: {} }, record: RECORD }),
       returned(new Proxy({}, { get: () => { throw new Error('hostile'); } })),
+      // The answer and its record disagree (a wrapper turned one into the other): broken, never ready.
+      returned({ ok: true, decision: 'ready_for_review', proposal: {}, record: RECORD }),
+      returned({ ok: true, proposal: {}, record: READY }),
+      returned({ ok: true, decision: 'ready_for_review', proposal: {}, record: { ...READY, code: 'RULE_REJECTED' } }),
+      returned({ ok: false, error: { code: 'RULE_REJECTED', reasons: [] }, record: READY }),
+      returned({ ok: false, error: { code: 'FACTS_UNAVAILABLE' }, record: RECORD }),
     ];
     for (const [index, read] of broken.entries()) expect(read, `case ${index}`).toEqual({ kind: 'broken' });
   });

@@ -50,7 +50,12 @@ export function readProposalDecision(run: DeadlineRun): ReadProposalDecision {
     const { ok } = answer;
     const record = copyRecord(answer.record);
     if (record === null) return BROKEN;
-    if (ok === true) return { kind: 'ready', decision: answer, record };
+    // The answer and its record must say the same thing: a wrapper that turned a refusal into
+    // `ok: true` (or the reverse) is broken, not ready.
+    if (ok === true) {
+      const ready = (answer as { decision?: unknown }).decision === 'ready_for_review' && record['decision'] === 'ready_for_review' && record['code'] === null;
+      return ready ? { kind: 'ready', decision: answer, record } : BROKEN;
+    }
     if (ok !== false) return BROKEN;
     const error = answer.error as { code?: unknown; reasons?: unknown } | null | undefined;
     if (typeof error !== 'object' || error === null) return BROKEN;
@@ -62,6 +67,7 @@ export function readProposalDecision(run: DeadlineRun): ReadProposalDecision {
       if (typeof field !== 'string' || typeof rule !== 'string') throw new TypeError('reason needs field and rule');
       return { field, rule };
     });
+    if (record['decision'] === 'ready_for_review' || record['code'] !== code) return BROKEN;
     // The catalog decides whether these reasons are allowed for the code (it throws if not).
     makeError(code as ErrorCode, { reasons: copied });
     return { kind: 'refused', code: code as ProposalErrorCode, reasons: copied, record };
