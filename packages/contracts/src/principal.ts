@@ -1,6 +1,16 @@
+import type { JsonValue } from './json.js';
+
 /**
  * The authenticated principal of a call, supplied by the host from its own authentication. Never
  * taken from model arguments or from earlier tool output.
+ *
+ * Besides the three fields every principal has, a host may keep further claims of its own beside
+ * the identity (a `suspended` flag a trusted check or facts source reads, say): any other member
+ * holds a JSON value. Dropping such a claim on the way would turn "deny if suspended" into
+ * "allow", so the dispatcher and the proposal validator keep every one (in the deep-frozen copy
+ * `copyPrincipal` of `@toolseal/proposal` makes, within its bounds). The schema refuses the claim
+ * names `__proto__`, `constructor` and `prototype`, as for `JsonObject`.
+ * @propertyNames {"not":{"enum":["__proto__","constructor","prototype"]}}
  */
 export interface PrincipalContext {
   /**
@@ -17,7 +27,15 @@ export interface PrincipalContext {
   subject_id: string;
   /**
    * Roles the host granted this principal for this session. Trusted; used by trusted checks only.
+   * Required: an empty list when the host grants none.
    * @maxItems 32
    */
   roles: string[];
+  /**
+   * Any further claim the host keeps beside the identity (a `suspended` flag, say): JSON data,
+   * read by trusted checks only, never by the model. Not `undefined`: the runtime copy refuses a
+   * value that is not JSON data. A claim a principal may not carry is read as possibly absent
+   * (`noUncheckedIndexedAccess` types it so).
+   */
+  readonly [claim: string]: JsonValue;
 }

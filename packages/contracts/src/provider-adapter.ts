@@ -70,8 +70,16 @@ export interface ProviderAdapter<TResponse, TPayload, TOptions> {
   readonly apiFamily: string;
   /** This adapter's revision; a result sealed under another revision is refused. */
   readonly adapterRevision: string;
-  /** Parse a provider response into provider-neutral calls. Never throws on bad input. */
+  /**
+   * Parse a provider response into provider-neutral calls. Never throws on untrusted provider data:
+   * a malformed or hostile response is `ok: false`. Throws a `TypeError` on host misuse only.
+   */
   parseToolCalls(response: TResponse): ParseToolCallsOutcome;
-  /** Verify every result again and serialize `model_result`s only. Never throws on bad input. */
+  /**
+   * Verify every result again and serialize `model_result`s only. Never throws on untrusted data
+   * (a missing, foreign or tampered result is a refusal in `ok: false`); throws a `TypeError` on
+   * host misuse: `calls` that are not the ones `parseToolCalls` returned for one response, no
+   * `verify`, or `options` the adapter does not accept.
+   */
   formatToolResults(input: FormatToolResultsInput<TOptions>): FormatToolResultsOutcome<TPayload>;
 }

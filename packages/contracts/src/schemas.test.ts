@@ -201,7 +201,9 @@ describe('generated JSON Schemas', () => {
         if (node.type !== 'object') continue;
         const where = `${name}${path}`;
         if (isRecord(node.properties)) {
-          expect(node.additionalProperties, where).toBe(false);
+          // The principal alone keeps the host's further claims (its index signature): JSON values.
+          const open = name === 'principal-context' && path === '#';
+          expect(node.additionalProperties, where).toEqual(open ? { $ref: '#/$defs/JsonValue' } : false);
           expect([...(Array.isArray(node.required) ? node.required : [])].sort(), where).toEqual(
             Object.keys(node.properties).sort(),
           );
@@ -243,6 +245,43 @@ describe('generated JSON Schemas', () => {
     const manifest = readJson(join(packageDir, 'package.json'));
     if (!isRecord(manifest)) throw new Error('package.json is not an object');
     expect(child(manifest, 'exports')['./schemas/*.json']).toBe('./dist/schemas/*.json');
+  });
+});
+
+describe('principal-context.json: the identity plus the host\'s own claims', () => {
+  let validatePrincipal: ValidateFunction;
+  beforeAll(() => {
+    validatePrincipal = createStrictAjv().compile(committedSchema('principal-context'));
+  });
+  const principal = (): JsonRecord => ({ tenant_id: 'cedar', subject_id: 'support-drafter-1', roles: ['support_drafter'] });
+
+  it('accepts extra claims holding JSON values, such as the suspended flag a trusted check reads', () => {
+    // Review: the dispatcher and proposal READMEs recommend such a claim, and both keep it, yet the
+    // schema had `additionalProperties: false` and refused every principal that carried one.
+    for (const claims of [{ suspended: true }, { region: 'eu', limits: { refunds: [1, null, 'x'] } }, { note: null }]) {
+      const value = { ...principal(), ...claims };
+      expect(validatePrincipal(value), JSON.stringify(validatePrincipal.errors)).toBe(true);
+    }
+  });
+
+  it('still types and bounds the three identity fields, and requires roles', () => {
+    expect(validatePrincipal(principal())).toBe(true);
+    expect(validatePrincipal({ ...principal(), roles: [] })).toBe(true);
+    const { roles: _roles, ...withoutRoles } = principal();
+    expect(validatePrincipal(withoutRoles)).toBe(false);
+    expect(validatePrincipal({ ...principal(), tenant_id: '' })).toBe(false);
+    expect(validatePrincipal({ ...principal(), subject_id: 7 })).toBe(false);
+    expect(validatePrincipal({ ...principal(), roles: 'admin' })).toBe(false);
+    expect(validatePrincipal({ ...principal(), roles: Array.from({ length: 33 }, (_, index) => `r${index}`) })).toBe(false);
+  });
+
+  it('refuses the claim names JsonObject rules out, at the top and nested in a claim', () => {
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const top = JSON.parse(`{"tenant_id":"cedar","subject_id":"s-1","roles":[],"${key}":true}`) as Json;
+      expect(validatePrincipal(top), key).toBe(false);
+      const nested = JSON.parse(`{"tenant_id":"cedar","subject_id":"s-1","roles":[],"claims":{"${key}":1}}`) as Json;
+      expect(validatePrincipal(nested), key).toBe(false);
+    }
   });
 });
 
