@@ -25,6 +25,7 @@ import {
   type ReadyForReview,
   type RecheckOutcome,
 } from './proposal-decision.js';
+import { checkMethods, checkOptionKeys } from './check-options.js';
 import { copyPrincipal } from './copy-principal.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
@@ -57,7 +58,27 @@ export const DEFAULT_PROPOSAL_LIMITS: Readonly<JsonLimits> = Object.freeze({
 
 const MAX_REASONS = 16;
 
-/** What `createProposalValidator` needs: one contract, its facts source and its rules. */
+/** Every option `createProposalValidator` reads: any other key is refused at start-up (a misspelling). */
+const VALIDATOR_OPTIONS: readonly string[] = Object.freeze([
+  'contractId',
+  'schema',
+  'facts',
+  'rules',
+  'digester',
+  'limits',
+  'clock',
+  'factsTimeoutMs',
+  'factsLimits',
+]);
+/** The functions of a `ProposalRuleSet` the validator calls: each must exist at start-up. */
+const RULE_FUNCTIONS: readonly string[] = Object.freeze(['describes', 'statePermits', 'check', 'snapshot']);
+/** The `Digester` methods the validator calls: actor references and the tagged digests. */
+const DIGESTER_METHODS: readonly string[] = Object.freeze(['principalRef', 'digestTagged']);
+
+/**
+ * What `createProposalValidator` needs: one contract, its facts source and its rules. Any other key
+ * throws a `TypeError` at start-up (a misspelt `factsTimeout` would leave the lookup unbounded).
+ */
 export interface ProposalValidatorOptions<TProposal, TFacts> {
   /**
    * The contract's id, recorded in every decision and bound into the proposal and record digests:
@@ -66,11 +87,20 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
   contractId: string;
   /** The structural contract: a JSON Schema 2020-12 object with bounds, compiled once here. */
   schema: object;
-  /** The host's trusted facts source, called with the authenticated actor only. */
+  /**
+   * The host's trusted facts source, called with the authenticated actor only. Its `lookup` must
+   * be a function, else a `TypeError` at start-up.
+   */
   facts: TrustedFacts<TProposal, TFacts>;
-  /** The versioned business rules. */
+  /**
+   * The versioned business rules. `describes`, `statePermits`, `check` and `snapshot` must be
+   * functions, else a `TypeError` at start-up.
+   */
   rules: ProposalRuleSet<TProposal, TFacts>;
-  /** Computes actor references and the proposal and facts digests (keyed mode recommended). */
+  /**
+   * Computes actor references and the proposal and facts digests (keyed mode recommended). Its
+   * `principalRef` and `digestTagged` must be functions, else a `TypeError` at start-up.
+   */
   digester: Digester;
   /**
    * Guard limits for the raw proposal; each one left out (or `undefined`) is the one of
@@ -78,7 +108,7 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
    * safe integer throws a `TypeError` here, at start-up.
    */
   limits?: Partial<JsonLimits>;
-  /** The clock for `decided_at`; default the system clock. */
+  /** The clock for `decided_at`; default the system clock. Anything but a function throws a `TypeError` at start-up. */
   clock?: () => Date;
   /**
    * How long a trusted lookup may take before the proposal is held (`FACTS_UNAVAILABLE`); default
@@ -108,9 +138,11 @@ export interface ProposalValidator<TProposal, TFacts> {
    * object whose `tenant_id` and `subject_id` are non-empty strings without lone surrogates, and
    * whose `roles`, when present, are an array of strings, rejects with a `TypeError` naming the
    * field, before the proposal is read or the facts source runs (a host bug, never a decision), and
-   * so does one with any other own enumerable string-keyed field that is an accessor or cannot be
-   * read. It is read once, into a frozen copy that keeps those other fields (shallowly): the facts
-   * source receives that copy. The actor reference is made of `tenant_id` and `subject_id` only.
+   * so does one with any other own enumerable string-keyed field that is an accessor, cannot be
+   * read or is not JSON data within `copyPrincipal`'s bounds. It is read once, into a frozen copy
+   * that keeps those other fields as deep-frozen copies of JSON data: the facts source receives
+   * that copy. `roles` left out is tolerated and read as an empty list (the contract requires it).
+   * The actor reference is made of `tenant_id` and `subject_id` only.
    */
   validate(actor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>>;
   /**
@@ -146,10 +178,12 @@ export interface ProposalValidator<TProposal, TFacts> {
  * field named (a lone surrogate, say from a parsed token claim, has no UTF-8 form: no actor
  * reference can be made of it). Each field is read once, into the frozen copy every later step uses
  * (the actor reference and the facts lookup), so a getter cannot pass the check as one principal
- * and be looked up as another. `roles` left out is an empty list. A host's principal may carry more
- * than `PrincipalContext` (a `suspended` flag its facts source checks, say): every other own
- * enumerable string-keyed field is kept in the copy (`copyPrincipal`, which the dispatcher uses
- * too); one that is an accessor, or that cannot be read, is refused like any other malformed actor.
+ * and be looked up as another. `PrincipalContext` requires `roles`; one left out (`undefined`) is
+ * tolerated here and read as an empty list, so it grants no role (the dispatcher refuses it). A
+ * host's principal may carry further claims (a `suspended` flag its facts source checks, say):
+ * every other own enumerable string-keyed field is kept in the copy as a deep-frozen copy of JSON
+ * data (`copyPrincipal`, which the dispatcher uses too); one that is an accessor, cannot be read or
+ * is not JSON data within its bounds is refused like any other malformed actor.
  */
 function checkActor(method: string, actor: unknown): PrincipalContext {
   if (typeof actor !== 'object' || actor === null) throw new TypeError(`${method}: actor must be a PrincipalContext object`);
@@ -347,12 +381,28 @@ class IssuedProposal extends Slot {
 
 /**
  * Creates the validator of one proposal contract (spec 002). The schema is compiled here, so a
- * contract strict mode rejects stops the host at start-up.
+ * contract strict mode rejects stops the host at start-up, and every option is checked here too,
+ * with a `TypeError` naming it: `options` not an object or holding a key not listed in
+ * `ProposalValidatorOptions`, `facts` without a `lookup` function, `rules` without `describes`,
+ * `statePermits`, `check` or `snapshot` functions or a `version`, `digester` without `principalRef`
+ * and `digestTagged`, a `clock` that is not a function, a malformed `contractId`, limit or
+ * `factsTimeoutMs`. A broken configuration never reaches the first proposal, where it would throw
+ * a raw error or hold every proposal as if the facts were unavailable.
  */
 export function createProposalValidator<TProposal, TFacts>(
   options: ProposalValidatorOptions<TProposal, TFacts>,
 ): ProposalValidator<TProposal, TFacts> {
+  checkOptionKeys('createProposalValidator', options, VALIDATOR_OPTIONS);
   const { contractId, facts, rules, digester } = options;
+  // Every host object the validator calls later is checked here, once: a missing method would
+  // otherwise surface on the first proposal, as a raw error or as a hold that looks like an outage.
+  checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
+  checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, describes, statePermits, check, snapshot })');
+  checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
+  if (typeof options.schema !== 'object' || options.schema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
+  if (options.clock !== undefined && typeof options.clock !== 'function') {
+    throw new TypeError('clock must be a function returning a Date, or left out (the system clock)');
+  }
   if (typeof contractId !== 'string' || contractId.length === 0) throw new TypeError('contractId must be a non-empty string');
   if (typeof rules.version !== 'string' || rules.version.length === 0) throw new TypeError('rules.version must be a non-empty string');
   // Both go into every record digest: one UTF-8 cannot encode would make each decision throw.

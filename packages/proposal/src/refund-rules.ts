@@ -1,6 +1,7 @@
 import type { ErrorReason, PrincipalContext } from '@toolseal/contracts';
 import type { Digester } from '@toolseal/digests';
 import type { JsonLimits } from '@toolseal/guard';
+import { checkMethods, checkOptionKeys } from './check-options.js';
 import { createProposalValidator, type ProposalValidator } from './create-proposal-validator.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
@@ -178,11 +179,21 @@ export interface RefundProposalValidatorOptions {
   factsLimits?: Partial<JsonLimits>;
 }
 
-/** The spec 002 refund validator: `REFUND_PROPOSAL_SCHEMA` and `REFUND_RULES_V1` over the host's orders. */
+/** Every option `createRefundProposalValidator` reads: any other key is refused at start-up. */
+const REFUND_VALIDATOR_OPTIONS: readonly string[] = Object.freeze(['orders', 'digester', 'limits', 'clock', 'factsTimeoutMs', 'factsLimits']);
+
+/**
+ * The spec 002 refund validator: `REFUND_PROPOSAL_SCHEMA` and `REFUND_RULES_V1` over the host's
+ * orders. Checks its options at start-up as `createProposalValidator` does (a `TypeError` naming
+ * the option): `options` an object without unknown keys, and `orders.loadOrder` a function, so a
+ * missing order store is not found on the first proposal, held as if the store were down.
+ */
 export function createRefundProposalValidator(
   options: RefundProposalValidatorOptions,
 ): ProposalValidator<RefundProposal, RefundOrderFacts> {
+  checkOptionKeys('createRefundProposalValidator', options, REFUND_VALIDATOR_OPTIONS);
   const { orders } = options;
+  checkMethods('orders', orders, ['loadOrder'], 'a RefundOrderSource object ({ loadOrder })');
   return createProposalValidator<RefundProposal, RefundOrderFacts>({
     contractId: REFUND_PROPOSAL_CONTRACT_ID,
     schema: REFUND_PROPOSAL_SCHEMA,

@@ -1,0 +1,43 @@
+/** How a value that is not what an option needs reads in a `TypeError` message. */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`;
+}
+
+/**
+ * The options object of a validator factory, checked at start-up: it must be an object, and every
+ * key must be one `factory` reads. A misspelt key (`factsTimeout`, `clok`) would otherwise be
+ * ignored in silence and leave the lookup unbounded or the system clock in charge. Throws a
+ * `TypeError` naming the factory, or the unknown option and the known ones.
+ */
+export function checkOptionKeys(factory: string, options: unknown, known: readonly string[]): Record<string, unknown> {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`${factory} needs an options object ({ ${known.join(', ')} }), not ${describeValue(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new TypeError(`${factory}: unknown option ${JSON.stringify(key)} (known: ${known.join(', ')})`);
+    }
+  }
+  return options as Record<string, unknown>;
+}
+
+/**
+ * Checks at start-up that the host object given as option `name` has every method the validator
+ * will call. Without this, a missing `digester`, `facts: {}` or a rule set without `check` was
+ * accepted, and then every call threw, or every proposal was held as `FACTS_UNAVAILABLE` (the
+ * validator holds whatever a lookup or rule throws): a configuration bug that looks like an outage.
+ * Throws a `TypeError` naming the option and the method (`facts.lookup must be a function`).
+ */
+export function checkMethods(name: string, value: unknown, methods: readonly string[], what: string): void {
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError(`${name} must be ${what}, not ${describeValue(value)}`);
+  }
+  for (const method of methods) {
+    const member: unknown = (value as Record<string, unknown>)[method];
+    if (typeof member !== 'function') {
+      throw new TypeError(`${name}.${method} must be a function (${name} must be ${what}), not ${describeValue(member)}`);
+    }
+  }
+}
