@@ -412,3 +412,85 @@ describe('createToolRegistry', () => {
     });
   });
 });
+
+describe('createToolRegistry: options and specs are checked as data, with the tool and field named', () => {
+  /** The RegistryError `build` throws; fails the test when it throws nothing or anything else. */
+  function registryError(build: () => unknown): RegistryError {
+    let thrown: unknown;
+    try {
+      build();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(RegistryError.isInstance(thrown), String(thrown)).toBe(true);
+    return thrown as RegistryError;
+  }
+
+  it('refuses options that are not an object, or hold an unknown key (review: null read as "control" of null)', () => {
+    for (const options of [null, 'control', 7, []]) {
+      const error = registryError(() => createToolRegistry([copy(specs.getOrder)], options as never));
+      expect(error.message).toBe('options must be an object ({ control? }) or left out');
+      expect(error.toolName).toBeNull();
+    }
+    const misspelt = registryError(() => createToolRegistry([], { contol: DEFAULT_CONTROL_PROVENANCE } as never));
+    expect(misspelt.message).toBe('options has unknown field "contol"');
+    // Left out, `undefined` or an empty object: the default control provenance.
+    for (const options of [undefined, {}]) expect(createToolRegistry([], options).control).toEqual(DEFAULT_CONTROL_PROVENANCE);
+  });
+
+  it('names a handler kept beside the spec as the unknown field it is, with the tool name', () => {
+    // Review: `{ ...spec, handler: () => 1 }` threw `DOMException: () => 1 could not be cloned.`
+    const error = registryError(() => createToolRegistry([{ ...copy(specs.getOrder), handler: () => 1 } as ToolSpec]));
+    expect(error.message).toBe('tool "get_order": spec has unknown field "handler"');
+    expect(error.toolName).toBe('get_order');
+  });
+
+  it('refuses a member that is not JSON data, naming the tool and the path of the value', () => {
+    class ZodLikeSchema {
+      readonly _def = { typeName: 'ZodObject' };
+      parse(value: unknown): unknown {
+        return value;
+      }
+    }
+    const cyclic = copy(specs.getOrder);
+    (cyclic.output_schema as Record<string, unknown>)['self'] = cyclic.output_schema;
+    const cases: [string, (spec: Record<string, unknown>) => void, string][] = [
+      ['a schema library object as input_schema', (spec) => (spec['input_schema'] = new ZodLikeSchema()), 'input_schema must be JSON data, not a class instance'],
+      [
+        'a function inside input_schema',
+        (spec) => (((spec['input_schema'] as { properties: Record<string, Record<string, unknown>> }).properties['order_id'] ?? {})['refine'] = () => true),
+        'input_schema.properties.order_id.refine must be JSON data, not a function',
+      ],
+      ['a function under a pointer key of echo', (spec) => (spec['echo'] = { '/order_ref': () => '/order_id' }), 'echo["/order_ref"] must be JSON data, not a function'],
+      ['a BigInt limit', (spec) => (spec['limits'] = { maxBytes: 10n }), 'limits.maxBytes must be JSON data, not a BigInt'],
+      ['a NaN limit', (spec) => (spec['limits'] = { maxDepth: Number.NaN }), 'limits.maxDepth must be JSON data, not NaN'],
+      ['a Date in a list', (spec) => (spec['media_types'] = ['text/plain', new Date(0)]), 'media_types[1] must be JSON data, not a class instance'],
+      ['a symbol', (spec) => (spec['source_label'] = Symbol('orders')), 'source_label must be JSON data, not a symbol'],
+    ];
+    for (const [label, mutate, message] of cases) {
+      const spec = copy(specs.getOrder) as unknown as Record<string, unknown>;
+      mutate(spec);
+      const error = registryError(() => createToolRegistry([spec as unknown as ToolSpec]));
+      expect(error.message, label).toContain(`tool "get_order": ${message}`);
+      expect(error.toolName, label).toBe('get_order');
+    }
+    expect(registryError(() => createToolRegistry([cyclic])).message).toBe('tool "get_order": output_schema.self must be JSON data, not a cycle');
+  });
+
+  it('names the path within the contract too, before the tool name is known', () => {
+    const spec = copy(specs.getOrder);
+    (spec.contract as unknown as Record<string, unknown>)['handler_revision'] = () => 'h-1';
+    const error = registryError(() => createToolRegistry([spec]));
+    expect(error.message).toBe('contract.handler_revision must be JSON data, not a function');
+    expect(error.toolName).toBeNull();
+  });
+
+  it('still reads a member left undefined as left out, and keeps a private frozen copy', () => {
+    const spec = { ...copy(specs.getOrder), links: undefined, sensitive_keys: undefined } as unknown as ToolSpec;
+    const tool = createToolRegistry([spec]).get('get_order');
+    expect(tool?.links.pointers).toEqual([]);
+    (spec.contract as { handler_revision: string }).handler_revision = 'changed';
+    expect(tool?.contract.handler_revision).toBe(specs.getOrder.contract.handler_revision);
+    expect(Object.isFrozen(tool?.contract)).toBe(true);
+  });
+});

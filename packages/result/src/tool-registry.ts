@@ -147,7 +147,7 @@ export interface ToolRegistry {
   readonly packageLimits: Readonly<JsonLimits>;
 }
 
-/** Registry options. */
+/** Registry options: an object (or left out), with no key but these, else a `RegistryError`. */
 export interface ToolRegistryOptions {
   /** Provenance of dispatcher-made errors; defaults to `DEFAULT_CONTROL_PROVENANCE`. */
   control?: ControlProvenance;
@@ -168,7 +168,10 @@ const SPEC_KEYS = new Set([
   'sensitive_keys',
   'allow_incomplete',
 ]);
+const OPTION_KEYS = new Set(['control']);
 const LIMIT_NAMES = Object.keys(DEFAULT_OUTPUT_LIMITS) as (keyof OutputLimits)[];
+/** A member name written after a dot in a path (`input_schema.properties`); any other is quoted. */
+const PLAIN_MEMBER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const SCHEME = /^[a-z][a-z0-9+.-]{0,31}$/;
 const HOST = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$/;
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
@@ -189,6 +192,79 @@ function isBoundedText(value: unknown, max: number): value is string {
 
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/**
+ * The registry's options, checked before anything else: `null`, a string or an array would
+ * otherwise fail on the first member read with a raw `TypeError` naming neither the options nor
+ * the registry, and a misspelt key (`contol`) would be ignored in silence.
+ */
+function checkOptions(options: unknown): ToolRegistryOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new RegistryError(null, 'options must be an object ({ control? }) or left out');
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) throw new RegistryError(null, `options has unknown field ${JSON.stringify(key)}`);
+  }
+  return options as ToolRegistryOptions;
+}
+
+/** `path` extended by one member or index, as a message shows it: `links.hosts[0]`, `echo["/a"]`. */
+function memberPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return PLAIN_MEMBER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/** What a value that JSON cannot hold is, for a message; `null` for JSON data (and `undefined`). */
+function describeNonData(value: unknown): string | null {
+  switch (typeof value) {
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    case 'bigint':
+      return 'a BigInt';
+    case 'number':
+      return Number.isFinite(value) ? null : String(value);
+    case 'object': {
+      if (value === null || Array.isArray(value)) return null;
+      const prototype: unknown = Object.getPrototypeOf(value);
+      if (prototype === Object.prototype || prototype === null) return null;
+      return 'a class instance or built-in object (a schema library\'s schema, a Date, a Map...)';
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * A private copy of one spec member made of JSON data only: plain objects, arrays, strings, finite
+ * numbers, booleans and `null` (a member left `undefined` stays so: every check reads it as left
+ * out). A spec is configuration a host could have read from a file; a handler kept beside it, a
+ * schema library's object given as a schema, a `Date` or a cycle has no place in it, and cloning
+ * one failed with a bare `DOMException` (`() => 1 could not be cloned.`) naming neither the tool
+ * nor the field. The `RegistryError` names the tool, when known, and the path of the first such
+ * value. Keys are copied with `defineProperty`, so an own `__proto__` key stays a member.
+ */
+function copySpecData(name: string | null, path: string, value: unknown, ancestors: Set<object> = new Set()): unknown {
+  const problem = describeNonData(value);
+  if (problem !== null) throw new RegistryError(name, `${path} must be JSON data, not ${problem}`);
+  if (typeof value !== 'object' || value === null) return value;
+  if (ancestors.has(value)) throw new RegistryError(name, `${path} must be JSON data, not a cycle`);
+  ancestors.add(value);
+  let copy: unknown;
+  if (Array.isArray(value)) {
+    copy = Array.from(value as unknown[], (item, index) => copySpecData(name, memberPath(path, index), item, ancestors));
+  } else {
+    const record: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const member = copySpecData(name, memberPath(path, key), (value as Record<string, unknown>)[key], ancestors);
+      Object.defineProperty(record, key, { value: member, enumerable: true, writable: true, configurable: true });
+    }
+    copy = record;
+  }
+  ancestors.delete(value);
+  return copy;
 }
 
 function checkControl(control: unknown): ControlProvenance {
@@ -269,15 +345,32 @@ function compileResourceRevision(name: string, value: unknown): RegExp {
   return new RegExp(`^(?:${pattern})$`, 'u');
 }
 
-function compileTool(spec: unknown): RegisteredTool {
-  if (!isRecord(spec)) throw new RegistryError(null, 'every tool spec must be an object');
-  // A private, frozen copy: the host cannot change a spec after start-up.
-  const own = deepFreeze(structuredClone(spec));
-  const contract = deepFreeze({ ...checkContract(null, own.contract) });
+/**
+ * A private, frozen copy of a spec (the host cannot change it after start-up), member by member:
+ * the contract first, so its tool name names every later error, then the member names, so a stray
+ * `handler` is refused as the unknown field it is before its value is looked at, then every other
+ * member as JSON data (`copySpecData`). Each member is read once.
+ */
+function copySpec(spec: unknown): { contract: ToolContract; own: Readonly<Record<string, unknown>> } {
+  if (!isRecord(spec) || describeNonData(spec) !== null) {
+    throw new RegistryError(null, 'every tool spec must be an object: a plain object of JSON data');
+  }
+  const contract = deepFreeze({ ...checkContract(null, copySpecData(null, 'contract', spec.contract)) });
   const name = contract.tool_name;
-  for (const key of Object.keys(own)) {
+  const keys = Object.keys(spec);
+  for (const key of keys) {
     if (!SPEC_KEYS.has(key)) throw new RegistryError(name, `spec has unknown field ${JSON.stringify(key)}`);
   }
+  const own: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (key !== 'contract') own[key] = copySpecData(name, key, spec[key]);
+  }
+  return { contract, own: deepFreeze(own) };
+}
+
+function compileTool(spec: unknown): RegisteredTool {
+  const { contract, own } = copySpec(spec);
+  const name = contract.tool_name;
   if (name === UNREGISTERED_TOOL_NAME) throw new RegistryError(name, 'this tool name is reserved');
   if (!isBoundedText(own.source_label, 64)) throw new RegistryError(name, 'source_label must be 1 to 64 characters without lone surrogates');
   if (!isRecord(own.input_schema)) throw new RegistryError(name, 'input_schema must be a JSON Schema object');
@@ -452,7 +545,10 @@ function checkMedia(name: string, value: unknown, mediaPointers: readonly string
 /**
  * Builds the registry once at start-up: validates every spec, compiles the input and output
  * validators with the pinned Ajv, and proves every output schema exact and every input schema
- * closed. Throws `RegistryError` on a duplicate name, a missing revision, a schema strict Ajv
+ * closed. Throws `RegistryError` on options that are not an object or hold an unknown key, a spec
+ * that is not plain JSON data (a function such as a handler, a class instance such as a schema
+ * library's object, a cycle: the tool and the path are named) or holds an unknown field, a
+ * duplicate name, a missing revision, a schema strict Ajv
  * rejects, an output schema that is not exact at every level, an input schema that leaves a value
  * open (an untyped or `true` subschema, an object without `additionalProperties: false`, an array
  * without `items`: see `ToolSpec.input_schema`), a sensitive key in an output schema, or a bad
@@ -460,7 +556,7 @@ function checkMedia(name: string, value: unknown, mediaPointers: readonly string
  */
 export function createToolRegistry(specs: readonly ToolSpec[], options: ToolRegistryOptions = {}): ToolRegistry {
   if (!Array.isArray(specs)) throw new RegistryError(null, 'specs must be an array');
-  const control = checkControl(options.control ?? DEFAULT_CONTROL_PROVENANCE);
+  const control = checkControl(checkOptions(options).control ?? DEFAULT_CONTROL_PROVENANCE);
   const tools = new Map<string, RegisteredTool>();
   for (const spec of specs) {
     const tool = compileTool(spec);

@@ -54,7 +54,9 @@ export interface LinkPolicy {
 /**
  * Everything a host registers about one tool at start-up. It is trusted configuration: the registry
  * validates it once and compiles its schemas, and a spec that is not exact fails start-up with a
- * `RegistryError`.
+ * `RegistryError`. It is JSON data, as if read from a file: a member holding a function (a handler
+ * kept beside it), a class instance (a schema library's schema), a `Date` or a cycle is refused
+ * with the tool and the path named, and so is any field not listed here.
  */
 export interface ToolSpec {
   /** Tool name, effect kind and the six revisions, copied into every `protected_audit.tool_contract`. */
