@@ -1,4 +1,4 @@
-import type { ErrorReason, ModelResult } from '@toolseal/contracts';
+import type { ErrorReason, ModelResult, PrincipalContext } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import { ERROR_CATALOG } from '@toolseal/errors';
 import { describe, expect, it, vi } from 'vitest';
@@ -1099,11 +1099,11 @@ describe('a turn of parallel calls', () => {
         return true;
       }
     }
-    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: new Session() })).rejects.toThrow(
+    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: new Session() as unknown as PrincipalContext })).rejects.toThrow(
       /^dispatch: context\.principal must be a plain object/,
     );
     const dated = { ...CEDAR_DRAFTER, since: new Date(0) };
-    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: dated })).rejects.toThrow(
+    await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], { principal: dated as unknown as PrincipalContext })).rejects.toThrow(
       /^dispatch: context\.principal\.since must be JSON data/,
     );
     expect(host.calls['get_order']).toBe(0);
