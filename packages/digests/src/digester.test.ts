@@ -9,6 +9,7 @@ import {
   DIGEST_DOMAINS,
   MIN_KEY_BYTES,
   type CallBindingDigestInput,
+  type DigesterOptions,
   type RequestDigestInput,
 } from './digester.js';
 import { nobleBackend, type HashBackend } from './hash-backend.js';
@@ -490,5 +491,46 @@ describe('createDigester reads the key through the typed-array intrinsics (fuzzi
   it('accepts a key from another realm', () => {
     const foreign = runInNewContext('Uint8Array.from({ length: 32 }, (_, index) => index)') as Uint8Array;
     expect(createDigester({ key: foreign }).principalRef(request)).toBe(hmacSha256(KEY, principalText));
+  });
+});
+
+describe('createDigester refuses misconfigured options (configuration review)', () => {
+  it('refuses an unknown option, naming it and the known ones, instead of giving an unkeyed digester', () => {
+    expect(() => createDigester({ kee: new Uint8Array(32) } as unknown as DigesterOptions)).toThrow(
+      new TypeError('createDigester: unknown option "kee" (known options: backend, key)'),
+    );
+    expect(() => createDigester({ key: KEY, Backend: nodeCryptoBackend } as unknown as DigesterOptions)).toThrow(/unknown option "Backend"/);
+  });
+
+  it('refuses key: undefined (a key that failed to load); only an absent key gives an unkeyed digester', () => {
+    expect(() => createDigester({ key: undefined } as unknown as DigesterOptions)).toThrow(TypeError);
+    expect(() => createDigester({ backend: nobleBackend, key: undefined } as unknown as DigesterOptions)).toThrow(/key is undefined/);
+    expect(createDigester({}).keyed).toBe(false);
+    expect(createDigester({ backend: nobleBackend }).keyed).toBe(false);
+    expect(createDigester().keyed).toBe(false);
+    expect(createDigester({ key: KEY }).keyed).toBe(true);
+  });
+
+  it('refuses options that are neither absent nor an object with a TypeError, not a raw property read', () => {
+    for (const options of [null, 'key', 32, true, [], () => KEY]) {
+      expect(() => createDigester(options as unknown as DigesterOptions), String(options)).toThrow(/^createDigester: options must be an object/);
+    }
+  });
+
+  it('refuses a backend without the HashBackend functions at creation, not at the first digest', () => {
+    const cases: [unknown, RegExp][] = [
+      [null, /backend must be a HashBackend object, got null/],
+      ['noble', /backend must be a HashBackend object, got a string/],
+      [{}, /backend\.sha256 must be a function/],
+      [{ name: 'half', sha256: nobleBackend.sha256 }, /backend\.hmacSha256 must be a function/],
+      [{ ...nobleBackend, sha256TextHex: 'fast' }, /backend\.sha256TextHex must be a function when present/],
+      [{ ...nobleBackend, hmacSha256TextHex: null }, /backend\.hmacSha256TextHex must be a function when present/],
+    ];
+    for (const [backend, message] of cases) {
+      expect(() => createDigester({ backend: backend as HashBackend }), JSON.stringify(backend)).toThrow(message);
+      expect(() => createDigester({ backend: backend as HashBackend }), JSON.stringify(backend)).toThrow(TypeError);
+    }
+    // An explicit `backend: undefined` takes the default, as an absent one does.
+    expect(createDigester({ backend: undefined } as unknown as DigesterOptions).digestText('abc')).toBe(sha256('abc'));
   });
 });

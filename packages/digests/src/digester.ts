@@ -22,7 +22,11 @@ export const MIN_KEY_BYTES = 32;
 
 /** Options of `createDigester`. */
 export interface DigesterOptions {
-  /** SHA-256 implementation. Default `nobleBackend`; `@toolseal/digests/node` has `nodeCryptoBackend`. */
+  /**
+   * SHA-256 implementation. Default `nobleBackend`; `@toolseal/digests/node` has `nodeCryptoBackend`.
+   * One without the functions `sha256` and `hmacSha256` (or with a text shortcut that is not a
+   * function) throws a `TypeError` in `createDigester`.
+   */
   backend?: HashBackend;
   /**
    * Secret key, at least `MIN_KEY_BYTES` bytes. When set, every digest is HMAC-SHA-256 under it
@@ -32,7 +36,8 @@ export interface DigesterOptions {
    * zero its array after `createDigester` returns. Any genuine Uint8Array (a `Buffer`, one from
    * another realm); its length and bytes are read through the typed-array intrinsics, so a subclass
    * whose `length` or `buffer` getters lie is keyed with the bytes it really holds, and refused when
-   * they are fewer than `MIN_KEY_BYTES` (an empty key included).
+   * they are fewer than `MIN_KEY_BYTES` (an empty key included). Only an absent `key` means
+   * unkeyed: `key: undefined` (a key that failed to load) throws a `TypeError`.
    */
   key?: Uint8Array;
 }
@@ -96,7 +101,11 @@ export interface CallBindingDigestInput {
 
 /** Computes the domain-separated digests of the specification, plain (SHA-256) or keyed (HMAC-SHA-256). */
 export interface Digester {
-  /** True in keyed (HMAC) mode. */
+  /**
+   * True in keyed (HMAC) mode, `createDigester({ key })`. Lets a host check that the components it
+   * wires together (its dispatcher, its audit store) use the same kind of digester: a keyed
+   * dispatcher over an unkeyed audit chain loses the HMAC protection without any error.
+   */
   readonly keyed: boolean;
   /**
    * SHA-256 (or HMAC) over the UTF-8 bytes of `text`. Throws `lone_surrogate` for text UTF-8 cannot
@@ -514,13 +523,19 @@ function canonicalCallBinding(input: CallBindingDigestInput): string {
   );
 }
 
+/** The members `DigesterOptions` has: any other is refused, never ignored. */
+const DIGESTER_OPTION_NAMES: readonly string[] = ['backend', 'key'];
+
 /**
  * Creates a digester. Keyed mode (`options.key`) turns every digest into HMAC-SHA-256; a key
- * shorter than `MIN_KEY_BYTES` is a misconfiguration and throws here, at start-up.
+ * shorter than `MIN_KEY_BYTES` is a misconfiguration and throws here, at start-up. So do options
+ * that could only give a digester other than the one asked for (`TypeError`): options that are
+ * neither absent nor an object, an option name other than `backend` and `key` (`kee` would give
+ * an unkeyed digester), `key: undefined` (only an absent `key` means unkeyed, so a key that failed
+ * to load is not taken for "no key"), and a `backend` without the `HashBackend` functions.
  */
-export function createDigester(options: DigesterOptions = {}): Digester {
-  const backend = options.backend ?? nobleBackend;
-  const key = options.key === undefined ? undefined : copyKey(options.key);
+export function createDigester(options?: DigesterOptions): Digester {
+  const { backend, key } = readDigesterOptions(options);
 
   // For text free of lone surrogates (canonicalize output, checked caller text): the backend's
   // text shortcut when it has one, else SHA-256 or HMAC over the TextEncoder bytes.
@@ -570,6 +585,67 @@ export function createDigester(options: DigesterOptions = {}): Digester {
       digestText(RESULT_PREFIX + canonicalModelResult + '}'),
     callBindingDigest: (input: CallBindingDigestInput): Sha256Hex => hashText(canonicalCallBinding(input)),
   });
+}
+
+/**
+ * The backend and the copied key of `options`, each member read once. Misconfigurations throw a
+ * `TypeError` naming the option: a digester built from them would be unkeyed where a key was
+ * meant (`{ kee }`, `{ key: undefined }` from a key that failed to load), or fail at the first
+ * digest instead of at start-up (a backend without its functions).
+ */
+function readDigesterOptions(options: unknown): { backend: HashBackend; key: Uint8Array | undefined } {
+  if (options === undefined) return { backend: nobleBackend, key: undefined };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`createDigester: options must be an object, got ${describeValue(options)}`);
+  }
+  for (const name of Object.keys(options)) {
+    if (!DIGESTER_OPTION_NAMES.includes(name)) {
+      throw new TypeError(
+        `createDigester: unknown option ${JSON.stringify(name)} (known options: ${DIGESTER_OPTION_NAMES.join(', ')})`,
+      );
+    }
+  }
+  const given = options as { backend?: unknown; key?: unknown };
+  const backendOption = given.backend;
+  // An explicit `backend: undefined` takes the default, as an absent one does: no backend choice
+  // weakens a digest, unlike a key left out.
+  const backend = backendOption === undefined ? nobleBackend : checkBackend(backendOption);
+  if (!('key' in given)) return { backend, key: undefined };
+  const key = given.key;
+  if (key === undefined) {
+    throw new TypeError('createDigester: key is undefined; leave key out for an unkeyed digester, or pass the key bytes');
+  }
+  return { backend, key: copyKey(key) };
+}
+
+/**
+ * `backend` when it has the functions of `HashBackend`: `sha256` and `hmacSha256`, and the text
+ * shortcuts when present (a member other than a function would be called at the first digest).
+ * `name` is a label for logs only, and is not checked.
+ */
+function checkBackend(backend: unknown): HashBackend {
+  if (typeof backend !== 'object' || backend === null) {
+    throw new TypeError(`createDigester: backend must be a HashBackend object, got ${describeValue(backend)}`);
+  }
+  const members = backend as Record<string, unknown>;
+  for (const name of ['sha256', 'hmacSha256']) {
+    if (typeof members[name] !== 'function') throw new TypeError(`createDigester: backend.${name} must be a function`);
+  }
+  for (const name of ['sha256TextHex', 'hmacSha256TextHex']) {
+    const member = members[name];
+    if (member !== undefined && typeof member !== 'function') {
+      throw new TypeError(`createDigester: backend.${name} must be a function when present`);
+    }
+  }
+  return backend as HashBackend;
+}
+
+/** What a misconfigured option was, for a message: `null`, `an array`, `a string`. */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' || type === 'undefined' ? type : `a ${type}`;
 }
 
 function copyKey(key: unknown): Uint8Array {
