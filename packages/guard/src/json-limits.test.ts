@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { checkUntrustedValue, copyUntrustedValue } from './check-untrusted-value.js';
 import { DEFAULT_JSON_LIMITS, resolveJsonLimits, type JsonLimits } from './json-limits.js';
+import { parseUntrustedJson } from './parse-untrusted-json.js';
+import { scanJsonText } from './scan-json-text.js';
 
 describe('resolveJsonLimits', () => {
   it('returns the frozen defaults when nothing is given', () => {
@@ -48,5 +51,27 @@ describe('resolveJsonLimits: invalid limits (fuzzing review)', () => {
     for (const limits of ['x', 5, null, true]) {
       expect(() => resolveJsonLimits(limits as unknown as Partial<JsonLimits>), String(limits)).toThrow(TypeError);
     }
+  });
+});
+
+describe('resolveJsonLimits: unknown limits (configuration review)', () => {
+  it('refuses a member that is no limit, naming it, instead of keeping the default', () => {
+    expect(() => resolveJsonLimits({ maxByte: 10 } as unknown as Partial<JsonLimits>)).toThrow(
+      new TypeError(
+        'JSON limits: unknown limit "maxByte" (known limits: maxBytes, maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes)',
+      ),
+    );
+    const own: JsonLimits = { maxBytes: 16, maxDepth: 2, maxArrayItems: 3, maxObjectKeys: 4, maxStringLength: 5, maxTotalNodes: 6 };
+    expect(() => resolveJsonLimits({ maxDepth: 3, max_total_nodes: 7 } as unknown as Partial<JsonLimits>, own)).toThrow(/"max_total_nodes"/);
+  });
+
+  it('refuses it from every entry point that takes limits, whatever the input', () => {
+    const misspelt = { maxByte: 10 } as unknown as Partial<JsonLimits>;
+    expect(() => parseUntrustedJson('{"a":1}', misspelt)).toThrow(/unknown limit "maxByte"/);
+    expect(() => scanJsonText('{"a":1}', misspelt)).toThrow(/unknown limit "maxByte"/);
+    expect(() => checkUntrustedValue({ a: 1 }, misspelt)).toThrow(/unknown limit "maxByte"/);
+    expect(() => copyUntrustedValue({ a: 1 }, misspelt)).toThrow(/unknown limit "maxByte"/);
+    // Every real limit name is still accepted, resolved limits included.
+    expect(resolveJsonLimits({ ...DEFAULT_JSON_LIMITS })).toEqual(DEFAULT_JSON_LIMITS);
   });
 });

@@ -38,6 +38,21 @@ function shown(value: unknown): string {
   return value === null ? 'null' : typeof value;
 }
 
+/** The names of `JsonLimits`: a member of given limits with any other name is refused. */
+const LIMIT_NAMES: readonly string[] = Object.keys(DEFAULT_JSON_LIMITS);
+
+/**
+ * Throws a `TypeError` for a member of `limits` that is no limit: `{ maxByte: 10 }` would
+ * otherwise keep the 1 MiB default while its author believes the input is bounded at 10 bytes.
+ */
+function refuseUnknownLimits(limits: object): void {
+  for (const name of Object.keys(limits)) {
+    if (!LIMIT_NAMES.includes(name)) {
+      throw new TypeError(`JSON limits: unknown limit ${JSON.stringify(name)} (known limits: ${LIMIT_NAMES.join(', ')})`);
+    }
+  }
+}
+
 function pick(value: unknown, fallback: number, name: string): number {
   const chosen = value === undefined ? fallback : value;
   if (typeof chosen !== 'number' || !Number.isSafeInteger(chosen) || chosen < 0) {
@@ -50,9 +65,10 @@ function pick(value: unknown, fallback: number, name: string): number {
  * Fills unset limits from `defaults` (`DEFAULT_JSON_LIMITS` unless given). A limit that is absent
  * or explicitly `undefined` takes the default: `{ maxBytes: undefined }` never widens a package's
  * own defaults to the guard's. Limits are host configuration, not input: a limit (or default) that
- * is not a non-negative safe integer (`'10'`, `-1`, `NaN`, `null`, `1.5`, `Infinity`), or limits
- * that are neither `undefined` nor an object, throw a `TypeError` naming the limit, at every entry
- * point that takes limits (`parseUntrustedJson`, `scanJsonText`, `checkUntrustedValue`,
+ * is not a non-negative safe integer (`'10'`, `-1`, `NaN`, `null`, `1.5`, `Infinity`), a member
+ * that is no limit (`maxByte`, a misspelt `maxBytes`, which would leave the default in force), or
+ * limits that are neither `undefined` nor an object, throw a `TypeError` naming the limit, at every
+ * entry point that takes limits (`parseUntrustedJson`, `scanJsonText`, `checkUntrustedValue`,
  * `copyUntrustedValue`), whatever the input.
  */
 export function resolveJsonLimits(
@@ -63,6 +79,7 @@ export function resolveJsonLimits(
   if (limits !== undefined && (typeof limits !== 'object' || limits === null)) {
     throw new TypeError(`JSON limits must be an object of limits, got ${shown(limits)}`);
   }
+  if (limits !== undefined) refuseUnknownLimits(limits);
   const given: Partial<Record<keyof JsonLimits, unknown>> = limits ?? {};
   return {
     maxBytes: pick(given.maxBytes, defaults.maxBytes, 'maxBytes'),
