@@ -157,6 +157,13 @@ export interface AuditPage {
  */
 export interface AuditLog {
   /**
+   * Whether the chain's links are HMAC-keyed: the `keyed` of the digester the log chains with
+   * (`createDigester({ key })` of `@toolseal/digests`). A dispatcher compares it with its own
+   * digester's, so that a host whose digester is keyed does not write, unawares, to a chain anyone
+   * able to rewrite the table can re-hash. Absent: unknown (a store that does not report it).
+   */
+  readonly keyed?: boolean;
+  /**
    * Appends one entry at the head of the chain (serialized across every connection and host).
    * Each field of `entry` is read once; the value checked is the value stored. The entry returned
    * carries as `body` the object passed (not a copy), the one its `canonical` text was made from;

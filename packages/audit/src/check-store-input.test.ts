@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkIdentifier, checkSha256Hex, checkStorableText } from './check-store-input.js';
+import { checkIdentifier, checkOptionNames, checkSha256Hex, checkStorableText } from './check-store-input.js';
 import { StoreInputError } from './store-input-error.js';
 
 function accepts(value: string): boolean {
@@ -42,5 +42,19 @@ describe('checkSha256Hex', () => {
     for (const bad of ['A'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), ` ${'a'.repeat(63)}`, null]) {
       expect(() => checkSha256Hex('digest', bad)).toThrow(StoreInputError);
     }
+  });
+});
+
+describe('checkOptionNames (configuration review)', () => {
+  it('refuses a member whose name is not a known option, naming it in the StoreInputError field', () => {
+    let thrown: unknown;
+    try {
+      checkOptionNames({ path: 'x', busyTimeoutMS: 5 }, ['path', 'busyTimeoutMs']);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('busyTimeoutMS');
+    expect(String(thrown)).toContain('busyTimeoutMS: is not an option (known options: path, busyTimeoutMs)');
+    expect(() => checkOptionNames({ path: 'x' }, ['path', 'busyTimeoutMs'])).not.toThrow();
   });
 });

@@ -1,5 +1,6 @@
-import { isSha256Hex } from '@toolseal/digests';
+import { isSha256Hex, type Digester } from '@toolseal/digests';
 import { isWellFormedText } from '@toolseal/guard';
+import type { Clock } from './clock.js';
 import { StoreInputError } from './store-input-error.js';
 
 
@@ -103,4 +104,50 @@ export function checkMaxBodyBytes(value: unknown): number | undefined {
 export function checkPurgeInput(input: unknown): number {
   if (typeof input !== 'object' || input === null) throw new StoreInputError('input', 'must be an object');
   return checkNonNegativeInteger('older_than_ms', (input as { older_than_ms?: unknown }).older_than_ms);
+}
+
+/**
+ * Throws `StoreInputError` (its `field` the option's name) for a member of a store's `options`
+ * whose name is not in `known`, before anything is opened: a misspelt option (`busyTimeoutMS`,
+ * `logID`) would otherwise leave the default in force without a word.
+ */
+export function checkOptionNames(options: object, known: readonly string[]): void {
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      throw new StoreInputError(name, `is not an option (known options: ${known.join(', ')})`);
+    }
+  }
+}
+
+/**
+ * A store's `clock` option: an object with a `now()` method (`systemClock`, `ManualClock`), or
+ * StoreInputError naming `field`, so a malformed clock fails when the store is opened rather than
+ * at its first lease or append ("clock.now is not a function"). `now()` is not called here.
+ */
+export function checkClock(value: unknown, field = 'clock'): Clock {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null || typeof (value as Partial<Clock>).now !== 'function') {
+    throw new StoreInputError(field, 'must be a clock: an object with a now() method returning epoch milliseconds (systemClock, ManualClock)');
+  }
+  return value as Clock;
+}
+
+/**
+ * A store's `digester` option: what the audit chain needs of a `Digester` (`digestTagged` and
+ * `digestText` functions, `keyed` a boolean), or StoreInputError naming `field`, so a malformed
+ * digester (`{}`) fails when the store is opened rather than at the first append.
+ */
+export function checkDigester(value: unknown, field = 'digester'): Digester {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) {
+    throw new StoreInputError(field, 'must be a digester (createDigester of @toolseal/digests)');
+  }
+  const members = value as Partial<Record<keyof Digester, unknown>>;
+  for (const name of ['digestTagged', 'digestText'] as const) {
+    if (typeof members[name] !== 'function') {
+      throw new StoreInputError(field, `must be a digester (createDigester of @toolseal/digests): its ${name} is not a function`);
+    }
+  }
+  if (typeof members.keyed !== 'boolean') {
+    throw new StoreInputError(field, 'must be a digester (createDigester of @toolseal/digests): its keyed is not a boolean');
+  }
+  return value as Digester;
 }

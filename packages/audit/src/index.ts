@@ -15,6 +15,9 @@ export {
   MIN_AUDIT_BODY_BYTES_LIMIT,
   MAX_AUDIT_BODY_BYTES_LIMIT,
   checkMaxBodyBytes,
+  checkOptionNames,
+  checkClock,
+  checkDigester,
 } from './check-store-input.js';
 export type {
   IdempotencyState,

@@ -14,7 +14,8 @@ import type {
   VerifyChainOptions,
 } from './audit-log.js';
 import { checkFindCompletedInput, checkFindUnresolvedInput } from './check-find-unresolved-input.js';
-import { checkIdentifier, checkMaxBodyBytes, checkPurgeInput } from './check-store-input.js';
+import { checkClock, checkDigester, checkIdentifier, checkMaxBodyBytes, checkOptionNames, checkPurgeInput } from './check-store-input.js';
+import { StoreInputError } from './store-input-error.js';
 import { checkVerifyChainOptions } from './check-verify-chain-options.js';
 import { readClock, type Clock } from './clock.js';
 import type {
@@ -53,7 +54,10 @@ import { isUnresolved, oldestFirst } from './is-unresolved.js';
 export interface MemoryStoresOptions {
   /** The time source for leases, retention and `recorded_at`. */
   clock: Clock;
-  /** Hashes the audit chain; a keyed digester (`createDigester({ key })`) makes it an HMAC chain. */
+  /**
+   * Hashes the audit chain; a keyed digester (`createDigester({ key })`) makes it an HMAC chain.
+   * Pass the digester your dispatcher uses: `auditLog.keyed` reports which kind this one is.
+   */
   digester: Digester;
   /** Largest canonical entry body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
@@ -74,10 +78,20 @@ export interface MemoryStores {
 
 /**
  * An audit log and an idempotency store in process memory: for tests, demos and single-process
- * hosts that accept losing both on restart. Same semantics as the durable stores.
+ * hosts that accept losing both on restart. Same semantics as the durable stores. Options that are
+ * not an object, a missing or malformed `clock` or `digester`, a malformed `maxBodyBytes` or
+ * `logId` throw `StoreInputError` naming the option, here rather than at the first call.
  */
+const MEMORY_STORE_OPTIONS: readonly (keyof MemoryStoresOptions)[] = ['clock', 'digester', 'maxBodyBytes', 'logId'];
+
 export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
-  const { clock, digester } = options;
+  if (typeof options !== 'object' || options === null) {
+    throw new StoreInputError('options', 'must be an object with a clock and a digester');
+  }
+  checkOptionNames(options, MEMORY_STORE_OPTIONS);
+  // Both are required: the memory store has no default clock or digester.
+  const clock = checkClock(options.clock);
+  const digester = checkDigester(options.digester);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const genesisHash = auditGenesisHash(digester, options.logId);
   let rows: StoredAuditRow[] = [];
@@ -121,6 +135,8 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   }
 
   const auditLog: AuditLog = {
+    keyed: digester.keyed,
+
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = sealAuditEntry(

@@ -850,6 +850,16 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal((await log.verifyChain()).ok, true);
     }, chainKey),
 
+    define('keyed: an audit log that reports keyed reports false for an unkeyed digester', async ({ log, digester }) => {
+      assert.equal(digester.keyed, false);
+      if (log.keyed !== undefined) assert.equal(log.keyed, false);
+    }),
+
+    define('keyed: an audit log that reports keyed reports true for a keyed digester', async ({ log, digester }) => {
+      assert.equal(digester.keyed, true);
+      if (log.keyed !== undefined) assert.equal(log.keyed, true);
+    }, chainKey),
+
     define('append: bad entries throw StoreInputError and leave the chain unchanged', async ({ log }) => {
       await log.append(entryInput(1));
       const bad: AuditEntryInput[] = [
