@@ -459,6 +459,70 @@ describe('SQLite stores: connection settings', () => {
   });
 });
 
+describe('SQLite stores: options (configuration review)', () => {
+  /** What `open` throws (`undefined` when it returns). */
+  const refusal = (open: () => unknown): unknown => {
+    try {
+      open();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('refuses an unknown option, naming it, before the file is created', () => {
+    for (const name of ['busyTimeoutMS', 'logID', 'digest', 'connectionString']) {
+      const path = nextPath();
+      const thrown = refusal(() => openSqliteStores({ path, [name]: 5 } as unknown as SqliteStoresOptions));
+      expect(StoreInputError.isInstance(thrown) && thrown.field, name).toBe(name);
+      expect(String(thrown)).toContain('is not an option (known options: path, clock, digester, busyTimeoutMs');
+      expect(existsSync(path)).toBe(false);
+    }
+  });
+
+  it('refuses a clock without now() at open, naming the option, instead of "clock.now is not a function"', () => {
+    for (const clock of [{}, { now: 5 }, null, 'system']) {
+      const path = nextPath();
+      const thrown = refusal(() => openSqliteStores({ path, clock } as unknown as SqliteStoresOptions));
+      expect(StoreInputError.isInstance(thrown) && thrown.field, JSON.stringify(clock)).toBe('clock');
+      expect(existsSync(path)).toBe(false);
+    }
+  });
+
+  it('refuses a digester without what the chain needs at open, not at the first append', () => {
+    const digester = createDigester();
+    for (const bad of [{}, null, { ...digester, digestTagged: 1 }, { ...digester, digestText: undefined }, { ...digester, keyed: undefined }]) {
+      const path = nextPath();
+      const thrown = refusal(() => openSqliteStores({ path, digester: bad } as unknown as SqliteStoresOptions));
+      expect(StoreInputError.isInstance(thrown) && thrown.field, JSON.stringify(bad)).toBe('digester');
+      expect(existsSync(path)).toBe(false);
+    }
+  });
+
+  it('reports whether its chain is keyed: unkeyed by default, keyed with a keyed digester', () => {
+    const plain = openSqliteStores({ path: nextPath() });
+    const keyed = openSqliteStores({ path: nextPath(), digester: createDigester({ key: new Uint8Array(32).fill(7) }) });
+    const explicit = openSqliteStores({ path: ':memory:', digester: createDigester() });
+    try {
+      expect(plain.auditLog.keyed).toBe(false);
+      expect(keyed.auditLog.keyed).toBe(true);
+      expect(explicit.auditLog.keyed).toBe(false);
+    } finally {
+      plain.close();
+      keyed.close();
+      explicit.close();
+    }
+  });
+
+  it("refuses a path in a directory that does not exist with StoreInputError ('path'), not better-sqlite3's bare TypeError", () => {
+    const missing = join(directory, 'no-such-directory', 'toolseal.db');
+    const thrown = refusal(() => openSqliteStores({ path: missing }));
+    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('path');
+    expect(String(thrown)).toContain('must be in an existing directory');
+    expect(existsSync(join(directory, 'no-such-directory'))).toBe(false);
+  });
+});
+
 const AUDIT_COLUMNS = 'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
 const ALL_TRIGGERS = [
   'audit_head_follows_log',

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import {
   AuditChainVerifier,
@@ -9,8 +11,11 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
+  checkClock,
+  checkDigester,
   checkIntegerInRange,
   checkMaxBodyBytes,
+  checkOptionNames,
   checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
@@ -64,7 +69,11 @@ export interface SqliteStoresOptions {
   path: string;
   /** Time source for leases, retention and `recorded_at` (default: the system clock). */
   clock?: Clock;
-  /** Audit chain digester (default: unkeyed `createDigester()`); pass `createDigester({ key })` for an HMAC chain. */
+  /**
+   * Audit chain digester (default: unkeyed `createDigester()`); pass `createDigester({ key })` for
+   * an HMAC chain: the same digester as the host's dispatcher, whose keyed mode `auditLog.keyed`
+   * reports. One without `digestTagged`, `digestText` or a boolean `keyed` is refused at open.
+   */
   digester?: Digester;
   /**
    * The longest one attempt to take a lock another connection holds blocks the thread (SQLite's
@@ -151,6 +160,18 @@ interface AuditRowsPage {
   next: bigint | null;
 }
 
+/** The members of `SqliteStoresOptions`: a member with any other name is refused at open. */
+const SQLITE_OPTION_NAMES: readonly string[] = [
+  'path',
+  'clock',
+  'digester',
+  'busyTimeoutMs',
+  'lockTimeoutMs',
+  'synchronous',
+  'maxBodyBytes',
+  'logId',
+];
+
 /** What a verification gives the verifier for a missing `audit_head` row: a head no row can hold. */
 const MISSING_HEAD: AuditHead = Object.freeze({ sequence: 0, entry_hash: '' });
 const AUDIT_COLUMNS =
@@ -167,12 +188,17 @@ const RECORD_COLUMNS =
  */
 export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   if (typeof options !== 'object' || options === null) throw new StoreInputError('options', 'must be an object');
+  // Checked before the file is opened: a malformed or unknown option throws StoreInputError, nothing is created.
+  checkOptionNames(options, SQLITE_OPTION_NAMES);
   const path = checkDatabasePath(options.path);
   const synchronous = checkSynchronous(options.synchronous);
-  const clock = options.clock ?? systemClock;
-  const digester = options.digester ?? createDigester();
+  const clockOption: unknown = options.clock;
+  const clock = clockOption === undefined ? systemClock : checkClock(clockOption);
+  // Unkeyed by default (removing the default would break existing hosts): a host whose dispatcher
+  // digester is keyed passes that digester here, and `auditLog.keyed` says which one is in use.
+  const digesterOption: unknown = options.digester;
+  const digester = digesterOption === undefined ? createDigester() : checkDigester(digesterOption);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
-  // Checked before the file is opened: a malformed option throws StoreInputError, nothing is created.
   const busyTimeoutMs = checkIntegerInRange('busyTimeoutMs', options.busyTimeoutMs, {
     min: 0,
     max: MAX_SQLITE_BUSY_TIMEOUT_MS,
@@ -501,6 +527,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   }
 
   const auditLog: AuditLog = {
+    keyed: digester.keyed,
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       // Every attempt reads the head and the clock afresh under the write lock.
@@ -541,7 +568,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
 }
 
 /**
- * The database path: a non-empty file path without NUL or surrounding whitespace, or `:memory:`. An empty, blank or missing path
+ * The database path: a non-empty file path without NUL or surrounding whitespace, in a directory
+ * that exists, or `:memory:`. An empty, blank or missing path
  * would make SQLite open a temporary database that vanishes on close, and with it every record
  * that keeps a write from running twice.
  */
@@ -553,6 +581,11 @@ function checkDatabasePath(value: unknown): string {
       'path',
       "must be a database file path (a non-empty string without NUL or surrounding whitespace), or ':memory:' in tests",
     );
+  }
+  // better-sqlite3 makes the same check, with a bare TypeError ("Cannot open database because the
+  // directory does not exist") that names neither the option nor the directory.
+  if (value !== ':memory:' && !value.startsWith('file:') && !existsSync(dirname(value))) {
+    throw new StoreInputError('path', `must be in an existing directory: ${JSON.stringify(dirname(value))} does not exist`);
   }
   return value;
 }
