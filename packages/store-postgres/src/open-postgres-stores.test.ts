@@ -126,6 +126,70 @@ describe('PostgreSQL stores: options', () => {
   });
 });
 
+describe('PostgreSQL stores: options (configuration review)', () => {
+  // Nothing listens at this address: a connection attempt would fail with another error.
+  const NOWHERE = 'postgres://nobody@127.0.0.1:9/none';
+  /** A pool that counts what the stores ask of it: none of these cases may reach it. */
+  const spyPool = () => {
+    const calls: string[] = [];
+    const fake = {
+      connect: () => {
+        calls.push('connect');
+        return Promise.reject(new Error('connect called'));
+      },
+      query: () => {
+        calls.push('query');
+        return Promise.reject(new Error('query called'));
+      },
+    };
+    return { pool: fake as unknown as pg.Pool, calls };
+  };
+  const refusedWith = (field: string) => (error: unknown) => StoreInputError.isInstance(error) && error.field === field;
+
+  it('refuses an unknown option, naming it, before any pool is made or connection opened', async () => {
+    await expect(openPostgresStores({ connectionString: NOWHERE, connectionTimeoutMS: 200 } as unknown as PostgresStoresOptions)).rejects.toSatisfy(
+      refusedWith('connectionTimeoutMS'),
+    );
+    const { pool: callerPool, calls } = spyPool();
+    for (const name of ['logID', 'Schema', 'max_body_bytes']) {
+      const opening = openPostgresStores({ pool: callerPool, [name]: 'x' } as unknown as PostgresStoresOptions);
+      await expect(opening, name).rejects.toSatisfy(refusedWith(name));
+    }
+    // Refused before "exactly one of pool and connectionString": the misspelt name is the mistake to name.
+    await expect(openPostgresStores({ connectionstring: NOWHERE } as unknown as PostgresStoresOptions)).rejects.toSatisfy(refusedWith('connectionstring'));
+    await expect(openPostgresStores({ connectionString: NOWHERE, logID: 'x' } as unknown as PostgresStoresOptions)).rejects.toThrow(
+      /^logID: is not an option \(known options: pool, connectionString, schema, clock, digester/,
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses a pool without connect() and query() at open, not as "pool.connect is not a function"', async () => {
+    for (const bad of [{}, null, 'postgres://', { connect: () => {} }, { query: () => {} }]) {
+      await expect(openPostgresStores({ pool: bad } as unknown as PostgresStoresOptions), JSON.stringify(bad)).rejects.toSatisfy(refusedWith('pool'));
+    }
+    for (const bad of ['', 42]) {
+      await expect(openPostgresStores({ connectionString: bad } as unknown as PostgresStoresOptions), JSON.stringify(bad)).rejects.toSatisfy(
+        refusedWith('connectionString'),
+      );
+    }
+  });
+
+  it('refuses a clock without now() and a digester without what the chain needs, before any connection', async () => {
+    const { pool: callerPool, calls } = spyPool();
+    const digester = createDigester();
+    for (const clock of [{}, { now: 5 }, null]) {
+      const opening = openPostgresStores({ pool: callerPool, clock } as unknown as PostgresStoresOptions);
+      await expect(opening, JSON.stringify(clock)).rejects.toSatisfy(refusedWith('clock'));
+    }
+    for (const bad of [{}, null, { ...digester, digestTagged: 1 }, { ...digester, keyed: 'no' }]) {
+      const opening = openPostgresStores({ pool: callerPool, digester: bad } as unknown as PostgresStoresOptions);
+      await expect(opening, JSON.stringify(bad)).rejects.toSatisfy(refusedWith('digester'));
+    }
+    await expect(openPostgresStores({ connectionString: NOWHERE, clock: {} } as unknown as PostgresStoresOptions)).rejects.toSatisfy(refusedWith('clock'));
+    expect(calls).toEqual([]);
+  });
+});
+
 describe.skipIf(!available)('PostgreSQL stores: a database that stops answering', () => {
   const entry = (text: string) => ({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { text } });
 
@@ -1083,6 +1147,14 @@ describe.skipIf(!available)('PostgreSQL stores: raw SQL tampering', () => {
       ok: true,
       anchored: true,
     });
+  });
+
+  it('reports whether its chain is keyed: unkeyed by default, keyed with a keyed digester', async () => {
+    const plain = await openPostgresStores({ pool, schema: nextSchema() });
+    const keyed = await openPostgresStores({ pool, schema: nextSchema(), digester: createDigester({ key: new Uint8Array(32).fill(9) }) });
+    expect(plain.auditLog.keyed).toBe(false);
+    expect(keyed.auditLog.keyed).toBe(true);
+    await Promise.all([plain.close(), keyed.close()]);
   });
 
   it('refuses a malformed log identity before connecting', async () => {

@@ -8,8 +8,11 @@ import {
   checkFindUnresolvedInput,
   checkIdempotencyOperation,
   checkIdentifier,
+  checkClock,
+  checkDigester,
   checkIntegerInRange,
   checkMaxBodyBytes,
+  checkOptionNames,
   checkPurgeInput,
   formatRecordedAt,
   normalizeAuditQuery,
@@ -69,7 +72,11 @@ export interface PostgresStoresOptions {
    * fraction of the shortest lease (see README).
    */
   clock?: Clock;
-  /** Audit chain digester (default: unkeyed `createDigester()`); pass `createDigester({ key })` for an HMAC chain. */
+  /**
+   * Audit chain digester (default: unkeyed `createDigester()`); pass `createDigester({ key })` for
+   * an HMAC chain: the same digester as the host's dispatcher, whose keyed mode `auditLog.keyed`
+   * reports. One without `digestTagged`, `digestText` or a boolean `keyed` is refused at open.
+   */
   digester?: Digester;
   /** Largest canonical audit body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
@@ -190,6 +197,19 @@ export const MAX_PENDING_UNITS = DEFAULT_MAX_PENDING_UNITS;
 export const DEFAULT_MAX_PENDING_APPENDS = 4096;
 /** Default `connectionTimeoutMs` of a pool the stores create. */
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+/** The members of `PostgresStoresOptions`: a member with any other name is refused at open. */
+const POSTGRES_OPTION_NAMES: readonly string[] = [
+  'pool',
+  'connectionString',
+  'schema',
+  'clock',
+  'digester',
+  'maxBodyBytes',
+  'maxPendingAppends',
+  'maxPendingUnits',
+  'connectionTimeoutMs',
+  'logId',
+];
 
 /**
  * Opens (and migrates) the audit log and idempotency records in a PostgreSQL schema: the store
@@ -199,12 +219,22 @@ export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
  */
 export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
   if (typeof options !== 'object' || options === null) throw new StoreInputError('options', 'must be an object');
-  if ((options.pool === undefined) === (options.connectionString === undefined)) {
+  // Checked before any pool is made: a malformed or unknown option throws StoreInputError (a
+  // malformed schema name RangeError), and nothing is created.
+  checkOptionNames(options, POSTGRES_OPTION_NAMES);
+  const poolOption: unknown = options.pool;
+  const connectionStringOption: unknown = options.connectionString;
+  if ((poolOption === undefined) === (connectionStringOption === undefined)) {
     throw new TypeError('openPostgresStores needs exactly one of pool and connectionString');
   }
-  const digester = options.digester ?? createDigester();
-  // Checked before any pool is made: a malformed option throws StoreInputError (a malformed schema
-  // name RangeError), and nothing is created.
+  const callerPool = poolOption === undefined ? undefined : checkPool(poolOption);
+  const connectionString = connectionStringOption === undefined ? undefined : checkConnectionString(connectionStringOption);
+  const clockOption: unknown = options.clock;
+  const clock = clockOption === undefined ? systemClock : checkClock(clockOption);
+  // Unkeyed by default (removing the default would break existing hosts): a host whose dispatcher
+  // digester is keyed passes that digester here, and `auditLog.keyed` says which one is in use.
+  const digesterOption: unknown = options.digester;
+  const digester = digesterOption === undefined ? createDigester() : checkDigester(digesterOption);
   const genesisHash = auditGenesisHash(digester, options.logId);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const maxPendingAppends = checkIntegerInRange('maxPendingAppends', options.maxPendingAppends, {
@@ -219,7 +249,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     fallback: DEFAULT_MAX_PENDING_UNITS,
     what: 'a whole number',
   });
-  if (options.pool !== undefined && options.connectionTimeoutMs !== undefined) {
+  if (callerPool !== undefined && options.connectionTimeoutMs !== undefined) {
     throw new StoreInputError('connectionTimeoutMs', 'applies only to the pool made from connectionString: set connectionTimeoutMillis on your own pool');
   }
   const connectionTimeoutMillis = checkIntegerInRange('connectionTimeoutMs', options.connectionTimeoutMs, {
@@ -233,10 +263,9 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const schemaOption: unknown = options.schema;
   const schema = schemaOption === undefined ? 'toolseal' : checkSchemaName(schemaOption);
   const s = quoteSchemaName(schema);
-  const clock = options.clock ?? systemClock;
-  const ownsPool = options.pool === undefined;
+  const ownsPool = callerPool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, pipeline: true, connectionTimeoutMillis });
+  const pool = callerPool ?? new pg.Pool({ connectionString, pipeline: true, connectionTimeoutMillis });
   // Left attached after `close`: a client still checked out then can report its loss later.
   if (ownsPool) pool.on('error', ignoreLostIdleConnection);
   let schemaVersion: number;
@@ -614,6 +643,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   }
 
   const auditLog: AuditLog = {
+    keyed: digester.keyed,
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = await append(prepared);
@@ -694,6 +724,27 @@ function recordValues(record: IdempotencyRecord): unknown[] {
     record.result?.completed_at ?? null,
     record.intent_sha256,
   ];
+}
+
+/**
+ * The `pool` option: what the stores call on a pool of the caller's (`connect` and `query`), or
+ * StoreInputError, so a malformed pool fails at open rather than as "pool.connect is not a
+ * function" (or, for `null`, a pool made from pg's environment defaults).
+ */
+function checkPool(value: unknown): Pool {
+  const members = value as Partial<Record<'connect' | 'query', unknown>> | null;
+  if (typeof value !== 'object' || members === null || typeof members.connect !== 'function' || typeof members.query !== 'function') {
+    throw new StoreInputError('pool', 'must be a pg Pool (an object with connect() and query()), or leave it out and give connectionString');
+  }
+  return value as Pool;
+}
+
+/** The `connectionString` option: a non-empty string (pg would fall back to its environment defaults for an empty one). */
+function checkConnectionString(value: unknown): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new StoreInputError('connectionString', 'must be a non-empty string, or leave it out and give pool');
+  }
+  return value;
 }
 
 function auditValues(row: StoredAuditRow): unknown[] {
