@@ -692,14 +692,23 @@ function beforeNamedStatements(target: pg.Pool, before: (name: string) => Promis
   };
 }
 
+/**
+ * Two hosts' idempotency stores on one new schema: `a` on the shared pool, `b` on a pool of its own
+ * (`poolB`, which the caller ends), so hooks on `poolB` see only B's statements.
+ */
+async function twoHosts(clock: ManualClock) {
+  const schema = nextSchema();
+  const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+  const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+  const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
+  return { a, b, poolB };
+}
+
 describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge', () => {
   it('the review: each attempt reads the clock again, so a purged key never hands out a token twice', async () => {
     const clock = new ManualClock(1_000);
-    const schema = nextSchema();
-    const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const { a, b, poolB } = await twoHosts(clock);
     try {
-      const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
-      const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
       const key = 'refund-7';
       const first = await a.claim({ key, request_sha256: REQUEST, owner: 'A1', lease_ms: 5 });
       expect(first).toMatchObject({ kind: 'claimed', fencing_token: 1_001 });
@@ -764,11 +773,8 @@ describe.skipIf(!available)('PostgreSQL stores: purging a backlog', () => {
 describe.skipIf(!available)('PostgreSQL stores: a claim that keeps losing its race', () => {
   it('the review: gives up after 32 attempts with PostgresWriteContentionError, writing nothing', { timeout: 30_000 }, async () => {
     const clock = new ManualClock(1_000);
-    const schema = nextSchema();
-    const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const { a, b, poolB } = await twoHosts(clock);
     try {
-      const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
-      const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
       const key = 'hot-key';
       expect(await a.claim({ key, request_sha256: REQUEST, owner: 'A0', lease_ms: 5 })).toMatchObject({ kind: 'claimed' });
       // Before each of B's takeovers, another host takes the key over (its lease then runs out
