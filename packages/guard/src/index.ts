@@ -12,6 +12,25 @@ export { checkUntrustedValue, copyUntrustedValue, isWellFormedText } from './che
 export { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';
 export { contractSafePointer } from './contract-safe-pointer.js';
 export { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, MAX_SCHEMA_NESTING, type DeclaredFields } from './create-declared-fields.js';
+/**
+ * `inspectInputSchema(schema, rootName = 'input_schema')`: the start-up proof that an input JSON
+ * Schema is closed (every value typed, every object `additionalProperties: false` or
+ * `unevaluatedProperties: false`, no `if`/`contains`/`patternProperties`..., `$ref` only to a root
+ * definition, arrays say their items, `uniqueItems` bounded), returning its `problems` (empty when
+ * closed) and the echoable `scalarPaths`. `@toolseal/result`'s tool registry runs it on every
+ * `input_schema` and `@toolseal/proposal`'s proposal validator on its proposal schema; a schema is
+ * proven closed only when it also compiles with `compileSchema`. The keyword tables, the depth
+ * bound and `uniqueItemsProblem` are shared with the registry's output-schema inspection.
+ */
+export {
+  inspectInputSchema,
+  uniqueItemsProblem,
+  ANY_TYPE_KEYWORDS,
+  KEYWORDS_BY_TYPE,
+  MAX_INSPECTED_SCHEMA_DEPTH,
+  MAX_UNIQUE_ITEMS,
+  type InputSchemaInspection,
+} from './inspect-input-schema.js';
 export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, CONTRACT_BASE_ID, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';

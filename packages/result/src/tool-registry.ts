@@ -3,13 +3,14 @@ import {
   compileSchema,
   createSensitiveKeyScanner,
   deepFreeze,
+  inspectInputSchema,
   isWellFormedText,
   type JsonLimits,
   type SensitiveKeyScanner,
 } from '@toolseal/guard';
 import { CONTRACT_KEYS, CONTRACT_REVISIONS } from './contract-keys.js';
 import { createInputFieldTemplates, type InputFieldTemplates } from './input-field-templates.js';
-import { inspectInputSchema, inspectOutputSchema } from './inspect-schema.js';
+import { inspectOutputSchema } from './inspect-schema.js';
 import { pointerSegments } from './json-pointer.js';
 import { RegistryError } from './registry-error.js';
 import type { ControlProvenance, OutputLimits, ToolSpec } from './tool-spec.js';
