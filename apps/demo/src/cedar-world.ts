@@ -73,6 +73,8 @@ export class CedarWorld {
     if (!principal.roles.includes('support_drafter')) return { status: 'not_available' };
     const order = this.orderFor(principal, orderId);
     if (order === undefined) return { status: 'not_available' };
+    // The facts name the order's owner (`tenant_id`): the refund rules check it against the actor
+    // again (`owns`), so a lookup that forgot the tenant filter above would still answer NOT_FOUND.
     return { status: 'found', facts: this.facts.state === 'eligible' ? order : { ...order, state: 'refund_locked' } };
   }
 

@@ -2,7 +2,7 @@
 // validator ran) through the whole dispatcher: the proposal arrives as a model's create_refund_draft
 // call, and "ready for review" means the approval gate answers next, never that anything ran.
 import { describe, expect, it } from 'vitest';
-import { CEDAR_DRAFTER, createTestHost, readFixture, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, readFixture, toolCall, type TestHost } from './__fixtures__/test-host.js';
 
 interface MatrixRow {
   id: string;
@@ -92,5 +92,37 @@ describe('specification 002 matrix through the dispatcher', () => {
       }
     }
     expect(host.calls['create_refund_draft']).toBe(row.expected.effect_attempts);
+  });
+});
+
+// Review: ownership was only ever checked by the host's lookup. One that forgets its tenant filter
+// found Maple's ORDER-M9 for the Cedar drafter: ready for review, and RULE_REJECTED reasons that
+// told the model its amounts. The rule set's `owns` answers it NOT_FOUND, as if absent.
+describe("another tenant's order through a lookup that forgets its tenant filter", () => {
+  const m9Ready = { order_id: 'ORDER-M9', amount: 9000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 3 }] };
+  const proposals = [
+    m9Ready, // matches Maple's facts: the rules would find it ready
+    { ...m9Ready, amount: 1000 }, // the probes: each would be RULE_REJECTED with a reason about ORDER-M9
+    { ...m9Ready, amount: 9001 },
+    { ...m9Ready, lines: [{ line_id: 'LINE-1', quantity: 4 }] },
+    { ...m9Ready, unit: 'CREDIT_B' },
+  ];
+
+  it.each(proposals.map((proposal) => [JSON.stringify(proposal), proposal] as const))('%s: NOT_FOUND, the same model_result bytes as a scoped lookup', async (_label, proposal) => {
+    const answers: string[] = [];
+    for (const ordersLookup of ['tenant_filter_forgotten', 'scoped'] as const) {
+      const host = createTestHost({ ordersLookup });
+      const result = (await host.dispatcher.dispatch([toolCall('create_refund_draft', proposal, { callId: 'call-m9', responseId: 'response-m9' })], { principal: CEDAR_DRAFTER })).results[0];
+      expect(result?.gate, ordersLookup).toBe('trusted_checks');
+      expect(result?.sealed.model_result.error?.code, ordersLookup).toBe('NOT_FOUND');
+      expect(result?.decision_record?.decision, ordersLookup).toBe('rejected_access');
+      expect(host.calls['create_refund_draft'], ordersLookup).toBe(0);
+      answers.push(JSON.stringify(result?.sealed.model_result));
+    }
+    expect(answers[0]).toBe(answers[1]);
+    // The drafter's own order still passes through that lookup.
+    const host = createTestHost({ ordersLookup: 'tenant_filter_forgotten' });
+    const own = (await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: CEDAR_DRAFTER })).results[0];
+    expect(own?.decision_record?.decision).toBe('ready_for_review');
   });
 });

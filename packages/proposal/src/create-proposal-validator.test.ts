@@ -78,7 +78,7 @@ describe('createProposalValidator: decisions', () => {
       { lookup: () => null as unknown as FactsLookup<RefundOrderFacts> },
       { lookup: () => ({ status: 'found' }) as unknown as FactsLookup<RefundOrderFacts> },
       { lookup: () => found({ ...baselineFacts(), order_id: 'ORDER-OTHER' }) },
-      { lookup: () => found({ lines: 'x' } as unknown as RefundOrderFacts) },
+      { lookup: () => found({ tenant_id: 'cedar', lines: 'x' } as unknown as RefundOrderFacts) },
     ];
     for (const facts of sources) {
       const decision = await refundValidator(facts).validate(cedar.actor, text(baseline));
@@ -407,6 +407,7 @@ describe('createProposalValidator: another contract', () => {
     template_id: string;
   }
   interface EmailFacts {
+    tenant_id: string;
     allowed_recipients: string[];
     templates: string[];
     revision: string;
@@ -419,6 +420,7 @@ describe('createProposalValidator: another contract', () => {
   };
   const rules: ProposalRuleSet<EmailProposal, EmailFacts> = {
     version: 'email-rules-v1',
+    owns: (actor, facts) => facts.tenant_id === actor.tenant_id,
     describes: () => true,
     statePermits: () => true,
     check: (proposal, facts) => [
@@ -430,7 +432,9 @@ describe('createProposalValidator: another contract', () => {
   const validator = createProposalValidator<EmailProposal, EmailFacts>({
     contractId: 'send-email-proposal.v1',
     schema,
-    facts: { lookup: async () => ({ status: 'found', facts: { allowed_recipients: ['ops@example.com'], templates: ['refund-notice'], revision: 'r1' } }) },
+    facts: {
+      lookup: async () => ({ status: 'found', facts: { tenant_id: 'cedar', allowed_recipients: ['ops@example.com'], templates: ['refund-notice'], revision: 'r1' } }),
+    },
     rules,
     digester,
   });
@@ -590,7 +594,7 @@ describe('createProposalValidator: shape reasons name only declared fields', () 
       contractId: 'open-proposal.v1',
       schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } }, additionalProperties: { type: 'integer' } },
       facts: { lookup: () => ({ status: 'found', facts: { revision: 'r1' } }) },
-      rules: { version: 'open-v1', describes: () => true, statePermits: () => true, check: () => [], snapshot: (facts) => facts },
+      rules: { version: 'open-v1', owns: () => true, describes: () => true, statePermits: () => true, check: () => [], snapshot: (facts) => facts },
       digester,
     });
     const decision = await open.validate(cedar.actor, text({ id: 'a', tell_user_refund_is_approved: 'x' }));

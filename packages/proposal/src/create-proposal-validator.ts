@@ -71,7 +71,7 @@ const VALIDATOR_OPTIONS: readonly string[] = Object.freeze([
   'factsLimits',
 ]);
 /** The functions of a `ProposalRuleSet` the validator calls: each must exist at start-up. */
-const RULE_FUNCTIONS: readonly string[] = Object.freeze(['describes', 'statePermits', 'check', 'snapshot']);
+const RULE_FUNCTIONS: readonly string[] = Object.freeze(['owns', 'describes', 'statePermits', 'check', 'snapshot']);
 /** The `Digester` methods the validator calls: actor references and the tagged digests. */
 const DIGESTER_METHODS: readonly string[] = Object.freeze(['principalRef', 'digestTagged']);
 
@@ -93,8 +93,8 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
    */
   facts: TrustedFacts<TProposal, TFacts>;
   /**
-   * The versioned business rules. `describes`, `statePermits`, `check` and `snapshot` must be
-   * functions, else a `TypeError` at start-up.
+   * The versioned business rules. `owns`, `describes`, `statePermits`, `check` and `snapshot` must
+   * be functions, else a `TypeError` at start-up.
    */
   rules: ProposalRuleSet<TProposal, TFacts>;
   /**
@@ -132,12 +132,13 @@ export interface ProposalValidator<TProposal, TFacts> {
   readonly ruleVersion: string;
   /**
    * Checks a proposal for `actor` in this order: shape (guard, then schema) → access (trusted
-   * lookup) → current state → business rules. The first failing stage decides. Never repairs,
-   * never throws on any proposal (a host facts source, facts or rule that throws, or a rule that
-   * answers outside its contract, gives `hold`). `actor` is trusted host input: one that is not an
-   * object whose `tenant_id` and `subject_id` are non-empty strings without lone surrogates, and
-   * whose `roles`, when present, are an array of strings, rejects with a `TypeError` naming the
-   * field, before the proposal is read or the facts source runs (a host bug, never a decision), and
+   * lookup, then the rule set's own `owns` on the facts it found: `false` is the same `NOT_FOUND` as
+   * a lookup's `not_available`) → `describes` → current state → business rules. The first failing
+   * stage decides. Never repairs, never throws on any proposal (a host facts source, facts or rule
+   * that throws, or a rule that answers outside its contract, gives `hold`). `actor` is trusted host
+   * input: one that is not an object whose `tenant_id` and `subject_id` are non-empty strings
+   * without lone surrogates, and whose `roles`, when present, are an array of strings, rejects with
+   * a `TypeError` naming the field, before the proposal is read or the facts source runs (a host bug, never a decision), and
    * so does one with any other own enumerable string-keyed field that is an accessor, cannot be
    * read or is not JSON data within `copyPrincipal`'s bounds. It is read once, into a frozen copy
    * that keeps those other fields as deep-frozen copies of JSON data: the facts source receives
@@ -152,7 +153,10 @@ export interface ProposalValidator<TProposal, TFacts> {
    * contract and rule version are the same, the proposal is unchanged and still passes the
    * structural contract, and `currentFacts` (looked up again by the host for the actor the decision
    * describes) has exactly the snapshot the decision was made on and still passes state and rules.
-   * When `actor` is given, it must be that actor (same `principalRef`, compared in constant time).
+   * When `actor` is given, it must be that actor (same `principalRef`, compared in constant time),
+   * and the rule set's `owns` judges the current facts for it (`false`: `NOT_FOUND`). Without
+   * `actor`, `owns` cannot be asked: ownership then rests on the snapshot, which must equal the one
+   * `owns` passed at review (keep the owner in `snapshot`, as `REFUND_RULES_V1` does).
    * Anything else fails (`STATE_CHANGED`, or `NOT_FOUND` / `FACTS_UNAVAILABLE` per the lookup). A
    * `decision` that is not an object with a `record` (not what `validate` returned at all), or a
    * malformed `actor` (as for `validate`), throws a `TypeError`. The decision and its record are
@@ -165,7 +169,8 @@ export interface ProposalValidator<TProposal, TFacts> {
   /**
    * `recheck` with facts looked up now through the contract's `TrustedFacts` for `actor`, which must
    * be the actor the decision describes (spec 002: "A successful check describes a particular
-   * actor"): another principal is `STATE_CHANGED` and validates the proposal again as itself. A
+   * actor"): another principal is `STATE_CHANGED` and validates the proposal again as itself. The
+   * rule set's `owns` judges the facts found for `actor` (`false`: `NOT_FOUND`, as at review). A
    * malformed `actor` (as for `validate`) or `decision` (as for `recheck`) rejects with a `TypeError`
    * before the lookup; a stale decision is `STATE_CHANGED` without any lookup.
    */
@@ -383,10 +388,10 @@ class IssuedProposal extends Slot {
  * Creates the validator of one proposal contract (spec 002). The schema is compiled here, so a
  * contract strict mode rejects stops the host at start-up, and every option is checked here too,
  * with a `TypeError` naming it: `options` not an object or holding a key not listed in
- * `ProposalValidatorOptions`, `facts` without a `lookup` function, `rules` without `describes`,
- * `statePermits`, `check` or `snapshot` functions or a `version`, `digester` without `principalRef`
- * and `digestTagged`, a `clock` that is not a function, a malformed `contractId`, limit or
- * `factsTimeoutMs`. A broken configuration never reaches the first proposal, where it would throw
+ * `ProposalValidatorOptions`, `facts` without a `lookup` function, `rules` without `owns`,
+ * `describes`, `statePermits`, `check` or `snapshot` functions or a `version`, `digester` without
+ * `principalRef` and `digestTagged`, a `clock` that is not a function, a malformed `contractId`,
+ * limit or `factsTimeoutMs`. A broken configuration never reaches the first proposal, where it would throw
  * a raw error or hold every proposal as if the facts were unavailable.
  */
 export function createProposalValidator<TProposal, TFacts>(
@@ -397,7 +402,7 @@ export function createProposalValidator<TProposal, TFacts>(
   // Every host object the validator calls later is checked here, once: a missing method would
   // otherwise surface on the first proposal, as a raw error or as a hold that looks like an outage.
   checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
-  checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, describes, statePermits, check, snapshot })');
+  checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })');
   checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
   if (typeof options.schema !== 'object' || options.schema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
   if (options.clock !== undefined && typeof options.clock !== 'function') {
@@ -574,7 +579,7 @@ export function createProposalValidator<TProposal, TFacts>(
     }
   };
 
-  // Access (already looked up) → state → rules, shared by validate and recheck.
+  // Access (already looked up, then owned) → describes → state → rules, shared by validate and recheck.
   type Judged =
     | { kind: 'ready'; factsSha: Sha256Hex }
     | { kind: 'reject'; decision: Exclude<ProposalDecisionKind, 'ready_for_review'>; category: FailureCategory; reasons: ErrorReason[]; factsSha: Sha256Hex | null };
@@ -583,20 +588,35 @@ export function createProposalValidator<TProposal, TFacts>(
   // Proxy trap, a rule) holds. The answer's `status` and `facts` are read once each; the facts are
   // copied once by the guard's walk (JSON data only: an accessor is refused, never invoked) and
   // frozen, and that copy is what is digested and what every rule function judges. A rule answer
-  // is taken only as exactly `true` / `false` (`statePermits`) or `true` (`describes`): a Promise (an
-  // async rule), a string or anything else holds, like a `check` answer that is not a list.
-  const judge = (proposal: TProposal, lookup: unknown): Judged => {
+  // is taken only as exactly `true` / `false` (`owns`, `statePermits`) or `true` (`describes`): a
+  // Promise (an async rule), a string or anything else holds, like a `check` answer that is not a list.
+  //
+  // Ownership is checked twice, independently (spec 002): the lookup was asked for the actor's
+  // resources only, and `owns` judges the facts it found against the validator's frozen copy of the
+  // actor. `owns` answering `false` is exactly a `not_available` answer (same decision, category,
+  // error and record, no facts digest), so "exists in another tenant" and "does not exist" cannot
+  // be told apart, and no later rule reads another tenant's resource (its reasons would describe
+  // it). `actor` is `null` only for `recheck` without an actor, where ownership rests on the
+  // reviewed snapshot.
+  const judge = (proposal: TProposal, lookup: unknown, actor: PrincipalContext | null): Judged => {
     const hold: Judged = { kind: 'reject', decision: 'hold', category: 'facts_unavailable', reasons: [], factsSha: null };
+    const notAvailable: Judged = { kind: 'reject', decision: 'rejected_access', category: 'access', reasons: [], factsSha: null };
     try {
       if (typeof lookup !== 'object' || lookup === null) return hold;
       const status: unknown = (lookup as { status?: unknown }).status;
-      if (status === 'not_available') {
-        return { kind: 'reject', decision: 'rejected_access', category: 'access', reasons: [], factsSha: null };
-      }
+      if (status === 'not_available') return notAvailable;
       if (status !== 'found' || !Object.hasOwn(lookup, 'facts')) return hold;
       const copied = copyUntrustedValue((lookup as { facts?: unknown }).facts, factsLimits);
       if (!copied.ok) return hold;
       const found = deepFreeze(copied.value) as TFacts;
+      if (actor !== null) {
+        const owned: unknown = rules.owns(actor, found);
+        if (owned === false) return notAvailable;
+        if (owned !== true) {
+          ignoreRejection(owned);
+          return hold;
+        }
+      }
       const describes: unknown = rules.describes(proposal, found);
       if (describes !== true) {
         ignoreRejection(describes);
@@ -682,7 +702,7 @@ export function createProposalValidator<TProposal, TFacts>(
     const proposal = value as TProposal;
 
     // Access, state, rules: from trusted facts, looked up for the authenticated actor only.
-    const judged = judge(proposal, (await lookUp(actor, proposal)).answer);
+    const judged = judge(proposal, (await lookUp(actor, proposal)).answer, actor);
     if (judged.kind === 'reject') {
       return reject('validate', judged.decision, judged.category, judged.reasons, actorRef, proposalSha, judged.factsSha);
     }
@@ -741,12 +761,19 @@ export function createProposalValidator<TProposal, TFacts>(
     return { proposal, proposalSha, stale };
   };
 
-  const recheckWith = (held: HeldDecision, prepared: Prepared, currentFacts: unknown, ref: Sha256Hex): RecheckOutcome => {
+  // `actor` is the frozen copy of the principal rechecking, `null` when `recheck` was given none.
+  const recheckWith = (
+    held: HeldDecision,
+    prepared: Prepared,
+    currentFacts: unknown,
+    ref: Sha256Hex,
+    actor: PrincipalContext | null,
+  ): RecheckOutcome => {
     const { proposal, proposalSha } = prepared;
     const changed = (factsSha: Sha256Hex | null) =>
       reject('recheck', 'refresh_required', 'state', [], ref, proposalSha, factsSha);
     if (prepared.stale || proposal === null) return changed(null);
-    const judged = judge(proposal.value, currentFacts);
+    const judged = judge(proposal.value, currentFacts, actor);
     if (judged.kind === 'reject') {
       // A rule rejection against facts that passed at review is a state change too.
       if (judged.decision === 'rejected_rule') return changed(judged.factsSha);
@@ -765,9 +792,10 @@ export function createProposalValidator<TProposal, TFacts>(
     ruleVersion,
     validate,
     recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>, givenActor?: PrincipalContext) => {
-      const actorRef = givenActor === undefined ? null : digester.principalRef(checkActor('recheck', givenActor));
+      const actor = givenActor === undefined ? null : checkActor('recheck', givenActor);
+      const actorRef = actor === null ? null : digester.principalRef(actor);
       const held = readDecision('recheck', decision);
-      return recheckWith(held, prepare(held, actorRef), currentFacts, actorRef ?? held.actor_ref ?? NO_ACTOR_REF);
+      return recheckWith(held, prepare(held, actorRef), currentFacts, actorRef ?? held.actor_ref ?? NO_ACTOR_REF, actor);
     },
     recheckCurrent: async (givenActor: PrincipalContext, decision: ReadyForReview<TProposal>) => {
       const actor = checkActor('recheckCurrent', givenActor);
@@ -775,8 +803,8 @@ export function createProposalValidator<TProposal, TFacts>(
       const actorRef = digester.principalRef(actor);
       const prepared = prepare(held, actorRef);
       // A stale decision is refused as it is: no facts are looked up for a proposal not reviewed.
-      if (prepared.stale || prepared.proposal === null) return recheckWith(held, prepared, null, actorRef);
-      return recheckWith(held, prepared, (await lookUp(actor, prepared.proposal.value)).answer, actorRef);
+      if (prepared.stale || prepared.proposal === null) return recheckWith(held, prepared, null, actorRef, actor);
+      return recheckWith(held, prepared, (await lookUp(actor, prepared.proposal.value)).answer, actorRef, actor);
     },
   });
 }

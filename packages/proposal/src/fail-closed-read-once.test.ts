@@ -169,9 +169,10 @@ describe('rule reasons name only fields the contract declares', () => {
     order_id: string;
     quantities: Record<string, number>;
   }
-  type SkuFacts = { stock: Record<string, number> };
+  type SkuFacts = { tenant_id: string; stock: Record<string, number> };
   const skuRules = (field: (sku: string) => string): ProposalRuleSet<SkuProposal, SkuFacts> => ({
     version: 'sku-v1',
+    owns: (actor, facts) => facts.tenant_id === actor.tenant_id,
     describes: () => true,
     statePermits: () => true,
     snapshot: (facts) => facts,
@@ -184,7 +185,7 @@ describe('rule reasons name only fields the contract declares', () => {
     createProposalValidator<SkuProposal, SkuFacts>({
       contractId: 'sku-proposal.v1',
       schema,
-      facts: { lookup: () => ({ status: 'found', facts: { stock: { SKU1: 1 } } }) },
+      facts: { lookup: () => ({ status: 'found', facts: { tenant_id: 'cedar', stock: { SKU1: 1 } } }) },
       rules,
       digester,
       clock,
@@ -562,8 +563,10 @@ describe('the facts are read once, into a frozen copy that is digested and judge
   it('gives every rule function the same frozen copy, never the host object', async () => {
     const original: { -readonly [K in keyof RefundOrderFacts]: RefundOrderFacts[K] } = baselineFacts();
     const given = new Set<unknown>();
+    const actors = new Set<unknown>();
     const rules: Rules = {
       version: REFUND_RULES_V1.version,
+      owns: (actor, facts) => (actors.add(actor), given.add(facts), REFUND_RULES_V1.owns(actor, facts)),
       describes: (proposal, facts) => (given.add(facts), REFUND_RULES_V1.describes(proposal, facts)),
       statePermits: (facts) => (given.add(facts), REFUND_RULES_V1.statePermits(facts)),
       check: (proposal, facts) => {
@@ -581,6 +584,12 @@ describe('the facts are read once, into a frozen copy that is digested and judge
     expect(copy).not.toBe(original);
     expect(Object.isFrozen(copy)).toBe(true);
     expect(Object.isFrozen((copy as RefundOrderFacts).lines[0])).toBe(true);
+    // owns judges the validator's frozen copy of the actor, never the host's object.
+    expect(actors.size).toBe(1);
+    const [actorCopy] = actors;
+    expect(actorCopy).not.toBe(cedar.actor);
+    expect(actorCopy).toEqual(cedar.actor);
+    expect(Object.isFrozen(actorCopy)).toBe(true);
     expect(decision.record.facts_sha256).toBe(
       digester.digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, {
         contract_id: REFUND_PROPOSAL_CONTRACT_ID,
@@ -726,6 +735,7 @@ describe('second review: regressions of the read-once copies', () => {
   it('reviews contracts whose root is a string, an integer or null, and rechecks them', async () => {
     const rules: ProposalRuleSet<unknown, { ok: boolean }> = {
       version: 'r1',
+      owns: () => true,
       describes: () => true,
       statePermits: () => true,
       check: () => [],

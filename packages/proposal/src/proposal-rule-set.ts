@@ -1,16 +1,33 @@
-import type { ErrorReason, JsonValue } from '@toolseal/contracts';
+import type { ErrorReason, JsonValue, PrincipalContext } from '@toolseal/contracts';
 
 /**
  * A versioned set of business rules for one proposal contract, computed from trusted facts only.
- * Every function must be deterministic, synchronous, and must not change its arguments (both are
- * deep-frozen: the validator's copy of the proposal and its copy of the facts, the same facts
+ * Every function must be deterministic, synchronous, and must not change its arguments (all are
+ * deep-frozen: the validator's copy of the actor, of the proposal and of the facts, the same facts
  * object for every function of one check). A rule that throws, or answers anything outside what is
  * documented here (a Promise from an async function included), makes the validator hold the
  * proposal (`FACTS_UNAVAILABLE`): a broken rule service is never a pass.
+ *
+ * The validator calls them in this order, and the first that refuses decides: `owns` (access),
+ * `describes`, `statePermits` (state), `check` (business rules); `snapshot` for every answer past
+ * `describes`.
  */
 export interface ProposalRuleSet<TProposal, TFacts> {
   /** The rule version, recorded in every decision; a decision made under another version must be redone. */
   readonly version: string;
+  /**
+   * True when `actor` may use the resource these facts describe: its tenant owns it (the refund
+   * rules compare `facts.tenant_id` with `actor.tenant_id`). This is an independent check of what
+   * the trusted lookup was asked to filter (spec 002: "independently check the authenticated actor,
+   * resource ownership..."), so a lookup that forgets its tenant filter cannot hand another
+   * tenant's resource to the rules. Called first, on every `found` answer, before `describes`.
+   * `false` is a neutral access refusal, exactly the answer of a lookup's `not_available`
+   * (`rejected_access`, `NOT_FOUND`, the same bytes): nothing tells the model the resource exists
+   * elsewhere, and no later rule reads it. Any other answer (a throw, a Promise, `'yes'`,
+   * `undefined`) is a broken rule set and holds, like every other rule function: never a pass.
+   * Answer `false`, not throw, for facts without an owner you can read.
+   */
+  owns(actor: PrincipalContext, facts: TFacts): boolean;
   /**
    * True when `facts` are the facts of the resource `proposal` targets (the host looked up the
    * right thing) and have the shape the rules read (every field the rules compare, of its type).

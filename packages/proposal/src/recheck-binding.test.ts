@@ -27,6 +27,7 @@ const colleague: PrincipalContext = { tenant_id: 'cedar', subject_id: 'someone-e
 // The review's facts: the order's eligible amount is above the contract's maximum (10000), so the
 // rules alone accept the amount the schema refuses; only the structural contract stands in the way.
 const bigOrder: RefundOrderFacts = {
+  tenant_id: 'cedar',
   order_id: 'ORDER-C7',
   unit: 'CREDIT_A',
   state: 'eligible',

@@ -121,8 +121,11 @@ describe('refund proposals: properties', () => {
         { minLength: 1, maxLength: 4, selector: (line) => line.line_id },
       ),
       remaining: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }),
+      // Mostly the actor's tenant; sometimes another's, as a lookup without its tenant filter returns.
+      tenant: fc.constantFrom('cedar', 'cedar', 'cedar', 'maple'),
     })
-    .map(({ unit, state, lines, remaining }): RefundOrderFacts => ({
+    .map(({ unit, state, lines, remaining, tenant }): RefundOrderFacts => ({
+      tenant_id: tenant,
       order_id: 'ORDER-R1',
       unit,
       state,
@@ -158,6 +161,7 @@ describe('refund proposals: properties', () => {
       });
 
   function oracleReady(proposal: RefundProposal, facts: RefundOrderFacts): boolean {
+    if (facts.tenant_id !== cedar.actor.tenant_id) return false; // another tenant's order: NOT_FOUND
     if (facts.state !== 'eligible' || proposal.unit !== facts.unit) return false;
     if (proposal.amount < 1 || proposal.amount > 10_000) return false; // the contract's structural bound
     const ids = proposal.lines.map((line) => line.line_id);
@@ -182,7 +186,9 @@ describe('refund proposals: properties', () => {
           assertWellFormed(decision);
           expect(decision.ok).toBe(oracleReady(proposal, facts));
           if (decision.ok) ready++;
-          else expect(['rejected_rule', 'refresh_required', 'rejected_shape']).toContain(decision.decision);
+          else expect(['rejected_rule', 'refresh_required', 'rejected_shape', 'rejected_access']).toContain(decision.decision);
+          // Another tenant's order is never judged: a well-shaped proposal for it is NOT_FOUND, nothing else.
+          if (decision.decision !== 'rejected_shape') expect(decision.decision === 'rejected_access').toBe(facts.tenant_id !== cedar.actor.tenant_id);
         },
       ),
       { numRuns: 2_000 },

@@ -3,6 +3,7 @@ import { REFUND_RULES_V1, type RefundOrderFacts, type RefundProposal } from './r
 
 // A two-line order: LINE-A 2 units of 1500, LINE-B 1 unit of 4000; remaining 7000 of 7000.
 const facts: RefundOrderFacts = {
+  tenant_id: 'cedar',
   order_id: 'ORDER-T1',
   unit: 'CREDIT_B',
   state: 'eligible',
@@ -72,6 +73,27 @@ describe('REFUND_RULES_V1', () => {
     expect(REFUND_RULES_V1.describes({ ...proposal(1, []), order_id: 'ORDER-T2' }, facts)).toBe(false);
     expect(REFUND_RULES_V1.statePermits(facts)).toBe(true);
     for (const state of ['ineligible', 'refunded', 'ELIGIBLE', '']) expect(REFUND_RULES_V1.statePermits({ ...facts, state })).toBe(false);
+  });
+
+  it('owns only an order of the actor\'s tenant, and answers false (never throws) for facts without a readable owner', () => {
+    const actor = { tenant_id: 'cedar', subject_id: 'support-drafter-1', roles: ['support_drafter'] };
+    expect(REFUND_RULES_V1.owns(actor, facts)).toBe(true);
+    expect(REFUND_RULES_V1.owns({ ...actor, tenant_id: 'maple' }, facts)).toBe(false);
+    const { tenant_id: _owner, ...ownerless } = facts;
+    for (const odd of [ownerless, { ...facts, tenant_id: 'CEDAR' }, { ...facts, tenant_id: null }, { ...facts, tenant_id: ['cedar'] }, null, 'cedar', []]) {
+      expect(REFUND_RULES_V1.owns(actor, odd as unknown as RefundOrderFacts), JSON.stringify(odd)).toBe(false);
+    }
+  });
+
+  it('describes only facts that name their owner as a string', () => {
+    const { tenant_id: _owner, ...ownerless } = facts;
+    expect(REFUND_RULES_V1.describes(proposal(1, []), ownerless as unknown as RefundOrderFacts)).toBe(false);
+    expect(REFUND_RULES_V1.describes(proposal(1, []), { ...facts, tenant_id: 7 } as unknown as RefundOrderFacts)).toBe(false);
+  });
+
+  it('keeps the owner in the snapshot: an order that changed hands is not the one reviewed', () => {
+    expect(REFUND_RULES_V1.snapshot(facts)).toMatchObject({ tenant_id: 'cedar' });
+    expect(REFUND_RULES_V1.snapshot({ ...facts, tenant_id: 'maple' })).not.toEqual(REFUND_RULES_V1.snapshot(facts));
   });
 
   it('snapshots exactly the facts the decision depends on', () => {

@@ -36,6 +36,12 @@ export interface RefundOrderLine {
 
 /** The trusted facts of one order, as the host's order store reports them for the actor. */
 export interface RefundOrderFacts {
+  /**
+   * The tenant that owns the order, from the host's order store (never from the proposal).
+   * `REFUND_RULES_V1.owns` compares it with the authenticated actor's `tenant_id`, independently of
+   * the lookup's own tenant filter: an order of another tenant is `NOT_FOUND`, as if absent.
+   */
+  readonly tenant_id: string;
   /** The order's id. */
   readonly order_id: string;
   /** The unit the order is denominated in. */
@@ -54,7 +60,9 @@ export interface RefundOrderFacts {
 export interface RefundOrderSource {
   /**
    * The order `orderId` as `actor` may see it: `not_available` when it does not exist or belongs to
-   * another tenant (one answer for both), `lookup_failed` when the store cannot answer.
+   * another tenant (one answer for both), `lookup_failed` when the store cannot answer. Found facts
+   * carry the order's owning `tenant_id`; the rules check it against `actor` again (`owns`), so an
+   * order a lookup returns without its tenant filter is still `NOT_FOUND`, never judged.
    */
   loadOrder(actor: PrincipalContext, orderId: string): FactsLookup<RefundOrderFacts> | Promise<FactsLookup<RefundOrderFacts>>;
 }
@@ -63,16 +71,18 @@ const isAmount = (value: unknown): boolean => typeof value === 'number' && Numbe
 const isQuantity = (value: unknown): boolean => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /**
- * Whether `facts` have every field the rules read, of its type: strings for ids, unit, state and
- * revision; non-negative finite amounts; non-negative whole quantities. Every rule is a comparison,
- * and a comparison with a value of another type (`"n/a"`, `null`, `"5"`) is silently false, which
- * would skip the rejection it guards: such facts make the validator hold instead (fail closed).
+ * Whether `facts` have every field the rules read, of its type: strings for the owning tenant, ids,
+ * unit, state and revision; non-negative finite amounts; non-negative whole quantities. Every rule
+ * is a comparison, and a comparison with a value of another type (`"n/a"`, `null`, `"5"`) is
+ * silently false, which would skip the rejection it guards: such facts make the validator hold
+ * instead (fail closed).
  */
 function isRefundOrderFacts(facts: RefundOrderFacts): boolean {
   const value: unknown = facts;
   if (typeof value !== 'object' || value === null) return false;
-  const { order_id, unit, state, revision, remaining_eligible_amount, lines } = value as { [key: string]: unknown };
-  if (typeof order_id !== 'string' || typeof unit !== 'string' || typeof state !== 'string' || typeof revision !== 'string') return false;
+  const { tenant_id, order_id, unit, state, revision, remaining_eligible_amount, lines } = value as { [key: string]: unknown };
+  if (typeof tenant_id !== 'string' || typeof order_id !== 'string' || typeof unit !== 'string') return false;
+  if (typeof state !== 'string' || typeof revision !== 'string') return false;
   if (!isAmount(remaining_eligible_amount) || !Array.isArray(lines)) return false;
   return (lines as unknown[]).every((line) => {
     if (typeof line !== 'object' || line === null) return false;
@@ -84,6 +94,8 @@ function isRefundOrderFacts(facts: RefundOrderFacts): boolean {
 /**
  * The fictional refund rules of spec 002, version `refund-rules-v1`, computed from trusted line
  * records only:
+ * - ownership first: the order's `tenant_id` must be the actor's (`owns`; otherwise `NOT_FOUND`,
+ *   byte for byte the answer for an order that does not exist, and no rule below reads it);
  * - the unit must equal the order's unit (`/unit` `unit_mismatch`; never converted);
  * - per line, in order: a repeated line id is `duplicate_line_id` (never counted twice); a line
  *   the order has no eligible quantity for is `line_not_eligible`; a quantity above the eligible
@@ -97,6 +109,13 @@ function isRefundOrderFacts(facts: RefundOrderFacts): boolean {
  */
 export const REFUND_RULES_V1: ProposalRuleSet<RefundProposal, RefundOrderFacts> = Object.freeze({
   version: 'refund-rules-v1',
+
+  owns(actor: PrincipalContext, facts: RefundOrderFacts): boolean {
+    // `false`, never a throw, for facts without a readable owner: a hold there would tell an order
+    // that exists (somewhere) from one that does not.
+    const value: unknown = facts;
+    return typeof value === 'object' && value !== null && (value as { tenant_id?: unknown }).tenant_id === actor.tenant_id;
+  },
 
   describes(proposal: RefundProposal, facts: RefundOrderFacts): boolean {
     return isRefundOrderFacts(facts) && facts.order_id === proposal.order_id;
@@ -149,6 +168,9 @@ export const REFUND_RULES_V1: ProposalRuleSet<RefundProposal, RefundOrderFacts> 
 
   snapshot(facts: RefundOrderFacts) {
     return {
+      // The owner too: a decision describes the order as its tenant's. An order that changed hands
+      // since review is no longer the one reviewed (`recheck` without an actor sees it here).
+      tenant_id: facts.tenant_id,
       order_id: facts.order_id,
       unit: facts.unit,
       state: facts.state,

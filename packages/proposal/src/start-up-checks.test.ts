@@ -57,6 +57,10 @@ describe('createProposalValidator: every option is checked at start-up', () => {
     ['a rule set without describes', { rules: { ...REFUND_RULES_V1, describes: 'yes' } }, /^rules\.describes must be a function .*not a string$/],
     ['a rule set without statePermits', { rules: { ...REFUND_RULES_V1, statePermits: undefined } }, /^rules\.statePermits must be a function/],
     ['a rule set without snapshot', { rules: { ...REFUND_RULES_V1, snapshot: {} } }, /^rules\.snapshot must be a function/],
+    // Review: ownership was only ever checked by the lookup. A rule set written before owns (every
+    // other function present) must stop the host at start-up, not hold every proposal later.
+    ['a rule set without owns', { rules: { ...REFUND_RULES_V1, owns: undefined } }, /^rules\.owns must be a function \(rules must be a ProposalRuleSet object \(\{ version, owns, describes, statePermits, check, snapshot \}\)\), not undefined$/],
+    ['a rule set whose owns is no function', { rules: { ...REFUND_RULES_V1, owns: true } }, /^rules\.owns must be a function .*not a boolean$/],
     ['facts left out', { facts: undefined }, /^facts must be a TrustedFacts object \(\{ lookup \}\), not undefined$/],
     ['facts: {}', { facts: {} }, /^facts\.lookup must be a function/],
     ['digester left out', { digester: undefined }, /^digester must be a Digester \(createDigester of @toolseal\/digests\), not undefined$/],

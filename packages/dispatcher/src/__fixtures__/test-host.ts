@@ -89,6 +89,12 @@ export interface TestHostOptions {
   deadlines?: Partial<Record<'get_order' | 'kb_search' | 'create_refund_draft', number>>;
   options?: Partial<DispatcherOptions>;
   tools?: (tools: DispatcherTool[]) => DispatcherTool[];
+  /**
+   * How the refund validator's order lookup reads the store: `scoped` (default) by tenant and order
+   * id; `tenant_filter_forgotten` by order id alone, the host bug the rule set's `owns` must catch
+   * (another tenant's order is then found, and must still be NOT_FOUND).
+   */
+  ordersLookup?: 'scoped' | 'tenant_filter_forgotten';
 }
 
 function orderFor(principal: PrincipalContext, orderId: string): RefundOrderFacts | undefined {
@@ -115,8 +121,12 @@ export function createTestHost(hostOptions: TestHostOptions = {}): TestHost {
         // Spec 002: a support drafter may prepare proposals for its tenant's orders; anyone else
         // sees no order (the same neutral answer as another tenant's).
         if (!principal.roles.includes('support_drafter')) return { status: 'not_available' };
-        const order = orderFor(principal, orderId);
+        const order =
+          hostOptions.ordersLookup === 'tenant_filter_forgotten'
+            ? CEDAR.orders.find((entry) => entry.facts.order_id === orderId)?.facts
+            : orderFor(principal, orderId);
         if (order === undefined) return { status: 'not_available' };
+        // The facts carry the order's owner (`tenant_id`), which the rules check again.
         return { status: 'found', facts: facts.state === 'eligible' ? order : { ...order, state: 'refund_locked' } };
       },
     },

@@ -1,0 +1,289 @@
+// Review (Medium): resource ownership was only ever checked by the host's facts lookup. A lookup
+// that forgot its tenant filter (`WHERE order_id = ?`) made tenant Maple's ORDER-M9
+// `ready_for_review` for a Cedar actor, and its RULE_REJECTED reasons let the model probe Maple's
+// amounts. Spec 002: "independently check the authenticated actor, resource ownership, current
+// state, and business invariants"; ORDER-M9: "Reject without revealing that order". The rule set's
+// `owns` now judges the facts found against the actor: `false` is the lookup's `not_available`, byte
+// for byte, and no later rule reads the order.
+import type { PrincipalContext } from '@toolseal/contracts';
+import { createDigester } from '@toolseal/digests';
+import { makeError } from '@toolseal/errors';
+import { describe, expect, it, vi } from 'vitest';
+import { createProposalValidator } from './create-proposal-validator.js';
+import type { ProposalDecision, ReadyForReview, RecheckOutcome } from './proposal-decision.js';
+import type { ProposalRuleSet } from './proposal-rule-set.js';
+import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
+import { createRefundProposalValidator, REFUND_RULES_V1, type RefundOrderFacts, type RefundOrderSource, type RefundProposal } from './refund-rules.js';
+import type { FactsLookup } from './trusted-facts.js';
+import { cedar, createCedarOrders } from './__fixtures__/cedar-orders.js';
+
+const digester = createDigester({ key: new Uint8Array(32).fill(9) });
+const clock = () => new Date('2026-07-19T00:00:00Z');
+const value = (proposal: unknown) => ({ format: 'json_value' as const, value: proposal });
+type Rules = ProposalRuleSet<RefundProposal, RefundOrderFacts>;
+
+const baseline = { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1 }] };
+// Maple's ORDER-M9: LINE-1, 3 × 3000, remaining 9000. This proposal matches its facts exactly, so
+// judged by the rules it would be ready_for_review.
+const m9Ready = { order_id: 'ORDER-M9', amount: 9000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 3 }] };
+// The probes: each, judged by the rules, would be RULE_REJECTED with a reason about Maple's order.
+const m9Probes = [
+  { ...m9Ready, amount: 1000 }, // partial_amount_not_allowed: the lines are worth more
+  { ...m9Ready, amount: 9001 }, // amount_mismatch: above the remaining amount
+  { ...m9Ready, lines: [{ line_id: 'LINE-1', quantity: 4 }] }, // quantity_exceeds_eligible: tells the eligible quantity
+  { ...m9Ready, unit: 'CREDIT_B' }, // unit_mismatch: tells the order's unit
+  { ...m9Ready, lines: [{ line_id: 'LINE-2', quantity: 1 }] }, // line_not_eligible: tells the line ids
+];
+
+const m9 = cedar.orders.find((entry) => entry.facts.order_id === 'ORDER-M9');
+const c7 = cedar.orders.find((entry) => entry.facts.order_id === 'ORDER-C7');
+const factsOf = (entry: typeof m9): RefundOrderFacts => structuredClone(entry?.facts as RefundOrderFacts);
+
+/** The review's host bug: the order store is read by order id alone, the tenant filter forgotten. */
+function unscopedOrders(): RefundOrderSource & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    loadOrder(_actor, orderId): FactsLookup<RefundOrderFacts> {
+      calls.push(orderId);
+      const entry = cedar.orders.find((candidate) => candidate.facts.order_id === orderId);
+      return entry === undefined ? { status: 'not_available' } : { status: 'found', facts: structuredClone(entry.facts) };
+    },
+  };
+}
+
+/** The rule set with every function watched, so a test can see which ones read the facts. */
+function watchedRules(owns: (actor: PrincipalContext, facts: RefundOrderFacts) => unknown = REFUND_RULES_V1.owns) {
+  return {
+    version: REFUND_RULES_V1.version,
+    owns: vi.fn(owns),
+    describes: vi.fn(REFUND_RULES_V1.describes),
+    statePermits: vi.fn(REFUND_RULES_V1.statePermits),
+    check: vi.fn(REFUND_RULES_V1.check),
+    snapshot: vi.fn(REFUND_RULES_V1.snapshot),
+  };
+}
+
+function validatorOver(lookup: (actor: PrincipalContext, proposal: RefundProposal) => FactsLookup<RefundOrderFacts>, rules: Rules = REFUND_RULES_V1) {
+  return createProposalValidator<RefundProposal, RefundOrderFacts>({
+    contractId: REFUND_PROPOSAL_CONTRACT_ID,
+    schema: REFUND_PROPOSAL_SCHEMA,
+    facts: { lookup },
+    rules,
+    digester,
+    clock,
+  });
+}
+
+/** What the model and the record see of a decision: everything, serialized. */
+const bytes = (decision: ProposalDecision<unknown> | RecheckOutcome): string => JSON.stringify(decision);
+
+function expectNotFound(decision: ProposalDecision<unknown> | RecheckOutcome, label: string): void {
+  expect(decision.decision, label).toBe('rejected_access');
+  expect(decision.ok, label).toBe(false);
+  if (!decision.ok) expect(decision.error, label).toEqual(makeError('NOT_FOUND'));
+  expect(decision.record.failure_category, label).toBe('access');
+  expect(decision.record.facts_sha256, label).toBeNull();
+  expect(decision.record.reasons, label).toEqual([]);
+}
+
+async function settle<T>(run: () => T | Promise<T>): Promise<{ value: T } | { thrown: unknown }> {
+  try {
+    return { value: await run() };
+  } catch (thrown) {
+    return { thrown };
+  }
+}
+
+function expectHold(outcome: { value: ProposalDecision<unknown> | RecheckOutcome } | { thrown: unknown }, label: string): void {
+  expect(outcome, label).toHaveProperty('value');
+  if (!('value' in outcome)) return;
+  expect(outcome.value.decision, label).toBe('hold');
+  if (!outcome.value.ok) expect(outcome.value.error, label).toEqual(makeError('FACTS_UNAVAILABLE'));
+  expect(outcome.value.record.facts_sha256, label).toBeNull();
+}
+
+describe('the fixture names each order\'s owner in its facts', () => {
+  it('facts.tenant_id is the tenant whose store row holds the order', () => {
+    expect(cedar.orders.length).toBeGreaterThan(1);
+    for (const entry of cedar.orders) expect(entry.facts.tenant_id, entry.facts.order_id).toBe(entry.tenant_id);
+    expect(m9?.tenant_id).toBe('maple');
+    expect(c7?.tenant_id).toBe(cedar.actor.tenant_id);
+  });
+});
+
+describe('validate: a lookup without its tenant filter still answers another tenant\'s order NOT_FOUND', () => {
+  it('a proposal the rules would find ready: the same bytes as not_available, decision and record alike', async () => {
+    const unscoped = createRefundProposalValidator({ orders: unscopedOrders(), digester, clock });
+    const scoped = createRefundProposalValidator({ orders: createCedarOrders().source, digester, clock });
+    const leaked = await unscoped.validate(cedar.actor, value(m9Ready));
+    const absent = await scoped.validate(cedar.actor, value(m9Ready));
+    expectNotFound(leaked, 'unscoped lookup');
+    expectNotFound(absent, 'scoped lookup');
+    expect(bytes(leaked)).toBe(bytes(absent));
+    if (!leaked.ok && !absent.ok) expect(JSON.stringify(leaked.error)).toBe(JSON.stringify(absent.error));
+    // And like an order that exists nowhere.
+    const nowhere = await unscoped.validate(cedar.actor, value({ ...m9Ready, order_id: 'ORDER-X1' }));
+    if (!leaked.ok && !nowhere.ok) expect(JSON.stringify(leaked.error)).toBe(JSON.stringify(nowhere.error));
+    // The actor's own order still passes through the same lookup.
+    expect((await unscoped.validate(cedar.actor, value(baseline))).decision).toBe('ready_for_review');
+  });
+
+  it('the probe: proposals the rules would reject say nothing of the order, each the same bytes as not_available', async () => {
+    const unscoped = createRefundProposalValidator({ orders: unscopedOrders(), digester, clock });
+    const scoped = createRefundProposalValidator({ orders: createCedarOrders().source, digester, clock });
+    for (const probe of m9Probes) {
+      const label = JSON.stringify(probe);
+      const leaked = await unscoped.validate(cedar.actor, value(probe));
+      const absent = await scoped.validate(cedar.actor, value(probe));
+      expectNotFound(leaked, label);
+      expect(bytes(leaked), label).toBe(bytes(absent));
+      if (!leaked.ok && !absent.ok) expect(JSON.stringify(leaked.error), label).toBe(JSON.stringify(absent.error));
+    }
+  });
+
+  it('no rule after owns reads another tenant\'s facts, and owns judges the validator\'s frozen copies', async () => {
+    const rules = watchedRules();
+    const validator = validatorOver((_actor, proposal) => {
+      const entry = cedar.orders.find((candidate) => candidate.facts.order_id === proposal.order_id);
+      return entry === undefined ? { status: 'not_available' } : { status: 'found', facts: structuredClone(entry.facts) };
+    }, rules as unknown as Rules);
+    for (const proposal of [m9Ready, ...m9Probes]) expectNotFound(await validator.validate(cedar.actor, value(proposal)), JSON.stringify(proposal));
+    expect(rules.owns).toHaveBeenCalledTimes(1 + m9Probes.length);
+    for (const unused of [rules.describes, rules.statePermits, rules.check, rules.snapshot]) expect(unused).not.toHaveBeenCalled();
+    const [actor, facts] = rules.owns.mock.calls[0] ?? [];
+    expect(actor).not.toBe(cedar.actor);
+    expect(actor).toEqual(cedar.actor);
+    expect(Object.isFrozen(actor)).toBe(true);
+    expect(facts).toEqual(m9?.facts);
+    expect(Object.isFrozen(facts)).toBe(true);
+  });
+
+  it('facts without a readable owner are NOT_FOUND too, never judged (a hold would tell that the order exists)', async () => {
+    const absent = await validatorOver(() => ({ status: 'not_available' })).validate(cedar.actor, value(baseline));
+    const { tenant_id: _owner, ...ownerless } = factsOf(c7);
+    const cases: [string, unknown][] = [
+      ['no tenant_id', ownerless],
+      ['tenant_id null', { ...ownerless, tenant_id: null }],
+      ['tenant_id 7', { ...ownerless, tenant_id: 7 }],
+      ['tenant_id in other case', { ...ownerless, tenant_id: 'CEDAR' }],
+      ['tenant_id as a list', { ...ownerless, tenant_id: ['cedar'] }],
+      ['facts null', null],
+      ['facts a string', 'cedar'],
+    ];
+    for (const [label, facts] of cases) {
+      const decision = await validatorOver(() => ({ status: 'found', facts: facts as RefundOrderFacts })).validate(cedar.actor, value(baseline));
+      expectNotFound(decision, label);
+      expect(bytes(decision), label).toBe(bytes(absent));
+    }
+  });
+});
+
+describe('recheck: an order that changed hands since review is NOT_FOUND, never ready', () => {
+  async function reviewed() {
+    let owner = 'cedar';
+    let lookup: 'owner-filter-forgotten' | 'scoped' = 'owner-filter-forgotten';
+    const validator = createRefundProposalValidator({
+      digester,
+      clock,
+      orders: {
+        loadOrder: (actor, orderId) => {
+          if (orderId !== 'ORDER-C7') return { status: 'not_available' };
+          if (lookup === 'scoped' && actor.tenant_id !== owner) return { status: 'not_available' };
+          return { status: 'found', facts: { ...factsOf(c7), tenant_id: owner } };
+        },
+      },
+    });
+    const decision = await validator.validate(cedar.actor, value(baseline));
+    if (!decision.ok) throw new Error('baseline must be ready');
+    return {
+      validator,
+      decision,
+      moveTo(tenant: string, how: typeof lookup) {
+        owner = tenant;
+        lookup = how;
+      },
+    };
+  }
+  const moved = (): FactsLookup<RefundOrderFacts> => ({ status: 'found', facts: { ...factsOf(c7), tenant_id: 'maple' } });
+
+  it('recheckCurrent: the same bytes as a lookup that answers not_available', async () => {
+    const { validator, decision, moveTo } = await reviewed();
+    expect((await validator.recheckCurrent(cedar.actor, decision)).decision).toBe('ready_for_review');
+    moveTo('maple', 'owner-filter-forgotten');
+    const leaked = await validator.recheckCurrent(cedar.actor, decision);
+    moveTo('maple', 'scoped');
+    const absent = await validator.recheckCurrent(cedar.actor, decision);
+    expectNotFound(leaked, 'unscoped');
+    expectNotFound(absent, 'scoped');
+    expect(bytes(leaked)).toBe(bytes(absent));
+    expect(leaked.record.stage).toBe('recheck');
+  });
+
+  it('recheck with the actor: the same bytes as not_available', async () => {
+    const { validator, decision } = await reviewed();
+    const leaked = validator.recheck(decision, moved(), cedar.actor);
+    const absent = validator.recheck(decision, { status: 'not_available' }, cedar.actor);
+    expectNotFound(leaked, 'moved');
+    expect(bytes(leaked)).toBe(bytes(absent));
+  });
+
+  it('recheck without an actor cannot ask owns (nobody to ask about): the owner is in the snapshot, so it is STATE_CHANGED', async () => {
+    const { validator, decision } = await reviewed();
+    const outcome = validator.recheck(decision, moved());
+    expect(outcome.decision).toBe('refresh_required');
+    if (!outcome.ok) expect(outcome.error).toEqual(makeError('STATE_CHANGED'));
+    expect(REFUND_RULES_V1.snapshot({ ...factsOf(c7), tenant_id: 'maple' })).not.toEqual(REFUND_RULES_V1.snapshot(factsOf(c7)));
+    // Unchanged facts still pass, and owns is not called without an actor.
+    const owns = vi.fn(() => {
+      throw new Error('not to be called');
+    });
+    const watched = validatorOver(() => ({ status: 'found', facts: factsOf(c7) }), { ...REFUND_RULES_V1, owns } as unknown as Rules);
+    expect(watched.recheck(decision, { status: 'found', facts: factsOf(c7) }).decision).toBe('ready_for_review');
+    expect(owns).not.toHaveBeenCalled();
+  });
+});
+
+describe('owns fails closed: a throw or anything but a boolean holds', () => {
+  const nonBooleans: [string, () => unknown][] = [
+    [
+      'a throw',
+      () => {
+        throw new Error('tenant service down');
+      },
+    ],
+    ['a Promise of true (async owns)', () => Promise.resolve(true)],
+    ['a Promise of false', () => Promise.resolve(false)],
+    ['a thenable', () => ({ then: (resolve: (answer: boolean) => void) => resolve(true) })],
+    ["'yes'", () => 'yes'],
+    ["'false'", () => 'false'],
+    ['1', () => 1],
+    ['0', () => 0],
+    ['undefined', () => undefined],
+    ['null', () => null],
+    ['an object', () => ({})],
+  ];
+
+  it('from validate, recheck with an actor and recheckCurrent; no later rule runs', async () => {
+    const ready = await validatorOver(() => ({ status: 'found', facts: factsOf(c7) })).validate(cedar.actor, value(baseline));
+    if (!ready.ok) throw new Error('baseline must be ready');
+    for (const [label, answer] of nonBooleans) {
+      const rules = watchedRules(answer);
+      const validator = validatorOver(() => ({ status: 'found', facts: factsOf(c7) }), rules as unknown as Rules);
+      expectHold(await settle(() => validator.validate(cedar.actor, value(baseline))), `validate, owns answers ${label}`);
+      expectHold(await settle(() => validator.recheck(ready as ReadyForReview<RefundProposal>, { status: 'found', facts: factsOf(c7) }, cedar.actor)), `recheck, owns answers ${label}`);
+      expectHold(await settle(() => validator.recheckCurrent(cedar.actor, ready as ReadyForReview<RefundProposal>)), `recheckCurrent, owns answers ${label}`);
+      expect(rules.owns, label).toHaveBeenCalledTimes(3);
+      for (const unused of [rules.describes, rules.statePermits, rules.check, rules.snapshot]) expect(unused, label).not.toHaveBeenCalled();
+    }
+  });
+
+  it('holds for another tenant\'s order too (a broken owns is no refusal), and leaves no unhandled rejection', async () => {
+    for (const owns of [() => Promise.reject(new Error('tenant service down')), async () => false]) {
+      const validator = validatorOver(() => ({ status: 'found', facts: factsOf(m9) }), { ...REFUND_RULES_V1, owns } as unknown as Rules);
+      expectHold(await settle(() => validator.validate(cedar.actor, value(m9Ready))), String(owns));
+    }
+    // Vitest fails the run on an unhandled rejection; give any such rejection the chance to surface.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+});
