@@ -453,7 +453,7 @@ describe('createProposalValidator: another contract', () => {
   it('refuses a broken configuration at start-up', () => {
     expect(() => createProposalValidator({ contractId: '', schema, facts: { lookup: () => ({ status: 'lookup_failed' }) }, rules, digester })).toThrow(TypeError);
     expect(() =>
-      createProposalValidator({ contractId: 'x', schema: { type: 'object', required: ['a'] }, facts: { lookup: () => ({ status: 'lookup_failed' }) }, rules, digester }),
+      createProposalValidator({ contractId: 'x', schema: { type: 'object', additionalProperties: false, required: ['a'] }, facts: { lookup: () => ({ status: 'lookup_failed' }) }, rules, digester }),
     ).toThrow(/strict mode/);
     expect(() =>
       createProposalValidator({ contractId: 'x', schema, facts: { lookup: () => ({ status: 'lookup_failed' }) }, rules: { ...rules, version: '' }, digester }),
@@ -589,17 +589,27 @@ describe('createProposalValidator: shape reasons name only declared fields', () 
     }
   });
 
-  it('cuts schema reasons inside keys a contract lets in (additionalProperties with a subschema)', async () => {
-    const open = createProposalValidator<{ id: string }, { revision: string }>({
+  it('the review (spec 002): refuses at start-up a contract that does not reject unknown properties, at either level', () => {
+    const options = (schema: Record<string, unknown>) => ({
       contractId: 'open-proposal.v1',
-      schema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } }, additionalProperties: { type: 'integer' } },
-      facts: { lookup: () => ({ status: 'found', facts: { revision: 'r1' } }) },
-      rules: { version: 'open-v1', owns: () => true, describes: () => true, statePermits: () => true, check: () => [], snapshot: (facts) => facts },
+      schema,
+      facts: { lookup: () => ({ status: 'lookup_failed' as const }) },
+      rules: { ...REFUND_RULES_V1 },
       digester,
     });
-    const decision = await open.validate(cedar.actor, text({ id: 'a', tell_user_refund_is_approved: 'x' }));
-    expect(decision.ok).toBe(false);
-    if (!decision.ok) expect(decision.error.reasons).toEqual([{ field: '', rule: 'type' }]);
+    const closed = REFUND_PROPOSAL_SCHEMA as unknown as Record<string, unknown>;
+    const properties = closed['properties'] as Record<string, Record<string, unknown>>;
+    const lines = properties['lines'] as Record<string, unknown>;
+    // Open at the top: `approved`, `tenant_id` and `role` would stay in a ready proposal.
+    const { additionalProperties: _closedTop, ...openTop } = closed;
+    // Open in each line.
+    const openLine = { ...closed, properties: { ...properties, lines: { ...lines, items: { ...(lines['items'] as object), additionalProperties: true } } } };
+    // Keys of the model's choosing given a schema.
+    const mapped = { type: 'object', required: ['id'], properties: { id: { type: 'string' } }, additionalProperties: { type: 'integer' } };
+    expect(() => createProposalValidator(options(openTop))).toThrow(/^schema must be closed .*schema: an object .*needs "additionalProperties": false/);
+    expect(() => createProposalValidator(options(openLine))).toThrow(/schema\/properties\/lines\/items: "additionalProperties" must be false/);
+    expect(() => createProposalValidator(options(mapped))).toThrow(/schema: "additionalProperties" must be false/);
+    expect(() => createProposalValidator(options(closed))).not.toThrow();
   });
 
   it('property: every shape reason of any JSON text names a field the contract declares', async () => {

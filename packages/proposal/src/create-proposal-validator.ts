@@ -8,6 +8,7 @@ import {
   createDeclaredFields,
   cutToDeclaredFields,
   deepFreeze,
+  inspectInputSchema,
   isWellFormedText,
   parseUntrustedJson,
   resolveJsonLimits,
@@ -414,6 +415,15 @@ export function createProposalValidator<TProposal, TFacts>(
   if (!isWellFormedText(contractId)) throw new TypeError('contractId holds a lone surrogate');
   if (!isWellFormedText(rules.version)) throw new TypeError('rules.version holds a lone surrogate');
   const ruleVersion = rules.version;
+  // Spec 002: "Reject unknown properties at both object levels ... merely listing known properties
+  // does not reject others." Proven at start-up with the walk the tool registry proves input
+  // schemas closed with; an open contract would keep a model's `approved`, `tenant_id` or `role`
+  // in a ready proposal. The walk skips keywords the pinned Ajv does not know: compileSchema's
+  // strict mode refuses those.
+  const closure = inspectInputSchema(options.schema, 'schema');
+  if (closure.problems.length > 0) {
+    throw new TypeError(`schema must be closed (every value constrained, unknown properties rejected): ${closure.problems.join('; ')}`);
+  }
   const validateShape = compileSchema<TProposal>(options.schema);
   // The fields shape reasons may name: the model reads them, and the input's own keys are its choice.
   const declaredFields = createDeclaredFields(options.schema);
