@@ -748,7 +748,7 @@ describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge',
 });
 
 describe.skipIf(!available)('PostgreSQL stores: purging a backlog', () => {
-  it('the review: deletes 2 500 expired records in batches of 1 000 (three statements), keeping the others', async () => {
+  it('the review: deletes 2 500 settled records in batches of 1 000 (three statements), then the lapsed claims (one), keeping the others', async () => {
     const clock = new ManualClock(10_000);
     const schema = nextSchema();
     const { idempotencyStore: store } = await openPostgresStores({ pool, schema, clock });
@@ -757,13 +757,17 @@ describe.skipIf(!available)('PostgreSQL stores: purging a backlog', () => {
       `INSERT INTO ${q}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
        SELECT 'old-' || g, repeat('a', 64), 'released', 'o', 1000 + g, 0, 500, 500 FROM generate_series(1, 2500) AS g`,
     );
+    await pool.query(
+      `INSERT INTO ${q}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+       VALUES ('lapsed', repeat('a', 64), 'claimed', 'o', 900, 600, 500, 500)`,
+    );
     expect(await store.claim({ key: 'live', request_sha256: REQUEST, owner: 'o', lease_ms: 60_000 })).toMatchObject({ kind: 'claimed' });
     // A statement-level trigger of the test's own counts the DELETE statements.
     await pool.query(`CREATE TABLE ${q}.deletes (at serial)`);
     await pool.query(`CREATE FUNCTION ${q}.count_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO ${q}.deletes DEFAULT VALUES; RETURN NULL; END $$`);
     await pool.query(`CREATE TRIGGER count_delete AFTER DELETE ON ${q}.idempotency_records FOR EACH STATEMENT EXECUTE FUNCTION ${q}.count_delete()`);
-    expect(await store.purgeExpired({ older_than_ms: 1_000 })).toBe(2_500);
-    expect((await pool.query(`SELECT count(*)::int AS n FROM ${q}.deletes`)).rows[0]).toEqual({ n: 3 });
+    expect(await store.purgeExpired({ older_than_ms: 1_000 })).toBe(2_501);
+    expect((await pool.query(`SELECT count(*)::int AS n FROM ${q}.deletes`)).rows[0]).toEqual({ n: 4 });
     expect((await pool.query(`SELECT key FROM ${q}.idempotency_records`)).rows).toEqual([{ key: 'live' }]);
     // The floor was raised to the highest token deleted: the purged keys never repeat a token.
     expect((await pool.query(`SELECT token::int AS token FROM ${q}.idempotency_token_floor`)).rows[0]).toEqual({ token: 3_500 });

@@ -178,7 +178,10 @@ const PURGE_BATCH_RECORDS = 1_000;
 const MAX_WRITE_ATTEMPTS = 32;
 /** Lost races re-read at once; after them, each re-read waits a random time up to a doubling bound. */
 const IMMEDIATE_RETRIES = 2;
-/** Largest bound of that wait (ms): 32 attempts wait about a second in all at worst. */
+/**
+ * Largest bound of that wait (ms). A write that loses all 32 races waits at most 1 535 ms in all
+ * (about half that on average), holding its pooled connection meanwhile.
+ */
 const MAX_BACKOFF_MS = 64;
 /**
  * The SQLSTATE the trigger `idempotency_records_above_token_floor` (schema version 5) raises: an inserted record's token
@@ -304,19 +307,24 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     `SELECT ${RECORD_COLUMNS}, floor.token AS token_floor FROM ${s}.idempotency_token_floor AS floor
      LEFT JOIN ${s}.idempotency_records ON key = $1 WHERE floor.id = 1`,
   );
-  // isPurgeable of @toolseal/audit, as SQL. The trigger idempotency_records_raise_token_floor
-  // raises the token floor to the highest token it deletes, in the same transaction.
-  // One batch: at most $2 records, found through the retention index, locked (rows another host
-  // is writing are skipped: that write changes them anyway) and deleted by one statement, so it
-  // holds their row locks only that long; the condition is checked again on the locked rows.
-  const purgeRecords = statement(
-    'purge_records',
-    `DELETE FROM ${s}.idempotency_records WHERE key IN (
-       SELECT key FROM ${s}.idempotency_records
-       WHERE (state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1)
-       LIMIT $2 FOR UPDATE SKIP LOCKED)
-     AND ((state IN ('completed', 'released') AND updated_at <= $1) OR (state = 'claimed' AND lease_expires_at <= $1))`,
-  );
+  // isPurgeable of @toolseal/audit, as SQL, one statement per kind of record. The trigger
+  // idempotency_records_raise_token_floor raises the token floor to the highest token each
+  // statement deletes, in the same transaction. One batch: at most $2 records of one kind, locked (rows another host is writing are skipped:
+  // that write changes them anyway) and deleted by one statement, so it holds their row locks only
+  // that long; the condition is checked again on the locked rows. One statement per kind, each a
+  // range of the retention index (state, updated_at) or its state prefix, and rows deleted by
+  // tuple id: an OR of both kinds, or a join back on `key`, was planned as a scan of the whole
+  // table per batch (2.3 s for 100 000 records, against 0.16 s for one unbounded DELETE; 0.29 s now).
+  const purgeBatch = (name: string, condition: string) =>
+    statement(
+      name,
+      `DELETE FROM ${s}.idempotency_records WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM ${s}.idempotency_records WHERE ${condition} LIMIT $2 FOR UPDATE SKIP LOCKED))
+       AND ${condition}`,
+    );
+  const purgeSettled = purgeBatch('purge_settled', `state IN ('completed', 'released') AND updated_at <= $1`);
+  const purgeLapsedClaims = purgeBatch('purge_lapsed_claims', `state = 'claimed' AND lease_expires_at <= $1`);
+
   // isUnresolved of @toolseal/audit, as SQL. The contract orders keys by UTF-16 code units, which
   // no collation does (COLLATE "C" compares UTF-8 bytes: it puts characters above U+FFFF after
   // those from U+E000 to U+FFFF, UTF-16 before them), so the order by key is made in JS: the
@@ -422,8 +430,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
         if (attempt === MAX_WRITE_ATTEMPTS) throw new PostgresWriteContentionError(attempt);
         // Writers that keep meeting each other's changes back off (randomly, so they fall apart):
         // re-reading at once let a few hosts with millisecond leases starve a claim for 32 rounds.
-        if (attempt >= IMMEDIATE_RETRIES) {
-          const bound = Math.min(MAX_BACKOFF_MS, 2 ** (attempt - IMMEDIATE_RETRIES));
+        if (attempt > IMMEDIATE_RETRIES) {
+          const bound = Math.min(MAX_BACKOFF_MS, 2 ** (attempt - IMMEDIATE_RETRIES - 1));
           await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
         }
         if (checked.type === 'claim') ({ record: current, tokenFloor } = await readRecordAndFloor(checked.input.key, client));
@@ -462,11 +470,14 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
       // expiring.
       const cutoff = readClock(clock) - checkPurgeInput(input);
       let purged = 0;
-      for (;;) {
-        const deleted = (await pool.query(purgeRecords([cutoff, PURGE_BATCH_RECORDS]))).rowCount ?? 0;
-        purged += deleted;
-        if (deleted < PURGE_BATCH_RECORDS) return purged;
+      for (const purgeKind of [purgeSettled, purgeLapsedClaims]) {
+        for (;;) {
+          const deleted = (await pool.query(purgeKind([cutoff, PURGE_BATCH_RECORDS]))).rowCount ?? 0;
+          purged += deleted;
+          if (deleted < PURGE_BATCH_RECORDS) break;
+        }
       }
+      return purged;
     },
   };
 
