@@ -88,6 +88,30 @@ describe('start-up checks', () => {
     expect(() => createDispatcher(options({ digester, stores: withChain(false) }))).not.toThrow();
   });
 
+  it('the review: keeps an existing unkeyed chain when told to (acceptUnkeyedAuditChain), and checks the flag', () => {
+    const keyed = createDigester({ key: new Uint8Array(32).fill(7) });
+    const unkeyedChain = { ...stores, auditLog: Object.create(stores.auditLog, { keyed: { value: false } }) };
+    expect(() => createDispatcher(options({ digester: keyed, stores: unkeyedChain, acceptUnkeyedAuditChain: true }))).not.toThrow();
+    expect(startUpError(() => createDispatcher(options({ digester: keyed, stores: unkeyedChain, acceptUnkeyedAuditChain: false })))).toMatch(
+      /set acceptUnkeyedAuditChain: true to keep it/,
+    );
+    expect(startUpError(() => createDispatcher(options({ acceptUnkeyedAuditChain: 'yes' as never })))).toMatch(/acceptUnkeyedAuditChain must be a boolean/);
+  });
+
+  it('the review: reads the stores option once, so the stores checked are the stores used', () => {
+    let reads = 0;
+    const given = { ...options() } as Record<string, unknown>;
+    Object.defineProperty(given, 'stores', {
+      enumerable: true,
+      get: () => {
+        reads += 1;
+        return reads === 1 ? stores : { auditLog: null, idempotencyStore: null };
+      },
+    });
+    expect(() => createDispatcher(given as unknown as DispatcherOptions)).not.toThrow();
+    expect(reads).toBe(1);
+  });
+
   it.each([
     ['a misspelt option (storeTimeoutMS)', 'storeTimeoutMS'],
     ['an option of another layer', 'approvals'],
@@ -122,6 +146,7 @@ describe('start-up checks', () => {
       defaultDeadlineMs: 10_000,
       leaseMarginMs: 1_000,
       storeTimeoutMs: 5_000,
+      acceptUnkeyedAuditChain: false,
     };
     expect(() => createDispatcher(every)).not.toThrow();
   });

@@ -100,15 +100,16 @@ function compileTool(
   }
 
   let proposal: CompiledTool['proposal'] = null;
-  if (spec.proposal !== undefined) {
-    const gate: unknown = spec.proposal;
+  // Read once: the gate checked is the gate used.
+  const gate: unknown = spec.proposal;
+  if (gate !== undefined) {
     if (typeof gate !== 'object' || gate === null || Array.isArray(gate)) {
       throw new DispatcherConfigError(name, 'proposal must be an object { validator, fields? }, or left out');
     }
     for (const key of Object.keys(gate)) {
       if (key !== 'validator' && key !== 'fields') throw new DispatcherConfigError(name, `proposal has no option ${JSON.stringify(key)} (it takes validator and fields)`);
     }
-    const { validator, fields } = spec.proposal;
+    const { validator, fields } = gate as NonNullable<DispatcherTool['proposal']>;
     if (typeof validator !== 'object' || validator === null || !isFunction(validator.validate) || !isFunction(validator.recheckCurrent)) {
       throw new DispatcherConfigError(name, 'proposal.validator must be a @toolseal/proposal validator');
     }

@@ -193,6 +193,7 @@ const DISPATCHER_OPTION_KEYS = [
   'defaultDeadlineMs',
   'leaseMarginMs',
   'storeTimeoutMs',
+  'acceptUnkeyedAuditChain',
 ] as const satisfies readonly (keyof DispatcherOptions)[];
 type UnlistedOption = Exclude<keyof DispatcherOptions, (typeof DISPATCHER_OPTION_KEYS)[number]>;
 /** Compile-time only: `true` type-checks exactly when no key of `DispatcherOptions` is unlisted. */
@@ -209,8 +210,9 @@ function checkOptionKeys(options: object): void {
   }
 }
 
-function checkStores(options: DispatcherOptions): void {
-  const stores = options.stores as Partial<DispatcherOptions['stores']> | undefined;
+/** The stores, read once from the options: what is checked is what is used. */
+function checkStores(given: unknown): DispatcherOptions['stores'] {
+  const stores = given as Partial<DispatcherOptions['stores']> | null | undefined;
   const auditLog = stores?.auditLog as unknown as Record<string, unknown> | undefined;
   const idempotency = stores?.idempotencyStore as unknown as Record<string, unknown> | undefined;
   if (typeof auditLog !== 'object' || auditLog === null || typeof auditLog['append'] !== 'function') {
@@ -226,6 +228,7 @@ function checkStores(options: DispatcherOptions): void {
       throw new DispatcherConfigError(null, `stores.idempotencyStore.${method} must be a function when present`);
     }
   }
+  return { auditLog: auditLog as unknown as DispatcherOptions['stores']['auditLog'], idempotencyStore: idempotency as unknown as DispatcherOptions['stores']['idempotencyStore'] };
 }
 
 /** The host's clock, checked at start-up: it must read epoch milliseconds now (see DispatcherClock). */
@@ -244,11 +247,15 @@ function openClock(clock: Clock): DispatcherClock {
  * (the durable stores default to an unkeyed chain unless given the digester). A store that does
  * not say (`keyed` absent) is taken at its word.
  */
-function checkChainKeying(auditLog: unknown, digester: Digester): void {
-  if (digester.keyed === true && (auditLog as { keyed?: unknown }).keyed === false) {
+function checkChainKeying(auditLog: unknown, digester: Digester, acceptUnkeyed: unknown): void {
+  if (acceptUnkeyed !== undefined && typeof acceptUnkeyed !== 'boolean') {
+    throw new DispatcherConfigError(null, 'acceptUnkeyedAuditChain must be a boolean');
+  }
+  if (acceptUnkeyed !== true && digester.keyed === true && (auditLog as { keyed?: unknown }).keyed === false) {
     throw new DispatcherConfigError(
       null,
-      'digester is keyed but stores.auditLog chains its entries unkeyed: open the stores with the same digester',
+      'digester is keyed but stores.auditLog chains its entries unkeyed: open the stores with the same digester ' +
+        '(a new log: an existing unkeyed chain no longer verifies under a key), or set acceptUnkeyedAuditChain: true to keep it',
     );
   }
 }
@@ -387,9 +394,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (typeof registry !== 'object' || registry === null || typeof registry.get !== 'function' || !Array.isArray(registry.toolNames)) {
     throw new DispatcherConfigError(null, 'registry must be a ToolRegistry (@toolseal/result createToolRegistry)');
   }
-  checkStores(options);
+  const stores = checkStores(options.stores);
   const digester = checkDigester(options.digester);
-  checkChainKeying(options.stores.auditLog, digester);
+  checkChainKeying(stores.auditLog, digester, options.acceptUnkeyedAuditChain);
   const dispatcherClock = openClock(options.clock ?? systemClock);
   const customOperationId = options.operationId ?? undefined;
   if (customOperationId !== undefined && typeof customOperationId !== 'function') {
@@ -405,7 +412,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const storeTimeoutMs = checkDuration(null, 'storeTimeoutMs', options.storeTimeoutMs, DEFAULT_STORE_TIMEOUT_MS);
   const defaultRateLimit = options.rateLimit === undefined ? null : checkRateLimit(null, 'rateLimit', options.rateLimit);
   const tools = compileDispatcherTools(registry, options.tools, { deadlineMs: defaultDeadlineMs, rateLimit: defaultRateLimit });
-  const { auditLog, idempotencyStore } = options.stores;
+  const { auditLog, idempotencyStore } = stores;
   const limiter = new RateLimiter();
   // Every store call the dispatcher awaits is bounded by storeTimeoutMs, with one timer for all.
   const watchdog = new StoreWatchdog(storeTimeoutMs);

@@ -55,6 +55,14 @@ export interface DispatcherOptions {
    * may still apply later (README, "Store calls that do not answer"). Default 10 000.
    */
   storeTimeoutMs?: number;
+  /**
+   * With a keyed `digester`, an audit log that reports `keyed: false` (a durable store opened
+   * without the digester, as the default opens it) is refused at start-up, since its chain is not
+   * keyed as the host meant. `true` keeps such a log anyway: an existing unkeyed chain no longer
+   * verifies once its store is reopened with the key, so a deployment upgrading to this check
+   * either starts a new log opened with the keyed digester or sets this. Default `false`.
+   */
+  acceptUnkeyedAuditChain?: boolean;
 }
 
 /** The trusted context of one turn, from the host. */

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readProposalDecision } from './read-proposal-decision.js';
 
-const RECORD = { schema_version: 'toolseal-proposal-decision-v1', stage: 'validate', decision: 'rejected_rule', code: 'RULE_REJECTED', reasons: [] };
-const HELD = { ...RECORD, decision: 'hold', code: 'FACTS_UNAVAILABLE' };
-const READY = { ...RECORD, decision: 'ready_for_review', code: null };
+const RECORD = { schema_version: 'toolseal-proposal-decision-v1', stage: 'validate', decision: 'rejected_rule', code: 'RULE_REJECTED', failure_category: 'business_rule', reasons: [] };
+const HELD = { ...RECORD, decision: 'hold', code: 'FACTS_UNAVAILABLE', failure_category: 'facts_unavailable' };
+const READY = { ...RECORD, decision: 'ready_for_review', code: null, failure_category: 'none' };
 const returned = (value: unknown) => readProposalDecision({ kind: 'returned', value });
 
 describe('readProposalDecision', () => {
@@ -18,11 +18,12 @@ describe('readProposalDecision', () => {
     expect(Object.isFrozen(read.record) && Object.isFrozen(read.record.reasons)).toBe(true);
 
     const reasons = [{ field: '/amount', rule: 'amount_mismatch' }];
-    expect(returned({ ok: false, error: { code: 'RULE_REJECTED', reasons }, record: RECORD })).toEqual({
+    const rejected = { ...RECORD, reasons };
+    expect(returned({ ok: false, error: { code: 'RULE_REJECTED', reasons }, record: rejected })).toEqual({
       kind: 'refused',
       code: 'RULE_REJECTED',
       reasons,
-      record: RECORD,
+      record: rejected,
     });
     expect(returned({ ok: false, error: { code: 'FACTS_UNAVAILABLE' }, record: HELD })).toMatchObject({ kind: 'refused', reasons: [] });
   });
@@ -48,6 +49,13 @@ describe('readProposalDecision', () => {
       returned({ ok: true, decision: 'ready_for_review', proposal: {}, record: { ...READY, code: 'RULE_REJECTED' } }),
       returned({ ok: false, error: { code: 'RULE_REJECTED', reasons: [] }, record: READY }),
       returned({ ok: false, error: { code: 'FACTS_UNAVAILABLE' }, record: RECORD }),
+      // A refusal whose record stands for another decision, or keeps other reasons (review).
+      returned({ ok: false, error: { code: 'NOT_FOUND' }, record: { ...RECORD, decision: 'refresh_required', code: 'NOT_FOUND' } }),
+      returned({ ok: false, error: { code: 'RULE_REJECTED', reasons: [{ field: '/amount', rule: 'amount_mismatch' }] }, record: RECORD }),
+      returned({ ok: false, error: { code: 'RULE_REJECTED', reasons: [] }, record: { ...RECORD, reasons: [{ field: '/unit', rule: 'unit_mismatch' }] } }),
+      // A ready answer whose record carries a failure category or reasons (review).
+      returned({ ok: true, decision: 'ready_for_review', proposal: {}, record: { ...READY, failure_category: 'business_rule' } }),
+      returned({ ok: true, decision: 'ready_for_review', proposal: {}, record: { ...READY, reasons: [{ field: '/amount', rule: 'amount_mismatch' }] } }),
     ];
     for (const [index, read] of broken.entries()) expect(read, `case ${index}`).toEqual({ kind: 'broken' });
   });

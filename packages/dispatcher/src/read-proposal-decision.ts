@@ -2,7 +2,7 @@ import type { ErrorCode, ErrorReason } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
 import { deepFreeze } from '@toolseal/guard';
-import type { ProposalDecisionRecord } from '@toolseal/proposal';
+import { DECISION_CODES, type ProposalDecisionRecord } from '@toolseal/proposal';
 import type { DeadlineRun } from './run-with-deadline.js';
 
 /** Codes a proposal validator may refuse with (`DECISION_CODES` of `@toolseal/proposal`). */
@@ -53,7 +53,13 @@ export function readProposalDecision(run: DeadlineRun): ReadProposalDecision {
     // The answer and its record must say the same thing: a wrapper that turned a refusal into
     // `ok: true` (or the reverse) is broken, not ready.
     if (ok === true) {
-      const ready = (answer as { decision?: unknown }).decision === 'ready_for_review' && record['decision'] === 'ready_for_review' && record['code'] === null;
+      const ready =
+        (answer as { decision?: unknown }).decision === 'ready_for_review' &&
+        record['decision'] === 'ready_for_review' &&
+        record['code'] === null &&
+        record['failure_category'] === 'none' &&
+        Array.isArray(record['reasons']) &&
+        record['reasons'].length === 0;
       return ready ? { kind: 'ready', decision: answer, record } : BROKEN;
     }
     if (ok !== false) return BROKEN;
@@ -67,7 +73,12 @@ export function readProposalDecision(run: DeadlineRun): ReadProposalDecision {
       if (typeof field !== 'string' || typeof rule !== 'string') throw new TypeError('reason needs field and rule');
       return { field, rule };
     });
-    if (record['decision'] === 'ready_for_review' || record['code'] !== code) return BROKEN;
+    // The record's decision is the one that code stands for (`DECISION_CODES`), and it keeps the
+    // reasons the model is given.
+    const decision = record['decision'];
+    if (typeof decision !== 'string' || !Object.hasOwn(DECISION_CODES, decision)) return BROKEN;
+    if (DECISION_CODES[decision as keyof typeof DECISION_CODES] !== code || record['code'] !== code) return BROKEN;
+    if (canonicalize(record['reasons'] ?? null) !== canonicalize(copied)) return BROKEN;
     // The catalog decides whether these reasons are allowed for the code (it throws if not).
     makeError(code as ErrorCode, { reasons: copied });
     return { kind: 'refused', code: code as ProposalErrorCode, reasons: copied, record };
