@@ -35,7 +35,10 @@ export interface PrincipalContext {
    * Any further claim the host keeps beside the identity (a `suspended` flag, say): JSON data,
    * read by trusted checks only, never by the model. Not `undefined`: the runtime copy refuses a
    * value that is not JSON data. A claim a principal may not carry is read as possibly absent
-   * (`noUncheckedIndexedAccess` types it so).
+   * (`noUncheckedIndexedAccess` types it so). Any name reads as a claim, so the compiler does not
+   * catch a misspelt one (`principal.suspend` for `suspended`): a check that denies on a claim
+   * reads it through one function or constant per name, and treats a missing claim as the host
+   * decides (absent `suspended` is not "not suspended" unless the host says so).
    */
   readonly [claim: string]: JsonValue;
 }
