@@ -1,6 +1,7 @@
 import fc from 'fast-check';
+import { createDigester } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
-import { checkIdentifier, checkOptionNames, checkSha256Hex, checkStorableText } from './check-store-input.js';
+import { checkDigester, checkIdentifier, checkOptionNames, checkSha256Hex, checkStorableText } from './check-store-input.js';
 import { StoreInputError } from './store-input-error.js';
 
 function accepts(value: string): boolean {
@@ -56,5 +57,28 @@ describe('checkOptionNames (configuration review)', () => {
     expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('busyTimeoutMS');
     expect(String(thrown)).toContain('busyTimeoutMS: is not an option (known options: path, busyTimeoutMs)');
     expect(() => checkOptionNames({ path: 'x' }, ['path', 'busyTimeoutMs'])).not.toThrow();
+  });
+});
+
+describe('checkDigester', () => {
+  // Review 4 §7: `keyed` was checked here and read again by each store for `auditLog.keyed`.
+  it('returns the digester with the keyed value it checked, read once', () => {
+    const digester = createDigester({ key: new Uint8Array(32).fill(3) });
+    expect(checkDigester(digester)).toEqual({ digester, keyed: true });
+    expect(checkDigester(createDigester()).keyed).toBe(false);
+    let reads = 0;
+    const flipping = {
+      digestTagged: digester.digestTagged,
+      digestText: digester.digestText,
+      get keyed(): unknown {
+        reads += 1;
+        return reads === 1;
+      },
+    };
+    const checked = checkDigester(flipping);
+    expect(checked.keyed).toBe(true);
+    expect(checked.digester).toBe(flipping);
+    expect(reads).toBe(1);
+    expect(Object.isFrozen(checked)).toBe(true);
   });
 });

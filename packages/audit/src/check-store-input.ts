@@ -131,12 +131,21 @@ export function checkClock(value: unknown, field = 'clock'): Clock {
   return value as Clock;
 }
 
+/** A store's checked `digester` option, and the `keyed` value read (once) and checked from it. */
+export interface CheckedDigester {
+  readonly digester: Digester;
+  /** The digester's `keyed`, as read by the check: report this one (`auditLog.keyed`), never a second read. */
+  readonly keyed: boolean;
+}
+
 /**
  * A store's `digester` option: what the audit chain needs of a `Digester` (`digestTagged` and
  * `digestText` functions, `keyed` a boolean), or StoreInputError naming `field`, so a malformed
- * digester (`{}`) fails when the store is opened rather than at the first append.
+ * digester (`{}`) fails when the store is opened rather than at the first append. Returns the
+ * digester with the `keyed` value it checked: `keyed` is read once, so a getter cannot pass the
+ * check as a boolean and then report something else as the store's `auditLog.keyed`.
  */
-export function checkDigester(value: unknown, field = 'digester'): Digester {
+export function checkDigester(value: unknown, field = 'digester'): CheckedDigester {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) {
     throw new StoreInputError(field, 'must be a digester (createDigester of @toolseal/digests)');
   }
@@ -146,8 +155,9 @@ export function checkDigester(value: unknown, field = 'digester'): Digester {
       throw new StoreInputError(field, `must be a digester (createDigester of @toolseal/digests): its ${name} is not a function`);
     }
   }
-  if (typeof members.keyed !== 'boolean') {
+  const keyed: unknown = members.keyed;
+  if (typeof keyed !== 'boolean') {
     throw new StoreInputError(field, 'must be a digester (createDigester of @toolseal/digests): its keyed is not a boolean');
   }
-  return value as Digester;
+  return Object.freeze({ digester: value as Digester, keyed });
 }

@@ -19,6 +19,7 @@ export {
   checkClock,
   checkDigester,
 } from './check-store-input.js';
+export type { CheckedDigester } from './check-store-input.js';
 export type {
   IdempotencyState,
   StoredDelivery,

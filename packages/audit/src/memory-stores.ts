@@ -91,7 +91,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   checkOptionNames(options, MEMORY_STORE_OPTIONS);
   // Both are required: the memory store has no default clock or digester.
   const clock = checkClock(options.clock);
-  const digester = checkDigester(options.digester);
+  const { digester, keyed } = checkDigester(options.digester);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const genesisHash = auditGenesisHash(digester, options.logId);
   let rows: StoredAuditRow[] = [];
@@ -135,7 +135,7 @@ export function createMemoryStores(options: MemoryStoresOptions): MemoryStores {
   }
 
   const auditLog: AuditLog = {
-    keyed: digester.keyed,
+    keyed,
 
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });

@@ -511,6 +511,28 @@ describe('createDigester refuses misconfigured options (configuration review)', 
     expect(createDigester({ key: KEY }).keyed).toBe(true);
   });
 
+  // Review 4 §7: `'key' in options` (a Proxy's `has` trap) decided keyed or unkeyed apart from the
+  // value read, so a Proxy answering `has: false` over a target holding a key gave an unkeyed digester.
+  it('decides keyed or unkeyed from the key it reads, once, never from a separate `in` test', () => {
+    let reads = 0;
+    const target = { key: KEY };
+    const hiding = new Proxy(target, {
+      has: () => false,
+      get(object, name, receiver) {
+        if (name === 'key') reads += 1;
+        return Reflect.get(object, name, receiver) as unknown;
+      },
+    });
+    const digester = createDigester(hiding as unknown as DigesterOptions);
+    expect(digester.keyed).toBe(true);
+    expect(digester.principalRef(request)).toBe(createDigester({ key: KEY }).principalRef(request));
+    expect(reads).toBe(1);
+    // A Proxy that claims a key (`has: true`) but holds none is unkeyed, as an absent key is; an own
+    // enumerable `key` that reads undefined is still refused.
+    expect(createDigester(new Proxy({}, { has: () => true }) as unknown as DigesterOptions).keyed).toBe(false);
+    expect(() => createDigester(new Proxy({ key: KEY }, { get: () => undefined }) as unknown as DigesterOptions)).toThrow(/key is undefined/);
+  });
+
   it('refuses options that are neither absent nor an object with a TypeError, not a raw property read', () => {
     for (const options of [null, 'key', 32, true, [], () => KEY]) {
       expect(() => createDigester(options as unknown as DigesterOptions), String(options)).toThrow(/^createDigester: options must be an object/);

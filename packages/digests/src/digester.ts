@@ -598,7 +598,8 @@ function readDigesterOptions(options: unknown): { backend: HashBackend; key: Uin
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(`createDigester: options must be an object, got ${describeValue(options)}`);
   }
-  for (const name of Object.keys(options)) {
+  const names = Object.keys(options);
+  for (const name of names) {
     if (!DIGESTER_OPTION_NAMES.includes(name)) {
       throw new TypeError(
         `createDigester: unknown option ${JSON.stringify(name)} (known options: ${DIGESTER_OPTION_NAMES.join(', ')})`,
@@ -610,12 +611,15 @@ function readDigesterOptions(options: unknown): { backend: HashBackend; key: Uin
   // An explicit `backend: undefined` takes the default, as an absent one does: no backend choice
   // weakens a digest, unlike a key left out.
   const backend = backendOption === undefined ? nobleBackend : checkBackend(backendOption);
-  if (!('key' in given)) return { backend, key: undefined };
+  // The key is read once, and that value alone decides keyed or unkeyed: a separate `'key' in`
+  // test (a Proxy's `has` trap, which may answer false for a target that holds a key) could make
+  // an unkeyed digester of options that hold one.
   const key = given.key;
-  if (key === undefined) {
+  if (key !== undefined) return { backend, key: copyKey(key) };
+  if (names.includes('key')) {
     throw new TypeError('createDigester: key is undefined; leave key out for an unkeyed digester, or pass the key bytes');
   }
-  return { backend, key: copyKey(key) };
+  return { backend, key: undefined };
 }
 
 /**

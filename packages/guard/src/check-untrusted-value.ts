@@ -3,7 +3,7 @@ import { contractSafePointer } from './contract-safe-pointer.js';
 import { isForbiddenKey } from './forbidden-keys.js';
 import { jsonByteLength } from './json-byte-length.js';
 import type { GuardOutcome, GuardViolation } from './guard-violation.js';
-import { resolveJsonLimits, type JsonLimits } from './json-limits.js';
+import { resolveLimitsForCall, type JsonLimits } from './json-limits.js';
 
 /** One open container in the walk, linked to its parent only to build a violation path. */
 interface Frame {
@@ -109,7 +109,7 @@ function isContentRule(rule: string): boolean {
 }
 
 function walkUntrustedValue(value: unknown, limits: Partial<JsonLimits> | undefined, copy: boolean): GuardOutcome<JsonValue> {
-  const { maxBytes, maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = resolveJsonLimits(limits);
+  const { maxBytes, maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes } = resolveLimitsForCall(limits);
   let nodes = 0;
   // Tallies for the size bounds: code units of strings and keys (1 to 6 bytes each), quotes,
   // colons, brackets and commas (exact), literals (exact) and numbers (1 to 25 bytes each). The

@@ -62,6 +62,16 @@ function pick(value: unknown, fallback: number, name: string): number {
 }
 
 /**
+ * Every limits object `resolveJsonLimits` returned (frozen, all six limits checked), and
+ * `DEFAULT_JSON_LIMITS`. Given one of these back, `resolveJsonLimits` and every entry point return
+ * it at once: a caller that resolves its limits at start-up and passes them to every call pays no
+ * per-call check. Only objects made here are remembered, never one merely frozen elsewhere (that
+ * is checked in full). Entry points do not remember what they resolve for one call (a `WeakSet`
+ * insertion costs more than the check it would save): only `resolveJsonLimits` does.
+ */
+const RESOLVED_LIMITS = new WeakSet<object>([DEFAULT_JSON_LIMITS]);
+
+/**
  * Fills unset limits from `defaults` (`DEFAULT_JSON_LIMITS` unless given). A limit that is absent
  * or explicitly `undefined` takes the default: `{ maxBytes: undefined }` never widens a package's
  * own defaults to the guard's. Limits are host configuration, not input: a limit (or default) that
@@ -70,12 +80,36 @@ function pick(value: unknown, fallback: number, name: string): number {
  * limits that are neither `undefined` nor an object, throw a `TypeError` naming the limit, at every
  * entry point that takes limits (`parseUntrustedJson`, `scanJsonText`, `checkUntrustedValue`,
  * `copyUntrustedValue`), whatever the input.
+ *
+ * The result is frozen. Given back a result of its own (or `DEFAULT_JSON_LIMITS`), it returns that
+ * object at once, whatever `defaults`: such an object holds all six limits, each a non-negative safe
+ * integer, and no other member, so every `pick` would take the given value and never the default,
+ * and nothing would be refused: resolving it again would give the same six values. Limits resolved
+ * once at start-up and passed to every guard call therefore cost nothing per call. Any other object
+ * (one frozen elsewhere included) is checked in full, every time.
  */
 export function resolveJsonLimits(
   limits?: Partial<JsonLimits>,
   defaults: Readonly<JsonLimits> = DEFAULT_JSON_LIMITS,
 ): Readonly<JsonLimits> {
-  if (defaults === DEFAULT_JSON_LIMITS && (limits === undefined || limits === DEFAULT_JSON_LIMITS)) return DEFAULT_JSON_LIMITS;
+  const resolved = resolveLimitsForCall(limits, defaults);
+  if (RESOLVED_LIMITS.has(resolved)) return resolved;
+  Object.freeze(resolved);
+  RESOLVED_LIMITS.add(resolved);
+  return resolved;
+}
+
+/**
+ * `resolveJsonLimits` for one guard call (not exported by the package): the same checks and the
+ * same values, and the same object at once for limits `resolveJsonLimits` returned, but a fresh
+ * object is neither frozen nor remembered. Its result must not leave the call.
+ */
+export function resolveLimitsForCall(
+  limits: Partial<JsonLimits> | undefined,
+  defaults: Readonly<JsonLimits> = DEFAULT_JSON_LIMITS,
+): Readonly<JsonLimits> {
+  if (typeof limits === 'object' && limits !== null && RESOLVED_LIMITS.has(limits)) return limits as Readonly<JsonLimits>;
+  if (defaults === DEFAULT_JSON_LIMITS && limits === undefined) return DEFAULT_JSON_LIMITS;
   if (limits !== undefined && (typeof limits !== 'object' || limits === null)) {
     throw new TypeError(`JSON limits must be an object of limits, got ${shown(limits)}`);
   }

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@toolseal/contracts';
 import type { GuardOutcome } from './guard-violation.js';
-import { resolveJsonLimits, type JsonLimits } from './json-limits.js';
+import { resolveLimitsForCall, type JsonLimits } from './json-limits.js';
 import { scanJsonTextWithin } from './scan-json-text.js';
 import { uint8ArrayView } from './uint8-array-view.js';
 import { utf8LengthWithin } from './utf8-byte-length.js';
@@ -29,7 +29,7 @@ function violation(rule: string): GuardOutcome<never> {
  * input.
  */
 export function parseUntrustedJson(input: string | Uint8Array, limits?: Partial<JsonLimits>): GuardOutcome<JsonValue> {
-  const resolved = resolveJsonLimits(limits);
+  const resolved = resolveLimitsForCall(limits);
   let text: string;
   if (typeof input === 'string') {
     if (!utf8LengthWithin(input, resolved.maxBytes)) return violation('max_bytes');

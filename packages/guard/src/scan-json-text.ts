@@ -1,7 +1,7 @@
 import { contractSafePointer } from './contract-safe-pointer.js';
 import { isForbiddenKey } from './forbidden-keys.js';
 import type { GuardViolation } from './guard-violation.js';
-import { resolveJsonLimits, type JsonLimits } from './json-limits.js';
+import { resolveLimitsForCall, type JsonLimits } from './json-limits.js';
 import { utf8LengthWithin } from './utf8-byte-length.js';
 
 // One pass over the text, validating RFC 8259 grammar exactly as strictly as `JSON.parse` does,
@@ -277,7 +277,7 @@ function pathTo(kinds: readonly number[], counts: readonly number[], currentKeys
  * bytes. Never throws on any input; invalid limits throw a `TypeError` naming the limit.
  */
 export function scanJsonText(text: string, limits?: Partial<JsonLimits>): GuardViolation | null {
-  const resolved = resolveJsonLimits(limits);
+  const resolved = resolveLimitsForCall(limits);
   if (typeof text !== 'string') return { rule: 'malformed_json', path: '' };
   if (!utf8LengthWithin(text, resolved.maxBytes)) return { rule: 'max_bytes', path: '' };
   return scanJsonTextWithin(text, resolved);

@@ -1,10 +1,13 @@
 import type { PrincipalContext } from '@toolseal/contracts';
-import { copyUntrustedValue, deepFreeze, type JsonLimits } from '@toolseal/guard';
+import { copyUntrustedValue, deepFreeze, resolveJsonLimits, type JsonLimits } from '@toolseal/guard';
 
 /** The fields a principal's checker reads itself; `copyPrincipal` copies every other one. */
 const CHECKED_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 'roles']);
-/** Bounds of one extra field's value (claims a host keeps beside the identity, not documents). */
-const EXTRA_FIELD_LIMITS: Partial<JsonLimits> = { maxBytes: 65_536, maxDepth: 16, maxTotalNodes: 4_096 };
+/**
+ * Bounds of one extra field's value (claims a host keeps beside the identity, not documents).
+ * Resolved once, here: the guard takes back limits it resolved without checking them again.
+ */
+const EXTRA_FIELD_LIMITS: Readonly<JsonLimits> = resolveJsonLimits({ maxBytes: 65_536, maxDepth: 16, maxTotalNodes: 4_096 });
 
 /**
  * The frozen copy of a host's principal that every later step uses: `checked` (the `tenant_id`,

@@ -399,41 +399,43 @@ export function createProposalValidator<TProposal, TFacts>(
   options: ProposalValidatorOptions<TProposal, TFacts>,
 ): ProposalValidator<TProposal, TFacts> {
   checkOptionKeys('createProposalValidator', options, VALIDATOR_OPTIONS);
-  const { contractId, facts, rules, digester } = options;
+  // Each option is read once, here: the value checked is the value used (a getter or Proxy option
+  // cannot pass the check as one value and be used as another).
+  const { contractId, facts, rules, digester, schema, clock: givenClock } = options;
   // Every host object the validator calls later is checked here, once: a missing method would
   // otherwise surface on the first proposal, as a raw error or as a hold that looks like an outage.
   checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
   checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })');
   checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
-  if (typeof options.schema !== 'object' || options.schema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
-  if (options.clock !== undefined && typeof options.clock !== 'function') {
+  if (typeof schema !== 'object' || schema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
+  if (givenClock !== undefined && typeof givenClock !== 'function') {
     throw new TypeError('clock must be a function returning a Date, or left out (the system clock)');
   }
   if (typeof contractId !== 'string' || contractId.length === 0) throw new TypeError('contractId must be a non-empty string');
-  if (typeof rules.version !== 'string' || rules.version.length === 0) throw new TypeError('rules.version must be a non-empty string');
+  const ruleVersion: unknown = rules.version;
+  if (typeof ruleVersion !== 'string' || ruleVersion.length === 0) throw new TypeError('rules.version must be a non-empty string');
   // Both go into every record digest: one UTF-8 cannot encode would make each decision throw.
   if (!isWellFormedText(contractId)) throw new TypeError('contractId holds a lone surrogate');
-  if (!isWellFormedText(rules.version)) throw new TypeError('rules.version holds a lone surrogate');
-  const ruleVersion = rules.version;
+  if (!isWellFormedText(ruleVersion)) throw new TypeError('rules.version holds a lone surrogate');
   // Spec 002: "Reject unknown properties at both object levels ... merely listing known properties
   // does not reject others." Proven at start-up with the walk the tool registry proves input
   // schemas closed with; an open contract would keep a model's `approved`, `tenant_id` or `role`
   // in a ready proposal. The walk skips keywords the pinned Ajv does not know: compileSchema's
   // strict mode refuses those.
-  const closure = inspectInputSchema(options.schema, 'schema');
+  const closure = inspectInputSchema(schema, 'schema');
   if (closure.problems.length > 0) {
     throw new TypeError(`schema must be closed (every value constrained, unknown properties rejected): ${closure.problems.join('; ')}`);
   }
-  const validateShape = compileSchema<TProposal>(options.schema);
+  const validateShape = compileSchema<TProposal>(schema);
   // The fields shape reasons may name: the model reads them, and the input's own keys are its choice.
-  const declaredFields = createDeclaredFields(options.schema);
+  const declaredFields = createDeclaredFields(schema);
   // Not a spread: `{ maxBytes: undefined }` would replace the 16 KiB default with the guard's 1 MiB.
   const limits = resolveJsonLimits(options.limits, DEFAULT_PROPOSAL_LIMITS);
   // Facts are the host's, so the guard's own defaults (1 MiB...) unless the host sets others.
   const factsLimits = resolveJsonLimits(options.factsLimits);
   // Marks the proposals this validator kept (deep-frozen private copies): read as they are at recheck.
   const issuer = Object.freeze({});
-  const clock = options.clock ?? (() => new Date());
+  const clock = givenClock ?? (() => new Date());
 
   const digestProposalIn = (domain: string, proposal: JsonValue): Sha256Hex | null => {
     try {

@@ -214,17 +214,18 @@ export function createRefundProposalValidator(
   options: RefundProposalValidatorOptions,
 ): ProposalValidator<RefundProposal, RefundOrderFacts> {
   checkOptionKeys('createRefundProposalValidator', options, REFUND_VALIDATOR_OPTIONS);
-  const { orders } = options;
+  // Each option is read once, here, and that value is what createProposalValidator checks and uses.
+  const { orders, digester, limits, clock, factsTimeoutMs, factsLimits } = options;
   checkMethods('orders', orders, ['loadOrder'], 'a RefundOrderSource object ({ loadOrder })');
   return createProposalValidator<RefundProposal, RefundOrderFacts>({
     contractId: REFUND_PROPOSAL_CONTRACT_ID,
     schema: REFUND_PROPOSAL_SCHEMA,
     facts: { lookup: (actor, proposal) => orders.loadOrder(actor, proposal.order_id) },
     rules: REFUND_RULES_V1,
-    digester: options.digester,
-    ...(options.limits === undefined ? {} : { limits: options.limits }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.factsTimeoutMs === undefined ? {} : { factsTimeoutMs: options.factsTimeoutMs }),
-    ...(options.factsLimits === undefined ? {} : { factsLimits: options.factsLimits }),
+    digester,
+    ...(limits === undefined ? {} : { limits }),
+    ...(clock === undefined ? {} : { clock }),
+    ...(factsTimeoutMs === undefined ? {} : { factsTimeoutMs }),
+    ...(factsLimits === undefined ? {} : { factsLimits }),
   });
 }

@@ -1,3 +1,5 @@
+import { runInNewContext } from 'node:vm';
+import { resolveJsonLimits } from '@toolseal/guard';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { RegistryError } from './registry-error.js';
@@ -475,6 +477,52 @@ describe('createToolRegistry: options and specs are checked as data, with the to
       expect(error.toolName, label).toBe('get_order');
     }
     expect(registryError(() => createToolRegistry([cyclic])).message).toBe('tool "get_order": output_schema.self must be JSON data, not a cycle');
+  });
+
+  // Review 4 §10: only this realm's Object.prototype (or null) counted as plain, so a plain-JSON
+  // spec parsed in another realm (a vm context) was refused as a class instance, though
+  // structuredClone, the copy used before, accepted it. Arrays from another realm were accepted
+  // (Array.isArray works across realms), so the two disagreed.
+  it('accepts a plain-JSON spec made in another realm, and still refuses class instances and built-ins of any realm', () => {
+    const text = JSON.stringify(specs.getOrder);
+    const foreign = runInNewContext(`JSON.parse(${JSON.stringify(text)})`) as ToolSpec;
+    expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
+    const registry = createToolRegistry([foreign]);
+    expect(registry.toolNames).toEqual(['get_order']);
+    const tool = registry.get('get_order');
+    expect(tool?.contract).toEqual(specs.getOrder.contract);
+    expect(Object.getPrototypeOf(tool?.contract)).toBe(Object.prototype);
+    // The same tool as one registered from this realm's copy of the spec.
+    expect(JSON.stringify(tool)).toBe(JSON.stringify(createToolRegistry([copy(specs.getOrder)]).get('get_order')));
+
+    const cases: [string, string, string][] = [
+      ['another realm\'s Date', 'new Date(0)', 'a class instance'],
+      ['another realm\'s Map', 'new Map()', 'a class instance'],
+      ['another realm\'s RegExp', '/x/', 'a class instance'],
+      ['another realm\'s class instance', '(class Schema { constructor() { this.type = "object"; } }, new (class Schema { constructor() { this.type = "object"; } })())', 'a class instance'],
+    ];
+    for (const [label, source, problem] of cases) {
+      const spec = copy(specs.getOrder) as unknown as Record<string, unknown>;
+      spec['input_schema'] = runInNewContext(source) as unknown;
+      const error = registryError(() => createToolRegistry([spec as unknown as ToolSpec]));
+      expect(error.message, label).toContain(`tool "get_order": input_schema must be JSON data, not ${problem}`);
+    }
+    // An object whose prototype holds a built-in tag is no plain object either.
+    const tagged = Object.assign(Object.create(Object.assign(Object.create(null) as object, { [Symbol.toStringTag]: 'Schema' })) as object, { type: 'object' });
+    const spec = copy(specs.getOrder) as unknown as Record<string, unknown>;
+    spec['input_schema'] = tagged;
+    expect(registryError(() => createToolRegistry([spec as unknown as ToolSpec])).message).toContain('input_schema must be JSON data, not a class instance');
+  });
+
+  // Review 4 §6: the guard checked the names of every limits object on every call; the registry's
+  // guard limits are now the guard's own resolved objects, which it takes back with no check.
+  it('makes its guard limits with the guard, so each sealed call takes them back unchecked', () => {
+    const registry = createToolRegistry([copy(specs.getOrder)]);
+    const tool = registry.get('get_order');
+    for (const limits of [tool?.handlerOutputLimits, tool?.dataLimits, registry.packageLimits]) {
+      expect(Object.isFrozen(limits)).toBe(true);
+      expect(resolveJsonLimits(limits)).toBe(limits);
+    }
   });
 
   it('names the path within the contract too, before the tool name is known', () => {

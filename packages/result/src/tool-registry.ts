@@ -5,6 +5,7 @@ import {
   deepFreeze,
   inspectInputSchema,
   isWellFormedText,
+  resolveJsonLimits,
   type JsonLimits,
   type SensitiveKeyScanner,
 } from '@toolseal/guard';
@@ -216,6 +217,21 @@ function memberPath(path: string, key: string | number): string {
   return PLAIN_MEMBER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
+/**
+ * Whether `value` (an object, not an array) is a plain object: its prototype is `null` or this
+ * realm's `Object.prototype`, or it is another realm's plain object: its prototype's own prototype
+ * is `null` (that realm's `Object.prototype`) and its built-in tag is `[object Object]`. So a
+ * plain-JSON spec made in another realm (a `vm` context, which `structuredClone` accepted) is data
+ * too, while a class instance (its prototype's prototype is another object) and a `Date`, `Map`,
+ * `RegExp`, boxed primitive... of any realm (a prototype chain two deep) are not. Arrays are judged
+ * by `Array.isArray`, which works across realms.
+ */
+function isPlainObject(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype === null || prototype === Object.prototype) return true;
+  return Object.getPrototypeOf(prototype) === null && Object.prototype.toString.call(value) === '[object Object]';
+}
+
 /** What a value that JSON cannot hold is, for a message; `null` for JSON data (and `undefined`). */
 function describeNonData(value: unknown): string | null {
   switch (typeof value) {
@@ -228,9 +244,7 @@ function describeNonData(value: unknown): string | null {
     case 'number':
       return Number.isFinite(value) ? null : String(value);
     case 'object': {
-      if (value === null || Array.isArray(value)) return null;
-      const prototype: unknown = Object.getPrototypeOf(value);
-      if (prototype === Object.prototype || prototype === null) return null;
+      if (value === null || Array.isArray(value) || isPlainObject(value)) return null;
       return 'a class instance or built-in object (a schema library\'s schema, a Date, a Map...)';
     }
     default:
@@ -419,7 +433,9 @@ function compileTool(spec: unknown): RegisteredTool {
   if (own.allow_incomplete !== undefined && typeof own.allow_incomplete !== 'boolean') {
     throw new RegistryError(name, 'allow_incomplete must be a boolean');
   }
-  const handlerOutputLimits: Readonly<JsonLimits> = Object.freeze({
+  // Guard limits are made by the guard's resolveJsonLimits (frozen): handed back to the guard on
+  // every sealed call, they are taken as they are, with no per-call check.
+  const handlerOutputLimits: Readonly<JsonLimits> = resolveJsonLimits({
     maxBytes: limits.maxBytes + ENVELOPE_BYTES,
     maxDepth: limits.maxDepth + 1,
     maxArrayItems: limits.maxArrayItems,
@@ -432,7 +448,7 @@ function compileTool(spec: unknown): RegisteredTool {
     sourceLabel: own.source_label,
     limits,
     handlerOutputLimits,
-    dataLimits: Object.freeze({
+    dataLimits: resolveJsonLimits({
       ...handlerOutputLimits,
       maxDepth: limits.maxDepth,
       maxObjectKeys: limits.maxObjectKeys,
@@ -582,7 +598,7 @@ export function createToolRegistry(specs: readonly ToolSpec[], options: ToolRegi
   // bounded protected audit; an error package reaches depth 5 (…/error/reasons/n). The guard bounds
   // the package's JSON size by `maxBytes`, a flood bound only: the members around `data` of a valid
   // package stay below PACKAGE_MEMBER_BYTES even with every string at its longest and escaped.
-  const packageLimits: JsonLimits = Object.freeze({
+  const packageLimits: Readonly<JsonLimits> = resolveJsonLimits({
     maxBytes: largest('maxBytes', 0) + PACKAGE_MEMBER_BYTES,
     maxDepth: largest('maxDepth', 4) + 2,
     maxArrayItems: largest('maxArrayItems', 64),

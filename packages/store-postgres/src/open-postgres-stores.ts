@@ -237,7 +237,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // Unkeyed by default (removing the default would break existing hosts): a host whose dispatcher
   // digester is keyed passes that digester here, and `auditLog.keyed` says which one is in use.
   const digesterOption: unknown = options.digester;
-  const digester = digesterOption === undefined ? createDigester() : checkDigester(digesterOption);
+  // `keyed` is the value checkDigester read and checked: `auditLog.keyed` never reads it again.
+  const { digester, keyed } = checkDigester(digesterOption === undefined ? createDigester() : digesterOption);
   const genesisHash = auditGenesisHash(digester, options.logId);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const maxPendingAppends = checkIntegerInRange('maxPendingAppends', options.maxPendingAppends, {
@@ -654,7 +655,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   }
 
   const auditLog: AuditLog = {
-    keyed: digester.keyed,
+    keyed,
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       const row = await append(prepared);

@@ -11,7 +11,7 @@ import {
   type IdempotencyStore,
 } from '@toolseal/audit';
 import { checkIntentDigestMigration, findCompletedConformanceCases, findUnresolvedConformanceCases, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
-import { createDigester } from '@toolseal/digests';
+import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3, { type Statement } from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { dropAppendOnlyTriggers, sqliteTamper } from './__fixtures__/sqlite-tamper.js';
@@ -511,6 +511,28 @@ describe('SQLite stores: options (configuration review)', () => {
       plain.close();
       keyed.close();
       explicit.close();
+    }
+  });
+
+  // Review 4 §7: `keyed` was checked a boolean by checkDigester, then read again for
+  // `auditLog.keyed` (the value a keyed dispatcher trusts). It is read once, and that is reported.
+  it('reports the keyed value it checked, reading it once', () => {
+    const keyedDigester = createDigester({ key: new Uint8Array(32).fill(7) });
+    let reads = 0;
+    const flipping = {
+      digestTagged: keyedDigester.digestTagged,
+      digestText: keyedDigester.digestText,
+      get keyed(): unknown {
+        reads += 1;
+        return reads === 1 ? true : 'no';
+      },
+    };
+    const stores = openSqliteStores({ path: ':memory:', digester: flipping as unknown as Digester });
+    try {
+      expect(stores.auditLog.keyed).toBe(true);
+      expect(reads).toBe(1);
+    } finally {
+      stores.close();
     }
   });
 

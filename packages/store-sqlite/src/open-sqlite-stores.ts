@@ -197,7 +197,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   // Unkeyed by default (removing the default would break existing hosts): a host whose dispatcher
   // digester is keyed passes that digester here, and `auditLog.keyed` says which one is in use.
   const digesterOption: unknown = options.digester;
-  const digester = digesterOption === undefined ? createDigester() : checkDigester(digesterOption);
+  // `keyed` is the value checkDigester read and checked: `auditLog.keyed` never reads it again.
+  const { digester, keyed } = checkDigester(digesterOption === undefined ? createDigester() : digesterOption);
   const maxBodyBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const busyTimeoutMs = checkIntegerInRange('busyTimeoutMs', options.busyTimeoutMs, {
     min: 0,
@@ -527,7 +528,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   }
 
   const auditLog: AuditLog = {
-    keyed: digester.keyed,
+    keyed,
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       // Every attempt reads the head and the clock afresh under the write lock.
