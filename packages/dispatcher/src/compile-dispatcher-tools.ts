@@ -142,7 +142,7 @@ function compileTool(
 
   let argumentLimits: Readonly<JsonLimits>;
   try {
-    argumentLimits = Object.freeze({ ...resolveJsonLimits(spec.argumentLimits) });
+    argumentLimits = resolveJsonLimits(spec.argumentLimits); // frozen, and returned at once when the guard is given it back
   } catch (error) {
     throw new DispatcherConfigError(name, `argumentLimits: ${error instanceof Error ? error.message : String(error)}`);
   }
