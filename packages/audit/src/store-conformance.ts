@@ -860,6 +860,31 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       if (log.keyed !== undefined) assert.equal(log.keyed, true);
     }, chainKey),
 
+    {
+      // A review found `keyed` checked as a boolean, then read again for `auditLog.keyed` (the value
+      // a keyed dispatcher trusts): a getter could pass the check and be reported otherwise.
+      name: 'keyed: the digester\'s keyed is read once, and the value checked is the value reported',
+      run: async () => {
+        const keyedDigester = createDigester({ key: chainKey });
+        let reads = 0;
+        const flipping = {
+          digestTagged: keyedDigester.digestTagged,
+          digestText: keyedDigester.digestText,
+          get keyed(): unknown {
+            reads += 1;
+            return reads === 1 ? true : 'no';
+          },
+        };
+        const stores = await factory({ clock: new ManualClock(T0), digester: flipping as unknown as Digester });
+        try {
+          if (stores.auditLog.keyed !== undefined) assert.equal(stores.auditLog.keyed, true);
+          assert.equal(reads <= 1, true);
+        } finally {
+          await stores.close();
+        }
+      },
+    },
+
     define('append: bad entries throw StoreInputError and leave the chain unchanged', async ({ log }) => {
       await log.append(entryInput(1));
       const bad: AuditEntryInput[] = [

@@ -514,27 +514,6 @@ describe('SQLite stores: options (configuration review)', () => {
     }
   });
 
-  // Review 4 §7: `keyed` was checked a boolean by checkDigester, then read again for
-  // `auditLog.keyed` (the value a keyed dispatcher trusts). It is read once, and that is reported.
-  it('reports the keyed value it checked, reading it once', () => {
-    const keyedDigester = createDigester({ key: new Uint8Array(32).fill(7) });
-    let reads = 0;
-    const flipping = {
-      digestTagged: keyedDigester.digestTagged,
-      digestText: keyedDigester.digestText,
-      get keyed(): unknown {
-        reads += 1;
-        return reads === 1 ? true : 'no';
-      },
-    };
-    const stores = openSqliteStores({ path: ':memory:', digester: flipping as unknown as Digester });
-    try {
-      expect(stores.auditLog.keyed).toBe(true);
-      expect(reads).toBe(1);
-    } finally {
-      stores.close();
-    }
-  });
 
   it("refuses a path in a directory that does not exist with StoreInputError ('path'), not better-sqlite3's bare TypeError", () => {
     const missing = join(directory, 'no-such-directory', 'toolseal.db');
