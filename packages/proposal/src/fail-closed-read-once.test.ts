@@ -11,6 +11,7 @@ import type { ProposalRuleSet } from './proposal-rule-set.js';
 import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
 import { REFUND_RULES_V1, type RefundOrderFacts, type RefundProposal } from './refund-rules.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
+import { expectHold, settle } from './__fixtures__/outcomes.js';
 import { cedar } from './__fixtures__/cedar-orders.js';
 
 const digester = createDigester({ key: new Uint8Array(32).fill(5) });
@@ -30,24 +31,6 @@ async function readyDecision(): Promise<ReadyForReview<RefundProposal>> {
   const decision = await refundValidator({ lookup: () => found() }).validate(cedar.actor, text(baseline));
   if (!decision.ok) throw new Error('baseline must be ready');
   return decision;
-}
-
-async function settle<T>(run: () => T | Promise<T>): Promise<{ value: T } | { thrown: unknown }> {
-  try {
-    return { value: await run() };
-  } catch (thrown) {
-    return { thrown };
-  }
-}
-
-function expectHold(outcome: { value: ProposalDecision<unknown> | RecheckOutcome } | { thrown: unknown }, label: string): void {
-  expect(outcome, label).toHaveProperty('value');
-  if (!('value' in outcome)) return;
-  expect(outcome.value.decision, label).toBe('hold');
-  if (!outcome.value.ok) {
-    expect(outcome.value.error, label).toEqual(makeError('FACTS_UNAVAILABLE'));
-    expect(outcome.value.record.failure_category, label).toBe('facts_unavailable');
-  }
 }
 
 // Answers that are not the boolean `true` / `false`: an async rule's Promise, strings, numbers...

@@ -15,6 +15,7 @@ import type { ProposalRuleSet } from './proposal-rule-set.js';
 import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
 import { createRefundProposalValidator, REFUND_RULES_V1, type RefundOrderFacts, type RefundOrderSource, type RefundProposal } from './refund-rules.js';
 import type { FactsLookup } from './trusted-facts.js';
+import { expectHold, settle } from './__fixtures__/outcomes.js';
 import { cedar, createCedarOrders } from './__fixtures__/cedar-orders.js';
 
 const digester = createDigester({ key: new Uint8Array(32).fill(9) });
@@ -85,22 +86,6 @@ function expectNotFound(decision: ProposalDecision<unknown> | RecheckOutcome, la
   expect(decision.record.failure_category, label).toBe('access');
   expect(decision.record.facts_sha256, label).toBeNull();
   expect(decision.record.reasons, label).toEqual([]);
-}
-
-async function settle<T>(run: () => T | Promise<T>): Promise<{ value: T } | { thrown: unknown }> {
-  try {
-    return { value: await run() };
-  } catch (thrown) {
-    return { thrown };
-  }
-}
-
-function expectHold(outcome: { value: ProposalDecision<unknown> | RecheckOutcome } | { thrown: unknown }, label: string): void {
-  expect(outcome, label).toHaveProperty('value');
-  if (!('value' in outcome)) return;
-  expect(outcome.value.decision, label).toBe('hold');
-  if (!outcome.value.ok) expect(outcome.value.error, label).toEqual(makeError('FACTS_UNAVAILABLE'));
-  expect(outcome.value.record.facts_sha256, label).toBeNull();
 }
 
 describe('the fixture names each order\'s owner in its facts', () => {
@@ -270,9 +255,9 @@ describe('owns fails closed: a throw or anything but a boolean holds', () => {
     for (const [label, answer] of nonBooleans) {
       const rules = watchedRules(answer);
       const validator = validatorOver(() => ({ status: 'found', facts: factsOf(c7) }), rules as unknown as Rules);
-      expectHold(await settle(() => validator.validate(cedar.actor, value(baseline))), `validate, owns answers ${label}`);
-      expectHold(await settle(() => validator.recheck(ready as ReadyForReview<RefundProposal>, { status: 'found', facts: factsOf(c7) }, cedar.actor)), `recheck, owns answers ${label}`);
-      expectHold(await settle(() => validator.recheckCurrent(cedar.actor, ready as ReadyForReview<RefundProposal>)), `recheckCurrent, owns answers ${label}`);
+      expectHold(await settle(() => validator.validate(cedar.actor, value(baseline))), `validate, owns answers ${label}`, true);
+      expectHold(await settle(() => validator.recheck(ready as ReadyForReview<RefundProposal>, { status: 'found', facts: factsOf(c7) }, cedar.actor)), `recheck, owns answers ${label}`, true);
+      expectHold(await settle(() => validator.recheckCurrent(cedar.actor, ready as ReadyForReview<RefundProposal>)), `recheckCurrent, owns answers ${label}`, true);
       expect(rules.owns, label).toHaveBeenCalledTimes(3);
       for (const unused of [rules.describes, rules.statePermits, rules.check, rules.snapshot]) expect(unused, label).not.toHaveBeenCalled();
     }
@@ -281,7 +266,7 @@ describe('owns fails closed: a throw or anything but a boolean holds', () => {
   it('holds for another tenant\'s order too (a broken owns is no refusal), and leaves no unhandled rejection', async () => {
     for (const owns of [() => Promise.reject(new Error('tenant service down')), async () => false]) {
       const validator = validatorOver(() => ({ status: 'found', facts: factsOf(m9) }), { ...REFUND_RULES_V1, owns } as unknown as Rules);
-      expectHold(await settle(() => validator.validate(cedar.actor, value(m9Ready))), String(owns));
+      expectHold(await settle(() => validator.validate(cedar.actor, value(m9Ready))), String(owns), true);
     }
     // Vitest fails the run on an unhandled rejection; give any such rejection the chance to surface.
     await new Promise((resolve) => setTimeout(resolve, 10));
