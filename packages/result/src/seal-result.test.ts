@@ -21,6 +21,7 @@ const call: CallContext = {
   operation_id: 'op-001',
   idempotency_key: null,
 };
+const keyedCall: CallContext = { ...call, idempotency_key: 'idem-001' };
 const orderOutput = {
   data: { order_ref: 'ORDER-C7', status: 'paid', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1, amount: 6000 }] },
   resource_revision: 'order-c7-r3',
@@ -373,7 +374,11 @@ describe('sealResult', () => {
       const retryAfterMs = entry.retry_after.policy === 'required' ? entry.retry_after.min_ms : undefined;
       const reasons = entry.reason_rules.length > 0 ? [{ field: '/order_id', rule: entry.reason_rules[0] as string }] : undefined;
       const { sealed, violations } = sealResult(
-        orderInput({ subject: { kind: 'error', code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }), ...(reasons === undefined ? {} : { reasons }) }, execution: { delivery: 'local_replay' } }),
+        orderInput({
+          call: keyedCall,
+          subject: { kind: 'error', code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }), ...(reasons === undefined ? {} : { reasons }) },
+          execution: { delivery: 'local_replay' },
+        }),
       );
       expect(violations).toEqual([]);
       const result = sealed.model_result;
@@ -382,7 +387,7 @@ describe('sealResult', () => {
       expect(result.data).toBeNull();
       expect(result.error).toEqual({ code, category: entry.category, safe_message: entry.safe_message, recovery: entry.recovery, retry_after_ms: retryAfterMs ?? null, reasons: reasons ?? [] });
       expect(result.provenance).toEqual({ source_label: 'toolseal', producer_revision: 'toolseal-control-v1', resource_revision: null, observed_at: '2026-07-19T00:00:01Z', trust: 'trusted_control' });
-      expect(verifyResult(sealed, { registry, tool_name: 'get_order', principal, call, arguments: { order_id: 'ORDER-C7' }, digester })).toEqual({ ok: true });
+      expect(verifyResult(sealed, { registry, tool_name: 'get_order', principal, call: keyedCall, arguments: { order_id: 'ORDER-C7' }, digester })).toEqual({ ok: true });
     }
   });
 
@@ -416,6 +421,15 @@ describe('sealResult', () => {
   it('uses a Date clock as toISOString', () => {
     const { sealed } = sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND' }, now: () => new Date(Date.UTC(2026, 6, 19, 1, 2, 3, 4)) }));
     expect(sealed.model_result.provenance.observed_at).toBe('2026-07-19T01:02:03.004Z');
+  });
+
+  it('refuses a replay or a reconciliation for a call without an idempotency key (spec 000: they answer a keyed call)', () => {
+    for (const delivery of ['local_replay', 'receipt_reconciled'] as const) {
+      expect(() => sealResult(orderInput({ execution: { delivery } }))).toThrow(/needs call\.idempotency_key/);
+      expect(() => sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND' }, execution: { delivery } }))).toThrow(TypeError);
+      const { sealed } = sealResult(orderInput({ call: keyedCall, execution: { delivery } }));
+      expect(sealed.model_result.execution.delivery).toBe(delivery);
+    }
   });
 
   it('throws for caller bugs, never for handler output', () => {

@@ -216,6 +216,11 @@ function checkTrustedInput(input: SealResultInput): Redaction[] {
     throw new TypeError(`sealResult: call.${outside} breaks the protected_audit schema (PROTECTED_AUDIT_SCHEMA: its pattern or length)`);
   }
   if (!DELIVERIES.has(execution?.delivery)) throw new TypeError('sealResult: execution.delivery is not a Delivery');
+  // Spec 000: `local_replay` says a local idempotency record was hit, `receipt_reconciled` that a
+  // status query reconciled a write's receipt; both answer a call that has an idempotency key.
+  if (execution.delivery !== 'fresh' && call.idempotency_key === null) {
+    throw new TypeError(`sealResult: execution.delivery "${execution.delivery}" needs call.idempotency_key (a replay or reconciliation answers a keyed call)`);
+  }
   return copyRedactions(input.redactions);
 }
 

@@ -57,6 +57,23 @@ const trustedA = trustedFor(callA, 'ORDER-C7');
 const trustedB = trustedFor(callB, 'ORDER-C8');
 const rateLimited = seal(callA, 'ORDER-C7', { subject: { kind: 'error', code: 'RATE_LIMIT', retryAfterMs: 30_000 } });
 
+describe('delivery evidence', () => {
+  it('fails a replay or a reconciliation presented for a call without an idempotency key, digests recomputed or not', () => {
+    for (const delivery of ['local_replay', 'receipt_reconciled'] as const) {
+      const forged = rebindDigests(
+        mutated(packageA, (draft) => {
+          draft.model_result.execution.delivery = delivery;
+        }),
+        digester,
+      );
+      expect(verifyResult(forged, trustedA)).toEqual({ ok: false, reasons: ['downstream'] });
+      const keyed = { ...callA, idempotency_key: 'idem-A' };
+      const replayed = seal(keyed, 'ORDER-C7', { execution: { delivery } });
+      expect(verifyResult(replayed, trustedFor(keyed, 'ORDER-C7'))).toEqual({ ok: true });
+    }
+  });
+});
+
 function mutated(sealed: SealedResult, change: (draft: SealedResult) => void): SealedResult {
   const draft = copy(sealed);
   change(draft);

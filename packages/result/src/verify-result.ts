@@ -371,6 +371,8 @@ function checkModelResult(
 ): void {
   const { execution, provenance } = result;
   if (!isObservedAtAcceptable(provenance.observed_at, trusted.now)) reasons.add('provenance');
+  // A replay or a reconciliation answers a keyed call (`sealResult` refuses one without a key).
+  if (execution.delivery !== 'fresh' && trusted.call.idempotency_key === null) reasons.add('downstream');
 
   if (result.status === 'succeeded') {
     if (result.error !== null || result.data === null || execution.outcome !== 'committed') {
