@@ -29,6 +29,7 @@ export {
   type ToolCallCollectorOptions,
 } from './create-tool-call-collector.js';
 export { collectToolCalls } from './collect-tool-calls.js';
+export { mayHoldRoundedInteger } from './may-hold-rounded-integer.js';
 export { formatOptionsOf } from './format-options-of.js';
 export {
   correlateToolResults,

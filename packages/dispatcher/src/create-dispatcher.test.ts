@@ -243,6 +243,25 @@ describe('gate: guard', () => {
     expect(handlerSaw).toBe('refund');
     expect(Object.isFrozen(sdkValue)).toBe(false);
   });
+  it('refuses an SDK-parsed integer beyond 2^53 whatever the adapter checked (it may be another number rounded)', async () => {
+    const host = createTestHost();
+    const turn = await host.dispatcher.dispatch(
+      [
+        toolCall('kb_search', { query: 'refund', page: 9007199254740992 }, { format: 'json_value' }),
+        toolCall('kb_search', { query: 'refund', filters: [{ order_no: -(2 ** 60) }] }, { format: 'json_value' }),
+        toolCall('kb_search', { query: 'refund', page: 9007199254740991 }, { format: 'json_value' }),
+      ],
+      context,
+    );
+    expect(turn.results.map((result) => [result.gate, errorOf(result).reasons?.[0]?.rule])).toEqual([
+      ['guard', 'non_json_value'],
+      ['guard', 'non_json_value'],
+      // A safe integer passes the guard, and meets the input schema's own bound on `page`.
+      ['input_schema', 'maximum'],
+    ]);
+    expect(host.calls['kb_search'] ?? 0).toBe(0);
+  });
+
   it('reads an SDK-parsed value once and refuses an array carrying more than its items, never throwing', async () => {
     const host = createTestHost();
     const withFunction = Object.assign([{ line_id: 'LINE-1', quantity: 1 }], { toJSON: () => 'x' });

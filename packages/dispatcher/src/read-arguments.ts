@@ -1,3 +1,4 @@
+import { mayHoldRoundedInteger } from '@toolseal/adapter-core';
 import type { JsonValue, RawArguments } from '@toolseal/contracts';
 import { copyUntrustedValue, parseUntrustedJson, type GuardOutcome, type JsonLimits } from '@toolseal/guard';
 import { deepFreeze } from '@toolseal/proposal';
@@ -7,6 +8,11 @@ const MALFORMED: GuardOutcome<JsonValue> = Object.freeze({
   violation: Object.freeze({ rule: 'malformed_json', path: '' }),
 });
 
+const ROUNDED: GuardOutcome<JsonValue> = Object.freeze({
+  ok: false,
+  violation: Object.freeze({ rule: 'non_json_value', path: '' }),
+});
+
 /**
  * The guard gate: turns a call's raw arguments into a private, deeply frozen JSON value, with the
  * tool's limits checked before anything else happens (bytes and depth before any parse; duplicate
@@ -14,7 +20,8 @@ const MALFORMED: GuardOutcome<JsonValue> = Object.freeze({
  * a value an SDK already parsed is copied by the same walk that checks it (its JSON size too), each
  * property read once, so what was judged is exactly what is kept, and neither the provider SDK's
  * object nor anything holding it can change the arguments afterwards. An array carrying anything
- * besides its items is refused (`non_json_value`), never passed on or silently dropped.
+ * besides its items is refused (`non_json_value`), never passed on or silently dropped, and so is
+ * a parsed value holding an integer beyond 2^53 (`mayHoldRoundedInteger` of @toolseal/adapter-core).
  *
  * Never throws: anything that is not one of the two `RawArguments` forms is `malformed_json`.
  */
@@ -32,7 +39,13 @@ export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): 
     if (format === 'json_value') {
       // The walk also bounds the UTF-8 size of the value's JSON text by `maxBytes`, without building it.
       const copied = copyUntrustedValue(raw.value, limits);
-      return copied.ok ? { ok: true, value: deepFreeze(copied.value) } : copied;
+      if (!copied.ok) return copied;
+      // An integer beyond 2^53 in a value an SDK parsed may be another number rounded
+      // (9007199254740993 arrives as 9007199254740992): refused as the guard refuses it in text.
+      // The adapters' collector refuses it already; checked again here so that the rule does not
+      // rest on every adapter (one that hands on values without the collector, say).
+      if (mayHoldRoundedInteger(copied.value, limits, true)) return ROUNDED;
+      return { ok: true, value: deepFreeze(copied.value) };
     }
     return MALFORMED;
   } catch {
