@@ -608,7 +608,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     abort: CallAbort,
   ): TrustedCheckOutcome | Promise<TrustedCheckOutcome> {
     const run = runWithDeadline(check, invocation, abort, remainingMs(turn, invocation.deadline));
-    const read = (done: DeadlineRun): TrustedCheckOutcome => readCheckOutcome(done, tool.registered.inputFields);
+    const read = (done: DeadlineRun): TrustedCheckOutcome => readCheckOutcome(done, tool.registered.inputFields, invocation.arguments);
     return run instanceof Promise ? run.then(read) : read(run);
   }
 
@@ -628,7 +628,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (error.code === 'INVALID_ARGUMENTS') {
       return refuse(turn, state, gate, error.code, { reasons: projectInputReasons(fields, error.reasons) });
     }
-    if (!declaresEveryField(fields, error.reasons)) {
+    if (!declaresEveryField(fields, error.reasons, state.arguments)) {
       state.notes.push('proposal_reason_field_undeclared');
       return refuse(turn, state, gate, 'FACTS_UNAVAILABLE');
     }
@@ -1365,7 +1365,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return refuse(turn, state, 'handler', 'OUTCOME_UNKNOWN');
     }
     const outcome = run.kind === 'returned' ? readHandlerOutcome(run.value, 'data') : null;
-    if (outcome === null || outcome.kind === 'garbage' || !declaresHandlerReasons(tool, outcome)) {
+    if (outcome === null || outcome.kind === 'garbage' || !declaresHandlerReasons(tool, outcome, invocation.arguments)) {
       // It started, so it may have written before failing: only a status query can tell.
       await markUnknown();
       return refuse(turn, state, 'handler', 'TOOL_ERROR');
@@ -1637,7 +1637,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const run = pending instanceof Promise ? await pending : pending;
     if (run.kind !== 'returned') return refuse(turn, state, 'handler', 'TOOL_ERROR');
     const outcome = readHandlerOutcome(run.value, 'data');
-    if (outcome.kind === 'garbage' || !declaresHandlerReasons(tool, outcome)) return refuse(turn, state, 'handler', 'TOOL_ERROR');
+    if (outcome.kind === 'garbage' || !declaresHandlerReasons(tool, outcome, invocation.arguments)) return refuse(turn, state, 'handler', 'TOOL_ERROR');
     if (outcome.kind === 'error') return refuse(turn, state, 'handler', outcome.code, outcome);
     const output = seal(turn, state, { kind: 'data', output: outcome.envelope }, 'fresh');
     return record(turn, state, output, output.violations.length > 0 ? 'output_contract' : 'sealed');
@@ -1721,7 +1721,7 @@ const RETRYABLE_HANDLER_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RAT
  * holds the call (FACTS_UNAVAILABLE): the check is the host's source of trusted facts, and a broken
  * one means the facts are not available. Nothing has started, so `not_started` stays true.
  */
-function readCheckOutcome(run: DeadlineRun, fields: InputFieldTemplates): TrustedCheckOutcome {
+function readCheckOutcome(run: DeadlineRun, fields: InputFieldTemplates, args: JsonValue): TrustedCheckOutcome {
   if (run.kind !== 'returned') return HOLD;
   try {
     const answer = run.value as { ok?: unknown; code?: unknown; reasons?: unknown } | null;
@@ -1736,7 +1736,7 @@ function readCheckOutcome(run: DeadlineRun, fields: InputFieldTemplates): Truste
     );
     // The catalog decides whether these reasons are allowed for the code; a check that breaks it holds.
     makeError(code, { reasons: copied });
-    if (!declaresEveryField(fields, copied)) return HOLD;
+    if (!declaresEveryField(fields, copied, args)) return HOLD;
     return { ok: false, code, reasons: copied };
   } catch {
     return HOLD;
@@ -1747,8 +1747,8 @@ function readCheckOutcome(run: DeadlineRun, fields: InputFieldTemplates): Truste
  * Whether a handler's catalogued refusal names only declared argument fields. One that names
  * anything else is a broken handler (TOOL_ERROR), like any other answer outside the contract.
  */
-function declaresHandlerReasons(tool: CompiledTool, outcome: ReadOutcome): boolean {
-  return outcome.kind !== 'error' || declaresEveryField(tool.registered.inputFields, outcome.reasons);
+function declaresHandlerReasons(tool: CompiledTool, outcome: ReadOutcome, args: JsonValue): boolean {
+  return outcome.kind !== 'error' || declaresEveryField(tool.registered.inputFields, outcome.reasons, args);
 }
 
 /** What a handler is given: the invocation (its signal still made on first read) and the execution identity. */

@@ -87,6 +87,58 @@ describe('handler reasons', () => {
   });
 });
 
+describe('reason indexes', () => {
+  // Review: `*` in a template matched any index of up to 6 digits, so a component could put digits
+  // of its choice (a numeric subject id) into a `trusted_control` error through `/lines/900100`.
+  const beyond: ErrorReason = { field: '/lines/900100/quantity', rule: 'quantity_exceeds_eligible' };
+
+  it('a write handler naming an item the arguments do not hold: TOOL_ERROR, and the digits never reach the model', async () => {
+    const host = writeHost();
+    host.impl.create_refund_draft = () => ({ kind: 'error', code: 'RULE_REJECTED', reasons: [beyond] });
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(result.gate).toBe('handler');
+    expect(result.sealed.model_result.error).toMatchObject({ code: 'TOOL_ERROR', reasons: [] });
+    expect(result.canonical_model_result).not.toContain('900100');
+  });
+
+  it('one past the last item is refused too; the last item passes', async () => {
+    const twoLines = { ...BASELINE_REFUND, lines: [{ line_id: 'LINE-1', quantity: 1 }, { line_id: 'LINE-2', quantity: 1 }] };
+    for (const [index, code] of [[1, 'RULE_REJECTED'], [2, 'TOOL_ERROR']] as const) {
+      // No proposal gate: the rule set would refuse LINE-2 before the handler runs.
+      const host = createTestHost({
+        tools: (tools) =>
+          tools.map((tool) => {
+            if (tool.name !== 'create_refund_draft') return tool;
+            const { proposal: _proposal, ...withoutProposal } = tool;
+            return { ...withoutProposal, approval: 'none' as const };
+          }),
+      });
+      host.impl.create_refund_draft = () => ({
+        kind: 'error',
+        code: 'RULE_REJECTED',
+        reasons: [{ field: `/lines/${index}/quantity`, rule: 'quantity_exceeds_eligible' }],
+      });
+      const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', twoLines)], context));
+      expect(result.gate).toBe('handler');
+      expect(result.sealed.model_result.error?.code).toBe(code);
+    }
+  });
+
+  it('a trusted check naming an item the arguments do not hold holds the call (FACTS_UNAVAILABLE)', async () => {
+    const host = createTestHost({
+      tools: (tools) =>
+        tools.map((tool) =>
+          tool.name === 'create_refund_draft'
+            ? { ...tool, approval: 'none' as const, check: () => ({ ok: false as const, code: 'RULE_REJECTED' as const, reasons: [beyond] }) }
+            : tool,
+        ),
+    });
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(result.gate).toBe('trusted_checks');
+    expect(result.sealed.model_result.error).toMatchObject({ code: 'FACTS_UNAVAILABLE', reasons: [] });
+  });
+});
+
 describe('trusted check reasons', () => {
   it('a check naming free text as a reason field holds the call (FACTS_UNAVAILABLE), never shows it', async () => {
     const host = createTestHost();

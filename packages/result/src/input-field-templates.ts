@@ -4,8 +4,9 @@ import { createDeclaredFields, MAX_DECLARED_FIELDS, type DeclaredFields } from '
  * The argument fields a tool's input schema declares, as JSON Pointer templates (`*` = any array
  * index), computed once at registry start-up (the guard's `createDeclaredFields`). `ErrorReason.field`
  * of a tool's errors must name one of them (or be `""`, the whole arguments): a reason then points
- * at a place of the tool's own contract and can never carry text a handler, check or rule set made
- * up, even though the model reads it as `trusted_control`. `declaredPrefix` cuts reasons derived
+ * at a place of the tool's own contract and carries no names a handler, check or rule set made up,
+ * even though the model reads it as `trusted_control`. Its array indexes are digits all the same:
+ * the dispatcher also requires each to address an item of the call's arguments. `declaredPrefix` cuts reasons derived
  * from the model's own input (guard and schema violations), which may name keys the contract does
  * not know.
  */
