@@ -181,6 +181,20 @@ describe('checkHandlerOutput', () => {
     expect(withSource('https://kb.example.com/a b')).toContainEqual({ rule: 'url_malformed', path: '/data/hits/0/source' });
   });
 
+  it('refuses a link whose query or fragment carries a credential by its name or its form (review: ?password= and #access_token= passed)', () => {
+    const withSource = (source: string) => violationsOf('kb_search', { ...search, data: { hits: [{ ...hit, source }] } }, { query: 'q' });
+    const refused = [{ rule: 'url_host', path: '/data/hits/0/source' }];
+    expect(withSource('https://kb.example.com/doc?password=hunter2hunter2')).toEqual(refused);
+    expect(withSource('https://kb.example.com/doc?page=2&access_token=ya29.a0AfH6SMBxExample')).toEqual(refused);
+    expect(withSource('https://kb.example.com/cb#access_token=abc123def456&token_type=Bearer')).toEqual(refused);
+    expect(withSource('https://kb.example.com/doc?X-Api-Key=k')).toEqual(refused);
+    // A value spelled by its form under a harmless name, percent-encoded: read as a server reads it.
+    expect(withSource('https://kb.example.com/doc?ref=Bearer%20abcdefghijklmnopqrstuvwxyz0123')).toEqual(refused);
+    // Ordinary parameters and fragments pass.
+    expect(withSource('https://kb.example.com/search?q=refund+policy&page=2&sort=date#results')).toEqual([]);
+    expect(withSource('https://kb.example.com/doc?token_count=12&__proto__=1')).toEqual([]);
+  });
+
   it('checks media types against the tool allow-list, case-insensitively', () => {
     const withMedia = (media_type: string) => violationsOf('kb_media', { ...search, data: { hits: [], media_type } }, { query: 'q' });
     expect(withMedia('application/pdf')).toEqual([]);

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import { ajvErrorsToReasons, checkUntrustedValue, isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
-import { findCredentialValues } from './find-credential-values.js';
+import { findCredentialValues, holdsCredentialValue } from './find-credential-values.js';
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
 import { boundViolations, MAX_OUTPUT_VIOLATIONS, type OutputViolation } from './output-violation.js';
@@ -191,7 +191,22 @@ function checkLink(tool: RegisteredTool, value: string): string | null {
   const url = new URL(value);
   if (!tool.links.schemes.has(url.protocol.slice(0, -1))) return 'url_scheme';
   if (url.username !== '' || url.password !== '' || !tool.links.hosts.has(url.host)) return 'url_host';
+  if ((url.search.length > 1 || url.hash.length > 1) && carriesCredentialParameter(tool, url)) return 'url_host';
   return null;
+}
+
+/**
+ * Whether a query or fragment parameter of `url` carries a credential: a name the tool's key scan
+ * flags, as it would flag it as a key of `data` (`?access_token=`, `?password=`, the OAuth implicit
+ * grant's `#access_token=...&token_type=Bearer`), or a value, percent-decoded, that holds a
+ * credential form (`findCredentialValue`). The link's whole text is searched for credential forms
+ * with every other string of `data`; this reads the parameters as a server would.
+ */
+function carriesCredentialParameter(tool: RegisteredTool, url: URL): boolean {
+  const parameters = [...new URLSearchParams(url.search), ...new URLSearchParams(url.hash.slice(1))];
+  for (const [, parameterValue] of parameters) if (holdsCredentialValue(parameterValue)) return true;
+  // Own data properties named as the parameters, `__proto__` included (`fromEntries` defines, never assigns).
+  return tool.scanSensitiveKeys(Object.fromEntries(parameters.map(([name]) => [name, null])), 1).length > 0;
 }
 
 /**

@@ -52,6 +52,13 @@ describe('sealResult refuses a credential in a string of data, whatever key hold
     expect(output.canonical_model_result).not.toContain('eyJ');
   });
 
+  it('reads TAG characters as the ASCII they mirror: a JWT spelled in that invisible alphabet is refused (review)', () => {
+    const tags = [...JWT].map((character) => String.fromCodePoint(0xe0000 + character.charCodeAt(0))).join('');
+    // Right after a word: the run reads as a word of its own.
+    const output = sealResult(sealInput((hits) => void ((hits[0] as Hit).snippet = `Nothing to see here${tags}`)));
+    expect(output.violations).toEqual([{ rule: 'credential_value', path: '/data/hits/0/snippet' }]);
+  });
+
   it('accepts the same output without the credential (the fixture as it is)', () => {
     const output = sealResult(sealInput(() => {}));
     expect(output.violations).toEqual([]);

@@ -54,6 +54,16 @@ describe('findProtectedValues', () => {
     expect(find({ note: 'Sujet ÉLODIE-42 ici' }, ['élodie-42'])).toEqual([{ rule: 'protected_value', path: '/data/note' }]);
   });
 
+  it('reads TAG characters as the ASCII they mirror (review: a tenant id spelled in them passed), and leaves a flag a flag', () => {
+    const tags = (text: string) => [...text].map((character) => String.fromCodePoint(0xe0000 + character.charCodeAt(0))).join('');
+    expect(find({ note: `see ${tags('TENANT-CEDAR-SECRET')} here` }, ['tenant-cedar-secret'])).toEqual([
+      { rule: 'protected_value', path: '/data/note' },
+    ]);
+    // Scotland's flag: a black flag, TAG letters `gbsct` and the cancel tag. No protected value is in it.
+    const scotland = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}';
+    expect(find({ note: `Edinburgh ${scotland}` }, ['tenant-cedar-secret'])).toEqual([]);
+  });
+
   it('never echoes an unsafe key in the path', () => {
     expect(find({ 'bad key': { inner: 'op-0001-abcdef' } }, ['op-0001-abcdef'])).toEqual([{ rule: 'protected_value', path: '/data' }]);
   });

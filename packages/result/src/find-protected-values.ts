@@ -1,5 +1,6 @@
 import type { JsonValue } from '@toolseal/contracts';
 import { findInData } from './find-in-data.js';
+import { revealTagText } from './reveal-tag-text.js';
 import type { OutputViolation } from './output-violation.js';
 
 /**
@@ -17,7 +18,7 @@ export const MIN_PROTECTED_VALUE_LENGTH = 6;
  * `toLowerCase` depends on the character alone.
  */
 function foldCase(text: string): string {
-  const lower = text.toLowerCase();
+  const lower = revealTagText(text).toLowerCase();
   return lower.includes('ς') ? lower.replaceAll('ς', 'σ') : lower;
 }
 
@@ -45,7 +46,8 @@ export function containsProtectedValue(text: string, needles: readonly string[])
 /**
  * Where string values of `data` contain a protected value of the call (spec 000: the model
  * projection carries no principal identifiers, internal ids or receipts), compared exactly but
- * case-insensitively (`toLowerCase`, the final sigma folded, no Unicode normalization), and where a number of `data` is
+ * case-insensitively (`toLowerCase`, the final sigma folded, TAG characters read as the ASCII they
+ * mirror, no Unicode normalization), and where a number of `data` is
  * one (its `Number::toString` text equal to the value: numeric ids). `canonicalData` is the RFC 8785
  * text of `data`: one pass over it decides the common case (no value anywhere in the text, not even
  * in a key or a number); only a hit walks the values to find and report the strings, as
@@ -62,7 +64,8 @@ export function findProtectedValues(
 ): OutputViolation[] {
   if (needles.length === 0) return [];
   if (canonicalData !== null) {
-    const text = canonicalData.toLowerCase();
+    // TAG characters read as the ASCII they mirror, as the walk reads them (`foldCase`).
+    const text = revealTagText(canonicalData).toLowerCase();
     // A plain ASCII value appears in the lowercased text exactly where it appears in a lowercased
     // string. One with `"`, `\` or a control (escaped in the text) or beyond ASCII (the final sigma
     // lowercases by context) is decided by the walk alone.

@@ -16,7 +16,10 @@ export const OUTPUT_ONLY_RULES = Object.freeze([
   'sensitive_key',
   /** A link's scheme is not allowed for this tool. */
   'url_scheme',
-  /** A link's host is not allowed for this tool, or the link carries credentials. */
+  /**
+   * A link's host is not allowed for this tool, or the link carries credentials: a user or password,
+   * or a query or fragment parameter whose name is a sensitive key or whose value holds a credential.
+   */
   'url_host',
   /** A link is not an absolute URL. */
   'url_malformed',

@@ -12,11 +12,11 @@ import type {
 } from '@toolseal/contracts';
 import { constantTimeEqual, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, checkError } from '@toolseal/errors';
-import { checkUntrustedValue, compileSchema, findCredentialValue, utf8LengthWithin } from '@toolseal/guard';
+import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/guard';
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { CONTRACT_KEY_LIST, PROVIDER_CONTEXT_KEY_LIST } from './contract-keys.js';
-import { findCredentialValues } from './find-credential-values.js';
+import { findCredentialValues, holdsCredentialValue } from './find-credential-values.js';
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
@@ -406,7 +406,7 @@ function checkModelResult(
         // `observed_at` whose fraction spells one (a numeric id).
         (provenance.resource_revision !== null &&
           (containsProtectedValue(provenance.resource_revision, needles) ||
-            findCredentialValue(provenance.resource_revision) !== null)) ||
+            holdsCredentialValue(provenance.resource_revision))) ||
         containsProtectedValue(timestampFraction(provenance.observed_at), needles)
       ) {
         reasons.add('provenance');
