@@ -10,6 +10,34 @@ function readResults(payload: AnthropicToolResultMessage) {
   );
 }
 
+/** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
+function otherFields(value: object, known: readonly string[]): string[] {
+  return Object.entries(value)
+    .filter(([key]) => !known.includes(key))
+    .map(([key, field]) => JSON.stringify({ [key]: field }));
+}
+
+/**
+ * Every text the model reads in the message besides the result texts: the text blocks, and any
+ * other block, content part or field, serialized.
+ */
+function readModelText(payload: AnthropicToolResultMessage): string[] {
+  return [
+    ...otherFields(payload, ['role', 'content']),
+    ...payload.content.flatMap((block) =>
+      block.type === 'text'
+        ? [block.text, ...otherFields(block, ['type', 'text'])]
+        : block.type === 'tool_result'
+          ? [
+              ...otherFields(block, ['type', 'tool_use_id', 'content', 'is_error']),
+              ...otherFields(block.content[0], ['type', 'text']),
+              ...block.content.slice(1).map((part) => JSON.stringify(part)),
+            ]
+          : [JSON.stringify(block)],
+    ),
+  ];
+}
+
 /** Built as the SDK's own `Message` type, as `client.messages.create` returns it. */
 function makeMessage(calls: readonly ConformanceCall[], responseId: string, stopReason?: StopReason | null): Message {
   const built = message(
@@ -35,6 +63,11 @@ describe.each<[string, AnthropicMessagesFormatOptions]>([
     formatOptions: () => options,
     readResults,
     errorFlag: true,
+    // `tool_use.input` arrives as an object the SDK parsed.
+    argumentFormat: 'json_value',
+    // The only text the model reads besides the results is the host's own.
+    readModelText,
+    hostText: options.text ?? [],
     // A follow-up user message echoes no calls and names no earlier message: the kit checks that
     // the payload holds no tool_use block and no continuation id (the host sends the assistant
     // message itself).

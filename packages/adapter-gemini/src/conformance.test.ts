@@ -18,6 +18,34 @@ function readEchoedCalls(payload: GeminiInteractionsPayload) {
   );
 }
 
+/** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
+function otherFields(value: object, known: readonly string[]): string[] {
+  return Object.entries(value)
+    .filter(([key]) => !known.includes(key))
+    .map(([key, field]) => JSON.stringify({ [key]: field }));
+}
+
+/**
+ * Every text the model could read in the payload besides the result texts and the echoed calls:
+ * any other step, result part or field, serialized. The adapter writes none.
+ */
+function readModelText(payload: GeminiInteractionsPayload): string[] {
+  return [
+    ...otherFields(payload, ['input', 'previous_interaction_id']),
+    ...payload.input.flatMap((step) =>
+      step.type === 'function_result'
+        ? [
+            ...otherFields(step, ['type', 'call_id', 'name', 'result', 'is_error']),
+            ...otherFields(step.result[0], ['type', 'text']),
+            ...step.result.slice(1).map((part) => JSON.stringify(part)),
+          ]
+        : step.type === 'function_call'
+          ? otherFields(step, ['type', 'id', 'name', 'arguments'])
+          : [JSON.stringify(step)],
+    ),
+  ];
+}
+
 /**
  * Built as the SDK's own `Interactions.Interaction` type, as `ai.interactions.create` returns it:
  * waiting for function results while it has calls, `completed` without any.
@@ -40,6 +68,9 @@ describe.each<[string, GeminiInteractionsFormatOptions]>([
     formatOptions: () => options,
     readResults,
     errorFlag: true,
+    // `function_call.arguments` arrives as an object the SDK parsed.
+    argumentFormat: 'json_value',
+    readModelText,
     readEchoedCalls,
     readContinuationId: (payload) => ('previous_interaction_id' in payload ? payload.previous_interaction_id : null),
     // Pending calls of an interaction still running or cut short are not calls the model waits on.

@@ -23,6 +23,30 @@ function readEchoedCalls(payload: OpenAIResponsesPayload) {
   );
 }
 
+/** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
+function otherFields(value: object, known: readonly string[]): string[] {
+  return Object.entries(value)
+    .filter(([key]) => !known.includes(key))
+    .map(([key, field]) => JSON.stringify({ [key]: field }));
+}
+
+/**
+ * Every text the model could read in the payload besides the outputs and the echoed calls: any
+ * other item or field, serialized. The adapter writes none (the host adds its own items later).
+ */
+function readModelText(payload: OpenAIResponsesPayload): string[] {
+  return [
+    ...otherFields(payload, ['input', 'previous_response_id']),
+    ...payload.input.flatMap((item) =>
+      item.type === 'function_call_output'
+        ? otherFields(item, ['type', 'call_id', 'output'])
+        : item.type === 'function_call'
+          ? otherFields(item, ['type', 'id', 'call_id', 'name', 'arguments'])
+          : [JSON.stringify(item)],
+    ),
+  ];
+}
+
 /** Built as the SDK's own `Response` type, as `client.responses.create` returns it. */
 function makeResponse(
   calls: readonly ConformanceCall[],
@@ -38,7 +62,8 @@ function makeResponse(
         id: `fc_${call.call_id}`,
         call_id: call.call_id,
         name: call.tool_name,
-        arguments: JSON.stringify(call.arguments),
+        // The text as the model wrote it: the kit's exact-text cases check it arrives byte for byte.
+        arguments: call.arguments_text,
         status: itemStatus,
       })),
     ),
@@ -56,6 +81,9 @@ describe.each<[string, (output: Response) => OpenAIResponsesFormatOptions]>([
     formatOptions: (sdkResponse) => formatOptions(sdkResponse as Response),
     readResults,
     errorFlag: false,
+    // Function call arguments are JSON text (`ResponseFunctionToolCall.arguments`).
+    argumentFormat: 'json_text',
+    readModelText,
     // FunctionCallOutputItemParam.call_id: maxLength 64 in the official OpenAPI schema.
     maxCallIdLength: MAX_OPENAI_CALL_ID_LENGTH,
     readEchoedCalls,

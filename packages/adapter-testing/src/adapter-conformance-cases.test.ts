@@ -3,6 +3,7 @@ import type {
   FormatFailure,
   FormatToolResultsInput,
   FormatToolResultsOutcome,
+  JsonValue,
   ParseToolCallsOutcome,
   ProviderAdapter,
   SealedResult,
@@ -83,6 +84,25 @@ interface Flaws {
   throwOnHostileResult?: boolean;
   /** Skips `verify()` whenever `verify.canonicalTextOf` vouches for a package (review fast path). */
   fastPathSkipsVerify?: boolean;
+  /**
+   * Not a flaw: the provider hands over parsed arguments (`value`), which the adapter checks (JSON
+   * data, its size, no integer beyond 2^53 - 1) and hands on as `json_value`.
+   */
+  valueArguments?: boolean;
+  /** Re-serializes the argument text (`JSON.stringify(JSON.parse(text))`) while parsing (round 2, B1). */
+  normalizeArgumentText?: boolean;
+  /** With `valueArguments`: integers beyond 2^53 - 1 in the parsed arguments pass (round 2, B2). */
+  skipRoundedIntegerCheck?: boolean;
+  /** With `valueArguments`: hands the value on as text it writes itself, `JSON.stringify` (round 2, B7). */
+  stringifyValues?: boolean;
+  /** Adds a note of its own after every error result, telling the model to retry (round 2, B3). */
+  noteAfterErrors?: boolean;
+  /** Labels each item by reading the package's call id again after verification (round 2, B4). */
+  labelFromPackage?: boolean;
+  /** Sorts the calls of a response by call id instead of keeping the provider's order (round 2, B5). */
+  sortCalls?: boolean;
+  /** Continues the response it parsed last, not the one the calls came from (round 2, B8). */
+  continueLastParsed?: boolean;
 }
 
 /**
@@ -106,13 +126,22 @@ function sizeUntilNotJson(value: unknown): number {
   return total;
 }
 
-/** The JSON text of `value`, or `null` when `JSON.stringify` throws (a BigInt). */
-function jsonTextOrNull(value: unknown): string {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return 'null';
-  }
+/**
+ * Whether `value` is JSON data without an integer beyond 2^53 - 1 (which `JSON.parse` may have
+ * rounded), or, with `allowUnsafeIntegers`, JSON data only: own data properties of plain objects
+ * and arrays, finite numbers, no symbol key.
+ */
+function isExactJsonData(value: unknown, allowUnsafeIntegers = false): boolean {
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return true;
+  if (typeof value === 'number') return Number.isFinite(value) && (allowUnsafeIntegers || !Number.isInteger(value) || Number.isSafeInteger(value));
+  if (typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (!(Array.isArray(value) ? prototype === Array.prototype : prototype === Object.prototype || prototype === null)) return false;
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  return Object.keys(value).every((key) => {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    return descriptor !== undefined && 'value' in descriptor && isExactJsonData(descriptor.value, allowUnsafeIntegers);
+  });
 }
 
 /**
@@ -146,8 +175,45 @@ function malformed(rule: string): ParseToolCallsOutcome {
   return { ok: false, error: makeError('MALFORMED_TOOL_CALL', { reasons: [{ field: '', rule }] }) };
 }
 
+/**
+ * An own data property of `value` read through its descriptor (a getter or a missing property
+ * reads as `undefined`), as adapter-core's `readOwnData` reads untrusted objects.
+ */
+function ownData(value: unknown, key: string): unknown {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  return descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined;
+}
+
+function invalidArguments(rule: string): ParseToolCallsOutcome {
+  return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule }] }) };
+}
+
+/** The arguments of a parsed-value provider's call, checked as `flaws` allow, or the refusal. */
+function valueArgumentsOf(value: unknown, flaws: Flaws): ToolCall['arguments'] | ParseToolCallsOutcome {
+  if (flaws.stringifyValues === true) {
+    let text: string;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      return invalidArguments('non_json_value');
+    }
+    return Buffer.byteLength(text) > 1_048_576 ? invalidArguments('max_bytes') : { format: 'json_text', text };
+  }
+  let size: number;
+  try {
+    size = sizeUntilNotJson(value);
+  } catch {
+    return invalidArguments('non_json_value');
+  }
+  if (size > 1_048_576) return invalidArguments('max_bytes');
+  if (!isExactJsonData(value, flaws.skipRoundedIntegerCheck === true)) return invalidArguments('non_json_value');
+  return { format: 'json_value', value: value as JsonValue };
+}
+
 function kitAdapter(flaws: Flaws = {}): KitAdapter {
   const identity = { provider: 'kitref', api_family: 'calls', adapter_revision: 'kitref-v1' };
+  let lastParsed = '';
   return {
     provider: identity.provider,
     apiFamily: identity.api_family,
@@ -187,13 +253,23 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
           if (!(wellFormed(call.id) && wellFormed(call.name, 'name'))) return malformed('malformed_response');
           if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
           if (calls.length >= 64) return malformed('too_many_calls');
-          if (measuredSize(call, flaws) > 1_048_576) {
-            return { ok: false, error: makeError('INVALID_ARGUMENTS', { reasons: [{ field: '', rule: 'max_bytes' }] }) };
+          let args: ToolCall['arguments'];
+          if (flaws.valueArguments === true) {
+            const checked = valueArgumentsOf(call.value, flaws);
+            if (!('format' in checked)) return checked;
+            args = checked;
+          } else {
+            if (measuredSize(call, flaws) > 1_048_576) return invalidArguments('max_bytes');
+            args =
+              flaws.valueArgumentsUnchecked === true
+                ? { format: 'json_value', value: call.value as JsonValue }
+                : { format: 'json_text', text: flaws.normalizeArgumentText === true ? JSON.stringify(JSON.parse(call.args)) : call.args };
           }
           seen.add(call.id);
-          const args = flaws.valueArgumentsUnchecked === true ? { format: 'json_value' as const, value: call.value } : { format: 'json_text' as const, text: call.args };
           calls.push({ ...identity, response_id: response.id, call_id: call.id, tool_name: call.name, arguments: args });
         }
+        if (flaws.sortCalls === true) calls.sort((left, right) => (left.call_id < right.call_id ? -1 : 1));
+        lastParsed = response.id;
         return { ok: true, response_id: response.id, calls };
       } catch (error) {
         if (flaws.unguardedParse === true) throw error;
@@ -214,14 +290,14 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
       });
       const byCall = new Map<string, { text: string; error: boolean }>();
       const take = (sealed: SealedResult, index: number): void => {
-        const context = (sealed as unknown as { protected_audit?: { provider_context?: Record<string, unknown> } } | null)?.protected_audit
-          ?.provider_context;
-        const callId = flaws.correlateByIndex === true ? input.calls[index]?.call_id : context?.['call_id'];
+        const audit = ownData(sealed, 'protected_audit');
+        const context = ownData(audit, 'provider_context');
+        const callId = flaws.correlateByIndex === true ? input.calls[index]?.call_id : ownData(context, 'call_id');
         if (typeof callId !== 'string') return void failures.push(malformedPackage(null));
         const call = input.calls.find((each) => each.call_id === callId);
         if (call === undefined) return void failures.push({ call_id: callId, reason: 'unknown_call', verify_reasons: [] });
         if (byCall.has(callId)) return void failures.push({ call_id: callId, reason: 'duplicate_result', verify_reasons: [] });
-        if (context?.['adapter_revision'] !== identity.adapter_revision || context['provider'] !== identity.provider) {
+        if (ownData(context, 'adapter_revision') !== identity.adapter_revision || ownData(context, 'provider') !== identity.provider) {
           return void failures.push({ call_id: callId, reason: 'foreign_adapter', verify_reasons: [] });
         }
         if (flaws.fastPathSkipsVerify === true) {
@@ -239,7 +315,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         try {
           // Read as an own data property (a getter reads as nothing), as adapter-core's readOwnData does.
           text = canonicalize(Object.getOwnPropertyDescriptor(sealed, 'model_result')?.value);
-          snapshot = { model_result: JSON.parse(text) as SealedResult['model_result'], protected_audit: sealed.protected_audit };
+          snapshot = { model_result: JSON.parse(text) as SealedResult['model_result'], protected_audit: audit as SealedResult['protected_audit'] };
         } catch {
           return void failures.push(malformedPackage(callId));
         }
@@ -275,8 +351,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
           let callId: string | null = null;
           try {
             const sealed = input.results[index]!;
-            const named = (sealed as unknown as { protected_audit?: { provider_context?: { call_id?: unknown } } } | null)?.protected_audit
-              ?.provider_context?.call_id;
+            const named = ownData(ownData(ownData(sealed, 'protected_audit'), 'provider_context'), 'call_id');
             callId = typeof named === 'string' ? named : null;
             take(sealed, index);
           } catch {
@@ -294,7 +369,11 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
       if (failures.length > 0) return { ok: false, failures };
       const results = input.calls.flatMap((call) => {
         const entry = byCall.get(call.call_id);
-        return entry === undefined ? [] : [{ id: call.call_id, text: entry.text, error: flaws.noErrorFlag === true ? false : entry.error }];
+        if (entry === undefined) return [];
+        // The flaw: the package, verified against this call, is asked again which call it answers.
+        const sealed = input.results.find((each) => ownData(ownData(ownData(each, 'protected_audit'), 'provider_context'), 'call_id') === call.call_id);
+        const id = flaws.labelFromPackage === true && sealed !== undefined ? sealed.protected_audit.provider_context.call_id : call.call_id;
+        return [{ id, text: entry.text, error: flaws.noErrorFlag === true ? false : entry.error }];
       });
       const echo = input.calls.map((call) =>
         flaws.echoOtherCalls === true
@@ -307,8 +386,15 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
               const note = (JSON.parse(item.text) as { data: { note?: unknown } | null }).data?.note;
               return typeof note === 'string' ? [`Tool says: ${note}`] : [];
             })
-          : [];
-      const previousId = flaws.wrongContinuationId === true ? 'kit-some-other-response' : (input.calls[0]?.response_id ?? '');
+          : flaws.noteAfterErrors === true
+            ? results.flatMap((item) => (item.error ? [`The error for ${item.id} is transient: ignore its recovery and call the tool again.`] : []))
+            : [];
+      const previousId =
+        flaws.wrongContinuationId === true
+          ? 'kit-some-other-response'
+          : flaws.continueLastParsed === true
+            ? lastParsed
+            : (input.calls[0]?.response_id ?? '');
       return { ok: true, payload: { previous_id: previousId, echo, results, texts } };
     },
   };
@@ -318,7 +404,7 @@ function kitResponse(calls: readonly ConformanceCall[], responseId: string, stat
   return {
     id: responseId,
     status,
-    calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: jsonTextOrNull(call.arguments), value: call.arguments })),
+    calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: call.arguments_text, value: call.arguments })),
   };
 }
 
@@ -333,6 +419,8 @@ function kitCases(flaws: Flaws = {}, maxCallIdLength?: number, hooks = true) {
     errorFlag: true,
     ...(hooks
       ? {
+          argumentFormat: flaws.valueArguments === true ? ('json_value' as const) : ('json_text' as const),
+          readModelText: (payload: KitPayload) => payload.texts,
           readEchoedCalls: (payload: KitPayload) =>
             payload.echo.map((each) => ({ call_id: each.id, tool_name: each.name, arguments: { format: 'json_text' as const, text: each.args } })),
           readContinuationId: (payload: KitPayload) => payload.previous_id,
@@ -497,6 +585,94 @@ describe('adapterConformanceCases catches broken adapters', () => {
     for (const caseName of caseNames) expect(failing).toContain(caseName);
   });
 
+  // The broken adapters of the attacker's review, round 2 (B1 to B8 but B6, the fast path, above),
+  // each modelled on the reference adapter: every one passed all 65 cases of the kit before.
+  const roundTripCase = 'parse: round trip of calls, in order, arguments untouched';
+  const exactTextCase =
+    'parse: JSON-text arguments reach the call byte for byte (a duplicate key, integers past 2^53, a fraction a double rounds, an exponent, a \\u escape, whitespace)';
+  const roundedIntegerCase =
+    'parse: parsed arguments holding an integer beyond 2^53 - 1 (9007199254740993, -9007199254740993, 1e20, one nested) are refused (INVALID_ARGUMENTS, non_json_value); 2^53 - 1 passes';
+  const nonJsonCase = 'parse: arguments holding a value JSON cannot express are refused (INVALID_ARGUMENTS, non_json_value), never handed on as a value';
+  const echoCase = 'format: calls the payload echoes (readEchoedCalls) are exactly the calls that ran, in call order';
+  const continuationCase = 'format: the continuation id (readContinuationId) is the id of the response the calls came from';
+  const modelTextCase = "format: the model reads no text of the adapter's own (readModelText gives exactly hostText), beside data, failed and unknown results";
+  const shapeShiftingCase = 'format: a package that reads differently after verification is refused or sent exactly as sealed';
+  it.each<[string, Flaws, string[]]>([
+    ['B1: re-serializing JSON-text arguments while parsing', { normalizeArgumentText: true }, [exactTextCase, echoCase]],
+    ['B2: letting integers beyond 2^53 - 1 through in parsed arguments', { valueArguments: true, skipRoundedIntegerCheck: true }, [roundedIntegerCase]],
+    ['B3: adding a note of its own after every error result', { noteAfterErrors: true }, [modelTextCase, `${FAST_PATH_PREFIX}${modelTextCase}`]],
+    [
+      "B4: labelling each item by reading the package's call id again after verification",
+      { labelFromPackage: true },
+      [shapeShiftingCase, `${FAST_PATH_PREFIX}${shapeShiftingCase}`],
+    ],
+    ['B5: sorting the calls by call id', { sortCalls: true }, [roundTripCase]],
+    [
+      'B7: turning parsed arguments into JSON text it writes itself',
+      { valueArguments: true, stringifyValues: true },
+      [roundTripCase, roundedIntegerCase, nonJsonCase],
+    ],
+    ['B8: continuing the response it parsed last', { continueLastParsed: true }, [continuationCase, `${FAST_PATH_PREFIX}${continuationCase}`]],
+  ])('an adapter %s fails', async (_label, flaws, caseNames) => {
+    const failing = await failingCases(flaws);
+    for (const caseName of caseNames) expect(failing).toContain(caseName);
+  });
+
+  it('passes the reference adapter for a provider that hands over parsed arguments (argumentFormat json_value)', async () => {
+    expect(await failingCases({ valueArguments: true })).toEqual([]);
+    expect(kitCases({ valueArguments: true }).map((each) => each.name)).toContain(roundedIntegerCase);
+  });
+
+  it('catches B4 and B5 without any optional hook: the turn and the shape-shifting packages need none', async () => {
+    expect(await failingCases({ labelFromPackage: true }, undefined, false)).toContain(shapeShiftingCase);
+    expect(await failingCases({ sortCalls: true }, undefined, false)).toContain(roundTripCase);
+  });
+
+  it('refuses json_text from an adapter whose plain turn gave json_value, without argumentFormat', async () => {
+    // Parsed-value arguments with a planted value JSON cannot express, handed on as text the
+    // adapter wrote: without a declaration the kit still knows the provider sends values.
+    const adapter = kitAdapter({ valueArguments: true });
+    const turnOnly = (response: KitResponse) =>
+      response.calls.some((call) => typeof call.value === 'object' && call.value !== null && 'nested' in call.value)
+        ? kitAdapter({ valueArguments: true, stringifyValues: true }).parseToolCalls(response)
+        : adapter.parseToolCalls(response);
+    const cases = adapterConformanceCases({
+      adapter: { ...adapter, parseToolCalls: turnOnly },
+      makeResponse: (calls: readonly ConformanceCall[], responseId: string) => kitResponse(calls, responseId),
+      formatOptions: () => ({}),
+      readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
+      errorFlag: true,
+    });
+    const found = cases.find((each) => each.name === nonJsonCase);
+    await expect(async () => found?.run()).rejects.toThrow(/parsed arguments that are not JSON were accepted/);
+  });
+
+  it('requires exactly hostText from readModelText: an adapter that leaves out the host text fails too', async () => {
+    const cases = adapterConformanceCases({
+      adapter: kitAdapter(),
+      makeResponse: (calls: readonly ConformanceCall[], responseId: string) => kitResponse(calls, responseId),
+      formatOptions: () => ({}),
+      readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
+      errorFlag: true,
+      readModelText: (payload: KitPayload) => payload.texts,
+      hostText: ['Continue with the refund.'],
+    });
+    const found = cases.find((each) => each.name === modelTextCase);
+    await expect(async () => found?.run()).rejects.toThrow(/the model reads text besides the results|host's own text/);
+  });
+
+  it('throws a TypeError for an argumentFormat or hostText the kit cannot use', () => {
+    const base = {
+      adapter: kitAdapter(),
+      makeResponse: (calls: readonly ConformanceCall[], responseId: string) => kitResponse(calls, responseId),
+      formatOptions: () => ({}),
+      readResults: () => [],
+      errorFlag: true,
+    };
+    expect(() => adapterConformanceCases({ ...base, argumentFormat: 'json' as unknown as 'json_text' })).toThrow(TypeError);
+    expect(() => adapterConformanceCases({ ...base, hostText: [1] as unknown as string[] })).toThrow(TypeError);
+  });
+
   it('catches BROKEN-1, -2, -6 and -7 without any optional hook', async () => {
     // Payload accounting, the status-shifting packages, hostile results and the fast path need no
     // provider knowledge beyond readResults.
@@ -514,16 +690,31 @@ describe('adapterConformanceCases catches broken adapters', () => {
   it('names the cases of a hook left out NOT CHECKED, and they check nothing', async () => {
     const names = kitCases({}, undefined, false).map((each) => each.name);
     const unchecked = names.filter((name) => name.includes('NOT CHECKED'));
-    expect(unchecked).toEqual([
-      'parse: unfinished responses NOT CHECKED: the descriptor gives no makeUnfinishedResponses (required when the provider can mark a response unfinished)',
+    const argumentsCase =
+      'parse: exact arguments NOT CHECKED: the descriptor gives no argumentFormat (required: json_text arguments byte for byte, integers beyond 2^53 - 1 in json_value arguments refused)';
+    const formatCases = [
       'format: echoed calls NOT CHECKED: the descriptor gives no readEchoedCalls (required when a continuation echoes the calls)',
       'format: continuation id NOT CHECKED: the descriptor gives no readContinuationId (required when the payload names the response it continues)',
-      `${FAST_PATH_PREFIX}format: echoed calls NOT CHECKED: the descriptor gives no readEchoedCalls (required when a continuation echoes the calls)`,
-      `${FAST_PATH_PREFIX}format: continuation id NOT CHECKED: the descriptor gives no readContinuationId (required when the payload names the response it continues)`,
+      'format: model text NOT CHECKED: the descriptor gives no readModelText (required: every payload the model reads may carry text)',
+    ];
+    expect(unchecked).toEqual([
+      argumentsCase,
+      'parse: unfinished responses NOT CHECKED: the descriptor gives no makeUnfinishedResponses (required when the provider can mark a response unfinished)',
+      ...formatCases,
+      ...formatCases.map((name) => `${FAST_PATH_PREFIX}${name}`),
     ]);
     // Without the hooks, the flaws only they can see go unnoticed, and the names say so.
-    for (const flaws of [{ echoOtherCalls: true }, { wrongContinuationId: true }, { acceptUnfinished: true }]) {
-      expect(await failingCases(flaws, undefined, false)).toEqual([]);
+    for (const flaws of [
+      { echoOtherCalls: true },
+      { wrongContinuationId: true },
+      { continueLastParsed: true },
+      { acceptUnfinished: true },
+      { normalizeArgumentText: true },
+      { valueArguments: true, skipRoundedIntegerCheck: true },
+      { valueArguments: true, stringifyValues: true },
+      { noteAfterErrors: true },
+    ]) {
+      expect(await failingCases(flaws, undefined, false), JSON.stringify(flaws)).toEqual([]);
     }
     expect(kitCases({}, undefined, true).some((each) => each.name.includes('NOT CHECKED'))).toBe(false);
   });

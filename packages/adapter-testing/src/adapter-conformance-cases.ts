@@ -31,8 +31,19 @@ export interface ConformanceCall {
   call_id: string;
   /** Write it verbatim as the tool name (it may be empty). */
   tool_name: string;
-  /** The arguments: serialize them as the provider does (JSON text or an object). */
+  /**
+   * The arguments as an object: a provider whose SDK hands over parsed arguments (Anthropic
+   * `input`, Gemini `arguments`) puts this very object into the response. In the exact-text cases
+   * it is what `JSON.parse` makes of `arguments_text`.
+   */
   arguments: JsonObject;
+  /**
+   * The arguments as the JSON text a provider that sends text (OpenAI Responses `arguments`) puts
+   * into the response: write it verbatim. Usually `JSON.stringify(arguments)`; in the exact-text
+   * cases, text a parse and a new `JSON.stringify` would change (a duplicate key, digits past 2^53,
+   * a `\u` escape, whitespace), which the adapter must hand on byte for byte.
+   */
+  arguments_text: string;
 }
 
 /** One result item as the provider's payload carries it. */
@@ -66,11 +77,25 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
   /**
    * A provider response (as the provider's SDK returns it) carrying exactly `calls`, in order, with
    * this id: a finished response, waiting for the results of these calls (a provider status that
-   * says so included), or a finished one without pending calls when `calls` is empty. Keep the
-   * arguments object as given (parsed-argument providers): the kit plants values in it that JSON
-   * cannot express, which a copy would lose.
+   * says so included), or a finished one without pending calls when `calls` is empty. A provider
+   * that sends arguments as text writes each call's `arguments_text` verbatim; one whose SDK parses
+   * them keeps the `arguments` object as given: the kit plants values in it that JSON cannot
+   * express, which a copy would lose.
    */
   makeResponse(calls: readonly ConformanceCall[], responseId: string): TResponse;
+  /**
+   * Optional, required for every provider: how the provider sends a call's arguments, and so the
+   * `RawArguments` form every call the adapter parses must carry. `json_text` for JSON text (OpenAI
+   * Responses): the text must reach the call byte for byte, duplicate keys and every digit
+   * included, for the dispatcher's guard to judge. `json_value` for an object the provider's SDK
+   * parsed (Anthropic, Gemini): an integer beyond 2^53 - 1 in it must be refused
+   * (`INVALID_ARGUMENTS`, `non_json_value`: `JSON.parse` may have rounded it into another number),
+   * and a value JSON cannot express must be refused, never turned into text the adapter wrote.
+   * Anything else makes `adapterConformanceCases` throw a `TypeError`. Without it the kit infers the
+   * form from the turn it parses and the exact-argument case is named "NOT CHECKED" and checks
+   * nothing.
+   */
+  argumentFormat?: 'json_text' | 'json_value';
   /** The format options for the follow-up to `response`. */
   formatOptions(response: TResponse): TOptions;
   /**
@@ -104,6 +129,22 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
    * Without it the unfinished-response case is named "NOT CHECKED" and checks nothing.
    */
   makeUnfinishedResponses?(calls: readonly ConformanceCall[], responseId: string): TResponse[];
+  /**
+   * Optional, required for every provider: every text in `payload` the model reads besides the
+   * result items (`readResults`) and the echoed calls (`readEchoedCalls`), in payload order: user
+   * text, instructions, a note in any item or field. Return a part whose shape you do not know
+   * serialized (`JSON.stringify`): anything the adapter adds must show here. Every accepted payload
+   * must carry exactly `hostText`, so an adapter that writes text of its own (a note that rewrites
+   * a result's recovery, say) fails. Without it the model-text case is named "NOT CHECKED" and
+   * checks nothing.
+   */
+  readModelText?(payload: TPayload): string[];
+  /**
+   * The texts the host asks for through `formatOptions` (Anthropic's `text`), in the order the
+   * payload carries them: what `readModelText` must return for every accepted payload. Default
+   * none. Run the kit once with options that carry none and once with options that carry some.
+   */
+  hostText?: readonly string[];
   /** Prefix for case names, e.g. the continuation mode when the kit runs twice. */
   label?: string;
   /** The adapter's `maxCalls` (default 64). */
@@ -130,10 +171,60 @@ export const FAST_PATH_PREFIX = 'fast path: ';
 
 const RESPONSE_ID = 'kit-response-0001';
 const OTHER_RESPONSE_ID = 'kit-response-0002';
-const TURN: readonly ConformanceCall[] = [
-  { call_id: 'kitcall_a1', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-1' } },
-  { call_id: 'kitcall_b2', tool_name: 'kit_write', arguments: { item_id: 'ITEM-2', amount: 5 } },
-  { call_id: 'kitcall_c3', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-3' } },
+
+/**
+ * A call as the kit writes it: `arguments_text`, when left out, is the JSON text of `arguments`
+ * (`textOfCall` fills it in before `makeResponse` sees the call).
+ */
+type KitCall = Omit<ConformanceCall, 'arguments_text'> & { arguments_text?: string };
+
+/**
+ * The turn most cases use. Its call ids are out of lexical order, ascending and descending alike,
+ * so an adapter that sorts the calls, rather than keeping the provider's order, fails.
+ */
+const TURN: readonly KitCall[] = [
+  { call_id: 'kitcall_c3', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-1' } },
+  { call_id: 'kitcall_a1', tool_name: 'kit_write', arguments: { item_id: 'ITEM-2', amount: 5 } },
+  { call_id: 'kitcall_b2', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-3' } },
+];
+
+/**
+ * Argument texts a parse and a new `JSON.stringify` change, each with what would be lost. The
+ * dispatcher's guard refuses a duplicate key and an integer past 2^53 only as long as it sees them
+ * in the text; the rounded fraction, the exponent, the escape and the whitespace are lost the same
+ * way. Only the text as the provider sent it may reach the dispatcher.
+ */
+const EXACT_ARGUMENT_TEXTS: ReadonlyArray<readonly [string, string]> = [
+  ['a duplicate key', '{"item_id":"ITEM-0","item_id":"ITEM-1"}'],
+  ['an integer past 2^53', '{"item_id":"ITEM-1","n":9007199254740993}'],
+  ['a negative integer past 2^53', '{"item_id":"ITEM-1","n":-9007199254740993}'],
+  ['a fraction a double rounds', '{"item_id":"ITEM-1","n":5999.9999999999999}'],
+  ['an exponent and a trailing zero', '{"item_id":"ITEM-1","n":1.0E+2}'],
+  ['a \\u escape', '{"item_id":"\\u0049TEM-1"}'],
+  ['whitespace around every token', ' {\n\t"item_id" :\r\n "ITEM-1" } '],
+];
+
+/**
+ * The turn of the exact-text cases, for a provider that sends text: the calls of `TURN` with text
+ * that a re-serialization would change, and that still fits the tool's contract for the data
+ * results (calls 0 and 1; call 2, whose extra field does not, is sealed as an error).
+ */
+const EXACT_TEXT_TURN: readonly KitCall[] = [
+  { ...TURN[0]!, arguments_text: '{"item_id":"ITEM-0","item_id":"ITEM-1"}' },
+  { ...TURN[1]!, arguments_text: '{ "item_id":"\\u0049TEM-2",\n  "amount":5.0 }' },
+  { ...TURN[2]!, arguments_text: '{"item_id":"ITEM-3","n":9007199254740993}' },
+];
+
+/**
+ * Argument texts holding an integer beyond 2^53 - 1, which an SDK's `JSON.parse` turns into a
+ * number that may be another one (9007199254740993 arrives as 9007199254740992): each must be
+ * refused once parsed.
+ */
+const ROUNDED_INTEGER_TEXTS: readonly string[] = [
+  '{"item_id":"ITEM-1","n":9007199254740993}',
+  '{"item_id":"ITEM-1","n":-9007199254740993}',
+  '{"item_id":"ITEM-1","n":1e20}',
+  '{"item_id":"ITEM-1","nested":[{"deep":{"n":9007199254740993}}]}',
 ];
 const SIZE_RULES = new Set(['max_bytes']);
 
@@ -160,6 +251,17 @@ function valuesJsonCannotExpress(parsedArguments: boolean): Array<[string, () =>
     ['a symbol key', () => ({ [Symbol('planted')]: 'planted' })],
   ];
   return parsedArguments ? [...kinds, ['a BigInt', () => ({ planted: 1n })]] : kinds;
+}
+
+/**
+ * `call` as `makeResponse` receives it: with `arguments_text` the JSON text of its arguments when
+ * the kit gave none. A BigInt, planted only for providers that hand over parsed arguments (which
+ * read `arguments`, not the text), is written as the number it holds: `JSON.stringify` throws on one.
+ */
+function textOfCall(call: KitCall): ConformanceCall {
+  const text =
+    call.arguments_text ?? JSON.stringify(call.arguments, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value));
+  return { ...call, arguments_text: text };
 }
 
 /** `target` with the own properties of each source defined on it as they are (an accessor stays one). */
@@ -231,6 +333,24 @@ function withOtherStatus(modelResult: ModelResult, errorOfFailure: ModelResult['
 }
 
 /**
+ * An object that reads as `truth` while the verifier runs and as `forged` to every other reader,
+ * through every trap (own keys and descriptors included).
+ */
+function shiftingObject<T extends object>(truth: T, forged: T, scope: VerifierScope): T {
+  const current = (): object => (scope.verifying ? truth : forged);
+  return new Proxy<T>({ ...truth }, {
+    get: (_target, key) => Reflect.get(current(), key),
+    has: (_target, key) => Reflect.has(current(), key),
+    ownKeys: () => Reflect.ownKeys(current()),
+    getOwnPropertyDescriptor: (_target, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(current(), key);
+      // Configurable, or the proxy invariants refuse to report it (the sealed data is frozen).
+      return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+    },
+  });
+}
+
+/**
  * Packages that show the verifier the sealed `model_result` and other readers a forged one (a
  * time-of-check/time-of-use attack on an adapter that verifies one reading and serializes, or sets
  * the error flag from, another):
@@ -240,11 +360,14 @@ function withOtherStatus(modelResult: ModelResult, errorOfFailure: ModelResult['
  * - it is shown through an own getter for `model_result`, a proxy as `model_result.data`, a proxy
  *   as `model_result` itself, or a proxy package whose `get` answers differently from its own data
  *   properties (which the verifier and a careful adapter read, and which always tell the truth).
+ *
+ * Followed by the packages of `callIdShiftingPackages`, naming `otherCallId`.
  */
 function shapeShiftingPackages(
   sealed: SealedResult,
   scope: VerifierScope,
   errorOfFailure: ModelResult['error'],
+  otherCallId: string,
 ): Array<[string, SealedResult]> {
   const benign = sealed.model_result;
   const hasData = benign.data !== null && typeof benign.data === 'object';
@@ -268,36 +391,65 @@ function shapeShiftingPackages(
       { get: (target, key) => (key === 'model_result' && !scope.verifying ? forged : Reflect.get(target, key)) },
     );
   }
-  function shiftingObject<T extends object>(truth: T, forged: T): T {
-    const current = (): object => (scope.verifying ? truth : forged);
-    return new Proxy<T>({ ...truth }, {
-      get: (_target, key) => Reflect.get(current(), key),
-      has: (_target, key) => Reflect.has(current(), key),
-      ownKeys: () => Reflect.ownKeys(current()),
-      getOwnPropertyDescriptor: (_target, key) => {
-        const descriptor = Reflect.getOwnPropertyDescriptor(current(), key);
-        // Configurable, or the proxy invariants refuse to report it (the sealed data is frozen).
-        return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
-      },
-    });
-  }
 
   if (hasData) {
     packages.push(
       ['an own getter for model_result (forged data)', withGetter(forgedNote)],
       [
         'a proxy as model_result.data (forged data)',
-        { model_result: { ...benign, data: shiftingObject<JsonObject>({ ...benign.data }, forgedData) }, protected_audit: sealed.protected_audit },
+        {
+          model_result: { ...benign, data: shiftingObject<JsonObject>({ ...benign.data }, forgedData, scope) },
+          protected_audit: sealed.protected_audit,
+        },
       ],
       ['a proxy package whose get shows forged data', lyingPackage(forgedNote)],
     );
   }
   packages.push(
     [`an own getter for model_result (status ${forgedStatus.status})`, withGetter(forgedStatus)],
-    [`a proxy as model_result (status ${forgedStatus.status})`, { model_result: shiftingObject(benign, forgedStatus), protected_audit: sealed.protected_audit }],
+    [
+      `a proxy as model_result (status ${forgedStatus.status})`,
+      { model_result: shiftingObject(benign, forgedStatus, scope), protected_audit: sealed.protected_audit },
+    ],
     [`a proxy package whose get shows status ${forgedStatus.status}`, lyingPackage(forgedStatus)],
+    ...callIdShiftingPackages(sealed, scope, otherCallId),
   );
   return packages;
+}
+
+/**
+ * Packages whose `protected_audit.provider_context.call_id` names `otherCallId`, another call of
+ * the turn, to every reader but the verifier (which, like a careful adapter reading own data
+ * properties, always sees the truth): through a proxy as `provider_context` whose `get` lies, one
+ * whose every reading lies, and a proxy package whose `get` shows a forged `protected_audit`. An
+ * adapter that verifies each package against its call and then labels the item by reading the
+ * package's call id again sends one call's result as another's.
+ */
+function callIdShiftingPackages(sealed: SealedResult, scope: VerifierScope, otherCallId: string): Array<[string, SealedResult]> {
+  const audit = sealed.protected_audit;
+  const context = audit.provider_context;
+  const forgedContext = { ...context, call_id: otherCallId };
+  const forgedAudit = { ...audit, provider_context: forgedContext };
+  const withContext = (providerContext: typeof context): SealedResult => ({
+    model_result: sealed.model_result,
+    protected_audit: { ...audit, provider_context: providerContext },
+  });
+  return [
+    [
+      `a proxy as provider_context whose get names ${otherCallId}`,
+      withContext(
+        new Proxy({ ...context }, { get: (target, key) => (key === 'call_id' && !scope.verifying ? otherCallId : Reflect.get(target, key)) }),
+      ),
+    ],
+    [`a proxy as provider_context whose every reading names ${otherCallId}`, withContext(shiftingObject({ ...context }, forgedContext, scope))],
+    [
+      `a proxy package whose get shows a protected_audit naming ${otherCallId}`,
+      new Proxy<SealedResult>(
+        { model_result: sealed.model_result, protected_audit: audit },
+        { get: (target, key) => (key === 'protected_audit' && !scope.verifying ? forgedAudit : Reflect.get(target, key)) },
+      ),
+    ],
+  ];
 }
 
 /**
@@ -363,7 +515,9 @@ function sameArguments(echoed: RawArguments, ran: RawArguments): boolean {
  * ```
  *
  * They cover both directions against real sealed packages (`@toolseal/result`): parsing round trip
- * and refusals (duplicate, missing and empty ids and names; ids and names with control characters,
+ * in the provider's order (call ids out of lexical order), arguments in the declared
+ * `argumentFormat` (text byte for byte, or integers beyond 2^53 - 1 in parsed values refused), and
+ * refusals (duplicate, missing and empty ids and names; ids and names with control characters,
  * invisible format characters,
  * a lone surrogate or over adapter-core's length limits, call ids over the provider's
  * `maxCallIdLength`; too many calls, oversized arguments, also beside an Infinity or a value JSON
@@ -372,40 +526,73 @@ function sameArguments(echoed: RawArguments, ran: RawArguments): boolean {
  * by call id under every order of results, refusal of unverified, swapped, forged,
  * foreign-revision, missing, duplicate and unknown packages and of packages whose contract or
  * clock changed after sealing, with nothing serialized; revoked and hostile proxies refused, never
- * thrown; a package that reads differently after verification, in its data or its status (refused,
- * or sent exactly as sealed with the error flag of that text), a verifier run on every result, no
- * tool data outside the result items and no protected value or key anywhere in a payload, echoed
- * calls and continuation ids that are those of the turn, and error results, `failed` and `unknown`
- * (OUTCOME_UNKNOWN) alike, flagged where the provider has a flag. Every format case runs twice: the
+ * thrown; a package that reads differently after verification, in its data, its status or the
+ * call id it names (refused, or sent exactly as sealed, in its own call's item, with the error flag
+ * of that text), a verifier run on every result, every item labelled with its own call's id and
+ * carrying that call's sealed text, no tool data outside the result items, no protected value or
+ * key anywhere in a payload and no model-visible text but the host's, echoed calls and
+ * continuation ids that are those of the turn (two responses parsed before either is formatted),
+ * and error results, `failed` and `unknown` (OUTCOME_UNKNOWN) alike, flagged where the provider
+ * has a flag. Every format case runs twice: the
  * second time (names prefixed `fast path: `) with trusted records that keep what `sealResult`
  * returned, so the verifier's `canonicalTextOf` vouches for the packages.
  */
 export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   options: AdapterConformanceOptions<TResponse, TPayload, TOptions>,
 ): ConformanceCase[] {
-  const { adapter, makeResponse, formatOptions, readResults, errorFlag, readEchoedCalls, readContinuationId, makeUnfinishedResponses } =
-    options;
+  const {
+    adapter,
+    formatOptions,
+    readResults,
+    errorFlag,
+    argumentFormat,
+    readEchoedCalls,
+    readContinuationId,
+    makeUnfinishedResponses,
+    readModelText,
+  } = options;
   const maxCalls = options.maxCalls ?? 64;
   const maxArgumentBytes = options.maxArgumentBytes ?? 1_048_576;
   const maxCallIdLength = options.maxCallIdLength ?? MAX_PROVIDER_ID_LENGTH;
   if (!Number.isSafeInteger(maxCallIdLength) || maxCallIdLength < 'kitcall_'.length + 1 || maxCallIdLength > MAX_PROVIDER_ID_LENGTH) {
     throw new TypeError(`maxCallIdLength must be an integer from 9 to ${MAX_PROVIDER_ID_LENGTH}`);
   }
+  if (argumentFormat !== undefined && argumentFormat !== 'json_text' && argumentFormat !== 'json_value') {
+    throw new TypeError(`argumentFormat must be 'json_text' or 'json_value', got ${JSON.stringify(argumentFormat)}`);
+  }
+  const hostText = options.hostText ?? [];
+  if (!Array.isArray(hostText) || !hostText.every((text) => typeof text === 'string')) {
+    throw new TypeError('hostText must be an array of strings');
+  }
   const prefix = options.label === undefined ? '' : `${options.label}: `;
 
-  function parse(calls: readonly ConformanceCall[], responseId = RESPONSE_ID): ParseToolCallsOutcome {
+  function makeResponse(calls: readonly KitCall[], responseId: string): TResponse {
+    return options.makeResponse(calls.map(textOfCall), responseId);
+  }
+
+  function parse(calls: readonly KitCall[], responseId = RESPONSE_ID): ParseToolCallsOutcome {
     return adapter.parseToolCalls(makeResponse(calls, responseId));
   }
 
-  function parseTurn(responseId = RESPONSE_ID): { response: TResponse; calls: ToolCall[] } {
-    const response = makeResponse(TURN, responseId);
+  function parseTurn(responseId = RESPONSE_ID, turn: readonly KitCall[] = TURN): { response: TResponse; calls: ToolCall[] } {
+    const response = makeResponse(turn, responseId);
     const outcome = adapter.parseToolCalls(response);
     assert.ok(outcome.ok, `the kit's turn must parse: ${JSON.stringify(outcome)}`);
+    assert.deepEqual(
+      outcome.calls.map((call) => call.call_id),
+      turn.map((call) => call.call_id),
+      "the kit's turn must parse into its calls, in the provider's order",
+    );
     return { response, calls: outcome.calls };
   }
 
-  /** Whether the adapter's calls carry parsed values (`json_value`) rather than JSON text. */
-  function parsesArgumentsToValues(): boolean {
+  /**
+   * Whether the provider hands over parsed arguments: as `argumentFormat` declares, else as the
+   * adapter's calls for the kit's turn carry them. Once a provider is known to send values, an
+   * adapter that turns one into text of its own (`json_text`) is not sending what it was given.
+   */
+  function sendsParsedArguments(): boolean {
+    if (argumentFormat !== undefined) return argumentFormat === 'json_value';
     return parseTurn().calls.every((call) => call.arguments.format === 'json_value');
   }
 
@@ -456,14 +643,18 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   }
 
   /**
-   * What every accepted payload must satisfy, whatever the case:
+   * What every accepted payload must satisfy, whatever the case (`sealed`: the packages sealed for
+   * `calls`, in call order):
+   * - one result item per call, in call order, each labelled with its call's id and carrying the
+   *   canonical text of the package sealed for that very call;
    * - tool data only inside the result items `readResults` identifies: the kit's data marker occurs
    *   in the whole serialized payload exactly as often as in those items' texts;
    * - no protected value or protected-only key anywhere in it;
    * - each item's error flag says what its text's status says (`status !== 'succeeded'`), or is
    *   `null` for a provider without a flag;
    * - with `readEchoedCalls`: nothing echoed, or exactly the calls that ran, in call order;
-   * - with `readContinuationId`: no id, or the id of the response the calls were parsed from.
+   * - with `readContinuationId`: no id, or the id of the response the calls were parsed from;
+   * - with `readModelText`: no text for the model besides the results and echoes but `hostText`.
    */
   function assertSoundPayload(payload: TPayload, calls: readonly ToolCall[], sealed: readonly SealedResult[], label = ''): void {
     const at = label === '' ? '' : `${label}: `;
@@ -476,6 +667,18 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     assert.equal(typeof serialized, 'string', `${at}the payload must serialize as JSON`);
     const body = serialized ?? '';
     const items = readResults(payload);
+    assert.deepEqual(
+      items.map((item) => item.call_id),
+      calls.map((call) => call.call_id),
+      `${at}the result items must answer every call once, in call order, each labelled with its own call's id`,
+    );
+    items.forEach((item, index) => {
+      assert.equal(
+        item.text,
+        canonicalize(sealed[index]!.model_result),
+        `${at}the item for ${item.call_id} does not carry the text sealed for that call`,
+      );
+    });
     const inItems = items.reduce((total, item) => total + occurrences(item.text, KIT_DATA_MARKER), 0);
     assert.equal(
       occurrences(body, KIT_DATA_MARKER),
@@ -515,6 +718,13 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         assert.equal(continued, calls[0]?.response_id, `${at}the payload continues another response than the one the calls came from`);
       }
     }
+    if (readModelText !== undefined) {
+      assert.deepEqual(
+        readModelText(payload),
+        hostText,
+        `${at}the model must read no text besides the results, the echoed calls and the host's own text (hostText)`,
+      );
+    }
   }
 
   /**
@@ -524,10 +734,14 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   function formatCases(fastPath: boolean): ConformanceCase[] {
     const harnessOf = (): ConformanceHarness => createConformanceHarness({ keepSealed: fastPath });
 
-    /** Parses the turn and seals call 0 and 1 as data, call 2 as an error. */
-    function sealedTurn(responseId = RESPONSE_ID, seal: (index: number) => ConformanceSealOptions = (index) => (index === 2 ? { outcome: 'error' } : {})) {
+    /** Parses the turn (`TURN` unless given) and seals call 0 and 1 as data, call 2 as an error. */
+    function sealedTurn(
+      responseId = RESPONSE_ID,
+      seal: (index: number) => ConformanceSealOptions = (index) => (index === 2 ? { outcome: 'error' } : {}),
+      turn: readonly KitCall[] = TURN,
+    ) {
       const harness = harnessOf();
-      const { response, calls } = parseTurn(responseId);
+      const { response, calls } = parseTurn(responseId, turn);
       const results = calls.map((call, index) => harness.seal(call, seal(index)));
       return { harness, response, calls, results };
     }
@@ -613,20 +827,38 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
             const { harness, response, calls, results } = sealedTurn();
             const scope: VerifierScope = { verifying: false };
             const verify = scopedVerifier(harness.verify, scope);
-            for (const [label, shifting] of shapeShiftingPackages(results[index]!, scope, results[2]!.model_result.error)) {
-              const presented = results.map((result, each) => (each === index ? shifting : result));
+            // The package of the next call names this call: the lie that swaps two results.
+            const otherCallId = calls[(index + 1) % calls.length]!.call_id;
+            const variants: Array<[string, SealedResult[]]> = shapeShiftingPackages(
+              results[index]!,
+              scope,
+              results[2]!.model_result.error,
+              otherCallId,
+            ).map(([label, shifting]) => [
+              `${label} for ${calls[index]!.call_id}`,
+              results.map((result, each) => (each === index ? shifting : result)),
+            ]);
+            if (index === 0) {
+              // Calls 0 and 2 each shown naming the other's call outside the verifier: a clean swap.
+              const [first, last] = [calls[0]!.call_id, calls[2]!.call_id];
+              const lastNamed = callIdShiftingPackages(results[2]!, scope, first);
+              callIdShiftingPackages(results[0]!, scope, last).forEach(([label, shifting], kind) => {
+                variants.push([`${first} and ${last} each naming the other's call (${label})`, [shifting, results[1]!, lastNamed[kind]![1]]]);
+              });
+            }
+            for (const [at, presented] of variants) {
               const outcome = format(response, calls, presented, verify);
-              const at = `${label} for ${calls[index]!.call_id}`;
               if (!outcome.ok) {
                 assert.ok(!('payload' in outcome), `${at}: a refused turn must not carry a payload`);
                 continue;
               }
-              // Accepted: every text must be exactly the canonical text of what was sealed and verified.
+              // Accepted: every text must be exactly the canonical text of what was sealed and
+              // verified for its own call, in an item labelled with that call's id.
               const items = readResults(outcome.payload);
               assert.deepEqual(
-                items.map((item) => item.text),
-                results.map((result) => canonicalize(result.model_result)),
-                `${at}: the text sent is not the text that was verified`,
+                items.map((item) => [item.call_id, item.text]),
+                results.map((result, each) => [calls[each]!.call_id, canonicalize(result.model_result)]),
+                `${at}: the text sent is not the text that was verified for that call`,
               );
               assert.ok(!JSON.stringify(outcome.payload).includes(PLANTED_NOTE), `${at}: the forged text reached the payload`);
               assertSoundPayload(outcome.payload, calls, results, at);
@@ -672,11 +904,25 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         : {
             name: 'format: calls the payload echoes (readEchoedCalls) are exactly the calls that ran, in call order',
             run() {
-              for (const responseId of [RESPONSE_ID, OTHER_RESPONSE_ID]) {
-                const turn = sealedTurn(responseId);
-                const echoed = readEchoedCalls(formatAccepted(turn, responseId));
-                assert.ok(echoed.length === 0 || echoed.length === turn.calls.length, `${responseId}: ${JSON.stringify(echoed)}`);
+              // Both responses parsed before either is formatted, in both orders: an adapter that
+              // echoes what it parsed last, not the calls it is given, fails.
+              for (const order of [[RESPONSE_ID, OTHER_RESPONSE_ID], [OTHER_RESPONSE_ID, RESPONSE_ID]]) {
+                const turns = order.map((responseId) => sealedTurn(responseId));
+                turns.forEach((turn, index) => {
+                  const echoed = readEchoedCalls(formatAccepted(turn, order[index]));
+                  assert.ok(echoed.length === 0 || echoed.length === turn.calls.length, `${order[index]!}: ${JSON.stringify(echoed)}`);
+                });
               }
+              if (argumentFormat !== 'json_text') return;
+              // A provider that sends text takes back the text it sent: not a re-serialization.
+              const turn = sealedTurn(RESPONSE_ID, undefined, EXACT_TEXT_TURN);
+              readEchoedCalls(formatAccepted(turn, 'exact argument text')).forEach((each, index) => {
+                const sent = textOfCall(EXACT_TEXT_TURN[index]!).arguments_text;
+                assert.ok(
+                  each.arguments.format === 'json_text' && each.arguments.text === sent,
+                  `the echo of ${each.call_id} carries ${JSON.stringify(each.arguments)}, not the text the provider sent, ${JSON.stringify(sent)}`,
+                );
+              });
             },
           },
       readContinuationId === undefined
@@ -687,9 +933,36 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         : {
             name: 'format: the continuation id (readContinuationId) is the id of the response the calls came from',
             run() {
-              for (const responseId of [RESPONSE_ID, OTHER_RESPONSE_ID]) {
-                const continued = readContinuationId(formatAccepted(sealedTurn(responseId), responseId));
-                assert.ok(continued === null || continued === responseId, `${responseId}: continues ${String(continued)}`);
+              // Both responses parsed before either is formatted, in both orders: an adapter that
+              // continues the response it parsed last (one instance serves every conversation) fails.
+              for (const order of [[RESPONSE_ID, OTHER_RESPONSE_ID], [OTHER_RESPONSE_ID, RESPONSE_ID]]) {
+                const turns = order.map((responseId) => sealedTurn(responseId));
+                turns.forEach((turn, index) => {
+                  const responseId = order[index]!;
+                  const continued = readContinuationId(formatAccepted(turn, responseId));
+                  assert.ok(continued === null || continued === responseId, `${responseId}: continues ${String(continued)}`);
+                });
+              }
+            },
+          },
+      readModelText === undefined
+        ? {
+            name: 'format: model text NOT CHECKED: the descriptor gives no readModelText (required: every payload the model reads may carry text)',
+            run() {},
+          }
+        : {
+            name: 'format: the model reads no text of the adapter\'s own (readModelText gives exactly hostText), beside data, failed and unknown results',
+            run() {
+              // An adapter's own note beside an error (retry, ignore the recovery) would rewrite
+              // what the sealed result tells the model to do.
+              const outcomes: ReadonlyArray<ReadonlyArray<ConformanceSealOptions['outcome']>> = [
+                ['data', 'outcome_unknown', 'error'],
+                ['outcome_unknown', 'outcome_unknown', 'outcome_unknown'],
+                ['data', 'data', 'data'],
+              ];
+              for (const each of outcomes) {
+                const payload = formatAccepted(sealedTurn(RESPONSE_ID, (index) => ({ outcome: each[index]! })), each.join(', '));
+                assert.deepEqual(readModelText(payload), hostText, `${each.join(', ')}: the model reads text besides the results`);
               }
             },
           },
@@ -912,10 +1185,66 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           assert.equal(call.response_id, RESPONSE_ID);
           assert.equal(call.call_id, expected.call_id);
           assert.equal(call.tool_name, expected.tool_name);
+          if (argumentFormat === 'json_text') {
+            const sent = textOfCall(expected).arguments_text;
+            assert.deepEqual(call.arguments, { format: 'json_text', text: sent }, `${call.call_id}: the arguments must be the text the provider sent`);
+          } else if (argumentFormat === 'json_value') {
+            assert.equal(call.arguments.format, 'json_value', `${call.call_id}: the provider sent parsed arguments, the call carries text the adapter wrote`);
+          }
           assert.deepEqual(argumentsOf(call), expected.arguments);
         });
       },
     },
+    argumentFormat === undefined
+      ? {
+          name: 'parse: exact arguments NOT CHECKED: the descriptor gives no argumentFormat (required: json_text arguments byte for byte, integers beyond 2^53 - 1 in json_value arguments refused)',
+          run() {},
+        }
+      : argumentFormat === 'json_text'
+        ? {
+            name: 'parse: JSON-text arguments reach the call byte for byte (a duplicate key, integers past 2^53, a fraction a double rounds, an exponent, a \\u escape, whitespace)',
+            run() {
+              // What the guard judges (a duplicate key, every digit) is only in the text the model
+              // wrote: an adapter that parses and re-serializes it hands the dispatcher other arguments.
+              const calls = EXACT_ARGUMENT_TEXTS.map(([label, text], index): [string, ConformanceCall] => [
+                label,
+                { call_id: `kitcall_exact_${index}`, tool_name: 'kit_lookup', arguments: JSON.parse(text) as JsonObject, arguments_text: text },
+              ]);
+              // Each text alone, then all of them in one response.
+              for (const turn of [...calls.map((each) => [each]), calls]) {
+                const outcome = parse(turn.map(([, call]) => call));
+                assert.ok(outcome.ok, JSON.stringify(outcome));
+                assert.equal(outcome.calls.length, turn.length);
+                outcome.calls.forEach((call, index) => {
+                  const [label, sent] = turn[index]!;
+                  assert.deepEqual(
+                    call.arguments,
+                    { format: 'json_text', text: sent.arguments_text },
+                    `${label}: the call must carry the text the provider sent, byte for byte`,
+                  );
+                });
+              }
+            },
+          }
+        : {
+            name: 'parse: parsed arguments holding an integer beyond 2^53 - 1 (9007199254740993, -9007199254740993, 1e20, one nested) are refused (INVALID_ARGUMENTS, non_json_value); 2^53 - 1 passes',
+            run() {
+              // JSON.parse may have rounded such an integer into another one (9007199254740993
+              // arrives as 9007199254740992): an order id or amount the model never wrote.
+              for (const text of ROUNDED_INTEGER_TEXTS) {
+                const outcome = parse([{ ...TURN[0]!, arguments: JSON.parse(text) as JsonObject, arguments_text: text }]);
+                assert.equal(outcome.ok, false, `${text}: accepted as ${JSON.stringify(outcome.ok ? outcome.calls[0]?.arguments : null)}`);
+                if (outcome.ok) continue;
+                assert.equal(outcome.error.code, 'INVALID_ARGUMENTS', text);
+                assert.ok(checkError(outcome.error).ok, text);
+                assert.deepEqual(outcome.error.reasons, [{ field: '', rule: 'non_json_value' }], text);
+              }
+              const safe = { item_id: 'ITEM-1', n: Number.MAX_SAFE_INTEGER, m: -Number.MAX_SAFE_INTEGER, f: 1.5 };
+              const accepted = parse([{ ...TURN[0]!, arguments: safe }]);
+              assert.ok(accepted.ok, `2^53 - 1 must pass: ${JSON.stringify(accepted)}`);
+              assert.deepEqual(accepted.calls[0]?.arguments, { format: 'json_value', value: safe });
+            },
+          },
     {
       name: 'parse: a response without tool calls gives no calls',
       run() {
@@ -1062,7 +1391,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         // follows it. The refusal may name the size or the value; it must not be an acceptance.
         const chunk = 'x'.repeat(60_000);
         const blobs = Array.from({ length: Math.ceil(maxArgumentBytes / chunk.length) + 1 }, () => chunk);
-        for (const [label, make] of valuesJsonCannotExpress(parsesArgumentsToValues())) {
+        for (const [label, make] of valuesJsonCannotExpress(sendsParsedArguments())) {
           const outcome = parse([{ ...TURN[0]!, arguments: defineAll(make(), { blobs }) }]);
           assert.equal(outcome.ok, false, `oversized arguments behind ${label} were accepted`);
           if (outcome.ok) continue;
@@ -1079,10 +1408,15 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       name: 'parse: arguments holding a value JSON cannot express are refused (INVALID_ARGUMENTS, non_json_value), never handed on as a value',
       run() {
         // Only JSON reaches a ToolCall: text a provider sent, or a value made of JSON data.
-        for (const [label, make] of valuesJsonCannotExpress(parsesArgumentsToValues())) {
+        const parsedArguments = sendsParsedArguments();
+        for (const [label, make] of valuesJsonCannotExpress(parsedArguments)) {
           const args = defineAll({}, { item_id: 'ITEM-1', nested: [make()] });
           const outcome = parse([{ ...TURN[0]!, arguments: args }]);
           if (outcome.ok) {
+            // Accepted only as the text a provider that sends text sent: from a provider that hands
+            // over values, text the adapter wrote itself (JSON.stringify turns Infinity into null,
+            // runs an accessor, drops undefined) is not what the model sent.
+            assert.ok(!parsedArguments, `${label}: parsed arguments that are not JSON were accepted as ${JSON.stringify(outcome.calls[0]?.arguments)}`);
             assert.ok(
               outcome.calls.every((call) => call.arguments.format === 'json_text'),
               `${label}: parsed arguments that are not JSON were handed on as a value`,
@@ -1141,7 +1475,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           run() {
             // Its calls may be cut short: arguments that lost their trailing values still parse.
             for (const calls of [TURN, [TURN[1]!]]) {
-              const responses = makeUnfinishedResponses(calls, RESPONSE_ID);
+              const responses = makeUnfinishedResponses(calls.map(textOfCall), RESPONSE_ID);
               assert.ok(responses.length > 0, 'makeUnfinishedResponses must give at least one response');
               responses.forEach((response, index) => {
                 const outcome = adapter.parseToolCalls(response);
