@@ -739,6 +739,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     let ready: ReadyForReview<unknown> | null = null;
     if (tool.proposal !== null) {
+      // The check may have taken the time, or the host aborted meanwhile: nothing else is asked.
+      if (abort.aborted || now() >= deadline) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
       const proposal = projectProposal(invocation.arguments, tool.proposal.fields);
       const validator = tool.proposal.validator;
       const run = await runWithDeadline(

@@ -41,6 +41,32 @@ describe('runWithDeadline', () => {
     expect(await runWithDeadline(() => new Promise(() => undefined), null, abort, 10_000)).toEqual({ kind: 'timed_out' });
   });
 
+  it('handles the rejection of a promise it stopped waiting for (review: an unhandled rejection ended the host process)', async () => {
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      // Aborted before the answer came back, then the answer rejects; and out of time, then it rejects.
+      const aborted = new CallAbort();
+      const late = runWithDeadline(
+        () => {
+          aborted.abort();
+          return new Promise((_resolve, reject) => setTimeout(() => reject(new Error('facts source down: password=hunter2')), 5));
+        },
+        null,
+        aborted,
+        10_000,
+      );
+      expect(await late).toEqual({ kind: 'timed_out' });
+      const slow = runWithDeadline(() => new Promise((_resolve, reject) => setTimeout(() => reject(new Error('too late')), 20)), null, new CallAbort(), 1);
+      expect(await slow).toEqual({ kind: 'timed_out' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+  });
+
   it('treats a deadline beyond the timer range as far away, not as 1 ms', async () => {
     const run = runWithDeadline(() => new Promise((resolve) => setTimeout(() => resolve('late but fine'), 20)), null, new CallAbort(), Number.POSITIVE_INFINITY);
     expect(await run).toEqual({ kind: 'returned', value: 'late but fine' });

@@ -45,30 +45,36 @@ export function runWithDeadline<TInput>(
   }
   const pending = answer;
   return new Promise<DeadlineRun>((resolve) => {
-    const stop = (): void => {
-      clearTimeout(timer);
-      abort.abort();
-      resolve(TIMED_OUT);
-    };
-    const timer = setTimeout(stop, Math.min(MAX_TIMER_MS, Math.max(0, remainingMs)));
-    if (abort.aborted) {
-      stop();
-      return;
-    }
-    const stopListening = abort.onAbort(stop);
-    const settle = (run: DeadlineRun): void => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopListening = (): void => {};
+    let settled = false;
+    const finish = (run: DeadlineRun): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       stopListening();
+      // Out of time or aborted by the host: the handler's signal says so.
+      if (run === TIMED_OUT) abort.abort();
       resolve(run);
     };
+    // Handlers first, whatever happens next: a run that stops waiting (already aborted, or later
+    // out of time) leaves the promise to settle on its own, and a rejection nobody handles ends
+    // the host process under Node's defaults.
     try {
       Promise.resolve(pending).then(
-        (value) => settle({ kind: 'returned', value }),
-        () => settle(THREW),
+        (value) => finish({ kind: 'returned', value }),
+        () => finish(THREW),
       );
     } catch {
       // A thenable whose `then` getter throws on the second read.
-      settle(THREW);
+      finish(THREW);
+      return;
     }
+    if (abort.aborted) {
+      finish(TIMED_OUT);
+      return;
+    }
+    timer = setTimeout(() => finish(TIMED_OUT), Math.min(MAX_TIMER_MS, Math.max(0, remainingMs)));
+    stopListening = abort.onAbort(() => finish(TIMED_OUT));
   });
 }
