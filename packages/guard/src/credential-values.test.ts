@@ -318,3 +318,175 @@ describe('findCredentialValue: Basic credentials in UTF-8', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
+
+// Forms a third security review found missed: each passed `findCredentialValue` and the pre-check,
+// so the credential reached the model as sealed data. Keys and passwords are made up.
+const pem = (label: string) => `-----BEGIN ${label}-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END ${label}-----\n`;
+const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+const THIRD_REVIEW_FOUND: readonly (readonly [CredentialValueKind, string])[] = [
+  // OpenAI keys with the `sk-None-` prefix, with and without the legacy `T3BlbkFJ` marker.
+  ['openai_api_key', 'OPENAI_API_KEY=sk-None-Xk3pQ9vR2mT7wL1nB8cF4hJ6dS0aG5eYZu2iO7qW3rE9tP1s'],
+  ['openai_api_key', 'sk-None-Xk3pQ9vR2mT7wL1nB8cFT3BlbkFJXk3pQ9vR2mT7wL1nB8cF'],
+  // URLs whose slashes a JSON writer escaped (PHP's `json_encode` by default), any of them.
+  ['url_credentials', '{"dsn":"postgres:\\/\\/admin:s3cret@db.internal:5432\\/app"}'],
+  ['url_credentials', 'mongodb+srv:\\/\\/app:Pa55word@cluster0.example.net\\/orders'],
+  ['url_credentials', 'redis:/\\/:p4ssw0rd@cache.internal:6379'],
+  ['url_credentials', 'amqp:\\//guest:guest1@mq.internal'],
+  // A user or password holding a character a URL parser keeps (percent-encoded): `^`, `<`, `>`, `` ` ``.
+  ['url_credentials', 'https://admin:Pa^ss2024@intranet.example/'],
+  ['url_credentials', 'https://admin:Pa<ss2024@intranet.example/'],
+  ['url_credentials', 'HTTPS:/admin:Pa>ss2024@intranet.example/'],
+  ['url_credentials', 'postgres://admin:Pa`ss2024@db.internal/app'],
+  ['url_credentials', 'ftp://ops<1>:s3cret@files.example.com/'],
+  ['url_credentials', 'postgres://admin:<s3cret@db.internal/app'],
+  // Private key files in base64, as Kubernetes Secrets and kubeconfig files hold them.
+  ['private_key', `tls.key: ${base64(pem('PRIVATE KEY'))}`],
+  ['private_key', `client-key-data: ${base64(pem('RSA PRIVATE KEY'))}`],
+  ['private_key', base64(pem('OPENSSH PRIVATE KEY'))],
+  ['private_key', `{"ssh-privatekey":"${base64(pem('ENCRYPTED PRIVATE KEY'))}"}`],
+  ['private_key', Buffer.from(pem('EC PRIVATE KEY')).toString('base64url')],
+];
+const THIRD_REVIEW_NOT_FOUND: readonly string[] = [
+  'sk-None-short',
+  'sk-Nonesuch-Xk3pQ9vR2mT7wL1nB8cF4hJ6dS0aG5eY',
+  // Placeholders in connection-string templates, escaped or not, and a masked password.
+  'mongodb+srv://admin:<db_password>@cluster0.example.mongodb.net/',
+  'postgres://<user>:<password>@localhost:5432/app',
+  'postgres:\\/\\/<user>:<password>@localhost\\/app',
+  'postgres:\\/\\/admin:***@db.internal\\/app',
+  // A port followed by markup, then an e-mail address: no password.
+  'http://intranet:8080<br>bob@example.com',
+  '<http://host:8080>,<bob@example.com>',
+  '`http://localhost:8080`,`bob@example.com`',
+  // Slashes escaped twice, or a backslash that is not an escaped slash: no URL a reader sees.
+  'C:\\Users\\alice:backup@nas',
+  // Certificates and public keys in base64, and dashes that do not make a PEM header.
+  `tls.crt: ${base64(pem('CERTIFICATE'))}`,
+  `ca.crt: ${base64(`x${pem('CERTIFICATE')}`)}`,
+  base64(pem('PUBLIC KEY')),
+  base64('---BEGIN PRIVATE KEY-----'),
+  `LS0tLS1CRUdJTi${'A'.repeat(80)}`,
+];
+
+describe('findCredentialValue: forms the third review found missed', () => {
+  it.each(THIRD_REVIEW_FOUND)('finds %s in %j', (kind, text) => {
+    expect(findCredentialValue(text)).toBe(kind);
+    expect(mayHoldCredentialValue(JSON.stringify({ note: text }))).toBe(true);
+    expect(mayHoldCredentialValue(JSON.stringify({ [text]: 1 }))).toBe(true);
+  });
+
+  it.each(THIRD_REVIEW_NOT_FOUND)('finds nothing in %j', (text) => {
+    expect(findCredentialValue(text)).toBeNull();
+  });
+
+  it('reads the password a URL parser reads from the new characters', () => {
+    for (const text of ['https://admin:Pa^ss2024@intranet.example/', 'https://admin:Pa<ss2024@intranet.example/', 'https://admin:Pa`ss2024@intranet.example/']) {
+      expect(new URL(text).password).toMatch(/^Pa%[0-9A-F]{2}ss2024$/);
+      expect(findCredentialValue(text)).toBe('url_credentials');
+    }
+  });
+
+  it('finds a base64 private key whatever byte its header starts at, and decodes only a bounded prefix', () => {
+    for (const label of ['PRIVATE KEY', 'RSA PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'PGP PRIVATE KEY BLOCK', 'ENCRYPTED PRIVATE KEY']) {
+      for (const before of ['', 'a', 'ab', 'abc', '{"type":"service_account","private_key":"']) {
+        const encoded = base64(before + pem(label));
+        expect(findCredentialValue(encoded), `${before}|${label}`).toBe('private_key');
+        expect(findCredentialValue(`data: ${encoded.replaceAll('+', '-').replaceAll('/', '_')}`), `${before}|${label}`).toBe('private_key');
+        expect(findCredentialValue(base64(before + pem(label.replace('PRIVATE', 'PUBLIC')))), `${before}|${label}`).toBeNull();
+      }
+    }
+    // A header that starts past the first 76 characters of its group is not read.
+    expect(findCredentialValue(base64(`-----BEGIN ${'A '.repeat(30)}PRIVATE KEY-----`))).toBeNull();
+  });
+
+  it('finds an encrypted token right after dotted text that a candidate could take its header from', () => {
+    for (const before of [
+      'eyJub3RoaW5nIjoxfQ.x.AAAAAAAAAA.b.',
+      'eyJub3RoaW5nIjoxfQAA.x.AAAAAAAAAA.b.CCCCCCCCCC.',
+      'eyJub3RoaW5nIjoxfQ.x.AAAAAAAAAA.',
+      `${JWS_HEADER}..AAAAAAAAAAAA.AAAA.`,
+      `${JWS_HEADER}..AAAAAAAAAAAA.`,
+    ]) {
+      for (const token of [NEXTAUTH_SESSION, RFC7516_A3, AUTHJS_SESSION]) expect(findCredentialValue(before + token), before).toBe('jwt');
+    }
+  });
+
+  it('finds an encrypted token after any dotted run (property)', () => {
+    const part = fc.tuple(fc.boolean(), fc.stringMatching(/^[A-Za-z0-9_-]{0,14}$/)).map(([header, text]) => (header ? `eyJ${text}` : text));
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 8 }), fc.constantFrom(NEXTAUTH_SESSION, RFC7516_A3, ECDH_ES_TOKEN), (parts, token) => {
+        expect(findCredentialValue(`${parts.join('.')}.${token}`)).toBe('jwt');
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps ruling out in one pass a text with Windows paths, a line ending in a colon and times', () => {
+    expect(mayHoldCredentialValue(JSON.stringify({ path: 'C:\\Users\\alice\\report.docx', text: 'Note:\nRefunds take 14 days.\nTime: 10:30', share: '\\\\nas\\public' }))).toBe(false);
+  });
+
+  // What the pre-check promises, for the changed forms: any string in which a form is found gives
+  // a JSON text the pre-check does not rule out, as a value or as a key. URLs with every spelling
+  // of the slashes (escaped or not, one or two, doubled backslashes) and users and passwords of the
+  // new characters, placeholders and masks; key files in base64 at any byte offset; pieces of the
+  // other changed forms. Most generated URLs are found (the test asserts a floor), so the property
+  // is not vacuous.
+  it('never rules out a JSON text whose strings hold a changed form (property)', () => {
+    const noise = fc.string({ unit: fc.constantFrom('\n', '"', '\\', '/', ':', '@', ' ', 'é', 'a', '<', '>'), maxLength: 4 });
+    const url = fc
+      .record({
+        before: noise,
+        scheme: fc.constantFrom('postgres', 'https', 'HTTP', 'mongodb+srv', 'wss', 'ftp', 'x'),
+        slashes: fc.constantFrom('//', '\\/\\/', '/\\/', '\\//', '/', '\\\\', '\\/', '///', '\\\\/\\\\/'),
+        user: fc.stringMatching(/^[A-Za-z0-9@^`<>._~!$&'()*+,;=%-]{0,6}$/),
+        password: fc.stringMatching(/^[A-Za-z0-9^`<>*._~!$&'()+,;=%-]{0,6}$/),
+        after: noise,
+      })
+      .map(({ before, scheme, slashes, user, password, after }) => `${before}${scheme}:${slashes}${user}:${password}@host${after}`);
+    const encodedKey = fc
+      .tuple(noise, fc.string({ maxLength: 5 }), fc.constantFrom('PRIVATE KEY', 'RSA PRIVATE KEY', 'CERTIFICATE'), fc.boolean())
+      .map(([before, inside, label, url]) => before + Buffer.from(inside + pem(label)).toString(url ? 'base64url' : 'base64'));
+    const pieces = fc
+      .array(fc.constantFrom('sk-None-', 'Xk3pQ9vR2mT7wL1nB8cF', 'T3BlbkFJ', 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0', 'eyJub3RoaW5nIjoxfQ', '.', 'AAAAAAAAAA', '"', '\\'), { maxLength: 12 })
+      .map((parts) => parts.join(''));
+    let found = 0;
+    fc.assert(
+      fc.property(fc.oneof(url, encodedKey, pieces), fc.boolean(), (text, asKey) => {
+        if (findCredentialValue(text) === null) return;
+        found++;
+        expect(mayHoldCredentialValue(JSON.stringify(asKey ? { [text]: 1 } : { data: [text] }))).toBe(true);
+      }),
+      { numRuns: 3_000 },
+    );
+    expect(found).toBeGreaterThan(1_000);
+  });
+
+  // Each changed form on megabyte inputs built against it (the test timeout is the hang guard;
+  // nothing here is timed): every candidate still starts only where a run starts, or reads a
+  // bounded prefix from its anchor.
+  it('stays linear on megabyte inputs aimed at the changed forms', () => {
+    const run = 'a'.repeat(1 << 20);
+    const hostile: readonly (readonly [string, CredentialValueKind | null])[] = [
+      [`x:\\/\\/${run}`, null],
+      ['a:\\/\\/b:'.repeat(1 << 17), null],
+      ['a:/\\/b:c'.repeat(1 << 17), null],
+      [`x://a:<${run}`, null],
+      ['x://a:<b>'.repeat(1 << 17), null],
+      [`x://a:${'1'.repeat(1 << 20)}<`, null],
+      ['x://a:1111<'.repeat(1 << 17), null],
+      [`x://${'^`'.repeat(1 << 19)}:${'<>'.repeat(1 << 19)}`, null],
+      [`http:/${'<>'.repeat(1 << 19)}:${run}`, null],
+      ['http:\\\\a:<'.repeat(1 << 17), null],
+      [`sk-None-${run}`, 'openai_api_key'],
+      ['sk-None-aaaaaaaaaaaaaaaaaaa '.repeat(1 << 15), null],
+      ['LS0tLS1CRUdJTi'.repeat(1 << 16), null],
+      ['LS0tQkVHSU4g'.repeat(1 << 16), null],
+      ['LS0tLUJFR0lOI'.repeat(1 << 16), null],
+      [`LS0tLS1CRUdJTi${run}`, null],
+      [base64(pem('CERTIFICATE')).repeat(1 << 12), null],
+      ['eyJhXFxiIjoxfQ.AAAAAAAAAA.'.repeat(1 << 15), null],
+      ['eyJhbGciOiJkaXIiLCJlbmMiOjF9.x.'.repeat(1 << 15), null],
+    ];
+    for (const [text, kind] of hostile) expect(findCredentialValue(text)).toBe(kind);
+  });
+});

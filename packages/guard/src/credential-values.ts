@@ -20,6 +20,18 @@ export type CredentialValueKind =
   | 'authorization_header'
   | 'url_credentials';
 
+// A PEM or OpenSSH private key, or a PGP private key block: its first line
+// (`-----BEGIN RSA PRIVATE KEY-----`, `-----BEGIN PGP PRIVATE KEY BLOCK-----`, ...).
+const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
+
+// Base64 of `-----BEGIN ` wherever it starts in the encoded bytes, from the first boundary of a
+// 4-character group (3 bytes) inside it, where `LS0t` encodes `---`: a group starting at its first
+// dash encodes `-----BEGIN` (`LS0tLS1CRUdJTi`); one starting at its third or second dash, `---BEGIN `
+// or `----BEGIN` after the group holding the first dashes. One literal prefix, not three
+// alternatives: the pre-check tries every alternative at every position of every tool output
+// (three separate anchors cost about 15% more there).
+const ENCODED_PEM_ANCHOR = 'LS0t(?:LS1CRUdJTi|QkVHSU4g|LUJFR0lOI)';
+
 // Each form starts where no character before it could continue the same run (a lookbehind), so
 // a match is tried at most once per run and every form is linear in the text: a form free to start
 // at each character of a long run rescans the rest of the run from each one (quadratic; a 64 K run
@@ -27,7 +39,10 @@ export type CredentialValueKind =
 // fixed-length run of a class) that every match of the form contains.
 const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: string) => boolean)])[] = [
   // PEM and OpenSSH private keys, PGP private key blocks (`-----BEGIN RSA PRIVATE KEY-----`, ...).
-  ['private_key', '-----BEGIN ', /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/],
+  ['private_key', '-----BEGIN ', PRIVATE_KEY],
+  // The same key file base64-encoded, as Kubernetes Secret data, Helm values and many vault APIs
+  // return it (`isEncodedPrivateKey`).
+  ['private_key', ENCODED_PEM_ANCHOR, isEncodedPrivateKey],
   // A JSON Web Token (RFC 7519), signed or encrypted (`isJsonWebToken`); the anchor is its
   // header's first characters, base64url of `{"`.
   ['jwt', 'eyJ[A-Za-z0-9_-]{8}', isJsonWebToken],
@@ -42,7 +57,13 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: s
   ],
   ['stripe_secret_key', 'k_(?:live|test)_', /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/],
   ['anthropic_api_key', 'sk-ant-', /(?<![A-Za-z0-9_-])sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20,}/],
-  ['openai_api_key', 'sk-(?:proj|svcacct|admin)-|T3BlbkFJ', /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})/],
+  // Project, service-account, admin and `sk-None-` keys (a user key issued outside any project),
+  // and the legacy form around `T3BlbkFJ` (base64 of `OpenAI`).
+  [
+    'openai_api_key',
+    'sk-(?:proj|svcacct|admin|None)-|T3BlbkFJ',
+    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})/,
+  ],
   ['google_api_key', 'AIza', /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/],
   // A bearer token as a header carries it (the scheme in any case, then one or more spaces, RFC
   // 9110 §11.4): 20 characters or more, a digit among them (prose after "Bearer" has none:
@@ -54,18 +75,25 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: s
     /(?<![A-Za-z0-9])[Bb][Ee][Aa][Rr][Ee][Rr] +(?=[A-Za-z._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}/,
   ],
   // `scheme://user:password@` (the user may be empty: `redis://:password@host`), a connection
-  // string or a URL with a password in it; not a masked one (`scott:***@`, `deploy:xxxxxx@`). The
-  // password takes RFC 3986's unreserved and sub-delimiter characters only: a colon, brackets,
-  // braces or `|` would also join a port to a later e-mail address in ordinary text
-  // (`http://host:8080,10:30,bob@example.com`, `http://localhost:3000|foo@example.com`), and a
-  // false match refuses the whole tool output. A password holding them is not found. The user may
-  // hold an unencoded `@` (an e-mail login, `smtp://alice@example.com:pw@host`): a URL parser ends
-  // the user information at its last `@` and the user at its first colon, so the password it reads
-  // starts where this match's does and holds at least what the match holds (up to the first `@`).
+  // string or a URL with a password in it; not a masked one (`scott:***@`, `deploy:xxxxxx@`) nor a
+  // placeholder in angle brackets (`admin:<db_password>@`, as connection-string templates write
+  // it). Each slash may be escaped (`postgres:\/\/admin:pw@db`): JSON writers that escape `/`
+  // (PHP's `json_encode` by default) write URLs so, and a reader unescapes them without effort.
+  // The user and the password take RFC 3986's unreserved and sub-delimiter characters, and `^`,
+  // `` ` ``, `<` and `>`, which a URL parser reads as part of them (percent-encoding them). Not a
+  // colon, brackets, braces or `|`: they would also join a port to a later e-mail address in
+  // ordinary text (`http://host:8080,10:30,bob@example.com`, `http://localhost:3000|foo@example.com`),
+  // and a false match refuses the whole tool output. A password holding them is not found. For the
+  // same reason a password of digits followed by `<`, `>` or `` ` `` is not found either: that is a
+  // port followed by markup (`http://host:8080<br>bob@example.com`, `<http://host:8080>,<bob@...>`).
+  // The user may hold an unencoded `@` (an e-mail login, `smtp://alice@example.com:pw@host`): a URL
+  // parser ends the user information at its last `@` and the user at its first colon, so the
+  // password it reads starts where this match's does and holds at least what the match holds (up
+  // to the first `@`). The anchor accepts each reverse solidus doubled, as a JSON text writes it.
   [
     'url_credentials',
-    ':\\/\\/',
-    /(?<=[A-Za-z0-9+.-]):\/\/[A-Za-z0-9._~!$&'()*+,;=%@-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+    ':\\\\{0,2}/\\\\{0,2}/',
+    /(?<=[A-Za-z0-9+.-]):(?:\\?\/){2}[A-Za-z0-9._~!$&'()*+,;=%@^`<>-]*:(?![*xX]+@|<[A-Za-z0-9._~!$&'()*+,;=%^`-]*>@|[0-9]+[<>`])[A-Za-z0-9._~!$&'()*+,;=%^`<>-]+@/,
   ],
   // The same for the special schemes of the WHATWG URL standard that carry credentials (`http`,
   // `https`, `ws`, `wss`, `ftp`, in any case), which a URL parser reads with any number of `/` or
@@ -76,7 +104,7 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: s
   [
     'url_credentials',
     '[Hh][Tt][Tt][Pp][Ss]?:|[Ww][Ss][Ss]?:|[Ff][Tt][Pp]:',
-    /(?<![A-Za-z0-9+.-])(?:[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?|[Ff][Tt][Pp]):[/\\]+[A-Za-z0-9._~!$&'()*+,;=%@-]*:(?![*xX]+@)[A-Za-z0-9._~!$&'()*+,;=%-]+@/,
+    /(?<![A-Za-z0-9+.-])(?:[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?|[Ff][Tt][Pp]):[/\\]+[A-Za-z0-9._~!$&'()*+,;=%@^`<>-]*:(?![*xX]+@|<[A-Za-z0-9._~!$&'()*+,;=%^`-]*>@|[0-9]+[<>`])[A-Za-z0-9._~!$&'()*+,;=%^`<>-]+@/,
   ],
 ];
 
@@ -138,20 +166,59 @@ const ENCRYPTED_TOKEN = /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,})\.[A-Za-z0-9_-]
 function isEncryptedToken(text: string): boolean {
   ENCRYPTED_TOKEN.lastIndex = 0;
   for (let match = ENCRYPTED_TOKEN.exec(text); match !== null; match = ENCRYPTED_TOKEN.exec(text)) {
-    const bytes = decodeBase64(match[1] as string);
+    const header = match[1] as string;
+    // The next candidate may start at any later part of this one: dotted text before a token
+    // (`eyJub3RoaW5nIjoxfQ.x.AAAAAAAAAA.b.` and then a JWE) makes a candidate whose fifth part is
+    // the token's header, and a search resuming after the whole match never tried the token. It
+    // resumes after the header instead. Still linear: a candidate starts only where a run starts
+    // and reads at most five runs, so each run is read by at most five candidates, and each
+    // header is decoded once, by the candidate it starts.
+    ENCRYPTED_TOKEN.lastIndex = match.index + header.length;
+    const bytes = decodeBase64(header);
     // A name may also be written with escapes (`"\u0065nc"`), which JSON.parse, as a JOSE
     // library does, reads as the same name: a header holding a reverse solidus is always parsed.
     if (bytes === null || ((!bytes.includes('"enc"') || !bytes.includes('"alg"')) && !bytes.includes('\\'))) continue;
-    const header = decodeUtf8(bytes);
-    if (header === null) continue;
+    const headerText = decodeUtf8(bytes);
+    if (headerText === null) continue;
     // The header starts with `{"` (`eyJ`): whatever parses is an object.
     let fields: Record<string, unknown>;
     try {
-      fields = JSON.parse(header) as Record<string, unknown>;
+      fields = JSON.parse(headerText) as Record<string, unknown>;
     } catch {
       continue;
     }
     if (typeof fields['alg'] === 'string' && typeof fields['enc'] === 'string') return true;
+  }
+  return false;
+}
+
+// `ENCODED_PEM_ANCHOR`, with a group for the two forms whose first dashes are encoded in the 4
+// characters before it.
+const ENCODED_PEM = /LS0t(?:LS1CRUdJTi|(QkVHSU4g|LUJFR0lOI))/g;
+// A key file's first line fits in the first 76 characters of its base64 (57 bytes, a MIME line):
+// the longest header in use, `-----BEGIN ENCRYPTED PRIVATE KEY-----`, is 37 bytes.
+const ENCODED_PEM_PREFIX = /[A-Za-z0-9+/_-]{0,76}/y;
+const BASE64_GROUP = /^[A-Za-z0-9+/_-]{4}$/;
+
+/**
+ * Whether `text` holds a private key file encoded in base64 (a Kubernetes Secret's
+ * `tls.key: LS0tLS1CRUdJTi...`, `client-key-data` in a kubeconfig, a key file inside a base64
+ * JSON document): the first 76 characters from the group where the header starts decode to a
+ * private key header (`PRIVATE_KEY`). Only that bounded prefix is decoded, so each candidate costs
+ * the same whatever the length of its run; a certificate or public key
+ * (`LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t`) is decoded and not found. A header split across lines
+ * of a wrapped encoding is not found.
+ */
+function isEncodedPrivateKey(text: string): boolean {
+  ENCODED_PEM.lastIndex = 0;
+  for (let match = ENCODED_PEM.exec(text); match !== null; match = ENCODED_PEM.exec(text)) {
+    const start = match[1] === undefined ? match.index : match.index - 4;
+    if (start < 0 || (start < match.index && !BASE64_GROUP.test(text.slice(start, match.index)))) continue;
+    ENCODED_PEM_PREFIX.lastIndex = start;
+    const prefix = (ENCODED_PEM_PREFIX.exec(text) as RegExpExecArray)[0];
+    // Whole groups only: a partial one is a length `decodeBase64` refuses or a byte cut short.
+    const bytes = decodeBase64(prefix.slice(0, prefix.length - (prefix.length % 4)));
+    if (bytes !== null && PRIVATE_KEY.test(bytes)) return true;
   }
   return false;
 }
@@ -182,10 +249,11 @@ const BASIC_ANCHOR = '[Bb][Aa][Ss][Ii][Cc] +[A-Za-z0-9+/]{8}';
 const ANCHOR_SOURCES = [...FORMS.map(([, anchor]) => anchor), BASIC_ANCHOR];
 
 /**
- * The anchors, printable ASCII without `"` or `\\`: wherever a form occurs in a string, its anchor
- * occurs unchanged in the string's JSON text (only `"`, `\\` and controls are escaped there). One
- * pass of this over a whole canonical text rules most outputs out at once (about 3 µs per KB of
- * text without any: irregexp tries each alternative at each position).
+ * The anchors match printable ASCII without `"`, and a reverse solidus only where they also match
+ * it doubled (the URL anchor takes none, one or two before each slash): wherever a form occurs in a
+ * string, its anchor occurs in the string's JSON text (only `"`, `\\` and controls are escaped
+ * there, `\\` as `\\\\`). One pass of this over a whole canonical text rules most outputs out at
+ * once (about 3 µs per KB of text without any: irregexp tries each alternative at each position).
  */
 const ANCHORS = new RegExp(ANCHOR_SOURCES.map((source) => `(?:${source})`).join('|'));
 // The same with one group per form: a string is tested only against the forms whose anchor it

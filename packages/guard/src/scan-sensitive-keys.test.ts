@@ -133,6 +133,13 @@ const ORDINARY_KEYS = [
   'two_factor_authentication',
   'tenant_name',
   'secret_santa_budget',
+  // a version, a form word or a service account alone is not a credential (third review)
+  'url_v2',
+  'api_version',
+  'key_value',
+  'token_count_v2',
+  'service_account_name',
+  'service_account_email',
 ];
 
 const ZERO_WIDTH = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u180e'];
@@ -347,6 +354,50 @@ describe('scanSensitiveKeys', () => {
     for (const key of numbered) expect(isLiftableKeyName(key), key).toBe(false);
     const business = { address_line2: 1, prompt_tokens2: 2, token_count2: 3, item1: 4, '2024': 5, sku_42: 6, receipt_1: 7, role_2: 8, approval2: 9, auth0_domain: 10 };
     expect(scanSensitiveKeys(business)).toEqual([]);
+  });
+
+  // The third review found these accepted in output schemas: a version (`token_v2`) was not cut
+  // like the digits of `token2`, and nothing judged a name for a form of a credential's value.
+  it('judges a versioned copy of a credential name, or a name for a form of its value, as the name, unliftable like it (third review)', () => {
+    const names = ['token_v2', 'secret_v2', 'jwt_v2', 'cookie_v2', 'tokenV3', 'token_value', 'jwt_value', 'credentials_json', 'service_account_json', 'gcp_service_account_key', 'token_value_v2', 'SessionTokenValue', 'cvv3'];
+    const hits = scanSensitiveKeys(Object.fromEntries(names.map((key) => [key, 'x'])));
+    expect(hits.map((hit) => [hit.key, hit.matched])).toEqual([
+      ['token_v2', 'token'],
+      ['secret_v2', 'secret'],
+      ['jwt_v2', 'jwt'],
+      ['cookie_v2', 'cookie'],
+      ['tokenV3', 'token'],
+      ['token_value', 'token'],
+      ['jwt_value', 'jwt'],
+      ['credentials_json', 'credentials'],
+      ['service_account_json', '*serviceaccountjson'],
+      ['gcp_service_account_key', '*serviceaccountkey'],
+      ['token_value_v2', 'token'],
+      ['SessionTokenValue', 'sessiontoken'],
+      // The digits alone first: `cvv3` is still `cvv`, not `cv`.
+      ['cvv3', 'cvv'],
+    ]);
+    for (const key of names) expect(isLiftableKeyName(key), key).toBe(false);
+    // Counts, link fields, versions and business names with a version or a form word stay as they were.
+    const business = ['token_count', 'tokens_used', 'max_tokens', 'prompt_tokens_v2', 'token_count_v2', 'url_v2', 'version', 'api_v2', 'secretary', 'secretary_v2', 'key_value', 'total_value', 'order_json', 'receipt_json', 'role_value', 'subject_value', 'fortune_cookie_value', 'csv2', 'service_account_name', 'serviceAccountName', 'service_account_key_id'];
+    expect(scanSensitiveKeys(Object.fromEntries(business.map((key) => [key, 1])))).toEqual([]);
+  });
+
+  it('judges any spelling of a credential name with a version or a form word as the name; never an ordinary name (property)', () => {
+    const qualifier = fc.constantFrom('_v2', 'V3', '-v10', '_value', 'Value', '_json', 'JSON', '_value_v2', '2');
+    const credential = fc.constantFrom('token', 'secret', 'jwt', 'cookie', 'password', 'credentials', 'session_token', 'api_key', 'auth_tokens', 'otp');
+    fc.assert(
+      fc.property(credential, qualifier, fc.boolean(), (name, tail, upper) => {
+        const key = (upper ? name.toUpperCase() : name) + tail;
+        expect(scanSensitiveKeys({ [key]: 1 }), key).toHaveLength(1);
+        expect(isLiftableKeyName(key), key).toBe(false);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...ORDINARY_KEYS), qualifier, (name, tail) => {
+        expect(scanSensitiveKeys({ [name + tail]: 1 }), name + tail).toEqual([]);
+      }),
+    );
   });
 
   it('leaves ordinary business keys alone', () => {

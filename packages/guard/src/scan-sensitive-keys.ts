@@ -5,7 +5,7 @@ import {
   isInvisibleKeyName,
   isLiftableKeyName,
   normalizeKeyName,
-  numberedCredentialMatch,
+  qualifiedCredentialMatch,
 } from './sensitive-keys.js';
 
 /** One key the scanner flagged. */
@@ -176,8 +176,9 @@ export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {})
         if (suffix !== undefined) verdict = `*${suffix}`;
         else {
           const prefix = SENSITIVE_KEY_PREFIXES.find((rule) => normalized.startsWith(rule));
-          // Last, a numbered copy of a credential name (`secret_1`, `token2`, `my_token_2`).
-          verdict = prefix !== undefined ? `${prefix}*` : numberedCredentialMatch(normalized);
+          // Last, a numbered or versioned copy of a credential name, or a form of its value
+          // (`secret_1`, `token2`, `token_v2`, `token_value`, `credentials_json`).
+          verdict = prefix !== undefined ? `${prefix}*` : qualifiedCredentialMatch(normalized);
         }
       }
     }

@@ -221,6 +221,10 @@ const CREDENTIAL_SUFFIXES = [
   'connstring',
   'databaseurl',
   'authkey',
+  // A cloud service account's key file (`gcp_service_account_json`, `service_account_key`): the
+  // account itself is not a credential (Kubernetes' `serviceAccountName`), so no wider rule.
+  'serviceaccountkey',
+  'serviceaccountjson',
   // Plurals: a list of credentials is no less one (`user_passwords`, `stripe_api_keys`). Not
   // `tokens`: `prompt_tokens` and `max_tokens` are counts.
   'passwords',
@@ -236,6 +240,7 @@ const CREDENTIAL_SUFFIXES = [
   'sshkeys',
   'passcodes',
   'authkeys',
+  'serviceaccountkeys',
 ];
 
 /** Normalized endings of the boundary's call and principal identifiers, singular and plural: never liftable. */
@@ -393,19 +398,44 @@ export function isInvisibleKeyName(key: string, normalized: NormalizedKeyName): 
 }
 
 const TRAILING_DIGITS = /[0-9]+$/;
+// Words that name a form of the value, not another thing: `token_value`, `credentials_json`.
+const FORM_WORDS = /(?:value|json)$/;
 
-/**
- * The match of a numbered copy of a credential name (`secret_1`, `token2`, `my_token_2`,
- * `cookie2`): the normalized name without its trailing digits, judged by the credential rules
- * only (exact names and suffixes), or `null`. Control and business-ambiguous names are not
- * judged this way: `receipt_1`, `role_2` or `auth0` are ordinary business keys as often as not.
- */
-export function numberedCredentialMatch(normalized: string): string | null {
-  const stem = normalized.replace(TRAILING_DIGITS, '');
-  if (stem === normalized || stem === '') return null;
+/** The match of `stem` by the credential rules only (exact names and suffixes), or `null`. */
+function credentialRuleMatch(stem: string): string | null {
+  if (stem === '') return null;
   if (CREDENTIAL_KEY_SET.has(stem)) return stem;
   const suffix = CREDENTIAL_SUFFIXES.find((rule) => stem.endsWith(rule));
   return suffix === undefined ? null : `*${suffix}`;
+}
+
+/**
+ * The match of a numbered or versioned copy of a credential name, or of a name for a form of its
+ * value (`secret_1`, `token2`, `my_token_2`, `cookie2`, `token_v2`, `jwt_v2`, `token_value`,
+ * `credentials_json`, `token_value_v2`): the normalized name without its trailing digits, or
+ * without a version (`v` and digits, as `@toolseal/result`'s link-field naming reads `url_v2`), then
+ * without a trailing `value` or `json`, judged by the credential rules only (exact names and
+ * suffixes), or `null`. Each name is cut at most three ways, so the judgment costs a few suffix
+ * checks. Control and business-ambiguous names are not judged this way: `receipt_1` or `role_2`
+ * are ordinary business keys as often as not. Count words are not form words, so
+ * `token_count2`, `prompt_tokens_v2` and `max_tokens` stay as they were.
+ */
+export function qualifiedCredentialMatch(normalized: string): string | null {
+  let stem = normalized;
+  const numbered = normalized.replace(TRAILING_DIGITS, '');
+  if (numbered !== normalized) {
+    const match = credentialRuleMatch(numbered);
+    if (match !== null) return match;
+    // A version: `token_v2` normalizes to `tokenv2`. Tried after the digits alone, so `cvv3` is
+    // still `cvv`.
+    stem = numbered.endsWith('v') ? numbered.slice(0, -1) : numbered;
+    if (stem !== numbered) {
+      const versioned = credentialRuleMatch(stem);
+      if (versioned !== null) return versioned;
+    }
+  }
+  const unqualified = stem.replace(FORM_WORDS, '');
+  return unqualified === stem ? null : credentialRuleMatch(unqualified);
 }
 
 /**
@@ -440,6 +470,6 @@ export function isLiftableKeyName(key: string): boolean {
     !UNLIFTABLE_KEY_SET.has(normalized) &&
     !UNLIFTABLE_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix)) &&
     !UNLIFTABLE_KEY_PREFIXES.some((prefix) => normalized.startsWith(prefix)) &&
-    numberedCredentialMatch(normalized) === null
+    qualifiedCredentialMatch(normalized) === null
   );
 }
