@@ -228,3 +228,21 @@ describe('a call or a clock that changes after the turn was checked', () => {
     await expect(host.dispatcher.dispatch([toolCall('get_order', { order_id: 'ORDER-C7' })], context)).rejects.toThrow('HSM unavailable');
   });
 });
+
+describe('a store that refuses with a reason outside its contract', () => {
+  it('notes only the contract vocabulary, never the text, and gives the key back unstarted (review: error text and a 2 MB reason went into the audit notes)', async () => {
+    for (const reason of ['ECONNRESET: password=hunter2 at db.internal:5432', 'x'.repeat(2_000_000)]) {
+      const host = createTestHost({
+        tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+      });
+      host.stores.idempotencyStore.markStarted = async () => ({ ok: false, reason, state: 'claimed' }) as never;
+      const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: CEDAR_DRAFTER }));
+      expect(result.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+      expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
+      expect(result.audit_entry).not.toBeNull();
+      const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0];
+      expect(entry?.body['notes']).toContain('mark_started_unexpected');
+      expect(JSON.stringify(entry?.body)).not.toContain('hunter2');
+    }
+  });
+});

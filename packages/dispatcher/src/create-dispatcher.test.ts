@@ -444,6 +444,26 @@ describe('gate: approval', () => {
     expect(host.calls['create_refund_draft']).toBe(0);
   });
 
+  it('checks the approval again before the effect: one that expires while the claim takes its time starts nothing (review)', async () => {
+    for (const slowStep of ['claim', 'markStarted'] as const) {
+      const host = createTestHost();
+      const approval = { ...(await approveBaseline(host, `approval-key-slow-${slowStep}`)), expires_at: host.clock.now() + 1_000 };
+      const store = host.stores.idempotencyStore;
+      const original = store[slowStep].bind(store) as (input: never) => Promise<unknown>;
+      // A busy database: 5 s pass while the store answers; the approval was good for one more second.
+      (store as unknown as Record<string, unknown>)[slowStep] = async (input: never) => {
+        host.clock.advance(5_000);
+        return original(input);
+      };
+      const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
+      expect(result.gate).toBe('approval');
+      expectCatalog(result.sealed.model_result, 'APPROVAL_INVALID');
+      expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
+      // The key is free again: nothing started under it.
+      expect((await store.get(`approval-key-slow-${slowStep}`))?.state ?? 'absent').not.toMatch(/^(started|unknown)$/);
+    }
+  });
+
   it('runs every trusted check before the approval gate: an approved request whose facts changed is STATE_CHANGED', async () => {
     const host = createTestHost();
     const approval = await approveBaseline(host, 'approval-key-3');

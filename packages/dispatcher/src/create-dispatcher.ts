@@ -75,7 +75,8 @@ import type { HandlerInput, StatusQueryInput, ToolInvocation, TrustedCheckOutcom
 import { RateLimiter, checkRateLimit } from './rate-limiter.js';
 import { readArguments } from './read-arguments.js';
 import { readHandlerOutcome, readStatusOutcome, type ReadOutcome } from './read-handler-outcome.js';
-import { readProposalDecision, type ProposalErrorCode } from './read-proposal-decision.js';
+import { fenceFailureOf } from './fence-failure.js';
+import { componentCopyOf, readProposalDecision, type ProposalErrorCode } from './read-proposal-decision.js';
 import { readStoredResult, sealedUnderOtherRevisions } from './read-stored-result.js';
 import { runWithDeadline, type DeadlineRun } from './run-with-deadline.js';
 import { StoreWaitEnded, StoreWatchdog } from './store-watchdog.js';
@@ -139,6 +140,8 @@ interface CallState {
   decisionRecord: ProposalDecisionRecord | null;
   violations: readonly OutputViolation[];
   approval: JsonObject | null;
+  /** When the live approval this write runs under expires (epoch ms); infinity without one. */
+  approvalExpiresAt: number;
   replayOf: string | null;
   notes: string[];
   /**
@@ -655,6 +658,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       decisionRecord: null,
       violations: [],
       approval: null,
+      approvalExpiresAt: Number.POSITIVE_INFINITY,
       replayOf: null,
       notes: [],
       requestSha256: null,
@@ -705,7 +709,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     const deadline = Math.min(turn.deadline, turn.startedAt + tool.deadlineMs);
     const abort = new CallAbort();
-    const invocation: ToolInvocation = withSignal({ tool_name: tool.name, arguments: args, principal: turn.principal, deadline }, abort);
+    // Frozen: the trusted check is handed this very object, and everything after it (digests,
+    // approval, handler and status-query inputs, timers) reads its members.
+    const invocation: ToolInvocation = Object.freeze(withSignal({ tool_name: tool.name, arguments: args, principal: turn.principal, deadline }, abort));
     const { aborts } = turn;
     if (aborts === null) return runAuthorized(turn, state, tool, invocation, abort);
     aborts.add(abort);
@@ -801,6 +807,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         return refuse(turn, state, 'approval', match.kind === 'required' ? 'APPROVAL_REQUIRED' : 'APPROVAL_INVALID');
       }
       state.approval = approvalAuditRecord(match.approval);
+      state.approvalExpiresAt = match.approval.expires_at;
       idempotencyKey = match.approval.idempotency_key;
     } else {
       // No person in the loop: the business intent itself is the key, so the same intent runs once.
@@ -1297,6 +1304,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await release();
       return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     }
+    // An approval authorizes starting the write until it expires, and the claim and lookups above
+    // may have taken longer (each up to storeTimeoutMs): checked again before the effect, as the
+    // deadline is.
+    if (now() >= state.approvalExpiresAt) {
+      await release();
+      return refuse(turn, state, 'approval', 'APPROVAL_INVALID');
+    }
     let started: Awaited<ReturnType<IdempotencyStore['markStarted']>>;
     try {
       // Bounded by storeTimeoutMs, and ended by an abort of the call: the handler has not started.
@@ -1323,12 +1337,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return giveBackUnstarted(turn, state, fence, aborted ? 'deadline' : 'idempotency', STORE_RETRY_AFTER_MS);
     }
     if (!started.ok) {
-      if (started.reason === 'lease_expired') {
+      const reason = fenceFailureOf(started.reason);
+      if (reason === 'lease_expired') {
         await release();
         return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
       }
+      state.notes.push(`mark_started_${reason}`);
+      // A reason outside the store contract says nothing about the key: handled as a markStarted
+      // that threw (the handler certainly did not start).
+      if (reason === 'unexpected') return giveBackUnstarted(turn, state, fence, 'idempotency', STORE_RETRY_AFTER_MS);
       // Another claim took the key over: it may run the write.
-      state.notes.push(`mark_started_${started.reason}`);
       return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
     }
     // markStarted may have answered after the deadline or the host's abort (it is bounded by
@@ -1336,6 +1354,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (abort.aborted || now() >= invocation.deadline) {
       state.notes.push(abort.aborted ? 'aborted_during_mark_started' : 'deadline_during_mark_started');
       return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
+    }
+    if (now() >= state.approvalExpiresAt) {
+      state.notes.push('approval_expired_during_mark_started');
+      return giveBackUnstarted(turn, state, fence, 'approval', undefined);
     }
     // The log learns of the write before it starts: the call's own entry is appended only after the
     // record is completed, and a host killed in between would otherwise leave a write that ran with
@@ -1350,6 +1372,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (announced === 'aborted' || abort.aborted || now() >= invocation.deadline) {
       state.notes.push(abort.aborted || announced === 'aborted' ? 'aborted_during_write_announcement' : 'deadline_during_write_announcement');
       return giveBackUnstarted(turn, state, fence, 'deadline', undefined);
+    }
+    if (now() >= state.approvalExpiresAt) {
+      state.notes.push('approval_expired_during_write_announcement');
+      return giveBackUnstarted(turn, state, fence, 'approval', undefined);
     }
 
     const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key, tool.proposal === null ? null : state.decisionRecord);
@@ -1389,7 +1415,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       try {
         const completed = await watchdog.watch(() => idempotencyStore.complete({ ...fence, result }));
         if (!completed.ok) {
-          state.notes.push(`complete_${completed.reason}`);
+          state.notes.push(`complete_${fenceFailureOf(completed.reason)}`);
           // The started lease ran out while the handler or this completion was on its way, and
           // another claim turned the record `unknown`. With a receipt in hand, this dispatcher knows
           // the outcome: reconcile (unknown → completed, checked against the request digest), so
@@ -1466,7 +1492,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     try {
       const released = await watchdog.watch(() => idempotencyStore.release({ ...fence, handler_declared_not_started: true }));
       if (released.ok) return 'released';
-      state.notes.push(`release_${released.reason}`);
+      state.notes.push(`release_${fenceFailureOf(released.reason)}`);
       return released.reason;
     } catch {
       state.notes.push('release_failed');
@@ -1478,7 +1504,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function reconcileAfterLease(key: string, request_sha256: Sha256Hex, result: ResultInput): Promise<string> {
     try {
       const reconciled = await watchdog.watch(() => idempotencyStore.reconcile({ key, request_sha256, result }));
-      return reconciled.ok ? 'reconciled_after_lease' : `reconcile_${reconciled.reason}`;
+      return reconciled.ok ? 'reconciled_after_lease' : `reconcile_${fenceFailureOf(reconciled.reason)}`;
     } catch {
       // The record stays `unknown`: retries query the status, as before.
       return 'reconcile_failed';
@@ -1530,11 +1556,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     turn: Turn,
     state: CallState,
     fence: { key: string; fencing_token: number },
-    gate: 'deadline' | 'idempotency',
+    gate: 'deadline' | 'idempotency' | 'approval',
     retryAfterMs: number | undefined,
   ): Promise<DispatchedCall> {
     const released = await releaseDeclaredNotStarted(fence, state);
     if (released === 'released') {
+      // The approval expired while the write was being prepared: a new one is needed.
+      if (gate === 'approval') return refuse(turn, state, gate, 'APPROVAL_INVALID');
       return refuse(turn, state, gate, 'TIMEOUT_BEFORE_EXECUTE', retryAfterMs === undefined ? {} : { retryAfterMs });
     }
     return refuse(turn, state, 'idempotency', released === 'fenced' ? 'OUTCOME_UNKNOWN' : 'TOOL_ERROR');
@@ -1603,7 +1631,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!reconciled.ok) {
         if (reconciled.reason === 'conflict') return refuse(turn, state, 'status_query', 'STATUS_CONFLICT');
         if (reconciled.state !== 'completed') {
-          state.notes.push(`reconcile_${reconciled.reason}`);
+          state.notes.push(`reconcile_${fenceFailureOf(reconciled.reason)}`);
           return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
         }
         // Another host reconciled it first; the receipt we found is just as true.
@@ -1769,7 +1797,7 @@ function handlerInputOf(
       deadline: invocation.deadline,
       operation_id: operationId,
       idempotency_key: idempotencyKey,
-      review,
+      review: review === null ? null : componentCopyOf(review),
     },
     abort,
   );

@@ -4,6 +4,7 @@
 // hands the handler the recheck's record (`review`); the effect itself enforces the transition
 // (review finding: two refunds of one order with different reasons both passed the recheck).
 import type { JsonObject } from '@toolseal/contracts';
+import { rememberCanonicalText } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, toolCall } from './__fixtures__/test-host.js';
 import type { HandlerInput } from './dispatcher-tool.js';
@@ -39,6 +40,23 @@ describe('the handler of a proposal-gated write gets the recheck it passed (revi
     const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: refund.call_id }, { limit: 1 })).entries[0];
     expect(entry?.body['decision_record']).toEqual(refundInput?.review);
     expect(readInput?.review).toBeNull();
+  });
+
+  it('the handler holds a copy, never the record the audit entry keeps: remembering a text for it changes nothing in the log (review)', async () => {
+    const host = noApprovalHost();
+    const write = host.impl.create_refund_draft;
+    host.impl.create_refund_draft = (input) => {
+      // The audit stores reuse remembered texts when they canonicalize an entry body.
+      const forged = `{"decision":"ready_for_review","facts_sha256":"${'0'.repeat(64)}","rule_version":"FORGED"}`;
+      rememberCanonicalText(input.review as object, forged, 1);
+      return write(input);
+    };
+    const refund = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(refund.sealed.model_result.status).toBe('succeeded');
+    const entry = (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: refund.call_id }, { limit: 1 })).entries[0];
+    expect(entry?.body['decision_record']).toEqual(refund.decision_record);
+    expect(entry?.body['decision_record']).toMatchObject({ rule_version: 'refund-rules-v1' });
+    expect(await host.stores.auditLog.verifyChain()).toMatchObject({ ok: true });
   });
 
   it('the documented pattern: two refunds of one order in one turn both pass the recheck; a conditional effect lets one through, the other answers STATE_CHANGED', async () => {

@@ -95,3 +95,12 @@ function copyRecord(record: unknown): ProposalDecisionRecord | null {
   return deepFreeze(JSON.parse(text) as unknown) as ProposalDecisionRecord;
 }
 
+/**
+ * A copy of a record the dispatcher keeps, for a handler to read. Never the kept object itself:
+ * that one goes into the audit entry, whose body the stores canonicalize reusing remembered texts
+ * (`rememberCanonicalText` of @toolseal/digests), so code holding it could have the log store a
+ * text of its choosing for it.
+ */
+export function componentCopyOf(record: ProposalDecisionRecord): ProposalDecisionRecord {
+  return deepFreeze(JSON.parse(canonicalize(record)) as unknown) as ProposalDecisionRecord;
+}

@@ -139,6 +139,27 @@ describe('reason indexes', () => {
   });
 });
 
+describe('trusted check input', () => {
+  it('is frozen: a check cannot hand the handler other arguments, another principal or more time (review)', async () => {
+    const host = createTestHost();
+    let frozen: boolean | null = null;
+    host.impl.get_order_check = (input) => {
+      frozen = Object.isFrozen(input);
+      const mutable = input as unknown as Record<string, unknown>;
+      mutable['arguments'] = Object.freeze({ order_id: 'ORDER-M9' });
+      mutable['principal'] = Object.freeze({ tenant_id: 'maple', subject_id: 'someone-else', roles: ['admin'] });
+      mutable['deadline'] = input.deadline + 3_600_000;
+      return { ok: true };
+    };
+    const { result } = await orderTurn(host);
+    expect(frozen).toBe(true);
+    // The assignment threw: a check that throws holds the call, and nothing ran.
+    expect(result.gate).toBe('trusted_checks');
+    expect(result.sealed.model_result.error?.code).toBe('FACTS_UNAVAILABLE');
+    expect(host.calls['get_order'] ?? 0).toBe(0);
+  });
+});
+
 describe('trusted check reasons', () => {
   it('a check naming free text as a reason field holds the call (FACTS_UNAVAILABLE), never shows it', async () => {
     const host = createTestHost();
