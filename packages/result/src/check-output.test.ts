@@ -139,7 +139,9 @@ describe('checkHandlerOutput', () => {
     const lines = [{ line_id: 'LINE-1', quantity: 1, amount: 6000, meta: { vendor: { auth: { session_token: 'x' } } } }];
     const checked = checkHandlerOutput(deepTool, { ...order, data: { ...order.data, lines } }, orderArguments, NOW);
     expect(checked.ok).toBe(false);
-    if (!checked.ok) expect(checked.violations).toContainEqual({ rule: 'sensitive_key', path: '/data/lines/0/meta/vendor/auth' });
+    // Found four levels below the line; reported at the deepest place the output schema declares
+    // (`meta` is the handler's name, not the contract's).
+    if (!checked.ok) expect(checked.violations).toContainEqual({ rule: 'sensitive_key', path: '/data/lines/0' });
   });
 
   it('measures the encoded size of data before the schema', () => {
@@ -391,16 +393,37 @@ describe('checkHandlerOutput', () => {
     // Security review: a compromised downstream answered with ~1,300 `token` keys under 64-character
     // names nested twelve deep; the unbounded list made the audit body exceed the store's 1 MiB, so
     // an executed write was left without an audit entry. The review's tool has default limits.
-    const ticket = createToolRegistry([
-      {
-        contract: { ...specs.getOrder.contract, tool_name: 'create_ticket', effect: 'write' },
-        source_label: 'tickets',
-        input_schema: { type: 'object', additionalProperties: false, properties: { title: { type: 'string', maxLength: 50 } } },
-        output_schema: { type: 'object', additionalProperties: false, required: ['ticket_ref'], properties: { ticket_ref: { type: 'string', maxLength: 20 } } },
-        resource_revision: { pattern: '^r[0-9]$' },
+    const ticketSpec = {
+      contract: { ...specs.getOrder.contract, tool_name: 'create_ticket', effect: 'write' as const },
+      source_label: 'tickets',
+      input_schema: { type: 'object', additionalProperties: false, properties: { title: { type: 'string', maxLength: 50 } } },
+      output_schema: { type: 'object', additionalProperties: false, required: ['ticket_ref'], properties: { ticket_ref: { type: 'string', maxLength: 20 } } },
+      resource_revision: { pattern: '^r[0-9]$' },
+    };
+    const key = (index: number): string => `k${index}`.padEnd(64, 'x');
+    const leafParent: Record<string, unknown> = {};
+    for (let index = 0; index < 256; index++) leafParent[key(index)] = { token: 1 };
+    let branch: Record<string, unknown> = {};
+    for (let index = 0; index < 5; index++) branch[key(index)] = leafParent;
+    for (let depth = 0; depth < 12; depth++) branch = { [key(depth)]: branch };
+    // The same tool with the twelve names of `branch` declared, outermost `key(11)`, and a list of
+    // closed rows: declared places can be long and many.
+    let declaredChain: Record<string, unknown> = {};
+    for (let depth = 0; depth < 12; depth++) {
+      declaredChain = { [key(depth)]: { type: 'object', additionalProperties: false, properties: declaredChain } };
+    }
+    const row = { type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 20 } } };
+    const declaredSpec = {
+      ...ticketSpec,
+      contract: { ...ticketSpec.contract, tool_name: 'create_ticket_declared' },
+      output_schema: {
+        ...ticketSpec.output_schema,
+        properties: { ...ticketSpec.output_schema.properties, ...declaredChain, rows: { type: 'array', maxItems: 1000, items: row } },
       },
-    ]).get('create_ticket');
-    const violationsOfTicket = (extra: Record<string, unknown>) => {
+    };
+    const tickets = createToolRegistry([ticketSpec, declaredSpec]);
+    const violationsOfTicket = (name: string, extra: Record<string, unknown>) => {
+      const ticket = tickets.get(name);
       if (ticket === undefined) throw new Error('not registered');
       const output = { data: { ticket_ref: 'T-1', ...extra }, resource_revision: 'r1', observed_at: '2026-07-19T00:00:00Z' };
       const checked = checkHandlerOutput(ticket, output, { title: 'x' }, NOW);
@@ -408,29 +431,128 @@ describe('checkHandlerOutput', () => {
       return checked.ok ? [] : checked.violations;
     };
 
-    it('deeply nested keys: paths cut to 256 characters at a segment boundary', () => {
-      const key = (index: number): string => `k${index}`.padEnd(64, 'x');
-      const leafParent: Record<string, unknown> = {};
-      for (let index = 0; index < 256; index++) leafParent[key(index)] = { token: 1 };
-      let branch: Record<string, unknown> = {};
-      for (let index = 0; index < 5; index++) branch[key(index)] = leafParent;
-      for (let depth = 0; depth < 12; depth++) branch = { [key(depth)]: branch };
-      const violations = violationsOfTicket(branch);
-      expect(violations[0]).toEqual({ rule: 'additional_properties', path: '/data' });
-      expect(violations.length).toBeLessThanOrEqual(64);
+    it('deeply nested undeclared keys: one violation per rule at /data, none naming a key', () => {
+      // The review's output. Every offending key lies below `key(11)`, which the schema does not
+      // declare: the scan's 64 hits (all in the first shared object) are reported at `/data`.
+      const violations = violationsOfTicket('create_ticket', branch);
+      expect(violations).toEqual([
+        { rule: 'additional_properties', path: '/data' },
+        { rule: 'sensitive_key', path: '/data' },
+        { rule: 'too_many_violations', path: '' },
+      ]);
+      const wide: Record<string, unknown> = {};
+      for (let index = 0; index < 250; index++) wide[`f${index}`] = { token: 1 };
+      expect(violationsOfTicket('create_ticket', { wide })).toEqual([
+        { rule: 'additional_properties', path: '/data' },
+        { rule: 'sensitive_key', path: '/data' },
+        { rule: 'too_many_violations', path: '' },
+      ]);
+    });
+
+    it('deeply nested declared keys: paths cut to 256 characters at a segment boundary', () => {
+      const violations = violationsOfTicket('create_ticket_declared', branch);
+      // Both point below `key(0)`, twelve declared 64-character names deep (785 characters): cut to
+      // the three segments that fit in 256.
+      const cut = `/data/${key(11)}/${key(10)}/${key(9)}`;
+      expect(violations).toEqual([
+        { rule: 'additional_properties', path: cut },
+        { rule: 'sensitive_key', path: cut },
+        { rule: 'too_many_violations', path: '' },
+      ]);
       expect(violations.every((violation) => violation.path.length <= 256)).toBe(true);
-      expect(violations).toContainEqual({ rule: 'sensitive_key', path: `/data/${key(11)}/${key(10)}/${key(9)}` });
       expect(JSON.stringify(violations).length).toBeLessThan(64 * 300);
     });
 
     it('many distinct places: at most 64 entries, the last one too_many_violations', () => {
-      const wide: Record<string, unknown> = {};
-      for (let index = 0; index < 250; index++) wide[`f${index}`] = { token: 1 };
-      const violations = violationsOfTicket({ wide });
+      const rows = Array.from({ length: 250 }, () => ({ token: 1 }));
+      const violations = violationsOfTicket('create_ticket_declared', { rows });
       expect(violations).toHaveLength(64);
-      expect(violations[0]).toEqual({ rule: 'additional_properties', path: '/data' });
-      expect(violations[1]).toEqual({ rule: 'sensitive_key', path: '/data/wide/f0' });
+      expect(violations[0]).toEqual({ rule: 'additional_properties', path: '/data/rows/0' });
+      expect(violations[1]).toEqual({ rule: 'sensitive_key', path: '/data/rows/0' });
+      expect(violations[2]).toEqual({ rule: 'sensitive_key', path: '/data/rows/1' });
       expect(violations.at(-1)).toEqual({ rule: 'too_many_violations', path: '' });
+    });
+  });
+
+  describe('names no key the output schema does not declare (review 4, L4)', () => {
+    // A downstream row passed through: columns the contract does not know, named after a subject id
+    // or a credential, holding values JSON has no form for. Such names must not reach the audit log.
+    const SUBJECT = 'alice_smith_42';
+    const STRIPE_NAME = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
+    const expectNoKey = (violations: { rule: string; path: string }[]): void => {
+      expect(JSON.stringify(violations)).not.toContain(SUBJECT);
+      expect(JSON.stringify(violations)).not.toContain('sk_live');
+    };
+
+    it('the guard walk of the whole output: a non-JSON value under an undeclared key is reported at its declared parent', () => {
+      const line = order.data.lines[0];
+      const cases: [unknown, { rule: string; path: string }][] = [
+        [{ ...order, data: { ...order.data, [SUBJECT]: undefined } }, { rule: 'non_json_value', path: '/data' }],
+        [{ ...order, data: { ...order.data, [STRIPE_NAME]: () => 1 } }, { rule: 'non_json_value', path: '/data' }],
+        [{ ...order, data: { ...order.data, lines: [{ ...line, [SUBJECT]: () => 1 }] } }, { rule: 'non_json_value', path: '/data/lines/0' }],
+        [{ ...order, data: { ...order.data, [SUBJECT]: { [STRIPE_NAME]: 1n } } }, { rule: 'non_json_value', path: '/data' }],
+        // get_order's depth limit (4), passed below an undeclared key.
+        [{ ...order, data: { ...order.data, [SUBJECT]: { a: { b: { c: { d: 1 } } } } } }, { rule: 'max_depth', path: '/data' }],
+        // An envelope member the handler made up: nothing of the contract lies below `""`.
+        [{ ...order, [STRIPE_NAME]: () => 1 }, { rule: 'non_json_value', path: '' }],
+      ];
+      for (const [output, expected] of cases) {
+        const violations = violationsOf('get_order', output);
+        expect(violations).toEqual([expected]);
+        expectNoKey(violations);
+      }
+    });
+
+    it('the data-limit walk: a string over the tool\'s limit under an undeclared key is reported at /data', () => {
+      // create_refund_draft allows strings of 128 units (the whole-output walk allows the envelope 256).
+      expect(tool('create_refund_draft').checksDataLimits).toBe(true);
+      const draft = { draft_ref: 'DRAFT-1', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' };
+      const output = { data: { ...draft, [SUBJECT]: 'x'.repeat(200) }, resource_revision: 'draft-1-r1', observed_at: '2026-07-19T00:00:00Z' };
+      const violations = violationsOf('create_refund_draft', output, { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [] });
+      expect(violations).toEqual([{ rule: 'max_string_length', path: '/data' }]);
+      expectNoKey(violations);
+    });
+
+    it('the sensitive-key scan: an undeclared object holding a sensitive key is reported at its declared parent', () => {
+      const violations = violationsOf('get_order', { ...order, data: { ...order.data, [SUBJECT]: { token: 'x' }, [STRIPE_NAME]: { password: 'x' } } });
+      expect(violations).toEqual([
+        { rule: 'additional_properties', path: '/data' },
+        { rule: 'sensitive_key', path: '/data' },
+      ]);
+      const line = order.data.lines[0];
+      const nested = violationsOf('get_order', { ...order, data: { ...order.data, lines: [{ ...line, [SUBJECT]: { api_key: 'x' } }] } });
+      expect(nested).toEqual([
+        { rule: 'additional_properties', path: '/data/lines/0' },
+        { rule: 'sensitive_key', path: '/data/lines/0' },
+      ]);
+      expectNoKey([...violations, ...nested]);
+    });
+
+    it('every path is "", an envelope member, or /data and a declared place, whatever undeclared plain-name keys hold', () => {
+      const getOrder = tool('get_order');
+      const declaredNames = new Set(getOrder.outputFields.templates.flatMap((template) => template.split('/')));
+      const undeclaredKey = fc.stringMatching(/^[A-Za-z0-9_]{1,64}$/).filter((key) => !declaredNames.has(key) && !/^[0-9]+$/.test(key));
+      const offending = fc.constantFrom<unknown>(undefined, () => 1, Symbol('s'), 1n, Number.NaN, { token: 'x' }, 'x'.repeat(300), { a: { b: { c: 1 } } }, [[[[1]]]]);
+      const envelopeMembers = new Set(['', '/data', '/resource_revision', '/observed_at', '/complete', '/truncated', '/receipt', '/status_ref']);
+      fc.assert(
+        fc.property(undeclaredKey, undeclaredKey, offending, fc.constantFrom('data', 'line', 'nested', 'envelope'), (first, second, value, place) => {
+          const data: Record<string, unknown> = { ...order.data };
+          const output: Record<string, unknown> = { ...order, data };
+          if (place === 'data') data[first] = value;
+          else if (place === 'line') data.lines = [{ ...order.data.lines[0], [first]: value }];
+          else if (place === 'nested') data[first] = { [second]: value };
+          else output[first] = value;
+          const violations = violationsOf('get_order', output);
+          expect(violations.length).toBeGreaterThan(0);
+          for (const { path } of violations) {
+            const declared = envelopeMembers.has(path) || (path.startsWith('/data/') && getOrder.outputFields.declares(path.slice(5)));
+            expect(declared, path).toBe(true);
+            expect(path.split('/')).not.toContain(first);
+            expect(path.split('/')).not.toContain(second);
+          }
+        }),
+        { numRuns: 300 },
+      );
     });
   });
 

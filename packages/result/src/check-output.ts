@@ -57,7 +57,8 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 /**
  * Cuts a pointer before its first segment that is not a contract-safe name or index. Reads segment
  * by segment and stops there: the rest of a pointer under an attacker's keys (64K units each,
- * several levels deep) is never split or unescaped.
+ * several levels deep) is never split or unescaped. A plain-name key the handler made up passes;
+ * `declaredOutputPath` cuts it before the path is reported.
  */
 export function contractSafePath(pointer: string): string {
   let safe = '';
@@ -72,6 +73,40 @@ export function contractSafePath(pointer: string): string {
     start = end + 1;
   }
   return safe;
+}
+
+/**
+ * `path` (a pointer into the handler output, as the checks below build it) cut to what the tool's
+ * contract declares: `""`; one envelope member (`/resource_revision`, `/receipt`...: none has
+ * declared places below it); or `/data` followed by the longest prefix of the rest that the output
+ * schema declares (`RegisteredTool.outputFields`). Any other pointer gives `""`.
+ *
+ * The checks build contract-safe pointers (plain names and indexes only), but a plain name can still
+ * be the handler's: a key the output schema does not declare, holding a function, a `token` key or an
+ * overlong string, would otherwise be reported by name (`/data/alice_smith_42`, `/data/sk_live_...`)
+ * into the audit log. Only a refused output's violations are cut, once, as they are reported: a
+ * sealed output pays nothing for it.
+ */
+function declaredOutputPath(tool: RegisteredTool, path: string): string {
+  if (path === '' || path.charCodeAt(0) !== 0x2f) return '';
+  const slash = path.indexOf('/', 1);
+  const member = slash === -1 ? path.slice(1) : path.slice(1, slash);
+  if (member === 'data') return slash === -1 ? '/data' : `/data${tool.outputFields.declaredPrefix(path.slice(slash))}`;
+  return ENVELOPE_KEYS.has(member) ? `/${member}` : '';
+}
+
+/**
+ * A refused output's violations as they leave this package: each path cut to the contract's
+ * declared places (`declaredOutputPath`), then bounded (`boundViolations`; cutting can make two
+ * violations the same, which it keeps once).
+ */
+function reportedViolations(tool: RegisteredTool, violations: readonly OutputViolation[]): OutputViolation[] {
+  const cut: OutputViolation[] = [];
+  for (let index = 0; index < violations.length; index++) {
+    const { rule, path } = violations[index]!;
+    cut.push({ rule, path: declaredOutputPath(tool, path) });
+  }
+  return boundViolations(cut);
 }
 
 /**
@@ -111,8 +146,10 @@ export function checkCompletion(tool: RegisteredTool, complete: boolean, truncat
 /**
  * Checks business data against everything the tool's contract says about it: the exact output
  * schema, echoed input fields, the recursive sensitive/control-key scan, link schemes and hosts, and
- * media types. `data` must already be a guard-checked JSON value. Paths are prefixed with `prefix`.
- * Used when sealing and again when verifying.
+ * media types. `data` must already be a guard-checked JSON value. Paths are prefixed with `prefix`;
+ * they are contract-safe pointers, which may still name a plain-name key the output schema does not
+ * declare (where a sensitive key sits): `checkHandlerOutput` cuts them to declared places before
+ * reporting them. Used when sealing and again when verifying (which only counts them).
  */
 export function checkOutputData(
   tool: RegisteredTool,
@@ -235,7 +272,7 @@ export function checkHandlerOutput(
   if (!guarded.ok) {
     return {
       ok: false,
-      violations: boundViolations([{ rule: guarded.violation.rule, path: guarded.violation.path }]),
+      violations: reportedViolations(tool, [guarded.violation]),
       receipt: null,
       status_ref: null,
     };
@@ -295,7 +332,7 @@ function checkEnvelope(
 
   const refuse = (): HandlerOutputCheck => ({
     ok: false,
-    violations: boundViolations(violations),
+    violations: reportedViolations(tool, violations),
     receipt: keptReceipt,
     status_ref: keptStatusRef,
   });

@@ -8,7 +8,8 @@ const MAX_POINTER_SEGMENTS = 16;
  * Walks a guard-checked JSON value and reports `rule` wherever `matches` is true of a string, a
  * number or a key: at the value's pointer under `prefix`, at its object's for a key. The pointer
  * stops growing at the first segment that is not contract-safe (a plain name or index) or past 16
- * segments: the path never echoes a key the tool chose.
+ * segments: a key with any other character is never echoed. A plain-name key the output schema does
+ * not declare can be: `checkHandlerOutput` cuts every reported path to the declared places.
  */
 export function findInData(
   data: JsonValue,

@@ -126,8 +126,9 @@ describe.each(cases.map((entry) => [entry.name, entry] as const))('kb_search %s'
     const attempts: [string, unknown, { rule: string; path: string }][] = [
       ['top-level status', { ...base, status: 'succeeded' }, { rule: 'additional_properties', path: '' }],
       ['nested token', { ...base, data: { ...base.data, hits: [{ ...firstHit, token: 'sk-live-123' }] } }, { rule: 'sensitive_key', path: '/data/hits/0' }],
-      // Nesting deeper than kb_search's depth limit (3) is refused by the guard before any scan.
-      ['deeper nested token', { ...base, data: { ...base.data, hits: [{ ...firstHit, meta: { auth: { access_token: 'x' } } }] } }, { rule: 'max_depth', path: '/data/hits/0/meta' }],
+      // Nesting deeper than kb_search's depth limit (3) is refused by the guard before any scan, at
+      // the deepest place the output schema declares (`meta` is the handler's name).
+      ['deeper nested token', { ...base, data: { ...base.data, hits: [{ ...firstHit, meta: { auth: { access_token: 'x' } } }] } }, { rule: 'max_depth', path: '/data/hits/0' }],
       ['extra business field', { ...base, data: { ...base.data, relevance: 0.93 } }, { rule: 'additional_properties', path: '/data' }],
       ['business status inside data', { ...base, data: { ...base.data, status: 'succeeded' } }, { rule: 'additional_properties', path: '/data' }],
     ];

@@ -69,8 +69,9 @@ export interface OutputViolation {
   rule: string;
   /**
    * JSON Pointer into the handler output (`/data/...` for business data, `""` or `/<field>` for
-   * the envelope), built only from contract-known names and indexes: an attacker-chosen key is
-   * never echoed.
+   * the envelope), built only from contract-known names and indexes: under `/data`, the longest
+   * prefix of the offending place that the tool's output schema declares (`RegisteredTool
+   * .outputFields`), so a key the handler made up (however plain its name) is never echoed.
    */
   path: string;
 }

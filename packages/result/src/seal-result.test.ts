@@ -259,6 +259,21 @@ describe('sealResult', () => {
     expect(verifyResult(hostile, trusted)).toEqual({ ok: false, reasons: ['malformed_package'] });
   });
 
+  it('reports a refused output without the undeclared keys it holds: no subject id, no credential-shaped name (review 4, L4)', () => {
+    // The review's reproduction: a downstream row passed through, two of its columns (named after
+    // the principal and after a Stripe key) holding values JSON has no form for.
+    const alice: PrincipalContext = { tenant_id: 'tenant-cedar', subject_id: 'alice_smith_42', roles: ['support_drafter'] };
+    const outputs: unknown[] = [
+      { ...copy(orderOutput), data: { ...orderOutput.data, alice_smith_42: undefined } },
+      { ...copy(orderOutput), data: { ...orderOutput.data, sk_live_4eC39HqLyjWDarjtT1zdp7dc: () => 1 } },
+    ];
+    for (const output of outputs) {
+      const { sealed, violations } = sealResult(orderInput({ principal: alice, subject: { kind: 'data', output } }));
+      expect(sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+      expect(violations).toEqual([{ rule: 'non_json_value', path: '/data' }]);
+    }
+  });
+
   it('turns the refund-draft handler returning {"status":"succeeded"} into OUTPUT_CONTRACT_VIOLATION', () => {
     const draft = { draft_ref: 'DRAFT-C7-1', order_ref: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A' };
     const input = orderInput({

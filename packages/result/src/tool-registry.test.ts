@@ -107,6 +107,35 @@ describe('createToolRegistry', () => {
     expect(registry.unregisteredContract.producer_revision).toBe(DEFAULT_CONTROL_PROVENANCE.producer_revision);
   });
 
+  it('collects the fields each output schema declares, once at start-up (violation paths are cut to them)', () => {
+    const registry = createToolRegistry([specs.getOrder, specs.kbSearch]);
+    const getOrder = registry.get('get_order');
+    expect(getOrder?.outputFields.templates).toEqual([
+      '/order_ref',
+      '/status',
+      '/amount',
+      '/unit',
+      '/lines',
+      '/lines/*',
+      '/lines/*/line_id',
+      '/lines/*/quantity',
+      '/lines/*/amount',
+    ]);
+    expect(getOrder?.outputFields.declaredPrefix('/lines/3/alice_smith_42/token')).toBe('/lines/3');
+    expect(registry.get('kb_search')?.outputFields.declares('/hits/0/source')).toBe(true);
+    // More places than the guard's limit (10,000) is a contract problem, refused at start-up (before
+    // the pinned Ajv spends seconds compiling them).
+    const names = Array.from({ length: 10_001 }, (_, index) => `f${index}`);
+    const spec = copy(specs.getOrder);
+    spec.output_schema = {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(names.map((name) => [name, { type: 'boolean' }])),
+    };
+    delete spec.echo;
+    expectRegistryError(() => createToolRegistry([spec]), 'output_schema declares more than 10000 fields');
+  });
+
   it('accepts a nullable field (one type and "null")', () => {
     const spec = withOutput((schema) => {
       (schema.properties as Record<string, unknown>).next_page = { type: ['integer', 'null'], minimum: 2, maximum: 50 };

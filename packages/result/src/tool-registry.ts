@@ -1,11 +1,13 @@
 import type { ToolContract } from '@toolseal/contracts';
 import {
   compileSchema,
+  createDeclaredFields,
   createSensitiveKeyScanner,
   deepFreeze,
   inspectInputSchema,
   isWellFormedText,
   resolveJsonLimits,
+  type DeclaredFields,
   type JsonLimits,
   type SensitiveKeyScanner,
 } from '@toolseal/guard';
@@ -105,6 +107,13 @@ export interface RegisteredTool {
   readonly inputFields: InputFieldTemplates;
   /** Validates `data` against the exact `output_schema` (compiled once). */
   readonly validateOutput: CompiledValidator;
+  /**
+   * The fields `output_schema` declares (the guard's `createDeclaredFields`, built once here): every
+   * `OutputViolation.path` under `/data` is cut to its longest prefix they declare before it leaves
+   * this package, so a key the handler made up (a subject id, a credential-shaped name) is never
+   * reported. Paths are cut at 16 segments, as `ErrorReason.field` is.
+   */
+  readonly outputFields: DeclaredFields;
   /**
    * Output pointer → input pointer pairs the output must echo, with each pointer's segments split
    * once here (`outputSegments`, `inputSegments`) rather than on every seal and verification.
@@ -424,6 +433,14 @@ function compileTool(spec: unknown): RegisteredTool {
   } catch (error) {
     throw new RegistryError(name, `input_schema ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Before the output validator: a schema over the guard's field limit is refused without the
+  // seconds the pinned Ajv takes to compile ten thousand fields.
+  let outputFields: DeclaredFields;
+  try {
+    outputFields = createDeclaredFields(own.output_schema);
+  } catch (error) {
+    throw new RegistryError(name, `output_schema ${error instanceof Error ? error.message : String(error)}`);
+  }
   const validateOutput = compileOrThrow(name, 'output_schema', own.output_schema);
   const echo = checkEcho(name, own.echo, output.scalarPaths, input.scalarPaths);
   const limits = Object.freeze(resolveLimits(name, own.limits));
@@ -459,6 +476,7 @@ function compileTool(spec: unknown): RegisteredTool {
     validateInput,
     inputFields,
     validateOutput,
+    outputFields,
     echo,
     resourceRevision,
     links,
@@ -568,8 +586,9 @@ function checkMedia(name: string, value: unknown, mediaPointers: readonly string
  * duplicate name, a missing revision, a schema strict Ajv
  * rejects, an output schema that is not exact at every level, an input schema that leaves a value
  * open (an untyped or `true` subschema, an object without `additionalProperties: false`, an array
- * without `items`: see `ToolSpec.input_schema`), a sensitive key in an output schema, or a bad
- * pattern, link or media rule.
+ * without `items`: see `ToolSpec.input_schema`), a sensitive key in an output schema, an output
+ * schema that declares more than 10,000 fields (the guard's `MAX_DECLARED_FIELDS`), or a bad pattern,
+ * link or media rule.
  */
 export function createToolRegistry(specs: readonly ToolSpec[], options: ToolRegistryOptions = {}): ToolRegistry {
   if (!Array.isArray(specs)) throw new RegistryError(null, 'specs must be an array');
