@@ -119,7 +119,7 @@ function collectResources(schema: unknown, rootBase: string): Map<string, unknow
  * it). An `$anchor` name or a document outside the schema is not followed. Names outside `[A-Za-z0-9_]{1,64}` and keys only
  * `additionalProperties`/`patternProperties` allow are never declared: they are the input's, not
  * the contract's. Throws a `RangeError` past `MAX_DECLARED_FIELDS`, or for subschemas nested more
- * than `MAX_SCHEMA_NESTING` deep (contract problems, found at start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`).
+ * than `MAX_SCHEMA_NESTING` deep (contract problems, found at start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`, the fields an error reason may name) and its output schema (`outputFields`, the places a violation path may name).
  */
 export function createDeclaredFields(schema: unknown): DeclaredFields {
   const rootBase = isRecord(schema) ? resourceBase(schema, DEFAULT_BASE) : DEFAULT_BASE;
