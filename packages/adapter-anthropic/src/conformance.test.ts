@@ -1,5 +1,5 @@
 import type { Message, StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
-import { adapterConformanceCases, type ConformanceCall } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, type ConformanceCall, otherFieldsAsText } from '@toolseal/adapter-testing';
 import { describe, it } from 'vitest';
 import { message } from './__fixtures__/anthropic-messages-fixtures.js';
 import { createAnthropicMessagesAdapter, type AnthropicMessagesFormatOptions, type AnthropicToolResultMessage } from './index.js';
@@ -11,26 +11,20 @@ function readResults(payload: AnthropicToolResultMessage) {
 }
 
 /** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
-function otherFields(value: object, known: readonly string[]): string[] {
-  return Object.entries(value)
-    .filter(([key]) => !known.includes(key))
-    .map(([key, field]) => JSON.stringify({ [key]: field }));
-}
-
 /**
  * Every text the model reads in the message besides the result texts: the text blocks, and any
  * other block, content part or field, serialized.
  */
 function readModelText(payload: AnthropicToolResultMessage): string[] {
   return [
-    ...otherFields(payload, ['role', 'content']),
+    ...otherFieldsAsText(payload, ['role', 'content']),
     ...payload.content.flatMap((block) =>
       block.type === 'text'
-        ? [block.text, ...otherFields(block, ['type', 'text'])]
+        ? [block.text, ...otherFieldsAsText(block, ['type', 'text'])]
         : block.type === 'tool_result'
           ? [
-              ...otherFields(block, ['type', 'tool_use_id', 'content', 'is_error']),
-              ...otherFields(block.content[0], ['type', 'text']),
+              ...otherFieldsAsText(block, ['type', 'tool_use_id', 'content', 'is_error']),
+              ...otherFieldsAsText(block.content[0], ['type', 'text']),
               ...block.content.slice(1).map((part) => JSON.stringify(part)),
             ]
           : [JSON.stringify(block)],

@@ -1,4 +1,4 @@
-import { adapterConformanceCases, type ConformanceCall } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, type ConformanceCall, otherFieldsAsText } from '@toolseal/adapter-testing';
 import type { Interactions } from '@google/genai';
 import { describe, it } from 'vitest';
 import { interaction } from './__fixtures__/gemini-interactions-fixtures.js';
@@ -19,28 +19,22 @@ function readEchoedCalls(payload: GeminiInteractionsPayload) {
 }
 
 /** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
-function otherFields(value: object, known: readonly string[]): string[] {
-  return Object.entries(value)
-    .filter(([key]) => !known.includes(key))
-    .map(([key, field]) => JSON.stringify({ [key]: field }));
-}
-
 /**
  * Every text the model could read in the payload besides the result texts and the echoed calls:
  * any other step, result part or field, serialized. The adapter writes none.
  */
 function readModelText(payload: GeminiInteractionsPayload): string[] {
   return [
-    ...otherFields(payload, ['input', 'previous_interaction_id']),
+    ...otherFieldsAsText(payload, ['input', 'previous_interaction_id']),
     ...payload.input.flatMap((step) =>
       step.type === 'function_result'
         ? [
-            ...otherFields(step, ['type', 'call_id', 'name', 'result', 'is_error']),
-            ...otherFields(step.result[0], ['type', 'text']),
+            ...otherFieldsAsText(step, ['type', 'call_id', 'name', 'result', 'is_error']),
+            ...otherFieldsAsText(step.result[0], ['type', 'text']),
             ...step.result.slice(1).map((part) => JSON.stringify(part)),
           ]
         : step.type === 'function_call'
-          ? otherFields(step, ['type', 'id', 'name', 'arguments'])
+          ? otherFieldsAsText(step, ['type', 'id', 'name', 'arguments'])
           : [JSON.stringify(step)],
     ),
   ];

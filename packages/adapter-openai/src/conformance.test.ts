@@ -1,4 +1,4 @@
-import { adapterConformanceCases, type ConformanceCall } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, type ConformanceCall, otherFieldsAsText } from '@toolseal/adapter-testing';
 import type { Response } from 'openai/resources/responses/responses';
 import { describe, it } from 'vitest';
 import { response } from './__fixtures__/openai-responses-fixtures.js';
@@ -24,24 +24,18 @@ function readEchoedCalls(payload: OpenAIResponsesPayload) {
 }
 
 /** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
-function otherFields(value: object, known: readonly string[]): string[] {
-  return Object.entries(value)
-    .filter(([key]) => !known.includes(key))
-    .map(([key, field]) => JSON.stringify({ [key]: field }));
-}
-
 /**
  * Every text the model could read in the payload besides the outputs and the echoed calls: any
  * other item or field, serialized. The adapter writes none (the host adds its own items later).
  */
 function readModelText(payload: OpenAIResponsesPayload): string[] {
   return [
-    ...otherFields(payload, ['input', 'previous_response_id']),
+    ...otherFieldsAsText(payload, ['input', 'previous_response_id']),
     ...payload.input.flatMap((item) =>
       item.type === 'function_call_output'
-        ? otherFields(item, ['type', 'call_id', 'output'])
+        ? otherFieldsAsText(item, ['type', 'call_id', 'output'])
         : item.type === 'function_call'
-          ? otherFields(item, ['type', 'id', 'call_id', 'name', 'arguments'])
+          ? otherFieldsAsText(item, ['type', 'id', 'call_id', 'name', 'arguments'])
           : [JSON.stringify(item)],
     ),
   ];

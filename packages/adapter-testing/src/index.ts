@@ -26,6 +26,7 @@ export {
 export { assertParseRefused, assertParseOutcomeCatalogued, assertParsed } from './assert-parse-outcome.js';
 export { createCapturingFetch, type CapturingFetch, type CapturedRequest } from './create-capturing-fetch.js';
 export { fixtureDriftCases } from './fixture-drift-cases.js';
+export { otherFieldsAsText } from './other-fields-as-text.js';
 export {
   findProtectedValues,
   PROTECTED_KEY_NAMES,
