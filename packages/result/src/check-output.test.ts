@@ -195,6 +195,28 @@ describe('checkHandlerOutput', () => {
     // Ordinary parameters and fragments pass.
     expect(withSource('https://kb.example.com/search?q=refund+policy&page=2&sort=date#results')).toEqual([]);
     expect(withSource('https://kb.example.com/doc?token_count=12&__proto__=1')).toEqual([]);
+    // Where else a server reads parameters: after `;` in the query, in a path segment, in a route's fragment.
+    expect(withSource('https://kb.example.com/a/1;jsessionid=0A1B2C3D4E5F60718293A4B5C6D7E8F9')).toEqual(refused);
+    expect(withSource('https://kb.example.com/a/1?lang=en;access_token=ya29a0AfH6SMBx')).toEqual(refused);
+    expect(withSource('https://kb.example.com/app#/callback?access_token=abc123def456')).toEqual(refused);
+  });
+
+  it('passes section anchors and names beyond ASCII, whatever words they hold (review: #reset-password and #%C3%9Cbersicht were refused)', () => {
+    const withSource = (source: string) => violationsOf('kb_search', { ...search, data: { hits: [{ ...hit, source }] } }, { query: 'q' });
+    for (const source of [
+      'https://kb.example.com/account#reset-password',
+      'https://kb.example.com/security#api-keys',
+      'https://kb.example.com/glossary#token',
+      'https://kb.example.com/docs#client-secret',
+      'https://kb.example.com/docs?section=authorization#session-cookies',
+      'https://kb.example.com/de/konto#%C3%9Cbersicht',
+      'https://kb.example.com/ja/#%E3%83%AD%E3%82%B0%E3%82%A4%E3%83%B3',
+      'https://kb.example.com/search?caf%C3%A9=1&q=caf%C3%A9',
+      // Not UTF-8 once decoded: kept as written, never a throw.
+      'https://kb.example.com/search?x%FF=%FF',
+    ]) {
+      expect(withSource(source), source).toEqual([]);
+    }
   });
 
   it('checks media types against the tool allow-list, case-insensitively', () => {

@@ -228,22 +228,78 @@ function checkLink(tool: RegisteredTool, value: string): string | null {
   const url = new URL(value);
   if (!tool.links.schemes.has(url.protocol.slice(0, -1))) return 'url_scheme';
   if (url.username !== '' || url.password !== '' || !tool.links.hosts.has(url.host)) return 'url_host';
-  if ((url.search.length > 1 || url.hash.length > 1) && carriesCredentialParameter(tool, url)) return 'url_host';
+  // Only a parameter with a value can carry a credential: most links have none.
+  if (value.includes('=') && carriesCredentialParameter(tool, url)) return 'url_host';
   return null;
 }
 
 /**
- * Whether a query or fragment parameter of `url` carries a credential: a name the tool's key scan
- * flags, as it would flag it as a key of `data` (`?access_token=`, `?password=`, the OAuth implicit
- * grant's `#access_token=...&token_type=Bearer`), or a value, percent-decoded, that holds a
- * credential form (`findCredentialValue`). The link's whole text is searched for credential forms
- * with every other string of `data`; this reads the parameters as a server would.
+ * The `name=value` segments a server reads as parameters of `url`: the query's, split on `&` and
+ * `;` (which several server stacks also split on), a path segment's after `;` (`;jsessionid=`),
+ * and the fragment's, split on `&`, `;` and `?` (the OAuth implicit grant's
+ * `#access_token=...&token_type=Bearer`, a route's `#/callback?access_token=`). A segment without
+ * `=` carries no value: a section anchor (`#reset-password`, `#api-keys`) is not a parameter.
+ */
+function parameterSegments(url: URL): string[] {
+  const segments: string[] = [];
+  const add = (text: string, separators: RegExp): void => {
+    for (const segment of text.split(separators)) if (segment.includes('=')) segments.push(segment);
+  };
+  if (url.search.length > 1) add(url.search.slice(1), /[&;]/);
+  if (url.pathname.includes(';')) {
+    for (const pathSegment of url.pathname.split('/')) add(pathSegment.split(';').slice(1).join(';'), /;/);
+  }
+  if (url.hash.length > 1) add(url.hash.slice(1), /[&;?]/);
+  return segments;
+}
+
+/** A parameter's name or value as a server decodes it (`+` is a space); the text itself when it does not decode. */
+function decodeParameterPart(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
+}
+
+const PRINTABLE_ASCII_NAME = /^[\x21-\x7e]+$/;
+// The tool's verdict on each parameter name it met, kept per tool (names repeat across links and
+// calls: `q`, `page`, `utm_source`), at most this many names each.
+const MAX_JUDGED_NAMES = 512;
+const judgedNames = new WeakMap<RegisteredTool, Map<string, boolean>>();
+
+/** Whether the tool's key scan flags `name` as it would flag a key of `data`. */
+function isSensitiveParameterName(tool: RegisteredTool, name: string): boolean {
+  let judged = judgedNames.get(tool);
+  if (judged === undefined) {
+    judged = new Map();
+    judgedNames.set(tool, judged);
+  }
+  const known = judged.get(name);
+  if (known !== undefined) return known;
+  // A computed key defines an own property, `__proto__` included.
+  const sensitive = tool.scanSensitiveKeys({ [name]: null }, 1).length > 0;
+  if (judged.size < MAX_JUDGED_NAMES) judged.set(name, sensitive);
+  return sensitive;
+}
+
+/**
+ * Whether a parameter of `url` carries a credential: an ASCII name the tool's key scan flags
+ * (`?access_token=`, `?password=`, `;jsessionid=`), or a percent-decoded value holding a credential
+ * form. An undecoded value is part of the link's text, which is searched for credential forms with
+ * every other string of `data`; a name beyond ASCII is no name a server reads a credential under.
  */
 function carriesCredentialParameter(tool: RegisteredTool, url: URL): boolean {
-  const parameters = [...new URLSearchParams(url.search), ...new URLSearchParams(url.hash.slice(1))];
-  for (const [, parameterValue] of parameters) if (holdsCredentialValue(parameterValue)) return true;
-  // Own data properties named as the parameters, `__proto__` included (`fromEntries` defines, never assigns).
-  return tool.scanSensitiveKeys(Object.fromEntries(parameters.map(([name]) => [name, null])), 1).length > 0;
+  for (const segment of parameterSegments(url)) {
+    const separator = segment.indexOf('=');
+    const name = decodeParameterPart(segment.slice(0, separator));
+    if (PRINTABLE_ASCII_NAME.test(name) && isSensitiveParameterName(tool, name)) return true;
+    const rawValue = segment.slice(separator + 1);
+    const value = decodeParameterPart(rawValue);
+    if (value !== rawValue && holdsCredentialValue(value)) return true;
+  }
+  return false;
 }
 
 /**

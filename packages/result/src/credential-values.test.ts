@@ -59,6 +59,15 @@ describe('sealResult refuses a credential in a string of data, whatever key hold
     expect(output.violations).toEqual([{ rule: 'credential_value', path: '/data/hits/0/snippet' }]);
   });
 
+  it('reads a token whose visible prefix is ASCII and whose body is TAG characters as one token (review: ghp_ + TAG body passed)', () => {
+    const tags = (text: string) => [...text].map((character) => String.fromCodePoint(0xe0000 + character.charCodeAt(0))).join('');
+    const body = 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    for (const snippet of [`Use ghp_${tags(body)} here`, `Session eyJ${tags(JWT.slice(3))}`, `ghp_${body.slice(0, 10)}${tags(body.slice(10))}`]) {
+      const output = sealResult(sealInput((hits) => void ((hits[0] as Hit).snippet = snippet)));
+      expect(output.violations, snippet).toEqual([{ rule: 'credential_value', path: '/data/hits/0/snippet' }]);
+    }
+  });
+
   it('accepts the same output without the credential (the fixture as it is)', () => {
     const output = sealResult(sealInput(() => {}));
     expect(output.violations).toEqual([]);

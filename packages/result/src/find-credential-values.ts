@@ -13,14 +13,26 @@ import { revealTagText } from './reveal-tag-text.js';
  * string.
  */
 export function findCredentialValues(data: JsonValue, jsonText: string | null, prefix = '/data'): OutputViolation[] {
-  if (jsonText !== null && !mayHoldCredentialValue(revealTagText(jsonText, true))) return [];
+  if (jsonText !== null && !mayHoldCredentialValue(jsonText) && !tagReadingsMayHold(jsonText)) return [];
   return findInData(data, prefix, 'credential_value', (value) => typeof value === 'string' && holdsCredentialValue(value));
 }
 
 /**
- * `findCredentialValue` of `@toolseal/guard` on `text` with its TAG characters read as the ASCII
- * they mirror (`revealTagText`): a token spelled in that invisible alphabet is found too.
+ * `findCredentialValue` of `@toolseal/guard` on `text`, and on each way a reader may take its TAG
+ * characters (`revealTagText`): the runs read into the text around them (a tokenizer reads
+ * `ghp_` followed by a TAG-spelled body as one token), and each run read as a word of its own (a
+ * token spelled wholly in TAG characters right after a word). A token spelled in that invisible
+ * alphabet is found too.
  */
 export function holdsCredentialValue(text: string): boolean {
-  return findCredentialValue(revealTagText(text, true)) !== null;
+  if (findCredentialValue(text) !== null) return true;
+  const joined = revealTagText(text);
+  if (joined === text) return false;
+  return findCredentialValue(joined) !== null || findCredentialValue(revealTagText(text, true)) !== null;
+}
+
+/** `mayHoldCredentialValue` of both readings of a text holding TAG characters; false without them. */
+function tagReadingsMayHold(text: string): boolean {
+  const joined = revealTagText(text);
+  return joined !== text && (mayHoldCredentialValue(joined) || mayHoldCredentialValue(revealTagText(text, true)));
 }
