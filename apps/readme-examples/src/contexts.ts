@@ -27,7 +27,7 @@ export const EXAMPLE_CONTEXTS: Readonly<Record<string, string>> = {
   'packages/adapter-gemini/README.md#1': `${DISPATCHER_SETUP}declare const toolDefinitions: import('@google/genai').Interactions.Tool[];\n`,
   // The second block continues the first one's file with Gemini: its imports and a response builder.
   'packages/adapter-testing/README.md#2': `${VITEST_IT}
-import { adapterConformanceCases, type ConformanceCall } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, otherFieldsAsText, type ConformanceCall } from '@toolseal/adapter-testing';
 import { createGeminiInteractionsAdapter } from '@toolseal/adapter-gemini';
 declare function interaction(id: string, steps: readonly unknown[], status: string): import('@google/genai').Interactions.Interaction;
 `,
