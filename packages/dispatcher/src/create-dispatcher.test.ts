@@ -458,6 +458,13 @@ describe('gate: approval', () => {
       const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
       expect(result.gate).toBe('approval');
       expectCatalog(result.sealed.model_result, 'APPROVAL_INVALID');
+      // APPROVAL_INVALID means "regenerate a bound preview": the person is shown it again, as at the gate.
+      expect(result.approval_request).toEqual({
+        request_sha256: approval.request_sha256,
+        tool_name: 'create_refund_draft',
+        arguments: BASELINE_REFUND,
+        policy_revision: 'refund-policy-v1',
+      });
       expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
       // The key is free again: nothing started under it.
       expect((await store.get(`approval-key-slow-${slowStep}`))?.state ?? 'absent').not.toMatch(/^(started|unknown)$/);

@@ -57,7 +57,7 @@ import type {
   DispatcherOptions,
   DispatchGate,
 } from './dispatch-types.js';
-import { declaresEveryField, projectInputReasons } from './declared-reasons.js';
+import { canonicalReasons, declaresEveryField, projectInputReasons, projectShapeReasons } from './declared-reasons.js';
 import { DispatcherClock } from './dispatcher-clock.js';
 import { DispatcherConfigError } from './dispatcher-config-error.js';
 import {
@@ -171,6 +171,19 @@ function errorSubject(
   if (options.retryAfterMs !== undefined) subject.retryAfterMs = options.retryAfterMs;
   if (options.reasons !== undefined && options.reasons.length > 0) subject.reasons = options.reasons;
   return subject;
+}
+
+/**
+ * The bound preview a person is shown for an APPROVAL_REQUIRED or APPROVAL_INVALID answer: the
+ * request digest an approval must name, with what it covers.
+ */
+function approvalRequestOf(tool: CompiledTool, request_sha256: Sha256Hex, args: JsonObject): ApprovalRequest {
+  return Object.freeze({
+    request_sha256,
+    tool_name: tool.name,
+    arguments: args,
+    policy_revision: tool.registered.contract.policy_revision,
+  });
 }
 
 function isPlainObject(value: JsonValue | null): value is JsonObject {
@@ -617,8 +630,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /**
    * A refusal of the proposal gate. Shape reasons (INVALID_ARGUMENTS, about the model's arguments)
-   * are cut to declared fields; a rule set's reasons must name declared fields exactly, or the rule
-   * set is broken and the call holds (FACTS_UNAVAILABLE), as for a trusted check.
+   * are cut to declared fields and to array indexes the arguments hold; a rule set's reasons must
+   * name declared fields exactly, or the rule set is broken and the call holds (FACTS_UNAVAILABLE),
+   * as for a trusted check. Either way they are the validator's: sealed deduplicated and in
+   * canonical order (the decision record keeps them as the validator gave them).
    */
   function refuseProposal(
     turn: Turn,
@@ -629,13 +644,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   ): Promise<DispatchedCall> {
     const fields = tool.registered.inputFields;
     if (error.code === 'INVALID_ARGUMENTS') {
-      return refuse(turn, state, gate, error.code, { reasons: projectInputReasons(fields, error.reasons) });
+      return refuse(turn, state, gate, error.code, { reasons: canonicalReasons(projectShapeReasons(fields, error.reasons, state.arguments)) });
     }
     if (!declaresEveryField(fields, error.reasons, state.arguments)) {
       state.notes.push('proposal_reason_field_undeclared');
       return refuse(turn, state, gate, 'FACTS_UNAVAILABLE');
     }
-    return refuse(turn, state, gate, error.code, { reasons: error.reasons });
+    return refuse(turn, state, gate, error.code, { reasons: canonicalReasons(error.reasons) });
   }
 
   // ------------------------------------------------------------------------------ one call
@@ -740,7 +755,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const pending = runCheck(turn, tool, tool.check, invocation, abort);
       const checked = pending instanceof Promise ? await pending : pending;
       if (!checked.ok) {
-        return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: checked.reasons });
+        return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: canonicalReasons(checked.reasons) });
       }
     }
     let ready: ReadyForReview<unknown> | null = null;
@@ -798,12 +813,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // "Approvals and earlier attempts"). Every authorization gate above has run for this call.
         const recovered = await recoverEarlierAttempt(turn, state, tool, invocation, abort, request_sha256);
         if (recovered !== null) return recovered;
-        state.approvalRequest = Object.freeze({
-          request_sha256,
-          tool_name: tool.name,
-          arguments: invocation.arguments,
-          policy_revision: contract.policy_revision,
-        });
+        state.approvalRequest = approvalRequestOf(tool, request_sha256, invocation.arguments);
         return refuse(turn, state, 'approval', match.kind === 'required' ? 'APPROVAL_REQUIRED' : 'APPROVAL_INVALID');
       }
       state.approval = approvalAuditRecord(match.approval);
@@ -1280,6 +1290,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
     // Recheck the proposal against current facts right before the effect (spec 002).
     if (ready !== null && tool.proposal !== null) {
+      // The claim and the lookups may have taken the time (they do not end with the deadline), or
+      // the host aborted meanwhile: the validator is not asked after that, as before the proposal gate.
+      if (abort.aborted || now() >= invocation.deadline) {
+        await release();
+        return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
+      }
       const validator = tool.proposal.validator;
       const run = await runWithDeadline(
         (decision: ReadyForReview<unknown>) => validator.recheckCurrent(turn.principal, decision),
@@ -1306,9 +1322,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     // An approval authorizes starting the write until it expires, and the claim and lookups above
     // may have taken longer (each up to storeTimeoutMs): checked again before the effect, as the
-    // deadline is.
+    // deadline is. Its APPROVAL_INVALID carries the bound preview to show a person, as the gate's does.
+    const expiredApproval = (): ApprovalRequest => approvalRequestOf(tool, request_sha256, invocation.arguments);
     if (now() >= state.approvalExpiresAt) {
       await release();
+      state.approvalRequest = expiredApproval();
       return refuse(turn, state, 'approval', 'APPROVAL_INVALID');
     }
     let started: Awaited<ReturnType<IdempotencyStore['markStarted']>>;
@@ -1357,7 +1375,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     if (now() >= state.approvalExpiresAt) {
       state.notes.push('approval_expired_during_mark_started');
-      return giveBackUnstarted(turn, state, fence, 'approval', undefined);
+      return giveBackUnstarted(turn, state, fence, 'approval', undefined, expiredApproval());
     }
     // The log learns of the write before it starts: the call's own entry is appended only after the
     // record is completed, and a host killed in between would otherwise leave a write that ran with
@@ -1375,7 +1393,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     if (now() >= state.approvalExpiresAt) {
       state.notes.push('approval_expired_during_write_announcement');
-      return giveBackUnstarted(turn, state, fence, 'approval', undefined);
+      return giveBackUnstarted(turn, state, fence, 'approval', undefined, expiredApproval());
     }
 
     const handlerInput = handlerInputOf(invocation, abort, state.context.operation_id, key, tool.proposal === null ? null : state.decisionRecord);
@@ -1435,7 +1453,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
     if (outcome.kind === 'error') {
       // The downstream system refused and nothing happened (every handler code is `not_started`).
-      const output = seal(turn, state, errorSubject(outcome.code, outcome), 'fresh');
+      // Its reasons deduplicated and in canonical order: the handler's order carries nothing.
+      const output = seal(turn, state, errorSubject(outcome.code, { ...outcome, reasons: canonicalReasons(outcome.reasons ?? []) }), 'fresh');
       if (RETRYABLE_HANDLER_CODES.has(outcome.code)) {
         // A temporary refusal (wait, refresh, hold): give the key back, so that the same intent
         // runs once the condition passes instead of replaying the refusal forever. Fenced: only
@@ -1558,11 +1577,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     fence: { key: string; fencing_token: number },
     gate: 'deadline' | 'idempotency' | 'approval',
     retryAfterMs: number | undefined,
+    expiredApproval: ApprovalRequest | null = null,
   ): Promise<DispatchedCall> {
     const released = await releaseDeclaredNotStarted(fence, state);
     if (released === 'released') {
-      // The approval expired while the write was being prepared: a new one is needed.
-      if (gate === 'approval') return refuse(turn, state, gate, 'APPROVAL_INVALID');
+      // The approval expired while the write was being prepared: a new one is needed, for the
+      // bound preview (`expiredApproval`) shown again.
+      if (gate === 'approval') {
+        state.approvalRequest = expiredApproval;
+        return refuse(turn, state, gate, 'APPROVAL_INVALID');
+      }
       return refuse(turn, state, gate, 'TIMEOUT_BEFORE_EXECUTE', retryAfterMs === undefined ? {} : { retryAfterMs });
     }
     return refuse(turn, state, 'idempotency', released === 'fenced' ? 'OUTCOME_UNKNOWN' : 'TOOL_ERROR');

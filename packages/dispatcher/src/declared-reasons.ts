@@ -3,13 +3,59 @@ import { cutToDeclaredFields } from '@toolseal/guard';
 import type { InputFieldTemplates } from '@toolseal/result';
 
 /**
- * Reasons the dispatcher derives from the model's own arguments (guard, input schema, proposal
- * shape): each field is cut to its longest prefix the tool's input schema declares, and duplicates
- * are removed. The arguments may hold keys the contract does not know (that is often why they
- * were refused); their names never reach a `trusted_control` error.
+ * Reasons the dispatcher derives from the model's own arguments (guard, input schema): each field
+ * is cut to its longest prefix the tool's input schema declares, and duplicates are removed. The
+ * arguments may hold keys the contract does not know (that is often why they were refused); their
+ * names never reach a `trusted_control` error.
  */
 export function projectInputReasons(fields: InputFieldTemplates, reasons: readonly ErrorReason[]): ErrorReason[] {
   return cutToDeclaredFields(fields, reasons);
+}
+
+/**
+ * A proposal validator's shape reasons (INVALID_ARGUMENTS): cut to declared prefixes as the
+ * dispatcher's own are, and then each field also at the first array index the call's arguments do
+ * not hold. The validator is a host component, and a declared `*` would otherwise let it name
+ * digits of its choosing (`/lines/900100/quantity`). Duplicates the cuts make are removed.
+ */
+export function projectShapeReasons(
+  fields: InputFieldTemplates,
+  reasons: readonly ErrorReason[],
+  args: JsonValue | null,
+): ErrorReason[] {
+  const seen = new Set<string>();
+  const cut: ErrorReason[] = [];
+  for (const { field, rule } of projectInputReasons(fields, reasons)) {
+    const held = heldIndexPrefix(args, field);
+    const key = `${held}\u0000${rule}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    cut.push({ field: held, rule });
+  }
+  return cut;
+}
+
+/**
+ * Reasons a host component states (a handler, a trusted check, a proposal rule set), as they are
+ * sealed: without repeats and in one canonical order (by field, then rule, comparing UTF-16 code
+ * units), so that neither the order nor the count of the reasons a component returns can carry
+ * digits of its choosing to the model. Which (field, rule) pairs it names is still its choice.
+ */
+export function canonicalReasons(reasons: readonly ErrorReason[]): ErrorReason[] {
+  const seen = new Set<string>();
+  const unique: ErrorReason[] = [];
+  for (const { field, rule } of reasons) {
+    const key = `${field}\u0000${rule}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    unique.push({ field, rule });
+  }
+  return unique.sort((left, right) => compareCodeUnits(left.field, right.field) || compareCodeUnits(left.rule, right.rule));
+}
+
+/** Plain UTF-16 code-unit order (what `<` does on strings), never locale-dependent. */
+function compareCodeUnits(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 /**
@@ -31,25 +77,32 @@ export function declaresEveryField(
   return true;
 }
 
-/**
- * Whether each segment of `field` (a JSON Pointer) that meets an array in `value` is the index of
- * one of its items. The walk follows `value` as far as it goes: a member the arguments leave out
- * (a missing required field) ends it, and a segment below it that is all digits counts as an index
- * nothing holds.
- */
+/** Whether each array index in `field` addresses an item `value` holds (see `heldIndexPrefix`). */
 function indexesExistIn(value: JsonValue | null, field: string): boolean {
-  if (field === '') return true;
+  return heldIndexPrefix(value, field) === field;
+}
+
+/**
+ * The longest prefix of `field` (a JSON Pointer) in which each segment that meets an array in
+ * `value` is the index of one of its items: `field` is cut before the first segment that is not.
+ * The walk follows `value` as far as it goes: a member the arguments leave out (a missing required
+ * field) ends it, and a segment below it that is all digits counts as an index nothing holds.
+ */
+function heldIndexPrefix(value: JsonValue | null, field: string): string {
+  if (field === '') return field;
   let current: JsonValue | undefined = value ?? undefined;
+  let end = 0;
   for (const segment of field.slice(1).split('/')) {
     if (Array.isArray(current)) {
-      if (!/^(?:0|[1-9][0-9]{0,5})$/.test(segment) || Number(segment) >= current.length) return false;
+      if (!/^(?:0|[1-9][0-9]{0,5})$/.test(segment) || Number(segment) >= current.length) return field.slice(0, end);
       current = current[Number(segment)];
     } else if (typeof current === 'object' && current !== null) {
       current = Object.hasOwn(current, segment) ? current[segment] : undefined;
     } else {
-      if (/^[0-9]+$/.test(segment)) return false;
+      if (/^[0-9]+$/.test(segment)) return field.slice(0, end);
       current = undefined;
     }
+    end += 1 + segment.length;
   }
-  return true;
+  return field;
 }

@@ -143,3 +143,56 @@ describe('a write with both a trusted check and a proposal gate (review: nothing
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 });
+
+describe('no validator is asked once the call is out of time (review)', () => {
+  /** A no-approval refund host with a 10 s deadline, counting the validator's calls. */
+  function countedHost(check?: () => { ok: true }) {
+    const seen = { validations: 0, rechecks: 0 };
+    const host = createTestHost({
+      deadlines: { create_refund_draft: 10_000 },
+      tools: (tools) =>
+        tools.map((tool) => {
+          if (tool.name !== 'create_refund_draft' || tool.proposal === undefined) return tool;
+          const { validator } = tool.proposal;
+          const counted = Object.create(validator, {
+            validate: { value: (...args: Parameters<typeof validator.validate>) => ((seen.validations += 1), validator.validate(...args)) },
+            recheckCurrent: {
+              value: (...args: Parameters<typeof validator.recheckCurrent>) => ((seen.rechecks += 1), validator.recheckCurrent(...args)),
+            },
+          }) as typeof validator;
+          return { ...tool, approval: 'none' as const, ...(check === undefined ? {} : { check }), proposal: { ...tool.proposal, validator: counted } };
+        }),
+    });
+    return { host, seen };
+  }
+
+  it('a trusted check that takes the time: TIMEOUT_BEFORE_EXECUTE, and the proposal gate never asks the validator', async () => {
+    let advance = (): void => {};
+    const { host, seen } = countedHost(() => (advance(), { ok: true }));
+    advance = () => host.clock.advance(20_000);
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(result.gate).toBe('deadline');
+    expect(result.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(seen).toEqual({ validations: 0, rechecks: 0 });
+    expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
+  });
+
+  it('a claim that takes the time: TIMEOUT_BEFORE_EXECUTE before the recheck, which is never asked, and the key is given back', async () => {
+    const { host, seen } = countedHost();
+    const store = host.stores.idempotencyStore;
+    const claim = store.claim.bind(store);
+    // A busy database: 20 s pass while the claim answers, twice the call's deadline.
+    store.claim = async (input) => {
+      host.clock.advance(20_000);
+      return claim(input);
+    };
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(result.gate).toBe('deadline');
+    expect(result.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(seen).toEqual({ validations: 1, rechecks: 0 });
+    expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
+    const key = result.sealed.protected_audit.downstream.idempotency_key;
+    expect(key).not.toBeNull();
+    expect((await store.get(key ?? ''))?.state ?? 'absent').not.toMatch(/^(claimed|started|unknown)$/);
+  });
+});

@@ -3,6 +3,7 @@
 // the model reads as `trusted_control` through a plain-name pointer.
 import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
 import type { ErrorReason, ToolCall } from '@toolseal/contracts';
+import { makeError } from '@toolseal/errors';
 import type { ProposalValidator } from '@toolseal/proposal';
 import { describe, expect, it } from 'vitest';
 import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
@@ -139,6 +140,50 @@ describe('reason indexes', () => {
   });
 });
 
+describe('reason order and repeats (review: a component spelled digits through them)', () => {
+  const fourLines = { ...BASELINE_REFUND, lines: [0, 1, 2, 3].map((index) => ({ line_id: `LINE-${index + 1}`, quantity: 1 })) };
+  /** Indexes in the order a component chose, with repeats: base-4 digits of a number it knows. */
+  const spelled: ErrorReason[] = [3, 1, 1, 2, 0, 3].map((index) => ({ field: `/lines/${index}/quantity`, rule: 'quantity_exceeds_eligible' }));
+  const sorted: ErrorReason[] = [0, 1, 2, 3].map((index) => ({ field: `/lines/${index}/quantity`, rule: 'quantity_exceeds_eligible' }));
+
+  it('a handler refusal is sealed as the sorted set of its reasons', async () => {
+    // No proposal gate: the rule set would refuse the extra lines before the handler runs.
+    const host = createTestHost({
+      tools: (tools) =>
+        tools.map((tool) => {
+          if (tool.name !== 'create_refund_draft') return tool;
+          const { proposal: _proposal, ...withoutProposal } = tool;
+          return { ...withoutProposal, approval: 'none' as const };
+        }),
+    });
+    host.impl.create_refund_draft = () => ({
+      kind: 'error',
+      code: 'RULE_REJECTED',
+      reasons: [...spelled, { field: '/amount', rule: 'rule_violation' }, { field: '/amount', rule: 'amount_mismatch' }],
+    });
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', fourLines)], context));
+    expect(result.gate).toBe('handler');
+    expect(result.sealed.model_result.error).toMatchObject({
+      code: 'RULE_REJECTED',
+      reasons: [{ field: '/amount', rule: 'amount_mismatch' }, { field: '/amount', rule: 'rule_violation' }, ...sorted],
+    });
+  });
+
+  it('a trusted check refusal is sealed as the sorted set of its reasons', async () => {
+    const host = createTestHost({
+      tools: (tools) =>
+        tools.map((tool) =>
+          tool.name === 'create_refund_draft'
+            ? { ...tool, approval: 'none' as const, check: () => ({ ok: false as const, code: 'RULE_REJECTED' as const, reasons: spelled }) }
+            : tool,
+        ),
+    });
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', fourLines)], context));
+    expect(result.gate).toBe('trusted_checks');
+    expect(result.sealed.model_result.error).toMatchObject({ code: 'RULE_REJECTED', reasons: sorted });
+  });
+});
+
 describe('trusted check input', () => {
   it('is frozen: a check cannot hand the handler other arguments, another principal or more time (review)', async () => {
     const host = createTestHost();
@@ -215,6 +260,68 @@ describe('rule set reasons', () => {
     expect(result.sealed.model_result.error).toMatchObject({ code: 'FACTS_UNAVAILABLE', reasons: [] });
     expect(result.canonical_model_result).not.toContain('send_email');
     expect(host.calls['create_refund_draft']).toBe(0);
+  });
+
+  /** The refund proposal gate, refusing every proposal with `code` and `reasons` (record and answer alike). */
+  function hostRefusingWith(code: 'INVALID_ARGUMENTS' | 'RULE_REJECTED', reasons: ErrorReason[]): TestHost {
+    return hostWithProposal((original) => ({
+      contractId: original.contractId,
+      ruleVersion: original.ruleVersion,
+      validate: async (actor, input) => {
+        const decision = await original.validate(actor, input);
+        const kind = code === 'INVALID_ARGUMENTS' ? 'rejected_shape' : 'rejected_rule';
+        const category = code === 'INVALID_ARGUMENTS' ? 'shape' : 'business_rule';
+        return {
+          ok: false,
+          decision: kind,
+          error: makeError(code, { reasons }),
+          record: { ...decision.record, decision: kind, code, failure_category: category, reasons },
+        };
+      },
+      recheck: (decision, facts) => original.recheck(decision, facts),
+      recheckCurrent: (actor, decision) => original.recheckCurrent(actor, decision),
+    }));
+  }
+
+  it('a shape refusal naming an item the arguments do not hold is cut before that index (review: 900100 reached the model)', async () => {
+    const twoLines = { ...BASELINE_REFUND, lines: [{ line_id: 'LINE-1', quantity: 1 }, { line_id: 'LINE-2', quantity: 1 }] };
+    const host = hostRefusingWith('INVALID_ARGUMENTS', [
+      { field: '/lines/900100/quantity', rule: 'maximum' },
+      { field: '/lines/1/quantity', rule: 'maximum' },
+      { field: '/lines/2/quantity', rule: 'maximum' },
+    ]);
+    const result = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', twoLines)], context));
+    expect(result.gate).toBe('trusted_checks');
+    // Both items beyond the two lines become `/lines`, once; the item the arguments hold stays.
+    expect(result.sealed.model_result.error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      reasons: [
+        { field: '/lines', rule: 'maximum' },
+        { field: '/lines/1/quantity', rule: 'maximum' },
+      ],
+    });
+    expect(result.canonical_model_result).not.toContain('900100');
+    expect(host.calls['create_refund_draft'] ?? 0).toBe(0);
+  });
+
+  it('a rule set\'s reasons are sealed once each, sorted by field then rule; the decision record keeps its own order (review: order was a digit channel)', async () => {
+    const stated: ErrorReason[] = [
+      { field: '/lines/0/quantity', rule: 'quantity_exceeds_eligible' },
+      { field: '/amount', rule: 'partial_amount_not_allowed' },
+      { field: '/lines/0/quantity', rule: 'quantity_exceeds_eligible' },
+      { field: '/amount', rule: 'amount_mismatch' },
+    ];
+    const host = hostRefusingWith('RULE_REJECTED', stated);
+    const result = only(await host.dispatcher.dispatch([overAmount()], context));
+    expect(result.sealed.model_result.error).toMatchObject({
+      code: 'RULE_REJECTED',
+      reasons: [
+        { field: '/amount', rule: 'amount_mismatch' },
+        { field: '/amount', rule: 'partial_amount_not_allowed' },
+        { field: '/lines/0/quantity', rule: 'quantity_exceeds_eligible' },
+      ],
+    });
+    expect(result.decision_record?.reasons).toEqual(stated);
   });
 
   it('the unchanged rule set still rejects the amount with its declared field (spec 002: amount is 8000)', async () => {
