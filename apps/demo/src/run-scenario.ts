@@ -143,6 +143,14 @@ function describeReasons(reasons: readonly ErrorReason[]): string {
   return reasons.length === 0 ? '' : ` [${reasons.map(({ field, rule }) => `${field || '(root)'} ${rule}`).join(', ')}]`;
 }
 
+/**
+ * Reasons in the order the model is shown them (the dispatcher's README, "Reason fields"): sorted
+ * by field, then rule. The matrix lists the validator's own order.
+ */
+function shownOrder(reasons: readonly ErrorReason[]): ErrorReason[] {
+  return [...reasons].sort((left, right) => (left.field < right.field ? -1 : left.field > right.field ? 1 : left.rule < right.rule ? -1 : left.rule > right.rule ? 1 : 0));
+}
+
 /** The fields of an expectation as text: `failed RULE_REJECTED [/to recipient_not_allowed] · fresh · at trusted_checks`. */
 function describe(expectation: Expectation): string {
   let text: string = expectation.status;
@@ -435,9 +443,10 @@ async function playScript(
           expect: {
             status: 'failed',
             code: 'RULE_REJECTED',
+            // Sorted by field, then rule: the order a component states them in is not shown.
             reasons: [
-              { field: '/to', rule: 'recipient_not_allowed' },
               { field: '/body', rule: 'data_classification' },
+              { field: '/to', rule: 'recipient_not_allowed' },
             ],
             gate: 'trusted_checks',
           },
@@ -489,7 +498,7 @@ async function playScript(
     const expect: Expectation =
       row.expected.code === null
         ? { status: 'failed', code: 'APPROVAL_REQUIRED', gate: 'approval' }
-        : { status: 'failed', code: row.expected.code, reasons: row.expected.reasons, gate: GATE_OF_SHAPE[row.expected.shape] };
+        : { status: 'failed', code: row.expected.code, reasons: shownOrder(row.expected.reasons), gate: GATE_OF_SHAPE[row.expected.shape] };
     const { record, dispatched } = await script.turn(`Refund proposal (spec 002 matrix): ${row.variation}`, [{ call, expect }], {
       notes: [note],
     });
