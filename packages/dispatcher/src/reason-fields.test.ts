@@ -40,6 +40,18 @@ async function orderTurn(host: TestHost): Promise<{ result: DispatchedCall; payl
   return { result: only(turn), payload: JSON.stringify(formatted) };
 }
 
+/** A refund write without its proposal gate and approval: the rule set would refuse extra lines before the handler runs. */
+function writeHostWithoutProposal(): TestHost {
+  return createTestHost({
+    tools: (tools) =>
+      tools.map((tool) => {
+        if (tool.name !== 'create_refund_draft') return tool;
+        const { proposal: _proposal, ...withoutProposal } = tool;
+        return { ...withoutProposal, approval: 'none' as const };
+      }),
+  });
+}
+
 function writeHost(): TestHost {
   return createTestHost({
     tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
@@ -105,15 +117,7 @@ describe('reason indexes', () => {
   it('one past the last item is refused too; the last item passes', async () => {
     const twoLines = { ...BASELINE_REFUND, lines: [{ line_id: 'LINE-1', quantity: 1 }, { line_id: 'LINE-2', quantity: 1 }] };
     for (const [index, code] of [[1, 'RULE_REJECTED'], [2, 'TOOL_ERROR']] as const) {
-      // No proposal gate: the rule set would refuse LINE-2 before the handler runs.
-      const host = createTestHost({
-        tools: (tools) =>
-          tools.map((tool) => {
-            if (tool.name !== 'create_refund_draft') return tool;
-            const { proposal: _proposal, ...withoutProposal } = tool;
-            return { ...withoutProposal, approval: 'none' as const };
-          }),
-      });
+      const host = writeHostWithoutProposal();
       host.impl.create_refund_draft = () => ({
         kind: 'error',
         code: 'RULE_REJECTED',
@@ -147,15 +151,7 @@ describe('reason order and repeats (review: a component spelled digits through t
   const sorted: ErrorReason[] = [0, 1, 2, 3].map((index) => ({ field: `/lines/${index}/quantity`, rule: 'quantity_exceeds_eligible' }));
 
   it('a handler refusal is sealed as the sorted set of its reasons', async () => {
-    // No proposal gate: the rule set would refuse the extra lines before the handler runs.
-    const host = createTestHost({
-      tools: (tools) =>
-        tools.map((tool) => {
-          if (tool.name !== 'create_refund_draft') return tool;
-          const { proposal: _proposal, ...withoutProposal } = tool;
-          return { ...withoutProposal, approval: 'none' as const };
-        }),
-    });
+    const host = writeHostWithoutProposal();
     host.impl.create_refund_draft = () => ({
       kind: 'error',
       code: 'RULE_REJECTED',
