@@ -158,8 +158,12 @@ const RESULT_PREFIX = `{"domain":${JSON.stringify(DIGEST_DOMAINS.result)},"model
 const PRINCIPAL_PREFIX = `{"domain":${JSON.stringify(DIGEST_DOMAINS.principalRef)},"subject_id":`;
 const REQUEST_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.request)},"effect_revision":`;
 const CALL_BINDING_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.callBinding)},"idempotency_key":`;
-/** `requestDigest` canonicalizes the arguments alone, one level below the tagged object. */
-const ARGUMENTS_MAX_DEPTH = DEFAULT_MAX_DEPTH - 1;
+/**
+ * The deepest arguments `requestDigest` can digest (`DEFAULT_MAX_DEPTH` less the tagged object
+ * around them): deeper arguments have no request digest, so a host must not admit them (the
+ * dispatcher refuses `argumentLimits.maxDepth` above it at start-up).
+ */
+export const MAX_ARGUMENTS_DEPTH = DEFAULT_MAX_DEPTH - 1;
 
 /**
  * Whether `domain` is the tag of one of the digester's own digests (`DIGEST_DOMAINS`), which only
@@ -363,7 +367,7 @@ function canonicalRequest(input: RequestDigestInput): string {
   if (tail === undefined) return canonicalRequestGeneral(input);
   let argumentsText: string;
   try {
-    argumentsText = canonicalize(input.arguments, { maxDepth: ARGUMENTS_MAX_DEPTH });
+    argumentsText = canonicalize(input.arguments, { maxDepth: MAX_ARGUMENTS_DEPTH });
   } catch (error) {
     // The general path throws the same failure with its path inside the tagged object.
     if (CanonicalizationError.isInstance(error)) return canonicalRequestGeneral(input);

@@ -5,6 +5,7 @@ export { nobleBackend, type HashBackend } from './hash-backend.js';
 export {
   createDigester,
   DIGEST_DOMAINS,
+  MAX_ARGUMENTS_DEPTH,
   MIN_KEY_BYTES,
   type Digester,
   type DigesterOptions,

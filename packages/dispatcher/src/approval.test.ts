@@ -122,6 +122,8 @@ describe('checkApprovals', () => {
     ['a key over 256 characters', [approval({ idempotency_key: 'k'.repeat(257) })]],
     ['a key with NUL (the stores refuse it)', [approval({ idempotency_key: 'key-\u0000' })]],
     ['a key with a lone surrogate', [approval({ idempotency_key: 'key-\ud800' })]],
+    ['a key in the dispatcher\'s own namespace (it could hold another principal\'s intent key)', [approval({ idempotency_key: `intent-${DIGEST_A}` })]],
+    ['a bare intent- prefix', [approval({ idempotency_key: 'intent-' })]],
     ['no approver', [approval({ approved_by: '' })]],
     ['an approver with a lone surrogate (the audit body could not be canonicalized)', [approval({ approved_by: 'lead\udc00' })]],
     ['an approver over 256 characters', [approval({ approved_by: 'l'.repeat(257) })]],

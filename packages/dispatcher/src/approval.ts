@@ -2,6 +2,9 @@ import { isWellFormedIdentifier } from '@toolseal/adapter-core';
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
 import { constantTimeEqual, isSha256Hex } from '@toolseal/digests';
 
+/** The prefix of the idempotency keys the dispatcher makes for writes without approval. */
+export const INTENT_KEY_PREFIX = 'intent-';
+
 /**
  * A person's approval of one exact request, issued by the host (trusted) after showing the
  * `ApprovalRequest` preview. It authorizes only the request whose `request_sha256` it names: that
@@ -116,7 +119,7 @@ export function checkApprovals(value: unknown): readonly Approval[] {
       tool_name: approvalToolName(where, record['tool_name']),
       // Both are written to the stores and the audit log: an id they would refuse must never let a
       // write start.
-      idempotency_key: approvalIdentifier(where, 'idempotency_key', record['idempotency_key']),
+      idempotency_key: approvalKey(where, record['idempotency_key']),
       approved_by: approvalIdentifier(where, 'approved_by', record['approved_by']),
       expires_at: approvalExpiry(where, record['expires_at']),
     });
@@ -140,6 +143,19 @@ function approvalIdentifier(where: string, field: 'idempotency_key' | 'approved_
     throw new TypeError(`${where}.${field} must be 1 to 256 characters without control characters`);
   }
   return value;
+}
+
+/**
+ * Keys starting with `intent-` are the dispatcher's own, for writes without approval
+ * (`intent-<digest>`, a digest anyone can compute from the call): an approval key there could
+ * claim another principal's intent first and hold its write as IDEMPOTENCY_CONFLICT.
+ */
+function approvalKey(where: string, value: unknown): string {
+  const key = approvalIdentifier(where, 'idempotency_key', value);
+  if (key.startsWith(INTENT_KEY_PREFIX)) {
+    throw new TypeError(`${where}.idempotency_key must not start with "${INTENT_KEY_PREFIX}" (the dispatcher's keys for writes without approval)`);
+  }
+  return key;
 }
 
 function approvalExpiry(where: string, value: unknown): number {

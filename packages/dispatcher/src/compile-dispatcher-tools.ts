@@ -1,4 +1,5 @@
 import { MAX_SEALED_JSON_LENGTH } from '@toolseal/audit';
+import { MAX_ARGUMENTS_DEPTH } from '@toolseal/digests';
 import { resolveJsonLimits, type JsonLimits } from '@toolseal/guard';
 import type { ProposalValidator } from '@toolseal/proposal';
 import type { RegisteredTool, ToolRegistry } from '@toolseal/result';
@@ -145,6 +146,11 @@ function compileTool(
     argumentLimits = resolveJsonLimits(spec.argumentLimits); // frozen, and returned at once when the guard is given it back
   } catch (error) {
     throw new DispatcherConfigError(name, `argumentLimits: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // Every call's arguments are digested (request, intent, approval preview): deeper ones would
+  // pass the guard and then have no digest, failing the call after the gates instead of at them.
+  if (argumentLimits.maxDepth > MAX_ARGUMENTS_DEPTH) {
+    throw new DispatcherConfigError(name, `argumentLimits.maxDepth must be at most ${MAX_ARGUMENTS_DEPTH} (the deepest arguments a request digest covers)`);
   }
 
   let rateLimit = defaults.rateLimit;

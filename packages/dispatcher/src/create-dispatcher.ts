@@ -27,7 +27,7 @@ import type {
 import { canonicalize, isSha256Hex, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
-import { copyPrincipal, type ProposalDecisionRecord, type ReadyForReview } from '@toolseal/proposal';
+import { copyPrincipal, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES, type ProposalDecisionRecord, type ReadyForReview } from '@toolseal/proposal';
 import {
   createResultVerifier,
   providerContextFieldOutsideSchema,
@@ -41,6 +41,7 @@ import {
 import {
   approvalAuditRecord,
   checkApprovals,
+  INTENT_KEY_PREFIX,
   latestApprovalFor,
   matchApproval,
   type Approval,
@@ -295,15 +296,15 @@ function checkPrincipal(value: unknown): PrincipalContext {
   ] as const) {
     // A lone surrogate has no canonical JSON form: the principal reference and every digest
     // binding it would throw later, in the middle of a call, instead of refusing the turn here.
-    if (typeof field !== 'string' || field.length === 0 || field.length > MAX_IDENTIFIER || !isWellFormedText(field)) {
-      throw new TypeError(`dispatch: context.principal.${name} must be 1 to ${MAX_IDENTIFIER} characters without lone surrogates`);
+    if (typeof field !== 'string' || field.length === 0 || field.length > MAX_PRINCIPAL_ID_LENGTH || !isWellFormedText(field)) {
+      throw new TypeError(`dispatch: context.principal.${name} must be 1 to ${MAX_PRINCIPAL_ID_LENGTH} characters without lone surrogates`);
     }
   }
-  const rolesError = 'dispatch: context.principal.roles must be at most 32 strings without lone surrogates';
+  const rolesError = `dispatch: context.principal.roles must be at most ${MAX_PRINCIPAL_ROLES} strings without lone surrogates`;
   if (!Array.isArray(roles)) throw new TypeError(rolesError);
   // Length and each role read once, into the copy that is checked and kept (as for calls).
   const count = roles.length;
-  if (count > 32) throw new TypeError(rolesError);
+  if (count > MAX_PRINCIPAL_ROLES) throw new TypeError(rolesError);
   const copiedRoles: string[] = [];
   for (let index = 0; index < count; index += 1) {
     const role: unknown = roles[index];
@@ -713,7 +714,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     state.arguments = read.value;
     const validateInput = tool.registered.validateInput;
-    if (!validateInput(read.value)) {
+    let conforms: boolean;
+    try {
+      conforms = validateInput(read.value);
+    } catch {
+      // A validator that throws instead of answering (the registry refuses the contracts it can tell
+      // would, at start-up): nothing ran, and no verdict on the arguments was reached, so the call
+      // is held (not_started), never reported as a tool error whose outcome is unknown.
+      return refuse(turn, state, 'input_schema', 'FACTS_UNAVAILABLE');
+    }
+    if (!conforms) {
       const reasons = projectInputReasons(tool.registered.inputFields, ajvErrorsToReasons(validateInput.errors));
       return refuse(turn, state, 'input_schema', 'INVALID_ARGUMENTS', { reasons: reasons.length > 0 ? reasons : [{ field: '', rule: 'type' }] });
     }
@@ -824,7 +834,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // Tenant, subject, tool and arguments only, never the contract revisions: after a deploy that
       // bumps one, the same intent meets its earlier record under a changed request digest and
       // answers IDEMPOTENCY_CONFLICT (human review), instead of running again under a new key.
-      idempotencyKey = `intent-${intent_sha256}`;
+      idempotencyKey = `${INTENT_KEY_PREFIX}${intent_sha256}`;
     }
     state.context.idempotency_key = idempotencyKey;
     return executeWrite(turn, state, tool, invocation, abort, request_sha256, ready);
@@ -1658,7 +1668,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           state.notes.push(`reconcile_${fenceFailureOf(reconciled.reason)}`);
           return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
         }
-        // Another host reconciled it first; the receipt we found is just as true.
+        // Completed meanwhile (another host's reconciliation, or the owner's late `complete`): the
+        // receipt found here is as true only when it is the one the record holds. Two receipts
+        // for one key are two accounts of the write: never pick a side.
+        const agreed = await storedReceiptAgrees(key, request_sha256, result.receipt);
+        if (agreed === null) {
+          state.notes.push('reconciled_elsewhere_unread');
+          return refuse(turn, state, 'status_query', 'OUTCOME_UNKNOWN');
+        }
+        if (!agreed) {
+          state.notes.push('reconciled_elsewhere_other_receipt');
+          return refuse(turn, state, 'status_query', 'STATUS_CONFLICT');
+        }
         state.notes.push('reconciled_elsewhere');
       }
     } catch (error) {
@@ -1672,6 +1693,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       state.notes.push('reconcile_failed');
     }
     return record(turn, state, output, 'status_query');
+  }
+
+  /**
+   * Whether the completed record under `key` holds `receipt` for `request_sha256`; `null` when the
+   * record cannot be read (the store failed or answered nothing completed).
+   */
+  async function storedReceiptAgrees(key: string, request_sha256: Sha256Hex, receipt: string | null): Promise<boolean | null> {
+    let stored: Awaited<ReturnType<IdempotencyStore['get']>>;
+    try {
+      stored = await watchdog.watch(() => idempotencyStore.get(key));
+    } catch {
+      return null;
+    }
+    if (typeof stored !== 'object' || stored === null || stored.state !== 'completed' || stored.result === null) return null;
+    return stored.request_sha256 === request_sha256 && stored.result.receipt === receipt;
   }
 
   async function executeRead(

@@ -170,3 +170,73 @@ describe('a completion landing after another claim turned the record unknown', (
     expect((await host.stores.idempotencyStore.get(keyOf(first)))?.state).toBe('unknown');
   });
 });
+
+describe('a status query whose record another host completed meanwhile', () => {
+  /**
+   * A write whose handler commits and then throws (the record turns `unknown`), and a status query
+   * that lets another host reconcile the record with `otherReceipt` before it answers `committed`
+   * with the receipt the downstream holds (`receipt-<key>`).
+   */
+  async function reconciledElsewhere(otherReceipt: (key: string) => string): Promise<{ host: TestHost; retried: DispatchedCall; key: string }> {
+    const host = writeHost();
+    const handler = host.impl.create_refund_draft;
+    host.impl.create_refund_draft = (input) => {
+      handler(input);
+      throw new Error('connection reset after the commit');
+    };
+    const first = only(await host.dispatcher.dispatch([write()], context));
+    const key = keyOf(first);
+    expect((await host.stores.idempotencyStore.get(key))?.state).toBe('unknown');
+
+    const query = host.impl.create_refund_draft_status;
+    host.impl.create_refund_draft_status = async (input) => {
+      const other = await host.stores.idempotencyStore.reconcile({
+        key,
+        request_sha256: input.request_sha256,
+        result: { sealed_json: '{"host":"host-2"}', receipt: otherReceipt(key) },
+      });
+      expect(other.ok).toBe(true);
+      return query(input);
+    };
+    const retried = only(await host.dispatcher.dispatch([write()], context));
+    expect(host.calls['create_refund_draft']).toBe(1);
+    return { host, retried, key };
+  }
+
+  it('answers the result when the record holds the receipt this query found', async () => {
+    const { host, retried } = await reconciledElsewhere((key) => `receipt-${key}`);
+    expect(retried.gate).toBe('status_query');
+    expect(retried.sealed.model_result.status).toBe('succeeded');
+    expect(retried.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(await notesOf(host, retried)).toEqual(['reconciled_elsewhere']);
+  });
+
+  it('the review: answers STATUS_CONFLICT when the record holds another receipt (two accounts of one write)', async () => {
+    const { host, retried, key } = await reconciledElsewhere(() => 'receipt-from-host-2');
+    expect(retried.gate).toBe('status_query');
+    expect(retried.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    expect(retried.sealed.model_result.execution.outcome).toBe('unknown');
+    expect(await notesOf(host, retried)).toEqual(['reconciled_elsewhere_other_receipt']);
+    expect((await host.stores.idempotencyStore.get(key))?.result?.receipt).toBe('receipt-from-host-2');
+  });
+
+  it('answers OUTCOME_UNKNOWN when the record cannot be read back', async () => {
+    const host = writeHost();
+    const store = host.stores.idempotencyStore;
+    const handler = host.impl.create_refund_draft;
+    host.impl.create_refund_draft = (input) => {
+      handler(input);
+      throw new Error('connection reset after the commit');
+    };
+    const key = keyOf(only(await host.dispatcher.dispatch([write()], context)));
+    const query = host.impl.create_refund_draft_status;
+    host.impl.create_refund_draft_status = async (input) => {
+      await store.reconcile({ key, request_sha256: input.request_sha256, result: { sealed_json: '{}', receipt: `receipt-${key}` } });
+      store.get = () => Promise.reject(new Error('store down'));
+      return query(input);
+    };
+    const retried = only(await host.dispatcher.dispatch([write()], context));
+    expect(retried.sealed.model_result.error?.code).toBe('OUTCOME_UNKNOWN');
+    expect(await notesOf(host, retried)).toEqual(['reconciled_elsewhere_unread']);
+  });
+});
