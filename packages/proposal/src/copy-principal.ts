@@ -9,6 +9,11 @@ const CHECKED_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 
  */
 const EXTRA_FIELD_LIMITS: Readonly<JsonLimits> = resolveJsonLimits({ maxBytes: 65_536, maxDepth: 16, maxTotalNodes: 4_096 });
 
+/** Longest `tenant_id` and `subject_id` of a principal (the `PrincipalContext` schema's bound). */
+export const MAX_PRINCIPAL_ID_LENGTH = 128;
+/** Most roles a principal may carry (the `PrincipalContext` schema's bound). */
+export const MAX_PRINCIPAL_ROLES = 32;
+
 /**
  * The frozen copy of a host's principal that every later step uses: `checked` (the `tenant_id`,
  * `subject_id` and `roles` the caller read once from `principal` and checked) plus every other own

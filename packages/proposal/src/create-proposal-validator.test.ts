@@ -348,9 +348,14 @@ describe('a malformed actor or decision is a host bug: a TypeError naming the fi
     [null, /actor must be a PrincipalContext object/],
     [undefined, /actor must be a PrincipalContext object/],
     ['cedar', /actor must be a PrincipalContext object/],
-    [{ subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id must be a non-empty string/],
-    [{ tenant_id: 'cedar', subject_id: '', roles: [] }, /actor\.subject_id must be a non-empty string/],
-    [{ tenant_id: 7, subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id must be a non-empty string/],
+    [{ subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id must be a string of 1 to 128 characters/],
+    [{ tenant_id: 'cedar', subject_id: '', roles: [] }, /actor\.subject_id must be a string of 1 to 128 characters/],
+    [{ tenant_id: 7, subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id must be a string of 1 to 128 characters/],
+    // Review: the validator took what the published PrincipalContext schema and the dispatcher refuse.
+    [{ tenant_id: 't'.repeat(129), subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id must be a string of 1 to 128 characters/],
+    [{ tenant_id: 'cedar', subject_id: 's'.repeat(5000), roles: [] }, /actor\.subject_id must be a string of 1 to 128 characters/],
+    [{ tenant_id: 'cedar', subject_id: 'drafter-1', roles: Array.from({ length: 33 }, (_, index) => `role-${index}`) }, /actor\.roles must be an array of at most 32 strings/],
+    [{ tenant_id: 'cedar', subject_id: 'drafter-1', roles: [lone('role-')] }, /actor\.roles must be an array of at most 32 strings without lone surrogates/],
     [{ tenant_id: lone('cedar-'), subject_id: 'drafter-1', roles: [] }, /actor\.tenant_id holds a lone surrogate/],
     [JSON.parse('{"tenant_id":"cedar","subject_id":"user-\\ud800","roles":[]}'), /actor\.subject_id holds a lone surrogate/],
   ];

@@ -27,7 +27,7 @@ import {
   type RecheckOutcome,
 } from './proposal-decision.js';
 import { checkMethods, checkOptionKeys } from './check-options.js';
-import { copyPrincipal } from './copy-principal.js';
+import { copyPrincipal, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES } from './copy-principal.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 
@@ -179,6 +179,20 @@ export interface ProposalValidator<TProposal, TFacts> {
 }
 
 /**
+ * A private deep-frozen copy of the host's proposal schema, each member read once
+ * (`structuredClone`), or a `TypeError` when it is not data (a function, a symbol...).
+ */
+function privateSchemaCopy(schema: object): object {
+  let copy: unknown;
+  try {
+    copy = structuredClone(schema);
+  } catch {
+    throw new TypeError('schema must be JSON data (a JSON Schema 2020-12 object), not one holding functions or symbols');
+  }
+  return deepFreeze(copy as object);
+}
+
+/**
  * The actor is trusted host input, the authenticated principal: a malformed one is a host bug, not
  * something to decide on. Refused before the proposal is read or any facts source runs, with the
  * field named (a lone surrogate, say from a parsed token claim, has no UTF-8 form: no actor
@@ -198,18 +212,20 @@ function checkActor(method: string, actor: unknown): PrincipalContext {
     ['tenant_id', tenant_id],
     ['subject_id', subject_id],
   ] as const) {
-    if (typeof value !== 'string' || value.length === 0) throw new TypeError(`${method}: actor.${field} must be a non-empty string`);
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PRINCIPAL_ID_LENGTH) {
+      throw new TypeError(`${method}: actor.${field} must be a string of 1 to ${MAX_PRINCIPAL_ID_LENGTH} characters`);
+    }
     if (!isWellFormedText(value)) throw new TypeError(`${method}: actor.${field} holds a lone surrogate`);
   }
   const copiedRoles: string[] = [];
   if (roles !== undefined) {
-    const rolesError = `${method}: actor.roles must be an array of strings`;
+    const rolesError = `${method}: actor.roles must be an array of at most ${MAX_PRINCIPAL_ROLES} strings without lone surrogates`;
     if (!Array.isArray(roles)) throw new TypeError(rolesError);
     const count: unknown = roles.length;
-    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new TypeError(rolesError);
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > MAX_PRINCIPAL_ROLES) throw new TypeError(rolesError);
     for (let index = 0; index < count; index += 1) {
       const role: unknown = roles[index];
-      if (typeof role !== 'string') throw new TypeError(rolesError);
+      if (typeof role !== 'string' || !isWellFormedText(role)) throw new TypeError(rolesError);
       copiedRoles.push(role);
     }
   }
@@ -401,13 +417,18 @@ export function createProposalValidator<TProposal, TFacts>(
   checkOptionKeys('createProposalValidator', options, VALIDATOR_OPTIONS);
   // Each option is read once, here: the value checked is the value used (a getter or Proxy option
   // cannot pass the check as one value and be used as another).
-  const { contractId, facts, rules, digester, schema, clock: givenClock } = options;
+  const { contractId, facts, rules, digester, schema: givenSchema, clock: givenClock } = options;
   // Every host object the validator calls later is checked here, once: a missing method would
   // otherwise surface on the first proposal, as a raw error or as a hold that looks like an outage.
   checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
   checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })');
   checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
-  if (typeof schema !== 'object' || schema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
+  if (typeof givenSchema !== 'object' || givenSchema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
+  // The closure proof, the compile and the declared fields below all read this private frozen copy,
+  // never the host's object: a getter keyword could answer `additionalProperties: false` to the
+  // proof and something else to Ajv, and a schema object compiled (and cached) while it was still
+  // open would bring its open validator along.
+  const schema = privateSchemaCopy(givenSchema);
   if (givenClock !== undefined && typeof givenClock !== 'function') {
     throw new TypeError('clock must be a function returning a Date, or left out (the system clock)');
   }
@@ -427,6 +448,16 @@ export function createProposalValidator<TProposal, TFacts>(
     throw new TypeError(`schema must be closed (every value constrained, unknown properties rejected): ${closure.problems.join('; ')}`);
   }
   const validateShape = compileSchema<TProposal>(schema);
+  // The structural verdict, or `null` when the validator throws instead of answering (compileSchema
+  // refuses the contracts it can tell would, at start-up): a verdict nobody could reach holds the
+  // proposal, like a rule set that throws, rather than reject it or throw at the caller.
+  const passesShape = (value: JsonValue): boolean | null => {
+    try {
+      return validateShape(value);
+    } catch {
+      return null;
+    }
+  };
   // The fields shape reasons may name: the model reads them, and the input's own keys are its choice.
   const declaredFields = createDeclaredFields(schema);
   // Not a spread: `{ maxBytes: undefined }` would replace the 16 KiB default with the guard's 1 MiB.
@@ -705,7 +736,9 @@ export function createProposalValidator<TProposal, TFacts>(
 
     // Shape, part 2: the structural contract. A refused value is digested under its own domain:
     // the record identifies it for audit, but its digest is never one a recheck would accept.
-    if (!validateShape(value)) {
+    const shaped = passesShape(value);
+    if (shaped === null) return reject('validate', 'hold', 'facts_unavailable', [], actorRef, null, null);
+    if (!shaped) {
       const reasons = ajvErrorsToReasons(validateShape.errors);
       return shapeFailure(reasons.length > 0 ? reasons : [{ field: '', rule: 'type' }], digestProposalIn(PROPOSAL_REJECTED_SHAPE_DIGEST_DOMAIN, value));
     }
@@ -742,7 +775,7 @@ export function createProposalValidator<TProposal, TFacts>(
       const copied = copyUntrustedValue(proposal, limits);
       if (!copied.ok) return null;
       const value = deepFreeze(copied.value);
-      return validateShape(value) ? { value: value as TProposal } : null;
+      return passesShape(value) === true ? { value: value as TProposal } : null;
     } catch {
       return null;
     }

@@ -510,8 +510,8 @@ describe('the actor is read once, into a frozen copy', () => {
     const decision = await readyDecision();
     for (const roles of ['admin', [1], [{ toString: () => 'admin' }], null]) {
       const actor = { tenant_id: 'cedar', subject_id: 'drafter-1', roles } as unknown as PrincipalContext;
-      await expect(validator.validate(actor, text(baseline))).rejects.toThrow(/^validate: actor\.roles must be an array of strings/);
-      await expect(validator.recheckCurrent(actor, decision)).rejects.toThrow(/^recheckCurrent: actor\.roles must be an array of strings/);
+      await expect(validator.validate(actor, text(baseline))).rejects.toThrow(/^validate: actor\.roles must be an array of at most 32 strings/);
+      await expect(validator.recheckCurrent(actor, decision)).rejects.toThrow(/^recheckCurrent: actor\.roles must be an array of at most 32 strings/);
     }
     expect(lookup).not.toHaveBeenCalled();
   });

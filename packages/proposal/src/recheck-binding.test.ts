@@ -245,7 +245,7 @@ describe('a decision describes the actor it was made for', () => {
     expect(unnamed.decision).toBe('ready_for_review');
     expect(unnamed.record.actor_ref).toBe(decision.record.actor_ref);
     // A malformed actor is a host bug, as for validate.
-    expect(() => validator.recheck(decision, found(), { tenant_id: 'cedar', subject_id: '', roles: [] })).toThrow(/^recheck: actor\.subject_id must be a non-empty string/);
+    expect(() => validator.recheck(decision, found(), { tenant_id: 'cedar', subject_id: '', roles: [] })).toThrow(/^recheck: actor\.subject_id must be a string of 1 to 128 characters/);
   });
 });
 

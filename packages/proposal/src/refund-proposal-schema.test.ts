@@ -44,6 +44,27 @@ describe('REFUND_PROPOSAL_SCHEMA', () => {
     }
   });
 
+  it('the review: identifiers are printable ASCII, so no control, invisible, bidirectional or look-alike character reaches the order lookup', () => {
+    const validate = compileSchema(REFUND_PROPOSAL_SCHEMA);
+    const line = { line_id: 'LINE-1', quantity: 1 };
+    for (const id of [
+      'ORDER-C7\u0000',
+      'ORDER-C7\u200b',
+      '\u202eORDER-C7',
+      'ORDER-C7 ',
+      'ORDER C7',
+      'ORDER-\u0421\u0437', // Cyrillic look-alikes of C and 3
+      '\u{1f600}'.repeat(16),
+      'ORDER-C7\n',
+    ]) {
+      expect(validate({ ...baseline, order_id: id }), JSON.stringify(id)).toBe(false);
+      expect(validate({ ...baseline, lines: [{ ...line, line_id: id }] }), JSON.stringify(id)).toBe(false);
+    }
+    for (const id of ['ORDER-C7', 'order_c7.v2', '!', '~'.repeat(64)]) {
+      expect(validate({ ...baseline, order_id: id, lines: [{ ...line, line_id: id }] }), id).toBe(true);
+    }
+  });
+
   it('is frozen all the way down', () => {
     expect(Object.isFrozen(REFUND_PROPOSAL_SCHEMA)).toBe(true);
     expect(Object.isFrozen(REFUND_PROPOSAL_SCHEMA.properties.lines.items.properties.quantity)).toBe(true);
