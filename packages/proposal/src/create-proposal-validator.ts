@@ -137,8 +137,9 @@ export interface ProposalValidator<TProposal, TFacts> {
    * a lookup's `not_available`) → `describes` → current state → business rules. The first failing
    * stage decides. Never repairs, never throws on any proposal (a host facts source, facts or rule
    * that throws, or a rule that answers outside its contract, gives `hold`). `actor` is trusted host
-   * input: one that is not an object whose `tenant_id` and `subject_id` are non-empty strings
-   * without lone surrogates, and whose `roles`, when present, are an array of strings, rejects with
+   * input: one that is not an object whose `tenant_id` and `subject_id` are strings of 1 to 128
+   * characters without lone surrogates, and whose `roles`, when present, are an array of at most 32
+   * such strings (the `PrincipalContext` bounds), rejects with
    * a `TypeError` naming the field, before the proposal is read or the facts source runs (a host bug, never a decision), and
    * so does one with any other own enumerable string-keyed field that is an accessor, cannot be
    * read or is not JSON data within `copyPrincipal`'s bounds. It is read once, into a frozen copy
