@@ -1,6 +1,5 @@
 import type { ErrorReason } from '@toolseal/contracts';
-import { CONTRACT_BASE_ID } from './pinned-ajv.js';
-import { subschemasOf } from './subschemas.js';
+import { createRefResolver, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
 
 /**
  * The fields a JSON Schema declares, as JSON Pointer templates (`*` = any array index), computed
@@ -26,8 +25,7 @@ export interface DeclaredFields {
 
 /** Most templates one schema may declare (recursive schemas are cut at 16 segments). */
 export const MAX_DECLARED_FIELDS = 10_000;
-/** How deep subschemas may nest (`properties`, `items`, `not`, `allOf`, `$ref`...) for `createDeclaredFields`. */
-export const MAX_SCHEMA_NESTING = 512;
+export { MAX_SCHEMA_NESTING };
 /** Deepest template: `ErrorReason.field` has at most 16 segments. */
 const MAX_FIELD_SEGMENTS = 16;
 /** Property names that can appear in a contract-safe pointer (see `contractSafePointer`). */
@@ -53,62 +51,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The base URI of a schema without `$id`, as `compileSchema` compiles it. */
-const DEFAULT_BASE = CONTRACT_BASE_ID;
-
-/** `reference` resolved against `base` (RFC 3986), or `undefined` when it cannot be. */
-function resolveUri(reference: string, base: string): string | undefined {
-  try {
-    return new URL(reference, base).href;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The subschema the JSON Pointer `pointer` (RFC 6901, URI-encoded) names in `resource`, or `undefined`. */
-function resolvePointer(resource: unknown, pointer: string): unknown {
-  if (pointer === '') return resource;
-  if (!pointer.startsWith('/')) return undefined; // An `$anchor` name: not followed.
-  let current: unknown = resource;
-  for (const raw of pointer.slice(1).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (Array.isArray(current) && INDEX.test(segment)) current = current[Number(segment)];
-    else if (isRecord(current) && Object.hasOwn(current, segment)) current = current[segment];
-    else return undefined;
-  }
-  return current;
-}
-
-/** The base URI of `node`'s resource: its own `$id` resolved against `base` (without fragment), or `base`. */
-function resourceBase(node: Readonly<Record<string, unknown>>, base: string): string {
-  const uri = typeof node.$id === 'string' ? resolveUri(node.$id, base) : undefined;
-  return uri === undefined ? base : (uri.split('#')[0] as string);
-}
-
-/**
- * Every schema resource of `schema` by its absolute URI: the root under its `$id` (or the default
- * base), and each subschema with an `$id`, resolved against the resource around it.
- */
-function collectResources(schema: unknown, rootBase: string): Map<string, unknown> {
-  const resources = new Map<string, unknown>([[rootBase, schema]]);
-  const seen = new Set<object>();
-  const visit = (node: unknown, base: string, nesting: number): void => {
-    if (!isRecord(node) || seen.has(node) || nesting > MAX_SCHEMA_NESTING) return;
-    seen.add(node);
-    const here = nesting === 0 ? base : resourceBase(node, base);
-    if (here !== base && !resources.has(here)) resources.set(here, node);
-    // Subschemas only: an `$id` inside a `const`, `enum`, `default` or `examples` value names nothing.
-    for (const subschema of subschemasOf(node)) visit(subschema, here, nesting + 1);
-  };
-  visit(schema, rootBase, 0);
-  return resources;
-}
-
 /**
  * Walks a JSON Schema (one the pinned Ajv accepted) and collects the templates of every place an
  * instance can have: `properties` by name, `items`/`prefixItems`/`contains` as `*`, the subschemas
@@ -122,22 +64,7 @@ function collectResources(schema: unknown, rootBase: string): Map<string, unknow
  * than `MAX_SCHEMA_NESTING` deep (contract problems, found at start-up). `@toolseal/result` uses it for a tool's input schema (`inputFields`, the fields an error reason may name) and its output schema (`outputFields`, the places a violation path may name).
  */
 export function createDeclaredFields(schema: unknown): DeclaredFields {
-  const rootBase = isRecord(schema) ? resourceBase(schema, DEFAULT_BASE) : DEFAULT_BASE;
-  const resources = collectResources(schema, rootBase);
-  /**
-   * The subschema `ref` names, resolved against `base` (a local pointer, or a resource by `$id`),
-   * with the base URI of the resource holding it; `undefined` when it names nothing in the schema.
-   */
-  const resolveRef = (ref: string, base: string): { readonly node: unknown; readonly base: string } | undefined => {
-    const target = resolveUri(ref, base);
-    if (target === undefined) return undefined;
-    const hash = target.indexOf('#');
-    const uri = hash === -1 ? target : target.slice(0, hash);
-    const resource = resources.get(uri);
-    if (resource === undefined) return undefined;
-    const node = resolvePointer(resource, hash === -1 ? '' : target.slice(hash + 1));
-    return node === undefined ? undefined : { node, base: uri };
-  };
+  const { rootBase, resolveRef, resourceBase } = createRefResolver(schema);
   /**
    * The templates of `schema` with at most `maxSegments` segments. Past `MAX_DECLARED_FIELDS` it
    * throws a `RangeError`, or `RecursionOverflow` when the walk got there through a `$ref` to a

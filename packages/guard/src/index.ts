@@ -34,6 +34,13 @@ export {
 export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, CONTRACT_BASE_ID, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
+/**
+ * `compilePattern(pattern)`: a JSON Schema `pattern` (ECMAScript, Unicode mode) compiled to a
+ * linear-time matcher, the engine the pinned Ajv matches `pattern` with; throws a TypeError at
+ * compile time for what it refuses (backreferences, lookaround, `\b`, `\p{...}`, over the bounds).
+ */
+export { compilePattern, MAX_PATTERN_LENGTH, type CompiledPattern } from './compile-pattern.js';
+export { MAX_PATTERN_NFA_STATES } from './build-pattern-nfa.js';
 export { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
 export { deepFreeze } from './deep-freeze.js';
 export {

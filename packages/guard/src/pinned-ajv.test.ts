@@ -107,10 +107,11 @@ describe('compileSchema', () => {
     expect(named({ $dynamicRef: 'x' })).toBe(true);
   });
 
-  it('refuses at start-up a schema whose validator throws on a probe value instead of answering', () => {
-    // Ajv compiles a `$ref` cycle through `allOf` into mutual recursion that never consumes input.
+  it('refuses at start-up a $ref cycle that never moves into the value, before any probe value', () => {
+    // Ajv compiles a `$ref` cycle through `allOf` into mutual recursion that never consumes input:
+    // refused by `findStalledRefCycle` (the probe values behind it remain a backstop).
     expect(() => compileSchema({ $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' })).toThrow(
-      /validator throws instead of answering/,
+      /"\$ref" cycle returns to a subschema/,
     );
   });
 
@@ -130,6 +131,54 @@ describe('compileSchema', () => {
     expect(() => compileSchema({ $async: true, type: 'object' })).toThrow(TypeError);
     expect(() => compileSchema([] as unknown as object)).toThrow(TypeError);
     expect(() => compileSchema(null as unknown as object)).toThrow(TypeError);
+  });
+});
+
+describe('compileSchema: patterns', () => {
+  it('matches `pattern` in linear time: a backtracking pattern answers on a long input', () => {
+    const validate = compileSchema({ type: 'string', pattern: '^(a+)+$' });
+    // The native engine needs about 2^20,000 steps for this one; a regression is a test timeout.
+    expect(validate(`${'a'.repeat(20_000)}!`)).toBe(false);
+    expect(validate('a'.repeat(20_000))).toBe(true);
+  });
+
+  it('keeps pattern semantics and error reporting: a search, Unicode mode, Ajv\'s error shape', () => {
+    const validate = compileSchema({
+      type: 'object',
+      properties: { code: { type: 'string', pattern: '^ORDER-[A-Z0-9]{1,32}$' }, note: { type: 'string', pattern: 'b' }, emoji: { type: 'string', pattern: '^.$' } },
+    });
+    expect(validate({ code: 'ORDER-7F3K', note: 'abc', emoji: '\u{1F600}' })).toBe(true);
+    expect(validate({ note: 'acd' })).toBe(false);
+    expect(validate.errors).toMatchObject([{ keyword: 'pattern', instancePath: '/note', params: { pattern: 'b' }, message: 'must match pattern "b"' }]);
+    expect(validate({ code: 'ORDER-7f3k' })).toBe(false);
+    expect(validate.errors?.[0]?.params).toEqual({ pattern: '^ORDER-[A-Z0-9]{1,32}$' });
+  });
+
+  it('keeps two patterns of one schema apart (Ajv caches compiled patterns by their text)', () => {
+    const validate = compileSchema({ type: 'object', properties: { a: { type: 'string', pattern: '^a$' }, b: { type: 'string', pattern: '^b$' } } });
+    expect(validate({ a: 'a', b: 'b' })).toBe(true);
+    expect(validate({ a: 'b' })).toBe(false);
+    expect(validate({ b: 'a' })).toBe(false);
+  });
+
+  it('refuses at start-up a pattern the linear-time engine refuses', () => {
+    expect(() => compileSchema({ type: 'string', pattern: '^(a)\\1$' })).toThrow(/backreference/);
+    expect(() => compileSchema({ type: 'string', pattern: '^(?=a)' })).toThrow(/lookahead/);
+    expect(() => compileSchema({ type: 'string', pattern: '\\bword' })).toThrow(/word boundaries/);
+    expect(() => compileSchema({ type: 'string', pattern: '\\p{L}' })).toThrow(/Unicode property/);
+    expect(() => compileSchema({ type: 'string', pattern: '(?:[a-z]{1,100}){100}' })).toThrow(/automaton states/);
+    expect(() => compileSchema({ type: 'string', pattern: '\\a' })).toThrow(/not a valid regular expression in Unicode mode/);
+    // Wherever the pattern sits: under `properties`, and as a `patternProperties` key.
+    expect(() => compileSchema({ type: 'object', properties: { a: { type: 'string', pattern: '(a)\\1' } } })).toThrow(/backreference/);
+    expect(() => createPinnedAjv().compile({ type: 'object', patternProperties: { '(?<=x)y': { type: 'string' } } })).toThrow(/lookbehind/);
+  });
+
+  it('uses the engine in every pinned instance, patternProperties included', () => {
+    const ajv = createPinnedAjv();
+    expect(ajv.opts.code.regExp.code).not.toBe('new RegExp');
+    const validate = ajv.compile({ type: 'object', patternProperties: { '^(x+x+)+y$': { type: 'integer' } } });
+    expect(validate({ [`${'x'.repeat(20_000)}y`]: 'not an integer' })).toBe(false);
+    expect(validate({ [`${'x'.repeat(20_000)}`]: 'not an integer' })).toBe(true);
   });
 });
 

@@ -1,6 +1,9 @@
+import { compilePattern } from './compile-pattern.js';
+import { CONTRACT_BASE_ID, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
+import { findStalledRefCycle } from './find-stalled-ref-cycle.js';
 import { subschemasOf } from './subschemas.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { CodeOptions, ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
 
@@ -16,11 +19,27 @@ const addFormats: FormatsPlugin =
   (formatsPlugin as unknown as { default?: FormatsPlugin }).default ?? (formatsPlugin as unknown as FormatsPlugin);
 
 /**
+ * Ajv's engine for `pattern` and `patternProperties`: `compilePattern`, linear-time, instead of the
+ * backtracking native `RegExp` (a contract's `^(a+)+$` would let a model's 30-character string
+ * block the event loop). Ajv calls it once per pattern while compiling a schema, so a pattern it
+ * refuses makes the compile throw. `code` names it only for standalone code, which toolseal never
+ * generates.
+ */
+const LINEAR_REG_EXP: NonNullable<CodeOptions['regExp']> = Object.assign(
+  (pattern: string, flags: string) => {
+    if (flags !== 'u') throw new TypeError(`createPinnedAjv: patterns are compiled in Unicode mode only, not with flags ${JSON.stringify(flags)}`);
+    return compilePattern(pattern);
+  },
+  { code: 'require("@toolseal/guard").compilePattern' },
+);
+
+/**
  * The one Ajv configuration toolseal validates with: JSON Schema 2020-12, `strict` (unknown
  * keywords, formats and ambiguous types fail at compile time), `ownProperties` (inherited
- * properties are never data), the first error only, Unicode regular expressions, and never any
- * coercion, defaults or property removal: validation never changes the value it checks. Formats
- * come from ajv-formats, limited to `formats` (default: all of `PINNED_FORMATS`).
+ * properties are never data), the first error only, Unicode regular expressions matched in linear
+ * time (`compilePattern`: a pattern it refuses fails compilation), and never any coercion,
+ * defaults or property removal: validation never changes the value it checks. Formats come from
+ * ajv-formats, limited to `formats` (default: all of `PINNED_FORMATS`).
  */
 export function createPinnedAjv(options: { formats?: readonly PinnedFormat[] } = {}): Ajv2020 {
   return newPinnedAjv(options.formats ?? PINNED_FORMATS, true);
@@ -41,6 +60,7 @@ function newPinnedAjv(formats: readonly PinnedFormat[], validateSchema: boolean)
     validateFormats: true,
     validateSchema,
     addUsedSchema: false,
+    code: { regExp: LINEAR_REG_EXP },
   });
   addFormats(ajv, { mode: 'full', formats: [...formats] });
   return ajv;
@@ -55,9 +75,11 @@ let metaSchemaChecker: Ajv2020 | undefined;
 /**
  * Compiles `schema` with the pinned configuration, once: the validator is cached by the schema
  * object's identity, so call it at start-up and keep the schema object unchanged afterwards.
- * Throws when the schema is not a valid 2020-12 schema, strict mode rejects it, or its validator
- * throws on a few probe values instead of answering (a broken contract must stop the host from
- * starting).
+ * Throws when the schema is not a valid 2020-12 schema, strict mode rejects it, a `pattern` is one
+ * `compilePattern` refuses (backreferences, lookaround, `\b`, `\p{...}`, too long or too large), or
+ * a `$ref` cycle can recurse without moving into the value (`findStalledRefCycle`), or its
+ * validator throws on a few probe values instead of answering (a broken contract must stop the host
+ * from starting).
  *
  * Each schema gets its own Ajv instance. A shared instance would register every `$id` globally:
  * two contracts that reuse an `$id` would collide (the second compile throws), and worse, a `$ref`
@@ -80,6 +102,14 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   if (usesDynamicRef(schema)) {
     throw new TypeError('compileSchema: `$dynamicRef` is not supported in contracts (one that resolves to itself recurses until the stack runs out, for some inputs only)');
   }
+  const stalled = findStalledRefCycle(schema);
+  if (stalled !== null) {
+    throw new TypeError(
+      stalled.tooDeep
+        ? `compileSchema: subschemas applied to the same value chain deeper than ${MAX_SCHEMA_NESTING} at #${stalled.where}`
+        : `compileSchema: a "$ref" cycle returns to a subschema at #${stalled.where} without moving into the value (through "properties", "items", "prefixItems", "additionalProperties", "contains"...): its validator would recurse until the stack runs out, for some inputs`,
+    );
+  }
   // Without a base URI of its own a schema's `$ref: '#'` (a recursive contract) does not resolve
   // here (each schema has its own instance, which registers nothing): one without `$id` is compiled
   // under `CONTRACT_BASE_ID`, which changes nothing else (a relative `$ref` to another document
@@ -100,12 +130,7 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   return validate;
 }
 
-/**
- * The base URI of a schema compiled without `$id` (see `compileSchema`): a reserved `.invalid`
- * host, never fetched (the pinned Ajv loads nothing), against which a relative `$ref` to another
- * document fails with Ajv's usual "can't resolve reference".
- */
-export const CONTRACT_BASE_ID = 'https://toolseal.invalid/contract';
+export { CONTRACT_BASE_ID };
 
 /** Whether a `$dynamicRef` appears in any subschema of `schema` (never in a property name or a value). */
 function usesDynamicRef(schema: unknown): boolean {

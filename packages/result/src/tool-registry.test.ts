@@ -297,6 +297,34 @@ describe('createToolRegistry', () => {
       }
     });
 
+    it('a backtracking resource_revision pattern is matched in linear time, against the whole value', () => {
+      const spec = copy(specs.kbSearch);
+      spec.resource_revision = { pattern: '^(a+)+$' };
+      const tool = createToolRegistry([spec]).get(spec.contract.tool_name);
+      // A backtracking engine needs about 2^20,000 steps here: a regression is a test timeout.
+      expect(tool?.resourceRevision.test(`${'a'.repeat(20_000)}!`)).toBe(false);
+      expect(tool?.resourceRevision.test('a'.repeat(20_000))).toBe(true);
+      expect(tool?.resourceRevision.test('b aaa')).toBe(false);
+    });
+
+    it('a resource_revision pattern the linear-time engine refuses', () => {
+      const refused: [string, RegExp][] = [
+        ['^kb-(r)\\1$', /backreference/],
+        ['^kb-(?<r>r)\\k<r>$', /named backreference/],
+        ['^(?=kb)kb-r[0-9]+$', /lookahead/],
+        ['^kb(?<!x)-r[0-9]+$', /lookbehind/],
+        ['^\\bkb-r[0-9]+$', /word boundaries/],
+        ['^\\p{L}+$', /Unicode property/],
+        ['^(?:[a-z]{1,100}){100}$', /automaton states/],
+      ];
+      for (const [pattern, detail] of refused) {
+        const spec = copy(specs.kbSearch);
+        spec.resource_revision = { pattern };
+        expectRegistryError(() => createToolRegistry([spec]), /resource_revision\.pattern is not supported/);
+        expectRegistryError(() => createToolRegistry([spec]), detail);
+      }
+    });
+
     it('a link field without a link policy, or a malformed policy', () => {
       const missing = copy(specs.kbSearch);
       delete missing.links;

@@ -1,5 +1,6 @@
 import type { ToolContract } from '@toolseal/contracts';
 import {
+  compilePattern,
   compileSchema,
   createDeclaredFields,
   createSensitiveKeyScanner,
@@ -7,6 +8,7 @@ import {
   inspectInputSchema,
   isWellFormedText,
   resolveJsonLimits,
+  type CompiledPattern,
   type DeclaredFields,
   type JsonLimits,
   type SensitiveKeyScanner,
@@ -124,8 +126,11 @@ export interface RegisteredTool {
     readonly outputSegments: readonly string[];
     readonly inputSegments: readonly string[];
   }[];
-  /** Compiled `resource_revision` pattern, as `^(?:pattern)$`: it matches the whole value only. */
-  readonly resourceRevision: RegExp;
+  /**
+   * Compiled `resource_revision` pattern, as `^(?:pattern)$`: it matches the whole value only. The
+   * guard's linear-time `compilePattern`, so a handler's value cannot make it backtrack.
+   */
+  readonly resourceRevision: CompiledPattern;
   /** Pointer templates of link fields, and the allowed schemes and hosts. */
   readonly links: {
     readonly pointers: readonly string[];
@@ -348,7 +353,7 @@ function compileOrThrow(name: string, which: string, schema: object): CompiledVa
   }
 }
 
-function compileResourceRevision(name: string, value: unknown): RegExp {
+function compileResourceRevision(name: string, value: unknown): CompiledPattern {
   if (!isRecord(value) || typeof value.pattern !== 'string') {
     throw new RegistryError(name, 'resource_revision must be { pattern: string }');
   }
@@ -365,8 +370,13 @@ function compileResourceRevision(name: string, value: unknown): RegExp {
   }
   // Matched against the whole value by construction: the leading `^` and trailing `$` bind only the
   // first and last alternative of `^order-[0-9]+|r[0-9]+$`, which let `order-1 <free text>` through
-  // into provenance, the one handler string outside `data` the model sees.
-  return new RegExp(`^(?:${pattern})$`, 'u');
+  // into provenance, the one handler string outside `data` the model sees. Matched in linear time:
+  // a backtracking pattern (`^(a+)+$`) would let a handler's value stall the event loop.
+  try {
+    return compilePattern(`^(?:${pattern})$`);
+  } catch (error) {
+    throw new RegistryError(name, `resource_revision.pattern is not supported: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /**

@@ -1,0 +1,380 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_PATTERN_NFA_STATES } from './build-pattern-nfa.js';
+import { compilePattern, MAX_PATTERN_LENGTH } from './compile-pattern.js';
+import { deepFreeze } from './deep-freeze.js';
+
+/** The characters test strings are made of: ASCII classes, line terminators, astral, lone surrogates. */
+const ALPHABET = ['a', 'b', 'c', 'A', 'Z', '0', '7', '_', '-', '.', ' ', '\t', '\n', '\r', '\u2028', '\u00a0', '\ufeff', '\u3000', 'é', '\u{1F600}', '\u{1F601}', '\ud83d', '\ude00', '$', '^', '\\'];
+
+const native = (pattern: string, text: string): boolean => new RegExp(pattern, 'u').test(text);
+
+describe('compilePattern: each construct, against ECMAScript semantics', () => {
+  // [pattern, text, expected]: expected from the ECMAScript specification, checked against the
+  // native engine below as well.
+  const cases: [string, string, boolean][] = [
+    // Search, not a whole match: JSON Schema `pattern` is unanchored.
+    ['abc', 'xxabcxx', true],
+    ['abc', 'ab', false],
+    ['', 'anything', true],
+    ['', '', true],
+    ['^abc$', 'abc', true],
+    ['^abc$', 'abcd', false],
+    ['^abc$', 'xabc', false],
+    ['^abc', 'abcd', true],
+    ['abc$', 'xabc', true],
+    ['abc$', 'abc\n', false], // no `m` flag: `$` is the end of the input only
+    ['^b', 'a\nb', false],
+    ['a|^b', 'cb', false],
+    ['a|^b', 'bc', true],
+    ['$^', '', true],
+    ['$^', 'a', false],
+    ['a^', 'a', false],
+    ['(?:^|x)y', 'zy', false],
+    ['(?:^|x)y', 'xy', true],
+    ['(?:^|x)y', 'y', true],
+    // `.` excludes the four line terminators only.
+    ['^.$', '\n', false],
+    ['^.$', '\r', false],
+    ['^.$', '\u2028', false],
+    ['^.$', '\u2029', false],
+    ['^.$', '\u0085', true],
+    ['^.$', '\t', true],
+    // Unicode mode: an astral character is one character, a lone surrogate is one too.
+    ['^.$', '\u{1F600}', true],
+    ['^..$', '\u{1F600}', false],
+    ['^.$', '\ud83d', true],
+    ['^[\u{1F600}]$', '\u{1F600}', true],
+    ['^[\u{1F600}]$', '\ud83d', false],
+    ['\ud83d', '\u{1F600}', false],
+    ['\\ude00', '\u{1F600}', false],
+    ['^\\ud83d\\ude00$', '\u{1F600}', true],
+    ['^[\\ud83d\\ude00]$', '\u{1F600}', true],
+    ['^[\\ud83d\\ude00]$', '\ud83d', false],
+    ['^\\u{1F600}$', '\u{1F600}', true],
+    ['^[\u{1F600}-\u{1F64F}]+$', '\u{1F600}\u{1F601}', true],
+    ['^[^a]$', '\u{1F600}', true],
+    ['^\\S$', '\u{1F600}', true],
+    ['^\\W$', '\u{1F600}', true],
+    // Classes.
+    ['^[a-c]+$', 'abcab', true],
+    ['^[a-c]+$', 'abd', false],
+    ['^[^a-c]+$', 'xyz', true],
+    ['^[^a-c]+$', 'xaz', false],
+    ['^[]$', 'a', false],
+    ['[]', '', false],
+    ['^[^]$', '\n', true],
+    ['^[a-]$', '-', true],
+    ['^[-a]$', '-', true],
+    ['^[a-c-e]$', '-', true],
+    ['^[a-c-e]$', 'd', false],
+    ['^[\\-]$', '-', true],
+    ['^[\\b]$', '\b', true],
+    ['^[\\d_]+$', '12_3', true],
+    ['^[\\D]$', '1', false],
+    ['^[\\w-]+$', 'a-b_c', true],
+    ['^[\\s]$', '\u3000', true],
+    ['^[\\S\\s]$', '\n', true],
+    ['^[[]$', '[', true],
+    ['^[\\]]$', ']', true],
+    ['^[.]$', 'a', false],
+    ['^[\\x41-\\x43]+$', 'ABC', true],
+    ['^[\\u0041-\\u{43}]+$', 'ABCD', false],
+    // Class escapes: exact ECMAScript sets.
+    ['^\\d+$', '0123456789', true],
+    ['^\\d$', '\u0661', false], // Arabic-Indic digit: \d is ASCII only
+    ['^\\w+$', 'aZ_09', true],
+    ['^\\w$', 'é', false],
+    ['^\\W$', 'é', true],
+    ['^\\s+$', ' \t\n\v\f\r\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\ufeff', true],
+    ['^\\s$', '\u180e', false], // Mongolian vowel separator left Zs in Unicode 6.3
+    ['^\\s$', '\u200b', false], // zero width space is not Zs
+    ['^\\S$', '\ufeff', false],
+    ['^\\D$', 'a', true],
+    // Character escapes.
+    ['^\\n\\r\\t\\f\\v$', '\n\r\t\f\v', true],
+    ['^\\0$', '\0', true],
+    ['^\\x41\\u0042\\u{43}$', 'ABC', true],
+    ['^\\cJ$', '\n', true],
+    ['^\\^\\$\\\\\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\/$', '^$\\.*+?()[]{}|/', true],
+    // Groups and alternation.
+    ['^(ab)+$', 'ababab', true],
+    ['^(ab)+$', 'ababa', false],
+    ['^(?:ab|cd)+$', 'abcdab', true],
+    ['^(?<word>ab|cd)$', 'cd', true],
+    ['^(?<first>a)(?<second>b)$', 'ab', true],
+    ['^(|a)b$', 'b', true],
+    ['^()$', '', true],
+    ['^a|b$', 'ax', true],
+    ['^a|b$', 'xb', true],
+    ['^a|b$', 'xa', false],
+    // Quantifiers, greedy and lazy.
+    ['^a*$', '', true],
+    ['^a+$', '', false],
+    ['^a?b$', 'b', true],
+    ['^a{3}$', 'aaa', true],
+    ['^a{3}$', 'aaaa', false],
+    ['^a{2,}$', 'a', false],
+    ['^a{2,}$', 'aaaaaaa', true],
+    ['^a{2,4}$', 'aaaaa', false],
+    ['^a{2,4}$', 'aaaa', true],
+    ['^a{0}$', '', true],
+    ['^a{0}b$', 'ab', false],
+    ['^a{0,0}$', '', true],
+    ['^(?:a{2}){2}$', 'aaaa', true],
+    ['^a*?$', 'aaa', true],
+    ['^a+?b$', 'aab', true],
+    ['^a??b$', 'ab', true],
+    ['^a{2,3}?$', 'aaa', true],
+    ['^a{2,}?$', 'a', false],
+    ['^(?:a*)*$', 'aaa', true],
+    ['^(?:a*)+b$', 'b', true],
+    ['^(?:)*$', '', true],
+    ['^(?:){5}x$', 'x', true],
+    ['^(?:^a)+$', 'a', true],
+    ['^(?:^a)+$', 'aa', false],
+    ['^(?:a$)*', 'b', true],
+    ['^(?:a|$)+$', 'aa', true],
+    // The fixtures' contract patterns.
+    ['^ORDER-[A-Z0-9]{1,32}$', 'ORDER-7F3K', true],
+    ['^ORDER-[A-Z0-9]{1,32}$', 'ORDER-', false],
+    ['^ORDER-[A-Z0-9]{1,32}$', `ORDER-${'A'.repeat(33)}`, false],
+    ['^ORDER-[A-Z0-9]{1,32}$', 'ORDER-7f3k', false],
+    ['^[A-Z0-9-]{1,64}$', 'AB-12', true],
+    ['^order-[a-z0-9]{1,32}-r[0-9]{1,9}$', 'order-7-r3', true],
+    ['^order-[a-z0-9]{1,32}-r[0-9]{1,9}$', 'order-7-r', false],
+    // The draft 2020-12 meta-schema's own patterns (Ajv compiles them with this engine too).
+    ['^[^#]*#?$', 'https://x#', true],
+    ['^[^#]*#?$', 'a#b', false],
+    ['^[A-Za-z_][-A-Za-z0-9._]*$', 'a-b.c_d', true],
+    ['^[A-Za-z_][-A-Za-z0-9._]*$', '1a', false],
+  ];
+
+  it.each(cases)('%j on %j is %s', (pattern, text, expected) => {
+    expect(compilePattern(pattern).test(text)).toBe(expected);
+    // The expectation is ECMAScript's: the native engine agrees (none of these backtracks long).
+    expect(native(pattern, text)).toBe(expected);
+  });
+
+  it('answers the same on repeated calls (the DFA cache is shared across calls)', () => {
+    const pattern = compilePattern('^[a-c]+x$');
+    for (let round = 0; round < 3; round += 1) {
+      expect(pattern.test('abcx')).toBe(true);
+      expect(pattern.test('abcd')).toBe(false);
+      expect(pattern.test('\u{1F600}')).toBe(false);
+      expect(pattern.test('')).toBe(false);
+    }
+  });
+
+  it('says which pattern it is in toString (Ajv keys compiled patterns by it)', () => {
+    expect(String(compilePattern('^a$'))).toBe('/^a$/u');
+    expect(String(compilePattern('^b$'))).not.toBe(String(compilePattern('^a$')));
+    expect(compilePattern('x+').source).toBe('x+');
+  });
+});
+
+describe('compilePattern: refusals', () => {
+  const refused: [string, RegExp][] = [
+    ['(a)\\1', /backreference/],
+    ['(?<name>a)\\k<name>', /named backreference/],
+    ['a(?=b)', /lookahead/],
+    ['a(?!b)', /lookahead/],
+    ['(?<=a)b', /lookbehind/],
+    ['(?<!a)b', /lookbehind/],
+    ['\\bword\\b', /\\b .*word boundaries/],
+    ['\\Bx', /\\B .*word boundaries/],
+    ['\\p{L}', /Unicode property/],
+    ['[\\P{L}]', /Unicode property/],
+    // Syntax errors in Unicode mode (some are accepted without the flag, by Annex B).
+    ['(a', /not a valid regular expression in Unicode mode/],
+    ['a{', /not a valid regular expression/],
+    ['a{2,1}', /not a valid regular expression/],
+    ['\\a', /not a valid regular expression/],
+    ['\\-', /not a valid regular expression/],
+    ['a]', /not a valid regular expression/],
+    ['*a', /not a valid regular expression/],
+    ['^*', /not a valid regular expression/],
+    ['[z-a]', /not a valid regular expression/],
+    ['[\\d-z]', /not a valid regular expression/],
+    ['\\u{110000}', /not a valid regular expression/],
+    ['\\00', /not a valid regular expression/],
+    ['(?<a>x)(?<a>y)', /not a valid regular expression/],
+    ['(?i:a)', /not a valid regular expression/],
+    // Size bounds.
+    [`^(?:[a-z]{1,100}){100}$`, new RegExp(`more than ${MAX_PATTERN_NFA_STATES} automaton states`)],
+    ['a{99999999999999999999}', /automaton states/],
+    ['(?:(?:(?:a{0,100}){100}){100}){100}', /automaton states/],
+    ['a'.repeat(MAX_PATTERN_LENGTH + 1), new RegExp(`limit is ${MAX_PATTERN_LENGTH}`)],
+  ];
+
+  it.each(refused)('refuses %j', (pattern, message) => {
+    expect(() => compilePattern(pattern)).toThrow(TypeError);
+    expect(() => compilePattern(pattern)).toThrow(message);
+  });
+
+  it('accepts a pattern at the length limit and a large but bounded repetition', () => {
+    expect(compilePattern('a'.repeat(MAX_PATTERN_LENGTH)).test('a'.repeat(MAX_PATTERN_LENGTH))).toBe(true);
+    expect(compilePattern('^[a-z]{1,1000}$').test('q'.repeat(1000))).toBe(true);
+    expect(compilePattern('^[a-z]{1,1000}$').test('q'.repeat(1001))).toBe(false);
+  });
+
+  it('refuses a non-string', () => {
+    expect(() => compilePattern(1 as unknown as string)).toThrow(TypeError);
+  });
+});
+
+describe('compilePattern: catastrophic patterns run in linear time', () => {
+  // A backtracking engine needs about 2^n steps on these; at n = 10,000 a regression shows as a
+  // test timeout. No timing is asserted (this machine is noisy), only the ECMAScript answer.
+  const n = 20_000;
+  const cases: [string, string, boolean][] = [
+    ['^(a+)+$', `${'a'.repeat(n)}!`, false],
+    ['^(a+)+$', 'a'.repeat(n), true],
+    ['(a|a)*$', `${'a'.repeat(n)}!`, true], // matches the empty string at the end
+    ['^(a|a)*$', `${'a'.repeat(n)}!`, false],
+    ['^(a|ab)*c$', `${'ab'.repeat(n)}`, false],
+    ['^(a|ab)*c$', `${'ab'.repeat(n)}c`, true],
+    ['^a*a*a*a*a*$', `${'a'.repeat(n)}b`, false],
+    ['(x+x+)+y', 'x'.repeat(n), false],
+    ['(x+x+)+y', `${'x'.repeat(n)}y`, true],
+    ['^(a|aa)+$', `${'a'.repeat(n)}!`, false],
+    ['^(\\w+\\s?)*$', `${'word '.repeat(n)}!`, false],
+    ['(.*a){12}', 'a'.repeat(n), true],
+    ['^(.*a){12}$', `${'a'.repeat(n)}b`, false],
+  ];
+
+  it.each(cases)('%j', (pattern, text, expected) => {
+    expect(compilePattern(pattern).test(text)).toBe(expected);
+  });
+
+  it('stays correct when the DFA cache overflows and is dropped', () => {
+    // `(a|b)*a(a|b){12}` has 2^13 DFA states: more than the cache holds. The 13th character from
+    // the end decides.
+    const pattern = compilePattern('^[ab]*a[ab]{12}$');
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 20; round += 1) {
+      let text = '';
+      for (let index = 0; index < 5_000; index += 1) text += random() < 0.5 ? 'a' : 'b';
+      expect(pattern.test(text)).toBe(text[text.length - 13] === 'a');
+    }
+  });
+});
+
+const literalArbitrary = fc.constantFrom('a', 'b', 'A', '0', '_', ' ', '\u{1F600}', 'é', '\u2028', '\\$', '\\^', '\\\\', '\\(', '\\[', '\\{', '\\|', '\\/');
+
+const quantifierArbitrary = fc
+  .tuple(
+    fc.oneof(
+      fc.constantFrom('*', '+', '?'),
+      fc.nat(3).map((count) => `{${count}}`),
+      fc.nat(3).map((count) => `{${count},}`),
+      fc.tuple(fc.nat(2), fc.nat(2)).map(([min, extra]) => `{${min},${min + extra}}`),
+    ),
+    fc.boolean(),
+  )
+  .map(([quantifier, lazy]) => (lazy ? `${quantifier}?` : quantifier));
+
+const classItemArbitrary = fc.oneof(
+  fc.constantFrom('a', 'b', 'z', 'A', '0', '9', '_', '-', '.', '$', '^', '[', '\u{1F600}', 'é', ' '),
+  fc.constantFrom('\\d', '\\D', '\\w', '\\W', '\\s', '\\S', '\\n', '\\-', '\\]', '\\\\', '\\b', '\\u{1F601}', '\\x2D'),
+  fc.constantFrom('a-c', '0-9', 'A-Z', ' -/', '\u{1F600}-\u{1F64F}', '\\u0000-\\u007F', 'a-\u{1F600}', '\\x20-\\x7e'),
+);
+
+const classArbitrary = fc
+  .tuple(fc.boolean(), fc.array(classItemArbitrary, { maxLength: 4 }))
+  .map(([negated, items]) => `[${negated ? '^' : ''}${items.join('')}]`);
+
+// Patterns drawn from the supported grammar, as source text.
+const patternArbitrary: fc.Arbitrary<string> = fc
+  .letrec<{ pattern: string; term: string; atom: string }>((tie) => ({
+    pattern: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      tie('term'),
+      fc.array(tie('term'), { minLength: 2, maxLength: 4 }).map((terms) => terms.join('')),
+      fc.array(tie('pattern'), { minLength: 2, maxLength: 3 }).map((options) => options.join('|')),
+    ),
+    term: fc.oneof(
+      tie('atom'),
+      fc.tuple(tie('atom'), quantifierArbitrary).map(([atom, quantifier]) => atom + quantifier),
+      fc.constantFrom('^', '$'),
+    ),
+    atom: fc.oneof(
+      { depthSize: 'small' },
+      literalArbitrary,
+      fc.constantFrom('.', '\\d', '\\D', '\\w', '\\W', '\\s', '\\S', '\\n', '\\r', '\\t', '\\u{1F600}', '\\ud83d\\ude00', '\\ud83d', '\\x41', '\\0', '\\.', '-'),
+      classArbitrary,
+      tie('pattern').map((inner) => `(${inner})`),
+      tie('pattern').map((inner) => `(?:${inner})`),
+      tie('pattern').map((inner) => `(?<g>${inner})`),
+    ),
+  }))
+  .pattern.map((pattern) => {
+    let group = 0;
+    return pattern.replace(/\(\?<g>/g, () => `(?<g${group++}>`);
+  });
+
+const textArbitrary = fc.array(fc.constantFrom(...ALPHABET), { maxLength: 10 }).map((characters) => characters.join(''));
+
+describe('compilePattern: differential tests against the native engine', () => {
+  it('agrees with new RegExp(pattern, "u").test on generated patterns and texts', () => {
+    fc.assert(
+      fc.property(patternArbitrary, fc.array(textArbitrary, { minLength: 1, maxLength: 8 }), (pattern, texts) => {
+        // Some generated sources are not valid (`a{2}{3}`, `^*`, `[z-a]`): both must refuse them.
+        let nativeError: unknown = null;
+        try {
+          new RegExp(pattern, 'u');
+        } catch (error) {
+          nativeError = error;
+        }
+        if (nativeError !== null) {
+          expect(() => compilePattern(pattern)).toThrow(TypeError);
+          return;
+        }
+        const compiled = compilePattern(pattern);
+        for (const text of texts) expect(compiled.test(text), `${pattern} on ${JSON.stringify(text)}`).toBe(native(pattern, text));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('agrees wherever it accepts a source made of random syntax characters', () => {
+    const sourceArbitrary = fc
+      .array(fc.constantFrom('a', 'b', '(', ')', '[', ']', '{', '}', '1', '2', ',', '-', '^', '$', '|', '*', '+', '?', '.', '\\', 'd', 'u', 'x', '0', ':', '<', '>', 'g', '\u{1F600}'), { maxLength: 12 })
+      .map((characters) => characters.join(''));
+    let accepted = 0;
+    fc.assert(
+      fc.property(sourceArbitrary, fc.array(textArbitrary, { minLength: 1, maxLength: 6 }), (pattern, texts) => {
+        let compiled;
+        try {
+          compiled = compilePattern(pattern);
+        } catch (error) {
+          // A refusal is a TypeError, never a crash of the parser.
+          expect(error).toBeInstanceOf(TypeError);
+          return;
+        }
+        accepted += 1;
+        for (const text of texts) expect(compiled.test(text), `${pattern} on ${JSON.stringify(text)}`).toBe(native(pattern, text));
+      }),
+      { numRuns: 5_000 },
+    );
+    // The generator is useful only if a fair share of its sources are patterns.
+    expect(accepted).toBeGreaterThan(500);
+  });
+});
+
+describe('compilePattern: the compiled object', () => {
+  it('is frozen, and survives a deep freeze of whatever holds it', () => {
+    const pattern = compilePattern('^[a-z]+$');
+    expect(Object.isFrozen(pattern)).toBe(true);
+    const holder = deepFreeze({ pattern });
+    expect(holder.pattern.test('abc')).toBe(true);
+    expect(holder.pattern.test('abc1')).toBe(false);
+    expect(holder.pattern.test('xyz')).toBe(true);
+  });
+
+  it('reads a non-string as its string, as RegExp.prototype.test does', () => {
+    expect(compilePattern('^12$').test(12 as unknown as string)).toBe(true);
+    expect(compilePattern('^null$').test(null as unknown as string)).toBe(true);
+  });
+});

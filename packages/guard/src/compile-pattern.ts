@@ -1,0 +1,310 @@
+import { buildPatternNfa, CONSUME, END, MATCH, SPLIT, START, type PatternNfa } from './build-pattern-nfa.js';
+import { rangesContain } from './code-point-ranges.js';
+import { parsePattern } from './parse-pattern.js';
+
+/**
+ * The longest pattern `compilePattern` accepts, in UTF-16 code units. Contract patterns are short
+ * identifier shapes; the bound keeps start-up parsing trivially cheap.
+ */
+export const MAX_PATTERN_LENGTH = 1_024;
+
+/**
+ * A compiled pattern: `test(text)` answers as `new RegExp(source, 'u').test(text)` does, in time
+ * linear in `text` whatever the pattern (a JSON Schema `pattern` is a search: a match anywhere in
+ * the text counts, unless the pattern anchors itself with `^`/`$`).
+ */
+export interface CompiledPattern {
+  /** The pattern as given. */
+  readonly source: string;
+  test(text: string): boolean;
+  /** `/source/u`: Ajv keys its compiled-pattern scope by this text, so it must differ per pattern. */
+  toString(): string;
+}
+
+/**
+ * Compiles a JSON Schema `pattern` (an ECMAScript regular expression, Unicode mode) to a matcher
+ * whose `test` never backtracks: a lazily built DFA over sets of NFA states, as RE2 does, so
+ * `^(a+)+$` on a long run of `a`s costs what `^a+$` costs. A contract author's pattern is
+ * otherwise a way for a model's 30-character string to block the event loop for seconds
+ * (validation is synchronous: no deadline can stop it).
+ *
+ * Throws a TypeError at compile time, naming the construct, for: a pattern longer than
+ * `MAX_PATTERN_LENGTH`; one that is not a valid `u`-mode regular expression; backreferences
+ * (`\1`, `\k<name>`), lookahead and lookbehind, `\b`/`\B` and `\p{...}`/`\P{...}`, which a finite
+ * automaton does not match; and one whose automaton would pass `MAX_PATTERN_NFA_STATES`.
+ */
+export function compilePattern(pattern: string): CompiledPattern {
+  if (typeof pattern !== 'string') throw new TypeError('compilePattern: a pattern must be a string');
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new TypeError(`pattern of ${pattern.length} characters is not supported: the limit is ${MAX_PATTERN_LENGTH}`);
+  }
+  try {
+    // Only parses (nothing is matched): what ECMAScript refuses in Unicode mode is refused with its
+    // own message, and the parser below can rely on a well-formed pattern.
+    new RegExp(pattern, 'u');
+  } catch (error) {
+    throw new TypeError(`pattern ${JSON.stringify(pattern)} is not a valid regular expression in Unicode mode (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
+  }
+  const dfa = new LazyDfa(buildPatternNfa(parsePattern(pattern), pattern));
+  // A frozen plain object: the mutable DFA cache stays out of reach (a `deepFreeze` of a registry
+  // holding this would otherwise freeze the cache, and a typed array cannot even be frozen).
+  // `String(text)` as `RegExp.prototype.test` does, for a caller that hands over a non-string.
+  return Object.freeze({ source: pattern, test: (text: string) => dfa.test(typeof text === 'string' ? text : String(text)), toString: () => `/${pattern}/u` });
+}
+
+// DFA cache bounds: past either, the cache is dropped and rebuilt from the current state on, so
+// memory stays bounded and the worst case is one NFA-sized step per input character.
+const MAX_CACHED_STATES = 1_024;
+const MAX_CACHED_NFA_STATES = 1 << 18;
+const INITIAL_CAPACITY = 8;
+
+// Transition values besides a DFA state index.
+const UNKNOWN = -1;
+const MATCHED = -2;
+const DEAD = -3;
+
+/** The matcher: a DFA over sets of NFA states, built one transition at a time as input needs it. */
+class LazyDfa {
+  private readonly nfa: PatternNfa;
+  /** `state * 128 + codeUnit` → next state, for ASCII input: the common case is one load. */
+  private table = new Int32Array(INITIAL_CAPACITY * 128).fill(UNKNOWN);
+  /** Whether the text may end in a state (a `$` or the end of the pattern is reachable there). */
+  private acceptsAtEnd = new Uint8Array(INITIAL_CAPACITY);
+  /** Non-ASCII transitions, by the code point's class (code points no NFA state tells apart). */
+  private wide: Map<number, number>[] = [];
+  /** The NFA states (consuming ones and `$`) each DFA state stands for, sorted. */
+  private sets: Int32Array[] = [];
+  private readonly index = new Map<string, number>();
+  private cachedNfaStates = 0;
+  /** Bumped each time the cache is dropped, so a step never writes to a state that is gone. */
+  private epoch = 0;
+  private initial = UNKNOWN;
+  /** The pattern matches the empty string at position 0, so every text has a match. */
+  private readonly matchesAll: boolean;
+  /** Where a match may begin after position 0 (the search restarts at every code point). */
+  private readonly restart: Int32Array;
+  /** Sorted starts of the code point classes: every range bound of every consuming state. */
+  private readonly classBounds: Int32Array;
+  private readonly marks: Uint32Array;
+  private generation = 0;
+  private readonly stack: Int32Array;
+
+  constructor(nfa: PatternNfa) {
+    this.nfa = nfa;
+    this.marks = new Uint32Array(nfa.kind.length);
+    this.stack = new Int32Array(nfa.kind.length);
+    const bounds = new Set<number>([0]);
+    for (const ranges of nfa.ranges) {
+      for (let index = 0; index < ranges.length; index += 2) bounds.add(ranges[index]!).add(ranges[index + 1]! + 1);
+    }
+    this.classBounds = Int32Array.from([...bounds].sort((left, right) => left - right));
+    const restart: number[] = [];
+    this.generation += 1;
+    this.close(nfa.entry, false, restart);
+    this.restart = Int32Array.from(restart);
+    this.generation += 1;
+    this.matchesAll = this.close(nfa.entry, true, []);
+  }
+
+  test(text: string): boolean {
+    if (this.matchesAll) return true;
+    let state = this.initial >= 0 ? this.initial : this.start();
+    let table = this.table;
+    const length = text.length;
+    for (let at = 0; at < length; ) {
+      let codePoint = text.charCodeAt(at++);
+      let next: number;
+      if (codePoint < 128) {
+        next = table[(state << 7) | codePoint]!;
+        if (next >= 0) {
+          state = next;
+          continue;
+        }
+      } else {
+        // Unicode mode: a surrogate pair is one character; a lone surrogate is one too.
+        if (codePoint >= 0xd800 && codePoint <= 0xdbff && at < length) {
+          const trail = text.charCodeAt(at);
+          if (trail >= 0xdc00 && trail <= 0xdfff) {
+            codePoint = 0x10000 + ((codePoint - 0xd800) << 10) + (trail - 0xdc00);
+            at += 1;
+          }
+        }
+        next = this.wide[state]!.get(this.classOf(codePoint)) ?? UNKNOWN;
+      }
+      if (next === UNKNOWN) {
+        next = this.step(state, codePoint);
+        table = this.table;
+      }
+      if (next === MATCHED) return true;
+      if (next === DEAD) return false;
+      state = next;
+    }
+    return this.acceptsAtEnd[state] === 1;
+  }
+
+  private start(): number {
+    this.generation += 1;
+    const found: number[] = [];
+    this.close(this.nfa.entry, true, found);
+    this.initial = this.intern(found, true);
+    return this.initial;
+  }
+
+  /** The state after `state` reads `codePoint`, cached unless the cache was dropped meanwhile. */
+  private step(state: number, codePoint: number): number {
+    const { kind, next, ranges } = this.nfa;
+    const set = this.sets[state]!;
+    const found: number[] = [];
+    this.generation += 1;
+    let result = UNKNOWN;
+    for (let index = 0; index < set.length; index += 1) {
+      const nfaState = set[index]!;
+      if (kind[nfaState] === CONSUME && rangesContain(ranges[nfaState]!, codePoint) && this.close(next[nfaState]!, false, found)) {
+        result = MATCHED;
+        break;
+      }
+    }
+    const epoch = this.epoch;
+    if (result !== MATCHED) {
+      // `restart` is closed already (and never reaches MATCH, or `matchesAll` would hold).
+      for (let index = 0; index < this.restart.length; index += 1) {
+        const nfaState = this.restart[index]!;
+        if (this.marks[nfaState] !== this.generation) {
+          this.marks[nfaState] = this.generation;
+          found.push(nfaState);
+        }
+      }
+      result = found.length === 0 ? DEAD : this.intern(found, false);
+    }
+    if (this.epoch === epoch) {
+      if (codePoint < 128) this.table[(state << 7) | codePoint] = result;
+      else this.wide[state]!.set(this.classOf(codePoint), result);
+    }
+    return result;
+  }
+
+  /** The index of the DFA state for `found`, adding it (and dropping a full cache first). */
+  private intern(found: number[], initial: boolean): number {
+    found.sort((left, right) => left - right);
+    // The initial state is told apart: its `$` is also at the start (`$^` matches "").
+    const key = (initial ? '^' : '') + found.join(',');
+    const known = this.index.get(key);
+    if (known !== undefined) return known;
+    if (this.sets.length >= MAX_CACHED_STATES || this.cachedNfaStates + found.length > MAX_CACHED_NFA_STATES) this.drop();
+    const state = this.sets.length;
+    if (state * 128 >= this.table.length) this.grow();
+    this.sets.push(Int32Array.from(found));
+    this.wide.push(new Map());
+    this.acceptsAtEnd[state] = this.reachesMatchAtEnd(found, initial) ? 1 : 0;
+    this.index.set(key, state);
+    this.cachedNfaStates += found.length;
+    return state;
+  }
+
+  private drop(): void {
+    this.table = new Int32Array(INITIAL_CAPACITY * 128).fill(UNKNOWN);
+    this.acceptsAtEnd = new Uint8Array(INITIAL_CAPACITY);
+    this.wide = [];
+    this.sets = [];
+    this.index.clear();
+    this.cachedNfaStates = 0;
+    this.initial = UNKNOWN;
+    this.epoch += 1;
+  }
+
+  private grow(): void {
+    const capacity = Math.min((this.table.length / 128) * 2, MAX_CACHED_STATES);
+    const table = new Int32Array(capacity * 128).fill(UNKNOWN);
+    table.set(this.table);
+    this.table = table;
+    const acceptsAtEnd = new Uint8Array(capacity);
+    acceptsAtEnd.set(this.acceptsAtEnd);
+    this.acceptsAtEnd = acceptsAtEnd;
+  }
+
+  /**
+   * Adds to `found` the consuming and `$` states reachable from `from` without reading input (in
+   * the current generation); `^` holds only when `atStart`. Returns whether MATCH is reachable.
+   */
+  private close(from: number, atStart: boolean, found: number[]): boolean {
+    const { kind, next, other } = this.nfa;
+    const { marks, stack, generation } = this;
+    let matched = false;
+    let depth = 0;
+    const push = (nfaState: number): void => {
+      if (nfaState >= 0 && marks[nfaState] !== generation) {
+        marks[nfaState] = generation;
+        stack[depth++] = nfaState;
+      }
+    };
+    push(from);
+    while (depth > 0) {
+      const nfaState = stack[--depth]!;
+      switch (kind[nfaState]) {
+        case CONSUME:
+        case END:
+          found.push(nfaState);
+          break;
+        case MATCH:
+          matched = true;
+          break;
+        case SPLIT:
+          push(next[nfaState]!);
+          push(other[nfaState]!);
+          break;
+        case START:
+          if (atStart) push(next[nfaState]!);
+          break;
+      }
+    }
+    return matched;
+  }
+
+  /** Whether MATCH is reachable from the `$` states of `found` once the text has ended. */
+  private reachesMatchAtEnd(found: readonly number[], atStart: boolean): boolean {
+    const { kind, next, other } = this.nfa;
+    this.generation += 1;
+    const { marks, stack, generation } = this;
+    let depth = 0;
+    const push = (nfaState: number): void => {
+      if (nfaState >= 0 && marks[nfaState] !== generation) {
+        marks[nfaState] = generation;
+        stack[depth++] = nfaState;
+      }
+    };
+    for (const nfaState of found) if (kind[nfaState] === END) push(next[nfaState]!);
+    while (depth > 0) {
+      const nfaState = stack[--depth]!;
+      switch (kind[nfaState]) {
+        case MATCH:
+          return true;
+        case SPLIT:
+          push(next[nfaState]!);
+          push(other[nfaState]!);
+          break;
+        case START:
+          if (atStart) push(next[nfaState]!);
+          break;
+        case END:
+          push(next[nfaState]!);
+          break;
+      }
+    }
+    return false;
+  }
+
+  /** The class of a code point: how many class starts are at or below it. */
+  private classOf(codePoint: number): number {
+    const bounds = this.classBounds;
+    let low = 0;
+    let high = bounds.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (bounds[middle]! <= codePoint) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}
