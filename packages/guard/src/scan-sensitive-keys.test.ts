@@ -592,6 +592,15 @@ const BUSINESS_AMBIGUOUS_NAMES = [
   'approved_by',
   'approver',
   'approval_status',
+  'approval_required',
+  'instructions',
+  'system_prompt',
+  'system_message',
+  'developer_message',
+  'tool_call',
+  'tool_calls',
+  'function_call',
+  'function_calls',
 ];
 const BUSINESS_AMBIGUOUS_SUFFIXES = ['sessionid', 'authorization', 'cookie', 'operationid', 'operationids', 'tenantid', 'tenantids', 'subjectid', 'subjectids'];
 // Every prefix rule marks a credential, the binding digest or the catalog's instructions: none is liftable.

@@ -186,6 +186,18 @@ const BUSINESS_AMBIGUOUS_KEYS = [
   'approved_by',
   'approver',
   'approval_status',
+  'approval_required',
+  // Names of the provider's own message and tool-call vocabulary, where tool output could pose as
+  // an instruction or a call (spec 000: natural language stays in the data block, never elevated to
+  // a system or developer instruction); also a recipe's `instructions` or a log's `tool_calls`.
+  'instructions',
+  'system_prompt',
+  'system_message',
+  'developer_message',
+  'tool_call',
+  'tool_calls',
+  'function_call',
+  'function_calls',
 ];
 
 /**
@@ -193,7 +205,9 @@ const BUSINESS_AMBIGUOUS_KEYS = [
  * normalized form (see `normalizeKeyName`), so `Authorization`, `API-Key`, `apiKey`, `API.KEY`,
  * `ａｐｉ＿ｋｅｙ` and `api\u200bkey` all match `api_key`. Hosts add names with `extraKeys`.
  * All but the business-ambiguous `authentication`, `subject`, `response_id(s)`, `auth_code(s)`, `recovery`,
- * `trust`, `provenance`, `approved_by`, `approver` and `approval_status` are in `UNLIFTABLE_KEYS`.
+ * `trust`, `provenance`, `approved_by`, `approver`, `approval_status`, `approval_required`,
+ * `instructions`, `system_prompt`, `system_message`, `developer_message`, `tool_call(s)` and
+ * `function_call(s)` are in `UNLIFTABLE_KEYS`.
  */
 export const DEFAULT_SENSITIVE_KEYS: readonly string[] = Object.freeze([...CREDENTIAL_KEYS, ...CONTROL_KEYS, ...BUSINESS_AMBIGUOUS_KEYS]);
 

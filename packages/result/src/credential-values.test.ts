@@ -102,6 +102,14 @@ describe('verifyResult runs the same check', () => {
     // The rewrite alone, without a credential, verifies: the failure is the credential's.
     expect(verifyResult(withSnippet(output.sealed, 'Another snippet.'), input)).toEqual({ ok: true });
   });
+
+  it('fails output_contract for a package rewritten to carry a downstream object as JSON text', () => {
+    const input = sealInput(() => {});
+    const output = sealResult(input);
+    const forged = withSnippet(output.sealed, JSON.stringify({ user: 'ana', password: 'Winter2026!' }));
+    expect(verifyResult(forged, input)).toEqual({ ok: false, reasons: ['output_contract'] });
+    expect(verifyResult(withSnippet(output.sealed, '{"recovery":"none"}'), input)).toEqual({ ok: true });
+  });
 });
 
 describe('findCredentialValues', () => {

@@ -281,6 +281,16 @@ describe('createToolRegistry', () => {
       expectRegistryError(() => createToolRegistry([extra]), /"revision"/);
     });
 
+    it('the review: an output schema declaring the provider\'s message and tool-call vocabulary, unless the host lifts the name', () => {
+      for (const key of ['instructions', 'system_prompt', 'developerMessage', 'tool_calls', 'functionCall', 'approval_required']) {
+        const spec = withOutput((schema) => {
+          (schema.properties as Record<string, unknown>)[key] = { type: 'string', maxLength: 8 };
+        });
+        expectRegistryError(() => createToolRegistry([spec]), /declares sensitive or control keys/);
+        expect(() => createToolRegistry([{ ...spec, sensitive_keys: { allow: [key] } }]), key).not.toThrow();
+      }
+    });
+
     it('malformed sensitive_keys: not lists of 1 to 64 characters, or unknown members', () => {
       for (const value of [{ allow: [1] }, { allow: 'response_id' }, { extra: [''] }, { allow: ['x'.repeat(65)] }, { lift: ['response_id'] }, []]) {
         const spec = copy(specs.kbSearch);
