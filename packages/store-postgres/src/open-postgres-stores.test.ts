@@ -524,6 +524,23 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     }
   });
 
+  it('concurrent first opens of new schemas on warm connections all migrate (the version read leaves no stale catalog entry)', async () => {
+    // Looking the schema up by name before the migration lock (to_regclass) left a "not found" in
+    // each connection's catalog cache: after waiting for the lock, CREATE SCHEMA IF NOT EXISTS
+    // missed the schema another open had just created and failed on a duplicate key.
+    const warm = new pg.Pool({ connectionString: DATABASE_URL, max: 6 });
+    try {
+      await Promise.all(Array.from({ length: 6 }, () => warm.query('SELECT pg_sleep(0.05)')));
+      for (let round = 0; round < 5; round += 1) {
+        const schema = nextSchema();
+        const opened = await Promise.allSettled(Array.from({ length: 6 }, () => openPostgresStores({ pool: warm, schema })));
+        expect(opened.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.schemaVersion : String(outcome.reason)))).toEqual(Array(6).fill(POSTGRES_SCHEMA_VERSION));
+      }
+    } finally {
+      await warm.end();
+    }
+  });
+
   it('refuses a schema written by a newer version', async () => {
     const schema = nextSchema();
     await openPostgresStores({ pool, schema });
@@ -703,6 +720,74 @@ async function twoHosts(clock: ManualClock) {
   const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
   return { a, b, poolB };
 }
+
+/**
+ * The privileges the README lists for a host role that opens an already-migrated schema: USAGE on
+ * the schema, SELECT on schema_version, and what the stores' statements and triggers touch.
+ */
+const RUNTIME_GRANTS = [
+  'GRANT USAGE ON SCHEMA $s TO $r',
+  'GRANT SELECT ON $s.schema_version TO $r',
+  'GRANT SELECT, INSERT, UPDATE, DELETE ON $s.idempotency_records TO $r',
+  'GRANT SELECT, UPDATE ON $s.idempotency_token_floor TO $r',
+  'GRANT SELECT, INSERT ON $s.audit_log TO $r',
+  'GRANT SELECT, UPDATE ON $s.audit_head TO $r',
+];
+
+describe.skipIf(!available)('PostgreSQL stores: a role without DDL privileges', () => {
+  // Roles belong to the cluster, not the database: one per test run, dropped with what it was granted.
+  const role = `${RUN_SCHEMA}_app`;
+  afterAll(async () => {
+    const exists = await pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+    if (exists.rowCount === 0) return;
+    await pool.query(`DROP OWNED BY "${role}"`);
+    await pool.query(`DROP ROLE "${role}"`);
+  });
+
+  it('the review: opens a schema an owner migrated, and every store call works, with USAGE and the tables\' privileges only', async () => {
+    await pool.query(`CREATE ROLE "${role}" NOLOGIN`);
+    const schema = nextSchema();
+    const clock = new ManualClock(T0);
+    await (await openPostgresStores({ pool, schema, clock })).close();
+    for (const grant of RUNTIME_GRANTS) await pool.query(grant.replaceAll('$s', `"${schema}"`).replaceAll('$r', `"${role}"`));
+    // Every connection of this pool acts as the role (no CREATE on the database or the schema).
+    const rolePool = new pg.Pool({ connectionString: DATABASE_URL, max: 2, options: `-c role=${role}` });
+    try {
+      await expect(rolePool.query('SELECT current_user AS name')).resolves.toMatchObject({ rows: [{ name: role }] });
+      // Opening ran CREATE SCHEMA IF NOT EXISTS every time, which PostgreSQL refuses such a role (42501).
+      const stores = await openPostgresStores({ pool: rolePool, schema, clock });
+      expect(stores.schemaVersion).toBe(POSTGRES_SCHEMA_VERSION);
+      const store = stores.idempotencyStore;
+      const claim = await store.claim({ key: 'k', request_sha256: REQUEST, intent_sha256: 'b'.repeat(64), owner: 'host', lease_ms: 1_000 });
+      if (claim.kind !== 'claimed') throw new Error(`expected a claim, got ${claim.kind}`);
+      const fenced = { key: 'k', fencing_token: claim.fencing_token };
+      expect((await store.markStarted({ ...fenced, lease_ms: 1_000 })).ok).toBe(true);
+      expect((await store.complete({ ...fenced, result: { sealed_json: '{"ok":true}', receipt: 'r-1' } })).ok).toBe(true);
+      expect(await store.findCompleted?.({ intent_sha256: 'b'.repeat(64), limit: 5 })).toHaveLength(1);
+      expect(await store.findUnresolved?.({ request_sha256: REQUEST, limit: 5 })).toEqual([]);
+      clock.advance(60_000);
+      expect(await store.purgeExpired({ older_than_ms: 1_000 })).toBe(1);
+      const again = await store.claim({ key: 'k', request_sha256: REQUEST, owner: 'host', lease_ms: 1_000 });
+      if (again.kind !== 'claimed') throw new Error(`expected a claim, got ${again.kind}`);
+      expect((await store.release({ key: 'k', fencing_token: again.fencing_token })).ok).toBe(true);
+      const lost = await store.claim({ key: 'lost', request_sha256: REQUEST, owner: 'host', lease_ms: 1_000 });
+      if (lost.kind !== 'claimed') throw new Error(`expected a claim, got ${lost.kind}`);
+      expect((await store.markStarted({ key: 'lost', fencing_token: lost.fencing_token, lease_ms: 1_000 })).ok).toBe(true);
+      expect((await store.markUnknown({ key: 'lost', fencing_token: lost.fencing_token })).ok).toBe(true);
+      expect((await store.reconcile({ key: 'lost', request_sha256: REQUEST, result: { sealed_json: '{}', receipt: 'r-2' } })).ok).toBe(true);
+      expect(await store.get('lost')).toMatchObject({ state: 'completed', result: { delivery: 'receipt_reconciled' } });
+      const entry = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-1', operation_id: null, idempotency_key: 'k', body: { n: 1 } });
+      expect(await stores.auditLog.head()).toEqual({ sequence: 1, entry_hash: entry.entry_hash });
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 1 });
+      expect((await stores.auditLog.query({ call_id: 'call-1' }, { limit: 10 })).entries).toHaveLength(1);
+      await stores.close();
+      // Migrating still needs DDL privileges: a schema behind (here, one that does not exist) is refused.
+      await expect(openPostgresStores({ pool: rolePool, schema: nextSchema() })).rejects.toMatchObject({ code: '42501' });
+    } finally {
+      await rolePool.end();
+    }
+  });
+});
 
 describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge', () => {
   it('the review: each attempt reads the clock again, so a purged key never hands out a token twice', async () => {
@@ -1051,6 +1136,94 @@ describe.skipIf(!available)('PostgreSQL stores: a claim waiting for a connection
       expect(await a.markStarted({ key, fencing_token: 1_001, lease_ms: 30_000 })).toMatchObject({ ok: false, reason: 'fenced' });
     } finally {
       await poolB.end();
+    }
+  });
+});
+
+/**
+ * Records the rows of every `select_audit_page` answer of `target`'s clients: one list of rows per
+ * page, each row with its canonical text, in the order the pages came.
+ */
+function recordAuditPages(target: pg.Pool): { canonical: string; sequence: string }[][] {
+  const pages: { canonical: string; sequence: string }[][] = [];
+  const connect = target.connect.bind(target) as (callback?: unknown) => Promise<pg.PoolClient> | undefined;
+  const wrapped = new WeakSet<object>();
+  const wrapClient = async (connecting: Promise<pg.PoolClient>) => {
+    const client = await connecting;
+    if (wrapped.has(client)) return client;
+    wrapped.add(client);
+    const query = client.query.bind(client) as (config: unknown, ...rest: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: (config: unknown, ...rest: unknown[]) => Promise<unknown> }).query = async (config, ...rest) => {
+      const result = await query(config, ...rest);
+      const name = typeof config === 'object' && config !== null ? String((config as { name?: unknown }).name ?? '') : '';
+      if (name.endsWith(':select_audit_page')) pages.push((result as { rows: { canonical: string; sequence: string }[] }).rows);
+      return result;
+    };
+    return client;
+  };
+  // `pool.query` checks a client out with a callback: passed through (verifyChain's pages go
+  // through a client it checks out itself, without one).
+  (target as unknown as { connect: (callback?: unknown) => Promise<pg.PoolClient> | undefined }).connect = (callback?: unknown) => {
+    if (callback !== undefined) return connect(callback);
+    return wrapClient(connect() as Promise<pg.PoolClient>);
+  };
+  return pages;
+}
+
+/** The page text budget of `verifyChain` the README states: 256 KiB of canonical text. */
+const PAGE_TEXT = 262_144;
+
+describe.skipIf(!available)('PostgreSQL stores: verifying a log of large entries', () => {
+  const append = (stores: Awaited<ReturnType<typeof openPostgresStores>>, size: number, index: number) =>
+    stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index, blob: 'x'.repeat(size) } });
+
+  it('the review: ends a page once its canonical text reaches 256 KiB, however few rows, with the same verdict', async () => {
+    const schema = nextSchema();
+    const counted = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const pages = recordAuditPages(counted);
+    try {
+      const stores = await openPostgresStores({ pool: counted, schema });
+      // 12 entries of about 100 KB: one page of 1000 rows held them all (1000 of 1 MB took a
+      // review's process to about 1 GB and held its event loop for seconds).
+      for (let index = 1; index <= 12; index += 1) await append(stores, 100_000, index);
+      const verification = await stores.auditLog.verifyChain();
+      expect(verification).toMatchObject({ ok: true, checked: 12, head: await stores.auditLog.head() });
+      expect(pages.map((rows) => rows.length)).toEqual([3, 3, 3, 3, 0]);
+      for (const rows of pages) {
+        // The text before a page's last row is under the budget: only that row may cross it.
+        const before = rows.slice(0, -1).reduce((units, row) => units + Buffer.byteLength(row.canonical), 0);
+        expect(before).toBeLessThan(PAGE_TEXT);
+      }
+      expect(pages.flat().map((row) => Number(row.sequence))).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+      // An edit on a later page is reported where it is, as with pages of 1000 rows.
+      await pool.query(`ALTER TABLE "${schema}".audit_log DISABLE TRIGGER USER; UPDATE "${schema}".audit_log SET canonical = replace(canonical, '"index":8', '"index":9') WHERE sequence = 8`);
+      expect(await stores.auditLog.verifyChain()).toEqual({ ok: false, position: 8, problem: 'edited', detail: 'entry_hash_mismatch' });
+      await stores.close();
+    } finally {
+      await counted.end();
+    }
+  });
+
+  it('the review: checks an entry larger than the budget alone, in a page of its own', async () => {
+    const schema = nextSchema();
+    const counted = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const pages = recordAuditPages(counted);
+    try {
+      const stores = await openPostgresStores({ pool: counted, schema });
+      await append(stores, 400_000, 1);
+      await append(stores, 10, 2);
+      await append(stores, 10, 3);
+      const anchor = await stores.auditLog.head();
+      if (anchor === null) throw new Error('the log has a head');
+      expect(await stores.auditLog.verifyChain()).toEqual({ ok: true, checked: 3, head: anchor, anchored: false });
+      expect(pages.map((rows) => rows.map((row) => Number(row.sequence)))).toEqual([[1], [2, 3]]);
+      pages.length = 0;
+      // From the second entry, against an anchor: the large one is only the link it starts from.
+      expect(await stores.auditLog.verifyChain({ from: 2, anchor })).toEqual({ ok: true, checked: 2, head: anchor, anchored: true });
+      expect(pages.map((rows) => rows.length)).toEqual([2]);
+      await stores.close();
+    } finally {
+      await counted.end();
     }
   });
 });

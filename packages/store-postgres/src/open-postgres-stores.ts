@@ -44,6 +44,7 @@ import {
   type VerifyChainOptions,
 } from '@toolseal/audit';
 import { createDigester, type Digester } from '@toolseal/digests';
+import { setImmediate } from 'node:timers/promises';
 import pg from 'pg';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { checkSchemaName, migratePostgres, quoteSchemaName } from './postgres-migrations.js';
@@ -64,7 +65,11 @@ export interface PostgresStoresOptions {
    * listener, so a lost idle connection is discarded and the next call opens another.
    */
   connectionString?: string;
-  /** Schema holding the tables (default `toolseal`); created and migrated on open. */
+  /**
+   * Schema holding the tables (default `toolseal`); created and migrated on open when missing or
+   * behind. One already at this package's version is only read, so a role without DDL privileges
+   * can open it (see README, "Privileges").
+   */
   schema?: string;
   /**
    * Time source for leases, retention and `recorded_at` (default: the system clock). Lease
@@ -157,6 +162,12 @@ interface AuditRowText extends Omit<StoredAuditRow, 'sequence'> {
   sequence: string;
 }
 
+/** A row of a `verifyChain` page, with the canonical text of its page up to and including it. */
+interface AuditPageRowText extends AuditRowText {
+  /** `sum(octet_length(canonical))` over the page through this row (a `bigint`, as text). */
+  text_through: string;
+}
+
 const RECORD_COLUMNS =
   'key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at, sealed_json, receipt, delivery, completed_at, intent_sha256';
 const AUDIT_COLUMNS =
@@ -170,8 +181,17 @@ const MAX_BATCH_UNITS = 4 * 1024 * 1024;
  * (sequence 0 with no hash), which it reports as `edited` / `head_malformed` after every row.
  */
 const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
-/** Rows fetched per round trip while verifying the chain. */
-const VERIFY_PAGE = 1000;
+/** Rows one `verifyChain` page fetches at most (one round trip). */
+const VERIFY_PAGE_ROWS = 1000;
+/**
+ * Bytes of canonical text (UTF-8, as PostgreSQL stores it: never fewer than the text's UTF-16 code
+ * units) after which a `verifyChain` page ends early, however few rows it holds, as in the SQLite
+ * store. A page is checked synchronously once it arrives, and large bodies cost time (parsing,
+ * hashing) and memory by their size, not their number: 1000 rows of 1 MB held a review's process
+ * at about 1 GB and its event loop for seconds. A page holds at least one row, so an entry larger
+ * than this is still checked, alone.
+ */
+const VERIFY_PAGE_TEXT = 262_144;
 /** Records one `purgeExpired` statement deletes at most. */
 const PURGE_BATCH_RECORDS = 1_000;
 /** Re-reads allowed when other hosts keep changing the same record between read and write. */
@@ -491,9 +511,16 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   );
   const selectHead = statement('select_head', `SELECT sequence, entry_hash FROM ${s}.audit_head WHERE id = 1`);
   const selectAuditAt = statement('select_audit_at', `SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_log WHERE sequence = $1`);
+  // At most VERIFY_PAGE_ROWS rows, cut after the row whose text reaches VERIFY_PAGE_TEXT: a row
+  // is sent only while the text before it is under the budget, so the first row always is.
+  // `octet_length` reads a stored (even compressed) text's size from its header, without
+  // decompressing it: rows past the cut cost the server no more than before, and are never sent.
   const selectAuditPage = statement(
     'select_audit_page',
-    `SELECT ${AUDIT_COLUMNS} FROM ${s}.audit_log WHERE sequence >= $1 ORDER BY sequence LIMIT ${VERIFY_PAGE}`,
+    `SELECT ${AUDIT_COLUMNS}, text_through FROM (
+       SELECT ${AUDIT_COLUMNS}, sum(octet_length(canonical)) OVER (ORDER BY sequence ROWS UNBOUNDED PRECEDING) AS text_through
+       FROM ${s}.audit_log WHERE sequence >= $1 ORDER BY sequence LIMIT ${VERIFY_PAGE_ROWS}
+     ) AS page WHERE text_through - octet_length(canonical) < ${VERIFY_PAGE_TEXT} ORDER BY sequence`,
   );
 
   // Group commit: appends that arrive while a transaction is in flight wait in `pending` and go
@@ -617,16 +644,29 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     };
     // The page cursor stays the column's own text: a (forged) sequence above 2^53 read as a
     // number would lose the `+ 1` and could land below the page, fetching it again for ever.
-    let next = String(from);
-    for (;;) {
-      const rows = (await client.query<AuditRowText>(selectAuditPage([next]))).rows;
-      for (const row of rows) {
-        if (!verifier.push(auditRowFromText(row))) return finish();
-      }
+    const fetchPage = (start: string): Promise<AuditPageRowText[]> => {
+      const page = client.query<AuditPageRowText>(selectAuditPage([start])).then((result) => result.rows);
+      // Handled here too: a page asked for ahead and never awaited (the verdict came first) must
+      // not reject unhandled. Awaiting it still throws; COMMIT queues behind it on the client.
+      page.catch(() => undefined);
+      return page;
+    };
+    let page: Promise<AuditPageRowText[]> | null = fetchPage(String(from));
+    while (page !== null) {
+      const rows: AuditPageRowText[] = await page;
       const last = rows[rows.length - 1];
-      if (rows.length < VERIFY_PAGE || last === undefined) return finish();
-      next = (BigInt(last.sequence) + 1n).toString();
+      // The next page is asked for before this one is checked, so the server reads and sends it
+      // meanwhile (at most two pages held): one page at a time, a log of 1 MB entries took half
+      // as long again to verify.
+      page = last !== undefined && pageWasCut(rows.length, last) ? fetchPage((BigInt(last.sequence) + 1n).toString()) : null;
+      for (const row of rows) {
+        if (!verifier.push(auditRowFromPage(row))) return finish();
+      }
+      // Timers and I/O callbacks of the process run before the next page is checked, as in the
+      // SQLite store, even when that page has already arrived.
+      if (page !== null) await setImmediate();
     }
+    return finish();
   }
 
   const querySql = new Map<string, string>();
@@ -787,6 +827,19 @@ function takeBatch(pending: PendingAppend[]): PendingAppend[] {
 
 function auditRowFromText(row: AuditRowText): StoredAuditRow {
   return { ...row, sequence: Number(row.sequence) };
+}
+
+/** A `verifyChain` page row as the verifier takes it: the stored row alone. */
+function auditRowFromPage({ text_through: _textThrough, ...row }: AuditPageRowText): StoredAuditRow {
+  return auditRowFromText(row);
+}
+
+/**
+ * Whether a `verifyChain` page ended at one of its bounds (rows or text) rather than at the end
+ * of the log: only then may rows follow it.
+ */
+function pageWasCut(rowCount: number, last: AuditPageRowText): boolean {
+  return rowCount === VERIFY_PAGE_ROWS || Number(last.text_through) >= VERIFY_PAGE_TEXT;
 }
 
 /**

@@ -274,6 +274,11 @@ export function quoteSchemaName(schema: string): string {
  * many hosts start at once: every step runs under a transaction-scoped advisory lock per schema.
  * Refuses a schema written by a newer version of this package.
  *
+ * A schema already at POSTGRES_SCHEMA_VERSION is only read (`readSchemaVersion`): no lock, no DDL,
+ * so a role with no more than USAGE on the schema and the tables' privileges can open it.
+ * PostgreSQL checks the CREATE privilege before `IF NOT EXISTS`, so running the DDL anyway would
+ * refuse such a role (42501) on every open.
+ *
  * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to
  * version 5 seeds the token floor with it (see `upgradeStatements`). `openPostgresStores` passes
  * its clock's reading; with 0, fencing across a clock step back covers only the records purged
@@ -286,6 +291,9 @@ export async function migratePostgres(pool: Pool, schemaName: string, appliedAt:
     throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds');
   }
   const quoted = quoteSchemaName(schema);
+  const recorded = await readSchemaVersion(pool, schema, quoted);
+  checkNotNewer(schema, recorded);
+  if (recorded === POSTGRES_SCHEMA_VERSION) return POSTGRES_SCHEMA_VERSION;
   return withPoolClient(pool, async (client) => {
     try {
       await client.query('BEGIN');
@@ -293,10 +301,9 @@ export async function migratePostgres(pool: Pool, schemaName: string, appliedAt:
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
       const current = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${quoted}.schema_version`);
+      // Read again under the lock: another host may have migrated since the read above.
       const from = current.rows[0]?.version ?? 0;
-      if (from > POSTGRES_SCHEMA_VERSION) {
-        throw new Error(`schema ${schema} is at version ${from}, newer than this package (${POSTGRES_SCHEMA_VERSION})`);
-      }
+      checkNotNewer(schema, from);
       for (const migration of POSTGRES_MIGRATIONS) {
         if (migration.version <= from) continue;
         for (const statement of migration.statements(quoted)) await client.query(statement);
@@ -313,4 +320,36 @@ export async function migratePostgres(pool: Pool, schemaName: string, appliedAt:
       throw error;
     }
   });
+}
+
+/**
+ * The version recorded in `<schema>.schema_version`, or 0 when the schema or that table does not
+ * exist yet. Reads only (the catalog, then the table), so it needs no privilege beyond USAGE on
+ * the schema and SELECT on `schema_version`. Read without the migration lock: a migration in
+ * progress elsewhere is not committed, so it reads as behind, and the caller then migrates under
+ * the lock, which waits for it.
+ *
+ * The table is looked up with a query on `pg_class`, never by name (`to_regclass`): a name not
+ * found is remembered in the connection's catalog cache, which taking an advisory lock does not
+ * refresh, so the migration's `CREATE SCHEMA IF NOT EXISTS` on that connection would not see the
+ * schema another host created while it waited for the lock, and fail on a duplicate key.
+ */
+function readSchemaVersion(pool: Pool, schema: string, quoted: string): Promise<number> {
+  return withPoolClient(pool, async (client) => {
+    const table = await client.query<{ present: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class AS c JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+         WHERE n.nspname = $1 AND c.relname = 'schema_version') AS present`,
+      [schema],
+    );
+    if (table.rows[0]?.present !== true) return 0;
+    const current = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${quoted}.schema_version`);
+    return current.rows[0]?.version ?? 0;
+  });
+}
+
+/** Throws unless `version` is one this package knows: a newer package wrote the schema, so upgrade every host sharing it. */
+function checkNotNewer(schema: string, version: number): void {
+  if (version > POSTGRES_SCHEMA_VERSION) {
+    throw new Error(`schema ${schema} is at version ${version}, newer than this package (${POSTGRES_SCHEMA_VERSION})`);
+  }
 }

@@ -522,6 +522,27 @@ describe('SQLite stores: options (configuration review)', () => {
     expect(String(thrown)).toContain('must be in an existing directory');
     expect(existsSync(join(directory, 'no-such-directory'))).toBe(false);
   });
+
+  it("the review: refuses a SQLite URI ('file:...') with StoreInputError ('path'), opening no file", () => {
+    // better-sqlite3's SQLite interprets no URI: `file::memory:` was a file of that name in the
+    // working directory, and `file:<missing directory>/...` a bare SQLITE_CANTOPEN.
+    const literal = join(process.cwd(), 'file::memory:');
+    const uris = ['file::memory:', `file:${join(directory, 'no-such-directory', 'toolseal.db')}`, `file:${join(directory, 'uri.db')}`];
+    try {
+      for (const path of uris) {
+        const thrown = refusal(() => openSqliteStores({ path }));
+        expect(StoreInputError.isInstance(thrown) && thrown.field, path).toBe('path');
+        expect(String(thrown), path).toContain("must be a filesystem path or ':memory:', not a SQLite URI");
+      }
+      expect(existsSync(literal)).toBe(false);
+    } finally {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${literal}${suffix}`, { force: true });
+    }
+    // A file whose name begins with 'file:' is still a path, written as one.
+    const stores = openSqliteStores({ path: join(directory, 'file:named.db') });
+    stores.close();
+    expect(existsSync(join(directory, 'file:named.db'))).toBe(true);
+  });
 });
 
 const AUDIT_COLUMNS = 'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';

@@ -65,7 +65,10 @@ export const DEFAULT_SQLITE_LOCK_TIMEOUT_MS = 5_000;
 export const MAX_SQLITE_LOCK_TIMEOUT_MS = 3_600_000;
 
 export interface SqliteStoresOptions {
-  /** Database file path, or `:memory:` (tests: one connection only, nothing survives close). */
+  /**
+   * Database file path, or `:memory:` (tests: one connection only, nothing survives close). A
+   * SQLite URI (`file:...`) is refused: better-sqlite3 would open a file of that name.
+   */
   path: string;
   /** Time source for leases, retention and `recorded_at` (default: the system clock). */
   clock?: Clock;
@@ -572,7 +575,10 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
  * The database path: a non-empty file path without NUL or surrounding whitespace, in a directory
  * that exists, or `:memory:`. An empty, blank or missing path
  * would make SQLite open a temporary database that vanishes on close, and with it every record
- * that keeps a write from running twice.
+ * that keeps a write from running twice. A SQLite URI (`file:...`) is refused: better-sqlite3's
+ * SQLite is built without URI support, so it names a file (`file::memory:` made one of that name
+ * in the working directory, `file:/missing/x.db` failed with a bare SQLITE_CANTOPEN), while
+ * better-sqlite3 skips its directory check for it.
  */
 function checkDatabasePath(value: unknown): string {
   // better-sqlite3 trims the name it is given: a blank one would open the temporary database too,
@@ -583,9 +589,15 @@ function checkDatabasePath(value: unknown): string {
       "must be a database file path (a non-empty string without NUL or surrounding whitespace), or ':memory:' in tests",
     );
   }
+  if (value.startsWith('file:')) {
+    throw new StoreInputError(
+      'path',
+      "must be a filesystem path or ':memory:', not a SQLite URI: 'file:' names are not interpreted (for a file whose name begins with 'file:', write './file:...')",
+    );
+  }
   // better-sqlite3 makes the same check, with a bare TypeError ("Cannot open database because the
   // directory does not exist") that names neither the option nor the directory.
-  if (value !== ':memory:' && !value.startsWith('file:') && !existsSync(dirname(value))) {
+  if (value !== ':memory:' && !existsSync(dirname(value))) {
     throw new StoreInputError('path', `must be in an existing directory: ${JSON.stringify(dirname(value))} does not exist`);
   }
   return value;
