@@ -50,6 +50,7 @@ export {
   UNLIFTABLE_KEYS,
   UNLIFTABLE_KEY_SUFFIXES,
   UNLIFTABLE_KEY_PREFIXES,
+  isCredentialKeyName,
   isLiftableKeyName,
   normalizeKeyName,
   type NormalizedKeyName,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_SENSITIVE_KEY_HITS, createSensitiveKeyScanner, scanSensitiveKeys, type SensitiveKeyScanOptions } from './scan-sensitive-keys.js';
-import { DEFAULT_SENSITIVE_KEYS, SENSITIVE_KEY_PREFIXES, SENSITIVE_KEY_SUFFIXES, isLiftableKeyName, normalizeKeyName } from './sensitive-keys.js';
+import { DEFAULT_SENSITIVE_KEYS, SENSITIVE_KEY_PREFIXES, SENSITIVE_KEY_SUFFIXES, isCredentialKeyName, isLiftableKeyName, normalizeKeyName } from './sensitive-keys.js';
 
 // The names the issue requires, written as the specification spells them (issue 3; spec 000
 // "Sensitive fields and untrusted content"), independent of how the list in the source is written.
@@ -897,5 +897,17 @@ describe('the plural of a control field', () => {
       ['status_refs', 'statusrefs'],
       ['receipts', 'receipts'],
     ]);
+  });
+});
+
+describe('isCredentialKeyName', () => {
+  it('is true for names a credential rule flags, in any spelling, and false for control, business and non-ASCII names', () => {
+    for (const name of ['password', 'Client-Secret', 'access_token', 'apiKey', 'Authorization', 'session_token', 'db_password_2', 'privateKey']) {
+      expect(isCredentialKeyName(name), name).toBe(true);
+    }
+    for (const name of ['tenant', 'receipt', 'operation_id', 'recovery', 'instructions', 'title', 'prénom', '', 'token_count_total']) {
+      expect(isCredentialKeyName(name), name).toBe(false);
+    }
+    expect(() => isCredentialKeyName(7 as unknown as string)).toThrow(TypeError);
   });
 });

@@ -468,6 +468,24 @@ const UNLIFTABLE_KEY_SET: ReadonlySet<string> = new Set(UNLIFTABLE_KEYS);
 const CREDENTIAL_KEY_SET: ReadonlySet<string> = new Set(CREDENTIAL_KEYS.map((name) => normalizeKeyName(name) ?? name));
 
 /**
+ * Whether a credential rule, not a control or business-ambiguous one, flags `key` in any spelling:
+ * a listed credential name (`password`, `api_key`, `authorization`), a credential suffix
+ * (`*token`, `*secret`) or prefix (`password*`), or a qualified credential name. False for a key
+ * that does not normalize to ASCII. Throws a `TypeError` for a key that is not a string.
+ */
+export function isCredentialKeyName(key: string): boolean {
+  if (typeof key !== 'string') throw new TypeError(`isCredentialKeyName: key must be a string, got ${key === null ? 'null' : typeof key}`);
+  const normalized = normalizeKeyName(key);
+  if (normalized === null || normalized === '') return false;
+  return (
+    CREDENTIAL_KEY_SET.has(normalized) ||
+    CREDENTIAL_SUFFIXES.some((suffix) => normalized.endsWith(suffix)) ||
+    CREDENTIAL_PREFIXES.some((prefix) => normalized.startsWith(prefix)) ||
+    qualifiedCredentialMatch(normalized) !== null
+  );
+}
+
+/**
  * Whether `allowKeys` may lift `key`: false when a credential or control rule flags it
  * (`UNLIFTABLE_KEYS`, `UNLIFTABLE_KEY_SUFFIXES`, `UNLIFTABLE_KEY_PREFIXES`) in any spelling, when
  * it is still not ASCII after NFKC and invisible-character removal or holds a TAG character

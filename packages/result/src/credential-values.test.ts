@@ -108,7 +108,7 @@ describe('verifyResult runs the same check', () => {
     const output = sealResult(input);
     const forged = withSnippet(output.sealed, JSON.stringify({ user: 'ana', password: 'Winter2026!' }));
     expect(verifyResult(forged, input)).toEqual({ ok: false, reasons: ['output_contract'] });
-    expect(verifyResult(withSnippet(output.sealed, '{"recovery":"none"}'), input)).toEqual({ ok: true });
+    expect(verifyResult(withSnippet(output.sealed, '{"password":"<your password>"}'), input)).toEqual({ ok: true });
   });
 });
 

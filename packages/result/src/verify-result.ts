@@ -17,7 +17,7 @@ import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from '.
 import { checkCompletion, checkOutputData, isResourceRevision, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { CONTRACT_KEY_LIST, PROVIDER_CONTEXT_KEY_LIST } from './contract-keys.js';
 import { findCredentialValues, holdsCredentialValue } from './find-credential-values.js';
-import { findSensitiveKeysInJsonStrings } from './find-keys-in-json-strings.js';
+import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
@@ -389,11 +389,11 @@ function checkModelResult(
         } else if (
           findProtectedValues(result.data, dataText, needles).length > 0 ||
           findCredentialValues(result.data, dataText).length > 0 ||
-          findSensitiveKeysInJsonStrings(tool, result.data, dataText).length > 0
+          findCredentialsInJsonStrings(result.data, dataText).length > 0
         ) {
-          // `sealResult` refuses data carrying a protected value of the call, a credential or a
-          // JSON string holding a flagged key (its `protected_value`, `credential_value` and
-          // `sensitive_key` rules): a package holding one was not sealed
+          // `sealResult` refuses data carrying a protected value of the call or a credential, also
+          // inside a JSON string (its `protected_value` and `credential_value` rules): a package
+          // holding one was not sealed
           // from this call's output as it stands.
           reasons.add('output_contract');
         }

@@ -1,0 +1,69 @@
+import type { JsonValue } from '@toolseal/contracts';
+import { isCredentialKeyName } from '@toolseal/guard';
+import { findInData } from './find-in-data.js';
+import type { OutputViolation } from './output-violation.js';
+
+// A string value that is JSON text as a whole: an object or array, after JSON's own whitespace.
+const JSON_CONTAINER_START = /^[\t\n\r ]*[{[]/;
+// The same seen in a JSON text holding the string: its opening quote, JSON's whitespace as its
+// escapes, then `{` or `[`. No match anywhere: no string of the value can be JSON text.
+const JSON_CONTAINER_IN_TEXT = /"(?: |\\[tnr])*[{[]/;
+// JSON inside JSON inside a string...: levels read before giving up (each level's text is shorter
+// than the one holding it, so the work stays within this many passes over the data).
+const MAX_JSON_LEVELS = 4;
+// The shortest value taken for a secret: shorter ones (`x`, `pw`, `none`) are examples or flags.
+const MIN_SECRET_LENGTH = 8;
+// What documentation writes instead of a secret: `<token>`, `{{api_key}}`, `${SECRET}`, `[redacted]`,
+// `...`, `***`, `xxxx`, and the words of placeholders.
+const PLACEHOLDER = /^[<{[($%].*[>}\])]$|\.\.\.|…|\*\*\*|x{4}|your|example|placeholder|redacted|changeme|change_me|dummy|sample|<|>/i;
+
+/**
+ * Where a string of `data` is, as a whole, the JSON text of an object or array in which a key a
+ * credential rule flags (`password`, `client_secret`, `session_token`, `authorization`...) holds a
+ * string that looks like a secret (8 characters or more, not a placeholder such as `<token>`,
+ * `your-api-key` or `***`), at any depth and in JSON strings within it up to four levels:
+ * `credential_value` at the string's contract-safe pointer under `prefix`. A handler that returns
+ * the downstream's whole object as a string (`JSON.stringify(response)`) would otherwise pass its
+ * password through the contract's exact schema and the recursive key rule (spec 000: "reject
+ * credentials ... recursively"). Control and business names in such a string (`tenant`,
+ * `receipt`, `recovery`) are text, read by the model inside the data block, as is a JSON fragment
+ * inside prose; API documentation's examples with placeholders pass. `jsonText` (a JSON text of
+ * `data`) lets the common case skip the walk; `null` walks.
+ */
+export function findCredentialsInJsonStrings(data: JsonValue, jsonText: string | null, prefix = '/data'): OutputViolation[] {
+  if (jsonText !== null && !JSON_CONTAINER_IN_TEXT.test(jsonText)) return [];
+  return findInData(data, prefix, 'credential_value', (value, isKey) => !isKey && typeof value === 'string' && jsonTextHoldsCredential(value, 1));
+}
+
+function looksLikeSecret(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const trimmed = value.trim();
+  return trimmed.length >= MIN_SECRET_LENGTH && !PLACEHOLDER.test(trimmed);
+}
+
+function jsonTextHoldsCredential(text: string, level: number): boolean {
+  if (!JSON_CONTAINER_START.test(text)) return false;
+  let parsed: unknown;
+  try {
+    // Iterative in V8: no nesting overflows the stack. Duplicate keys and `__proto__` are own
+    // keys of the result, so every member the text holds is seen.
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return false;
+  const stack: unknown[] = [parsed];
+  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+    if (typeof value === 'string') {
+      if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(value, level + 1)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, member] of Object.entries(value)) {
+        if (isCredentialKeyName(key) && looksLikeSecret(member)) return true;
+        stack.push(member);
+      }
+    }
+  }
+  return false;
+}
