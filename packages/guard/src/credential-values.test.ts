@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { findCredentialValue, mayHoldCredentialValue, type CredentialValueKind } from './credential-values.js';
 
 // Published example credentials (AWS's documented example key id, jwt.io's example token) and
@@ -179,7 +179,6 @@ const NOT_FOUND: readonly string[] = [
   'https://example.com:8443#section@top',
   'BEARER YOUR_ACCESS_TOKEN_HERE',
   'BASIC plan',
-  'Bearer\t0123456789abcdefABCDEF',
   `data:image/png;base64,${'iVBORw0KGgo'.repeat(20)}`,
 ];
 
@@ -488,5 +487,298 @@ describe('findCredentialValue: forms the third review found missed', () => {
       ['eyJhbGciOiJkaXIiLCJlbmMiOjF9.x.'.repeat(1 << 15), null],
     ];
     for (const [text, kind] of hostile) expect(findCredentialValue(text)).toBe(kind);
+  });
+});
+
+// Forms a review of the tool-output path found missed: each passed `findCredentialValue` and the
+// pre-check, so the credential was sealed as data. Keys and tokens are made up in each issuer's
+// documented format (`chars` repeats a mixed run to the length a form needs); none is live.
+const chars = (length: number, alphabet = 'aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY') => alphabet.repeat(Math.ceil(length / alphabet.length)).slice(0, length);
+const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+const jws = (header: string, claims = '{"sub":"1234567890","iat":1516239022}') => `${base64url(header)}.${base64url(claims)}.${chars(43)}`;
+const OUTPUT_REVIEW_FOUND: readonly (readonly [CredentialValueKind, string])[] = [
+  // `Bearer` followed by a tab or a no-break space, as pasted from a web page.
+  ['authorization_header', `Authorization: Bearer\t${chars(40)}`],
+  ['authorization_header', `Authorization: Bearer\u00a0${chars(40)}`],
+  ['authorization_header', 'Bearer\t0123456789abcdefABCDEF'],
+  ['authorization_header', `bearer \t\u00a0${chars(24)}`],
+  // `Token` and `Bot` schemes, only in the header form.
+  ['authorization_header', 'Authorization: Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b'],
+  ['authorization_header', 'authorization:token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b'],
+  ['authorization_header', 'Authorization: Bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs'],
+  ['authorization_header', `headers = {"Authorization": "Token ${chars(40, '0123456789abcdef')}"}`],
+  ['authorization_header', `headers = {'Authorization': 'Bot ${chars(59)}'}`],
+  ['authorization_header', `{\\"Authorization\\": \\"Token ${chars(40, '0123456789abcdef')}\\"}`],
+  // Issuer-prefixed tokens.
+  ['gitlab_token', `glpat-${chars(20)}`],
+  ['npm_token', `//registry.npmjs.org/:_authToken=npm_${chars(36)}`],
+  ['huggingface_token', `HF_TOKEN=hf_${chars(34, 'AbCdEfGhIjKlMnOpQrStUvWxYz')}`],
+  ['huggingface_token', `hf_${chars(34)}`],
+  ['pypi_token', `password = pypi-AgEIcHlwaS5vcmc${chars(150)}`],
+  ['pypi_token', `pypi-AgENdGVzdC5weXBpLm9yZw${chars(120)}`],
+  ['sendgrid_api_key', `SG.${chars(22)}.${chars(43)}`],
+  ['slack_token', `xoxc-1234567890-1234567890-1234567890-${chars(64, '0123456789abcdef')}`],
+  ['slack_token', `d=xoxd-${chars(40)}%2F${chars(40)}%3D; Path=/`],
+  ['webhook_signing_secret', `STRIPE_WEBHOOK_SECRET=whsec_${chars(32)}`],
+  ['webhook_signing_secret', `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw+${chars(8)}=`],
+  ['google_oauth_token', `ya29.a0AfH6SMB${chars(120)}`],
+  ['google_oauth_token', `refresh_token: 1//0g${chars(90)}`],
+  ['google_oauth_token', `{"refresh_token":"1\\/\\/04${chars(90)}"}`],
+  // Connection strings.
+  ['connection_string', `DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${chars(86)}==;EndpointSuffix=core.windows.net`],
+  ['connection_string', `Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=${chars(43)}=`],
+  ['connection_string', 'Server=tcp:db.internal,1433;Database=app;User Id=sa;Password=S3cr3tP4ss!;'],
+  ['connection_string', 'Provider=SQLOLEDB;Password=S3cr3t;Persist Security Info=True;User ID=sa;Initial Catalog=app;Data Source=db01'],
+  ['connection_string', 'Driver={ODBC Driver 18 for SQL Server};Server=db01;UID=app;PWD=S3cr3t!;'],
+  ['connection_string', 'Data Source = db01; Password = S3cr3t'],
+  ['connection_string', "Server=db01;Password='S3 cr3t';"],
+  ['connection_string', 'host=db.internal user=admin password=S3cr3tP4ss dbname=app'],
+  ['connection_string', 'psql "dbname=orders password=S3cr3t"'],
+  ['connection_string', 'jdbc:mysql://db.internal:3306/app?user=admin&password=S3cr3tP4ss!'],
+  ['connection_string', 'mysql --host=db.internal --password=S3cr3t'],
+  // Private key files.
+  ['private_key', `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAI${chars(40)}\nPrivate-Lines: 1\nAAAAI${chars(40)}`],
+  ['private_key', 'PuTTY-User-Key-File-2: ssh-rsa\nEncryption: aes256-cbc'],
+  ['private_key', 'PuTTY-User-Key-File-3:ecdsa-sha2-nistp256'],
+  ['private_key', `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key"\nP2/56wAAA${chars(60)}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----`],
+  ['private_key', '---- BEGIN SSH2 PRIVATE KEY ----'],
+  ['private_key', `{"kty":"EC","crv":"P-256","x":"${chars(43)}","y":"${chars(43)}","d":"${chars(43)}"}`],
+  ['private_key', `{\n  "kty": "OKP",\n  "crv": "Ed25519",\n  "d": "${chars(43)}",\n  "x": "${chars(43)}"\n}`],
+  ['private_key', `{"keys":[{"kty":"RSA","n":"${chars(342)}","e":"AQAB","d":"${chars(342)}"}]}`],
+  ['private_key', `{"kty":"oct","k":"${chars(43)}","alg":"HS256"}`],
+  // JSON Web Tokens whose JSON is spaced, or whose claims are not `{"`-first.
+  ['jwt', jws('{ "alg": "HS256", "typ": "JWT" }')],
+  ['jwt', jws('{\n  "alg": "RS256",\n  "typ": "JWT"\n}')],
+  ['jwt', jws('{\r\n"alg":"ES256"}')],
+  ['jwt', jws('{\t"alg":"EdDSA"}')],
+  ['jwt', jws('{"":1,"alg":"HS256"}')],
+  ['jwt', jws('{"é":1,"alg":"HS256"}')],
+  ['jwt', jws('{"alg":"HS256"}', ' {"sub":"1234567890"}')],
+  ['jwt', jws('{"\\u0061lg":"HS256"}', '{ "sub": "admin" }')],
+  ['jwt', `${base64url('{ "alg": "dir", "enc": "A256GCM" }')}..DkjHG50L5va6w4Kh.Qbsk-6WRU4BUV4BTD5Rstt.9_l75e7xnFk3kFt3QLOxIg`],
+];
+const OUTPUT_REVIEW_NOT_FOUND: readonly string[] = [
+  'Bearer of bad news',
+  'The Bearer\u00a0of the card',
+  'the token ring',
+  'Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b',
+  'Use your bot token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b in the dashboard',
+  'Authorization: Token based authentication is enabled for this endpoint',
+  'Authorization: Bot tokens are issued in the developer portal',
+  'Authorization: Token YOUR_API_TOKEN_GOES_HERE_PLEASE',
+  'X-Authorization: Token',
+  // Issuer prefixes without a token of the issuer's length or alphabet.
+  'glpat-short',
+  'npm_config_cache',
+  'npm_package_dependencies_left_pad_version',
+  `npm_${chars(37)}`,
+  'hf_ratio',
+  'hf_model_name_for_the_summarization_pipeline',
+  'pypi-AgE short',
+  'pypi-project-name',
+  'SG.2024.report',
+  `SG.${chars(22)}.${chars(20)}`,
+  'xoxd-short',
+  'xoxo-hugs',
+  'whsec_',
+  'whsec_short',
+  'ya29. is the prefix of an access token',
+  'ya29.short',
+  'contact: 1//0 and more',
+  'price 1//02 ok',
+  'https://example.com/a1//0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  // Connection-string words without a password or without another key near it.
+  'use password=hunter2 to log in',
+  'set password= in the config, next to host=',
+  'Server=db01; Password=;',
+  'Server=db01; Password=<your-password>;',
+  'Server=db01; Password={your_password};',
+  'host=db password=xxxxxx',
+  'host=db password=...',
+  'host=db password=****',
+  'host=db password=${PGPASSWORD}',
+  'Server=db01;Pwd=%DB_PASSWORD%;',
+  'host=db old_password=S3cret',
+  'Login: admin / password: Winter2026!',
+  'user=alice password=',
+  `host=db01 ${'lorem ipsum '.repeat(30)} password=S3cret`,
+  'AccountKey=<storage-account-key>',
+  'AccountKey=...',
+  `AccountKey=${chars(30)}`,
+  'SharedAccessKey=',
+  // Key-file words in prose, public keys.
+  'PuTTY-User-Key-File-3: followed by the key type',
+  '---- BEGIN SSH2 PUBLIC KEY ----',
+  `{"kty":"RSA","n":"${chars(342)}","e":"AQAB"}`,
+  `{"kty":"EC","crv":"P-256","x":"${chars(43)}","y":"${chars(43)}"}`,
+  `{"d":"${chars(43)}","note":"no key type"}`,
+  'the kty parameter names the key family; d is the private exponent',
+  // Dotted text that starts like a header and is not a token.
+  'eyewear-collection.summer-2024.',
+  'framework_version_number.v2.x',
+  'keyLengthBytes.example.org.',
+  `${base64url('{ "typ": "JWT" }')}.${base64url('{"sub":"x"}')}.sig`,
+  `${base64url('{ "alg": "HS256" }')}.x.sig`,
+  `${base64url('{ "alg": "HS256" ')}.${base64url('{"sub":"x"}')}.sig`,
+  'eyAiaaaaaaaaaaaaa.bbbbbbbbb.',
+];
+
+describe('findCredentialValue: forms the tool-output review found missed', () => {
+  it.each(OUTPUT_REVIEW_FOUND)('finds %s in %j, alone, in prose and at either end of a string', (kind, text) => {
+    for (const variant of [text, `Per the runbook, use ${text} for the nightly job.`, `${text}\nthen restart`, `config:\n${text}`]) {
+      expect(findCredentialValue(variant), variant).toBe(kind);
+      expect(mayHoldCredentialValue(JSON.stringify({ note: variant }))).toBe(true);
+      expect(mayHoldCredentialValue(JSON.stringify({ [variant]: 1 }))).toBe(true);
+    }
+  });
+
+  // The text as a JSON writer leaves it inside another string (a stringified object in a field):
+  // quotes escaped, tabs and newlines written as `\t` and `\n`.
+  it.each(OUTPUT_REVIEW_FOUND.filter(([, text]) => !text.includes('\t') && !text.includes('\\')))('finds %s JSON-escaped inside a string: %j', (kind, text) => {
+    const escaped = JSON.stringify({ raw: text });
+    expect(findCredentialValue(escaped)).toBe(kind);
+    expect(mayHoldCredentialValue(JSON.stringify({ note: escaped }))).toBe(true);
+  });
+
+  it.each(OUTPUT_REVIEW_NOT_FOUND)('finds nothing in %j', (text) => {
+    expect(findCredentialValue(text)).toBeNull();
+  });
+
+  it('decides a JWT by decoding its header, whatever white space its JSON has', () => {
+    for (const space of ['', ' ', '\n', '\r\n', '\t', '  \n\t ']) {
+      const header = `{${space}"alg"${space}:${space}"HS256"${space}}`;
+      expect(findCredentialValue(jws(header)), JSON.stringify(header)).toBe('jwt');
+      expect(mayHoldCredentialValue(JSON.stringify([jws(header)])), JSON.stringify(header)).toBe(true);
+      // The same header without `alg`, or naming it with a value that is not a string, is not a JWS
+      // (claims that do not start `{"`, so the header is decoded whatever its spelling).
+      expect(findCredentialValue(jws(header, ' {"sub":"1"}')), JSON.stringify(header)).toBe('jwt');
+      expect(findCredentialValue(jws(header.replace('alg', 'typ'), ' {"sub":"1"}')), JSON.stringify(header)).toBeNull();
+      expect(findCredentialValue(jws(header.replace('"HS256"', '256'), ' {"sub":"1"}')), JSON.stringify(header)).toBeNull();
+    }
+  });
+
+  it('finds a spaced JWT right after dotted text a candidate could take as its header', () => {
+    const token = jws('{ "alg": "HS256" }');
+    for (const before of ['eyAiaaaaaaaa.x.', 'ewogaaaaaaaaa.', `${base64url('{ "typ": "x" }')}.`, 'a.b.']) expect(findCredentialValue(before + token), before).toBe('jwt');
+  });
+
+  // A string that holds an anchor but whose check throws (V8 throws `RangeError` from a regular
+  // expression that runs out of backtrack stack) is reported as holding that form: a caller then
+  // refuses it as a credential, never for an unrelated reason, and the search itself never throws.
+  it('reports the form whose check throws as found, and does not throw', () => {
+    const test = vi.spyOn(RegExp.prototype, 'test').mockImplementation(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    });
+    let found: CredentialValueKind | null;
+    try {
+      found = findCredentialValue('AKIA short');
+    } finally {
+      test.mockRestore();
+    }
+    expect(found).toBe('aws_access_key_id');
+    expect(findCredentialValue('AKIA short')).toBeNull();
+  });
+
+  // V8 keeps a backtrack entry per character of a counted run (`{20,}`) and threw `RangeError` from
+  // about 5.3 million of them: a 6 M character run after `Basic `, `eyJ`, `sk-proj-` and other
+  // anchors made the search throw. Runs are starred now. Nothing here is timed.
+  it('never throws on 6 M character runs after an anchor', () => {
+    const run = 'A'.repeat(6_000_000);
+    const lower = 'a'.repeat(6_000_000);
+    const cases: readonly (readonly [string, CredentialValueKind | null])[] = [
+      [`Basic ${run}`, null],
+      [`Basic ${base64url('admin:')}${'QUFB'.repeat(1_500_000)}`, 'authorization_header'],
+      [`eyJ${run}`, null],
+      [`eyJhbGciOiJub25lIn0.${run}.`, 'jwt'],
+      [`eyJ${run}.eyJ${run}.`, 'jwt'],
+      [`eyJ${run}..${run}.AAAA.AAAAAAAA`, null],
+      [`sk-proj-${lower}`, 'openai_api_key'],
+      [`sk-ant-a-${lower}`, 'anthropic_api_key'],
+      [`github_pat_${lower}`, 'github_token'],
+      [`xoxb-1-${lower}`, 'slack_token'],
+      [`sk_live_${lower}`, 'stripe_secret_key'],
+      [`-----BEGIN ${'A '.repeat(3_000_000)}`, null],
+      [`Bearer ${'\t'.repeat(6_000_000)}`, null],
+      [`Bearer 1${lower}`, 'authorization_header'],
+    ];
+    for (const [text, kind] of cases) expect(findCredentialValue(text), text.slice(0, 24)).toBe(kind);
+  });
+
+  // Each new form on megabyte inputs built against it (the test timeout is the hang guard; nothing
+  // here is timed): every candidate starts only where a run starts, or reads a bounded window.
+  it('stays linear on megabytes of repeated anchors of the new forms', () => {
+    const mb = 1 << 20;
+    const repeat = (unit: string) => unit.repeat(Math.ceil(mb / unit.length));
+    const hostile: readonly (readonly [string, CredentialValueKind | null])[] = [
+      [repeat('Bearer\t'), null],
+      [repeat('Bearer\u00a0a'), null],
+      [`Bearer\u00a0${'a'.repeat(mb)}`, null],
+      [repeat('Authorization: Token '), null],
+      [repeat('Authorization:Bot a'), null],
+      [`Authorization: Token ${'a'.repeat(mb)}`, null],
+      [repeat('glpat-'), 'gitlab_token'],
+      [repeat('glpat-a '), null],
+      [repeat('npm_'), null],
+      [`npm_${'a'.repeat(mb)}`, null],
+      [repeat('hf_'), null],
+      [repeat('pypi-AgE'), 'pypi_token'],
+      [repeat('pypi-AgEa '), null],
+      [repeat(`SG.${chars(22)}.`), null],
+      [repeat('xoxd-'), 'slack_token'],
+      [repeat('xoxd-a '), null],
+      [repeat('xoxc-1-'), 'slack_token'],
+      [repeat('xoxc-1-a '), null],
+      [repeat('whsec_'), null],
+      [repeat('ya29.'), null],
+      [repeat('1//0'), null],
+      [repeat('1\\/\\/0'), null],
+      [repeat('AccountKey='), null],
+      [repeat('SharedAccessKey=a'), null],
+      [repeat('password=x;'), null],
+      [repeat('password=password='), null],
+      [`password=${'x'.repeat(mb)}`, null],
+      [repeat('host=a;'), null],
+      [repeat('Data Source = '), null],
+      [repeat('PuTTY-User-Key-File-'), null],
+      [`PuTTY-User-Key-File-${'1'.repeat(mb)}`, null],
+      [repeat('---- BEGIN SSH2 '), null],
+      [repeat('"kty":'), null],
+      [repeat('"d":"'), null],
+      [`"kty":${' '.repeat(mb)}`, null],
+      [repeat('eyAiaaaaaaaa.'), null],
+      [repeat('ewogaaaaaaaa.b.'), null],
+      [repeat(`${base64url('{ "a\\\\b": 1 }')}.AAAA.`), null],
+      [repeat(`${base64url('{ "alg": "x" }')}.x.`), null],
+    ];
+    for (const [text, kind] of hostile) expect(findCredentialValue(text), text.slice(0, 24)).toBe(kind);
+  });
+
+  // What the pre-check promises, for the new forms: any string in which a form is found gives a
+  // JSON text the pre-check does not rule out, as a value or as a key, whatever surrounds it
+  // (quotes, reverse solidi, tabs and no-break spaces get escaped or kept around and inside it).
+  it('never rules out a JSON text whose strings hold a new form (property)', () => {
+    const noise = fc.string({ unit: fc.constantFrom('\n', '\t', '\u00a0', '"', "'", '\\', '/', ':', '=', ';', ' ', 'a', '1'), maxLength: 4 });
+    const pieces = fc
+      .array(
+        fc.constantFrom(
+          'Bearer', 'Authorization', 'Token', 'Bot', ':', ' ', '\t', '\u00a0', '"', "'", '\\', chars(24), 'password=', 'Pwd = ', 'host=db', 'Server=x;', 'S3cret', ';',
+          '"kty":"EC"', '"d":"', chars(22), 'ya29.', '1//0', '1\\/\\/0', 'PuTTY-User-Key-File-3: ssh-rsa', '---- BEGIN SSH2 PRIVATE KEY ----',
+          base64url('{ "alg": "HS256" }'), base64url('{\n"alg":"x"}'), '.',
+        ),
+        { maxLength: 10 },
+      )
+      .map((parts) => parts.join(''));
+    const found = fc.constantFrom(...OUTPUT_REVIEW_FOUND.map(([, text]) => text));
+    let hits = 0;
+    fc.assert(
+      fc.property(fc.oneof(pieces, found), noise, noise, fc.boolean(), (text, before, after, asKey) => {
+        const value = before + text + after;
+        if (findCredentialValue(value) === null) return;
+        hits++;
+        expect(mayHoldCredentialValue(JSON.stringify(asKey ? { [value]: 1 } : { data: [value] }))).toBe(true);
+      }),
+      { numRuns: 3_000 },
+    );
+    expect(hits).toBeGreaterThan(1_000);
   });
 });

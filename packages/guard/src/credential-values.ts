@@ -2,27 +2,39 @@
  * Credentials recognised by their form alone, inside any string: the values the sensitive-key scan
  * cannot see because they sit under an ordinary key (`"note": "use key AKIA..."`, a knowledge-base
  * article quoting a private key). Forms an issuer fixed (a distinctive prefix or header and enough
- * random characters after it), an HTTP `Bearer`/`Basic` credential and a URL with a password in
- * it: shapes business text does not take, so a match is a leak, not a guess. Generic high-entropy
- * strings (hex digests, UUIDs, order numbers) are never flagged. Text is matched as it is, without
- * Unicode normalization: a token broken up by invisible characters is not found.
+ * random characters after it), an HTTP `Bearer`/`Basic`/`Token`/`Bot` credential, a URL with a
+ * password in it and a connection string with a key or password in it: shapes business text does
+ * not take, so a match is a leak, not a guess. Generic high-entropy strings (hex digests, UUIDs,
+ * order numbers) are never flagged. Text is matched as it is, without Unicode normalization: a
+ * token broken up by invisible characters is not found.
  */
 export type CredentialValueKind =
   | 'private_key'
   | 'jwt'
   | 'aws_access_key_id'
   | 'github_token'
+  | 'gitlab_token'
   | 'slack_token'
   | 'stripe_secret_key'
+  | 'webhook_signing_secret'
   | 'openai_api_key'
   | 'anthropic_api_key'
   | 'google_api_key'
+  | 'google_oauth_token'
+  | 'npm_token'
+  | 'huggingface_token'
+  | 'pypi_token'
+  | 'sendgrid_api_key'
   | 'authorization_header'
+  | 'connection_string'
   | 'url_credentials';
 
 // A PEM or OpenSSH private key, or a PGP private key block: its first line
-// (`-----BEGIN RSA PRIVATE KEY-----`, `-----BEGIN PGP PRIVATE KEY BLOCK-----`, ...).
-const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
+// (`-----BEGIN RSA PRIVATE KEY-----`, `-----BEGIN PGP PRIVATE KEY BLOCK-----`, ...). The words
+// before `PRIVATE KEY` are one run of a class, not a repeated group: V8 keeps a backtrack entry
+// per repetition of a group, and a few million of them (`-----BEGIN A A A ...`) overflow its
+// stack (`RangeError`).
+const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9 ]* )?PRIVATE KEY(?: BLOCK)?-----/;
 
 // Base64 of `-----BEGIN ` wherever it starts in the encoded bytes, from the first boundary of a
 // 4-character group (3 bytes) inside it, where `LS0t` encodes `---`: a group starting at its first
@@ -32,48 +44,111 @@ const PRIVATE_KEY = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
 // (three separate anchors cost about 15% more there).
 const ENCODED_PEM_ANCHOR = 'LS0t(?:LS1CRUdJTi|QkVHSU4g|LUJFR0lOI)';
 
-// Each form starts where no character before it could continue the same run (a lookbehind), so
-// a match is tried at most once per run and every form is linear in the text: a form free to start
-// at each character of a long run rescans the rest of the run from each one (quadratic; a 64 K run
-// of letters after a `://` measured 4 s). Each form comes with its anchor: a literal (or a
-// fixed-length run of a class) that every match of the form contains.
+// Other private key files, by their first line: PuTTY's `.ppk` (`PuTTY-User-Key-File-3:
+// ssh-ed25519`, the key type after the colon, so prose naming the header is not found) and
+// SSH Communications' format (`---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`, RFC 4716 framing).
+const KEY_FILE_HEADER = /PuTTY-User-Key-File-[0-9]+: *(?:ssh|ecdsa)-|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----/;
+
+// The base64url of a JSON object's first bytes, as every JOSE header starts (`isJsonWebToken`):
+// `{"` and a name (`eyJ`, or `eyI`/`eyK`/`eyL` for a name starting below `@` or beyond ASCII),
+// or `{` and white space (a space, tab, line feed or carriage return: `eyA`, `ewk`, `ewo`, `ew0`)
+// and then white space or `"` (the fourth character `g`, `i`, `J`, `K` or `N`). What else JSON
+// allows after `{` (`}`) makes an empty object, which names no algorithm.
+const JOSE_HEADER_ANCHOR = 'e(?:y[IJKL]|(?:yA|w[0ko])[giJKN])[A-Za-z0-9_-]{8}';
+
+// `Bearer` (RFC 6750), the scheme in any case, then spaces, tabs or no-break spaces (U+00A0, as
+// pasted from a web page), and a token of 20 characters or more with a digit among them (prose
+// after "Bearer" has none: `Bearer YOUR_ACCESS_TOKEN_HERE`). The anchor takes the separator as
+// the JSON text writes it too (a tab as `\t`), one class run wide so it never backtracks through a
+// group; it starts only where `Bearer` does, so its run is read once.
+const BEARER_ANCHOR = '[Bb][Ee][Aa][Rr][Ee][Rr][ \\t\\u00a0\\\\][ \\t\\u00a0\\\\t]*[A-Za-z0-9._~+/-]{20}';
+const BEARER = /(?<![A-Za-z0-9])[Bb][Ee][Aa][Rr][Ee][Rr][ \t\u00a0]+(?=[A-Za-z._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20}/;
+
+// `Authorization: Token <token>` (Django REST framework, GitHub's classic `token`) and
+// `Authorization: Bot <token>` (Discord): those scheme names are ordinary words, so only in the
+// header form, `Authorization` (any case) and a colon, possibly quoted as a header map writes it
+// (`{"Authorization": "Token ..."}`, `'Authorization': 'Bot ...'`), then a token as for `Bearer`
+// (20 characters or more, a digit among them). A quote may be escaped (`{\"Authorization\": ...}`,
+// a header map inside JSON inside the text); the anchor takes it escaped once more, as the JSON
+// text writes it.
+const AUTHORIZATION_SCHEME_ANCHOR =
+  '[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn](?:\\\\{0,3}["\'])? {0,4}: {0,4}(?:\\\\{0,3}["\'])?(?:[Tt][Oo][Kk][Ee][Nn]|[Bb][Oo][Tt])';
+const AUTHORIZATION_SCHEME =
+  /(?<![A-Za-z0-9_])[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn](?:\\?["'])? {0,4}: {0,4}(?:\\?["'])?(?:[Tt][Oo][Kk][Ee][Nn]|[Bb][Oo][Tt])[ \t\u00a0]+(?=[A-Za-z._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{20}/;
+
+// Every open-ended run is written as its minimum and then `*` (`[...]{20}[...]*`), or cut at its
+// minimum where nothing follows it (`[...]{20}`): V8 keeps a backtrack entry per character of a
+// counted run (`{20,}`) and throws `RangeError` from about 5.3 million of them, where a starred
+// class keeps none. Each form starts where no character before it could continue the same run (a
+// lookbehind), so a match is tried at most once per run and every form is linear in the text: a
+// form free to start at each character of a long run rescans the rest of the run from each one
+// (quadratic; a 64 K run of letters after a `://` measured 4 s). Each form comes with its anchor:
+// a literal (or a fixed-length run of a class) that every match of the form contains.
 const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: string) => boolean)])[] = [
   // PEM and OpenSSH private keys, PGP private key blocks (`-----BEGIN RSA PRIVATE KEY-----`, ...).
   ['private_key', '-----BEGIN ', PRIVATE_KEY],
   // The same key file base64-encoded, as Kubernetes Secret data, Helm values and many vault APIs
   // return it (`isEncodedPrivateKey`).
   ['private_key', ENCODED_PEM_ANCHOR, isEncodedPrivateKey],
+  ['private_key', '---- BEGIN SSH2 |PuTTY-User-Key-File-', KEY_FILE_HEADER],
+  // A private JSON Web Key written as text (`isPrivateJsonWebKey`); the anchor takes the quote after
+  // `kty` escaped once or twice more, as the JSON text writes it.
+  ['private_key', 'kty\\\\{0,3}"', isPrivateJsonWebKey],
   // A JSON Web Token (RFC 7519), signed or encrypted (`isJsonWebToken`); the anchor is its
-  // header's first characters, base64url of `{"`.
-  ['jwt', 'eyJ[A-Za-z0-9_-]{8}', isJsonWebToken],
+  // header's first characters.
+  ['jwt', JOSE_HEADER_ANCHOR, isJsonWebToken],
   ['aws_access_key_id', 'A[KS]IA', /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/],
-  ['github_token', 'gh[pousr]_|github_pat_', /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})/],
-  // Bot, user, app, refresh and configuration tokens: `xoxb-` and a numeric team or app id; an
-  // app-level token; an incoming-webhook URL.
+  ['github_token', 'gh[pousr]_|github_pat_', /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22})/],
+  // A GitLab personal access token: `glpat-` and 20 characters or more.
+  ['gitlab_token', 'glpat-', /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20}/],
+  // Bot, user, app, client, refresh and configuration tokens: `xoxb-` and a numeric team or app
+  // id; a browser session's `d` cookie (`xoxd-`, percent-encoded base64); an app-level token; an
+  // incoming-webhook URL.
   [
     'slack_token',
-    'xox[abprse]-|xapp-|hooks\\.slack\\.com',
-    /(?<![A-Za-z0-9-])(?:xox[abprse]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{8,})|hooks\.slack\.com\/services\/T[A-Za-z0-9]+\/B[A-Za-z0-9]+\/[A-Za-z0-9]{16,}/,
+    'xox[abcdprse]-|xapp-|hooks\\.slack\\.com',
+    /(?<![A-Za-z0-9-])(?:xox[abcprse]-[0-9]+-[A-Za-z0-9-]{8}|xoxd-[A-Za-z0-9%+/=_-]{30}|xapp-[0-9]+-[A-Za-z0-9-]{8})|hooks\.slack\.com\/services\/T[A-Za-z0-9]+\/B[A-Za-z0-9]+\/[A-Za-z0-9]{16}/,
   ],
-  ['stripe_secret_key', 'k_(?:live|test)_', /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/],
-  ['anthropic_api_key', 'sk-ant-', /(?<![A-Za-z0-9_-])sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20,}/],
+  ['stripe_secret_key', 'k_(?:live|test)_', /(?<![A-Za-z0-9_])[rs]k_(?:live|test)_[A-Za-z0-9]{16}/],
+  // A webhook signing secret, Stripe's or Svix's (`whsec_` and base64): whoever holds it can forge
+  // the events a receiver trusts.
+  ['webhook_signing_secret', 'whsec_', /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24}/],
+  ['anthropic_api_key', 'sk-ant-', /(?<![A-Za-z0-9_-])sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20}/],
   // Project, service-account, admin and `sk-None-` keys (a user key issued outside any project),
   // and the legacy form around `T3BlbkFJ` (base64 of `OpenAI`).
   [
     'openai_api_key',
     'sk-(?:proj|svcacct|admin|None)-|T3BlbkFJ',
-    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})/,
+    /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})/,
   ],
   ['google_api_key', 'AIza', /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/],
-  // A bearer token as a header carries it (the scheme in any case, then one or more spaces, RFC
-  // 9110 §11.4): 20 characters or more, a digit among them (prose after "Bearer" has none:
-  // `Bearer YOUR_ACCESS_TOKEN_HERE`). Basic credentials are decided by decoding them
-  // (`isBasicCredential`).
+  // A Google OAuth access token (`ya29.` and 20 characters or more) or refresh token (`1//0` and
+  // 30 or more), its slashes possibly JSON-escaped (`1\/\/0`, as PHP writes them).
   [
-    'authorization_header',
-    '[Bb][Ee][Aa][Rr][Ee][Rr] +[A-Za-z0-9._~+/-]{20}',
-    /(?<![A-Za-z0-9])[Bb][Ee][Aa][Rr][Ee][Rr] +(?=[A-Za-z._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}/,
+    'google_oauth_token',
+    'ya29\\.|1\\\\{0,2}/\\\\{0,2}/0',
+    /(?<![A-Za-z0-9_.-])ya29\.[A-Za-z0-9_-]{20}|(?<![A-Za-z0-9_./-])1(?:\\?\/){2}0[A-Za-z0-9_-]{30}/,
   ],
+  // An npm access token: `npm_` and exactly 36 letters and digits (`npm_config_cache` has an
+  // underscore in the run).
+  ['npm_token', 'npm_', /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/],
+  // A Hugging Face token: `hf_` and 30 letters or digits or more (34 as issued; `hf_ratio` has 5,
+  // `hf_model_name` an underscore in the run). Issued tokens are letters only, but secret scanners
+  // disagree, and a digit costs nothing in false positives.
+  ['huggingface_token', 'hf_', /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30}/],
+  // A PyPI or TestPyPI API token: `pypi-` and a macaroon whose base64 starts `AgE` (version 2,
+  // then the location, `pypi.org` or `test.pypi.org`), 50 characters or more after it.
+  ['pypi_token', 'pypi-AgE', /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50}/],
+  // A SendGrid API key: `SG.`, 22 characters, `.`, 43 characters (`SG.2024.report` is not one).
+  ['sendgrid_api_key', 'SG\\.[A-Za-z0-9_-]{22}\\.', /(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/],
+  ['authorization_header', BEARER_ANCHOR, BEARER],
+  ['authorization_header', AUTHORIZATION_SCHEME_ANCHOR, AUTHORIZATION_SCHEME],
+  // An Azure Storage account key or a Service Bus, Event Hubs or IoT Hub shared access key in its
+  // connection string: `AccountKey=` or `SharedAccessKey=` and 40 base64 characters or more (the
+  // keys are 88 and 44); a placeholder (`AccountKey=<key>`) is not found.
+  ['connection_string', 'AccountKey=|SharedAccessKey=', /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/]{40}/],
+  // A password in a `key=value` connection string (`isConnectionStringPassword`).
+  ['connection_string', '[Pp](?:[Aa][Ss][Ss][Ww][Oo][Rr][Dd]|[Ww][Dd]) *=', isConnectionStringPassword],
   // `scheme://user:password@` (the user may be empty: `redis://:password@host`), a connection
   // string or a URL with a password in it; not a masked one (`scott:***@`, `deploy:xxxxxx@`) nor a
   // placeholder in angle brackets (`admin:<db_password>@`, as connection-string templates write
@@ -136,32 +211,73 @@ function decodeUtf8(bytes: string): string | null {
   }
 }
 
-// A signed token (JWS compact serialization, RFC 7515 §7.1): header and claims both base64url of
-// a JSON object (`eyJ`), dot-separated.
-const SIGNED_TOKEN = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\./;
+// A signed token (JWS compact serialization, RFC 7515 §7.1) in its common spelling: header and
+// claims both base64url of a JSON object starting `{"` (`eyJ`), dot-separated. Found without
+// decoding; other spellings are decoded (`SIGNED_TOKEN_CANDIDATE`).
+const SIGNED_TOKEN = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\./;
+
+// A header (base64url of `{` and anything, `e` and `w` or `y`: see `JOSE_HEADER_ANCHOR`), a dot,
+// a non-empty payload and a dot: the JWS compact form whichever way its JSON is spaced
+// (`{ "alg"` gives `eyAi`, `{\n` gives `ewog`) and whatever its payload is. Each part's class
+// excludes the dot, so a candidate starts only where a run starts and reads two runs.
+const SIGNED_TOKEN_CANDIDATE = /(?<![A-Za-z0-9_-])(e[wy][A-Za-z0-9_-]{8}[A-Za-z0-9_-]*)\.([A-Za-z0-9_-]+)\./g;
 
 /**
- * Whether `text` holds a JSON Web Token: signed (JWS), or encrypted (JWE: Auth.js/NextAuth session
- * tokens, encrypted access tokens), whose claims are not readable, so only its header tells it
- * from other dotted text (`isEncryptedToken`).
+ * Whether `text` holds a JSON Web Token: signed (JWS: `SIGNED_TOKEN`, or a header that decodes to
+ * a JSON object with a string `alg`, as every JWS header has (RFC 7515 §4.1.1), and a payload
+ * that is base64url), or encrypted (JWE: Auth.js/NextAuth session tokens, encrypted access
+ * tokens), whose claims are not readable, so only its header tells it from other dotted text
+ * (`isEncryptedToken`).
  */
 function isJsonWebToken(text: string): boolean {
-  return SIGNED_TOKEN.test(text) || isEncryptedToken(text);
+  if (SIGNED_TOKEN.test(text)) return true;
+  SIGNED_TOKEN_CANDIDATE.lastIndex = 0;
+  for (let match = SIGNED_TOKEN_CANDIDATE.exec(text); match !== null; match = SIGNED_TOKEN_CANDIDATE.exec(text)) {
+    const header = match[1] as string;
+    // The payload may be the next token's header (`x.y.` before a token makes a candidate whose
+    // payload is the token's header): resume after this header. Still linear: each run is read by
+    // at most two candidates, the one it starts and the one before it, and decoded once as a
+    // header and once as a payload.
+    SIGNED_TOKEN_CANDIDATE.lastIndex = match.index + header.length;
+    const fields = readJoseHeader(header, 'alg');
+    if (fields !== null && typeof fields['alg'] === 'string' && decodeBase64(match[2] as string) !== null) return true;
+  }
+  return isEncryptedToken(text);
 }
 
-// The five parts of a JWE compact serialization (RFC 7516 §7.1): the header (base64url JSON,
-// `eyJ`), the encrypted key (empty for `dir` and `ECDH-ES`), the initialization vector, the
-// ciphertext and the authentication tag. Every part's class excludes the dot, so a match is
-// tried only at the start of a run (the lookbehind) and reads at most five parts from there.
-const ENCRYPTED_TOKEN = /(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,})\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8,}/g;
+/**
+ * The members of the JSON object `header` (base64url, starting `e` and `w` or `y`, so its first
+ * byte is `{`) stands for, or `null` when it is not UTF-8 JSON. The `names` are looked for in the
+ * bytes first (ASCII bytes stand for themselves in UTF-8), so a candidate without them, and
+ * without a reverse solidus that could escape them, costs no decoding and no parse: a name may
+ * also be written with escapes (`"\u0065nc"`), which JSON.parse, as a JOSE library does, reads as
+ * the same name, so a header holding a reverse solidus is always parsed.
+ */
+function readJoseHeader(header: string, ...names: readonly string[]): Record<string, unknown> | null {
+  const bytes = decodeBase64(header);
+  if (bytes === null || (!names.every((name) => bytes.includes(`"${name}"`)) && !bytes.includes('\\'))) return null;
+  const headerText = decodeUtf8(bytes);
+  if (headerText === null) return null;
+  // The first byte is `{`: whatever parses is an object.
+  try {
+    return JSON.parse(headerText) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+// The five parts of a JWE compact serialization (RFC 7516 §7.1): the header (base64url JSON, `e`
+// and `w` or `y`, as for a JWS), the encrypted key (empty for `dir` and `ECDH-ES`), the
+// initialization vector, the ciphertext and the authentication tag. Every part's class excludes
+// the dot, so a match is tried only at the start of a run (the lookbehind) and reads at most five
+// parts from there.
+const ENCRYPTED_TOKEN =
+  /(?<![A-Za-z0-9_-])(e[wy][A-Za-z0-9_-]{8}[A-Za-z0-9_-]*)\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8}/g;
 
 /**
  * Whether `text` holds a JWE compact serialization: five parts whose header decodes to a JSON
  * object naming its key management (`alg`) and content encryption (`enc`) algorithms, as every
- * JWE header does (RFC 7516 §4.1.1-2) and no other dotted text's first part does. The names are
- * looked for in the header's bytes first (ASCII bytes stand for themselves in UTF-8), so a
- * candidate without them, and without a reverse solidus that could escape them, costs no decoding
- * and no parse.
+ * JWE header does (RFC 7516 §4.1.1-2) and no other dotted text's first part does.
  */
 function isEncryptedToken(text: string): boolean {
   ENCRYPTED_TOKEN.lastIndex = 0;
@@ -174,20 +290,69 @@ function isEncryptedToken(text: string): boolean {
     // and reads at most five runs, so each run is read by at most five candidates, and each
     // header is decoded once, by the candidate it starts.
     ENCRYPTED_TOKEN.lastIndex = match.index + header.length;
-    const bytes = decodeBase64(header);
-    // A name may also be written with escapes (`"\u0065nc"`), which JSON.parse, as a JOSE
-    // library does, reads as the same name: a header holding a reverse solidus is always parsed.
-    if (bytes === null || ((!bytes.includes('"enc"') || !bytes.includes('"alg"')) && !bytes.includes('\\'))) continue;
-    const headerText = decodeUtf8(bytes);
-    if (headerText === null) continue;
-    // The header starts with `{"` (`eyJ`): whatever parses is an object.
-    let fields: Record<string, unknown>;
-    try {
-      fields = JSON.parse(headerText) as Record<string, unknown>;
-    } catch {
+    const fields = readJoseHeader(header, 'enc', 'alg');
+    if (fields !== null && typeof fields['alg'] === 'string' && typeof fields['enc'] === 'string') return true;
+  }
+  return false;
+}
+
+// A JSON Web Key's `kty` member, and a member only a private or secret key has: `d`, the private
+// exponent or scalar of an RSA, EC or OKP key (RFC 7518 §6.2.2.1, §6.3.2.1; RFC 8037 §2), or `k`,
+// the key of a symmetric one (§6.4.1), as base64url of 16 bytes or more (22 characters). A quote
+// may be escaped once (`{\"kty\":...}`, a key document inside JSON inside the text).
+const JWK_TYPE = /"kty\\?"\s*:/;
+const JWK_PRIVATE_MEMBER = /"[dk]\\?"\s*:\s*\\?"[A-Za-z0-9_-]{22}/;
+
+/**
+ * Whether `text` holds a private or secret JSON Web Key written as text (`{"kty":"EC", ...,
+ * "d":"..."}`): a `kty` member and a `d` or `k` member with a base64url value, anywhere in the
+ * text. A public key (`n` and `e`, `x` and `y`) has neither; JSON that names no `kty` is not a key.
+ */
+function isPrivateJsonWebKey(text: string): boolean {
+  return JWK_TYPE.test(text) && JWK_PRIVATE_MEMBER.test(text);
+}
+
+// The keys of a `key=value` connection string: a password (`Password`, `Pwd`: ADO.NET, ODBC, JDBC
+// and libpq spell them so, ADO.NET and ODBC in any case), or one naming where or as whom to
+// connect (ADO.NET's `Server`/`Data Source`/`Address`, ODBC's `DSN`/`UID`, libpq's
+// `host`/`hostaddr`/`dbname`/`user`, and their `Database`/`Initial Catalog`/`User ID`). A key
+// starts at a key boundary (not after a letter, digit or `_`: `old_password=` is not one) and its
+// `=` follows at once, or after spaces with spaces allowed after it too (`Password = x`); the
+// value starts at once, and not with a space, a separator or a placeholder's opening character
+// (`<password>`, `{pwd}`, `${DB_PASSWORD}`, `%PWD%`, `[password]`, `****`), so prose
+// (`set password= in the file`) and templates are not read as values. An ODBC value quoted in
+// braces (`PWD={s3cr;et}`) is taken for a placeholder and not found.
+const CONNECTION_KEY =
+  /(?<![A-Za-z0-9_])(?:(password|pwd)|server|data source|address|addr|network address|dsn|uid|hostaddr|host|dbname|database|initial catalog|user id|username|user)(?:=| +=(?: *))["']?(?=[^\s;"'&<>{}[\]$%*])/gi;
+// A masked password (`Password=xxxxxx;`, `pwd=...`): only marks, up to the value's end.
+const MASKED_VALUE = /[xX.]{1,64}(?![^\s;"'&])/y;
+// How far apart the password and another key of the same connection string may be: a long ADO.NET
+// string puts about 120 characters between `Server=` and `Password=`.
+const CONNECTION_SPAN = 256;
+
+/**
+ * Whether `text` holds a password in a connection string: a password key with a value
+ * (`CONNECTION_KEY`), not masked, and within 256 characters before or after it another key of a
+ * connection string with a value: `Server=db;User Id=sa;Password=S3cret;` (ADO.NET),
+ * `DSN=orders;UID=app;PWD=S3cret` (ODBC), `host=db user=app password=S3cret dbname=orders`
+ * (libpq), `?user=app&password=S3cret`. A password with no such key near it (`the Wi-Fi
+ * password=guest`) is not found. One pass: each key is compared with the nearest key of the other
+ * kind before it.
+ */
+function isConnectionStringPassword(text: string): boolean {
+  let lastPassword = -Infinity;
+  let lastOther = -Infinity;
+  CONNECTION_KEY.lastIndex = 0;
+  for (let match = CONNECTION_KEY.exec(text); match !== null; match = CONNECTION_KEY.exec(text)) {
+    if (match[1] === undefined) {
+      if (match.index - lastPassword <= CONNECTION_SPAN) return true;
+      lastOther = match.index;
       continue;
     }
-    if (typeof fields['alg'] === 'string' && typeof fields['enc'] === 'string') return true;
+    MASKED_VALUE.lastIndex = match.index + match[0].length;
+    if (MASKED_VALUE.test(text)) continue;
+    if (match.index - lastOther <= CONNECTION_SPAN) return true;
+    lastPassword = match.index;
   }
   return false;
 }
@@ -230,7 +395,7 @@ function isEncodedPrivateKey(text: string): boolean {
 // sequence holds the byte of an ASCII character but that character), and the check is a scan,
 // not a pattern with two unbounded runs around a colon (quadratic: a colon run ending in a
 // control character measured 1 s for 64 KB).
-const BASIC = /(?<![A-Za-z0-9])[Bb][Aa][Ss][Ii][Cc] +([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g;
+const BASIC = /(?<![A-Za-z0-9])[Bb][Aa][Ss][Ii][Cc] +([A-Za-z0-9+/]{8}[A-Za-z0-9+/]*={0,2})(?![A-Za-z0-9+/=])/g;
 const CONTROL = /\p{Cc}/u;
 
 function isBasicCredential(text: string): boolean {
@@ -249,18 +414,30 @@ const BASIC_ANCHOR = '[Bb][Aa][Ss][Ii][Cc] +[A-Za-z0-9+/]{8}';
 const ANCHOR_SOURCES = [...FORMS.map(([, anchor]) => anchor), BASIC_ANCHOR];
 
 /**
- * The anchors match printable ASCII without `"`, and a reverse solidus only where they also match
- * it doubled (the URL anchor takes none, one or two before each slash): wherever a form occurs in a
- * string, its anchor occurs in the string's JSON text (only `"`, `\\` and controls are escaped
- * there, `\\` as `\\\\`). One pass of this over a whole canonical text rules most outputs out at
- * once (about 3 µs per KB of text without any: irregexp tries each alternative at each position).
+ * The anchors match printable ASCII and U+00A0 (which both writers leave as it is), a quotation
+ * mark only after an optional reverse solidus, a reverse solidus only where they also match it
+ * doubled (the URL anchor takes none, one or two before each slash), and a tab only where they also
+ * match `\\t` (the `Bearer` anchor): wherever a form occurs in a string, its anchor occurs in the
+ * string's JSON text (only `"`, `\\` and controls are escaped there, `"` as `\\"`, `\\` as
+ * `\\\\`, a tab as `\\t`). One pass of this over a whole canonical text rules most outputs out
+ * at once (a few µs per KB of text without any: irregexp tries each alternative at each position).
+ * Each anchor is of fixed length, or a run of one class: a repeated group would keep a backtrack
+ * entry per repetition, and overflow V8's stack on a few million of them.
  */
 const ANCHORS = new RegExp(ANCHOR_SOURCES.map((source) => `(?:${source})`).join('|'));
 // The same with one group per form: a string is tested only against the forms whose anchor it
-// holds (a link's `://` costs one form, not twelve).
+// holds (a link's `://` costs one form, not twenty).
 const ANCHOR_GROUPS = new RegExp(ANCHOR_SOURCES.map((source) => `(${source})`).join('|'), 'g');
+// `findCredentialValue` keeps one bit per anchor in a 32-bit integer.
+if (ANCHOR_SOURCES.length > 32) throw new Error('credential-values: more than 32 anchors');
 
-/** The kind of a credential form found in `text` (the first anchor's that matches), or `null` when there is none. */
+/**
+ * The kind of a credential form found in `text` (the first anchor's that matches), or `null` when
+ * there is none. Never throws: a form whose check throws (none does on strings up to the guard's
+ * 16 Mi limits: every run is starred, never counted, so V8 keeps no backtrack entry per character)
+ * is taken as found, the conservative reading of a string that could not be judged, so a caller
+ * refuses it as a credential and never for another reason.
+ */
 export function findCredentialValue(text: string): CredentialValueKind | null {
   let tested = 0; // one bit per anchor already followed
   ANCHOR_GROUPS.lastIndex = 0;
@@ -273,11 +450,15 @@ export function findCredentialValue(text: string): CredentialValueKind | null {
     if ((tested & (1 << index)) !== 0) continue;
     tested |= 1 << index;
     const form = FORMS[index];
-    if (form === undefined) {
-      if (isBasicCredential(text)) return 'authorization_header';
-    } else {
-      const decide = form[2];
-      if (typeof decide === 'function' ? decide(text) : decide.test(text)) return form[0];
+    try {
+      if (form === undefined) {
+        if (isBasicCredential(text)) return 'authorization_header';
+      } else {
+        const decide = form[2];
+        if (typeof decide === 'function' ? decide(text) : decide.test(text)) return form[0];
+      }
+    } catch {
+      return form === undefined ? 'authorization_header' : form[0];
     }
   }
   return null;
