@@ -108,7 +108,12 @@ export interface ScenarioOptions {
   providers?: readonly string[];
   /** Called after each turn, for streaming output. */
   onTurn?: (turn: TurnRecord) => void;
-  /** How long the "crashed" email handler gets before its outcome is unknown (ms, default 150). */
+  /**
+   * How long the "crashed" email turn lasts before its outcome is unknown (ms, default 1000). The
+   * write must have started by then (approval, claim, markStarted), or the turn ends
+   * TIMEOUT_BEFORE_EXECUTE and the scenario takes another course: 150 ms was too short on a loaded
+   * 2-core CI machine.
+   */
   crashDeadlineMs?: number;
 }
 
@@ -222,7 +227,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRep
       turns.push(turn);
       options.onTurn?.(turn);
     });
-    persisted += await playScript(script, world, matrix, stores, options.crashDeadlineMs ?? 150);
+    persisted += await playScript(script, world, matrix, stores, options.crashDeadlineMs ?? 1_000);
   }
 
   const chain = await stores.auditLog.verifyChain();

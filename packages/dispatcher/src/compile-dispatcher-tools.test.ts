@@ -247,7 +247,9 @@ describe("a write's output limit fits its idempotency record", () => {
           kind: 'data',
           output: {
             data,
-            resource_revision: control.repeat(128),
+            // The revision alphabet's one escaped character (`REVISION_ALPHABET` of @toolseal/result),
+            // every other unit: a run of quotes would repeat the call's quoted ids (protected values).
+            resource_revision: '"x'.repeat(64),
             observed_at: '2026-07-19T00:00:00.123456789Z',
             receipt: control.repeat(256),
             status_ref: control.repeat(256),
@@ -297,7 +299,7 @@ describe("a write's output limit fits its idempotency record", () => {
             return {
               kind: 'data',
               data: { text },
-              resource_revision: '\u0001'.repeat(128),
+              resource_revision: '"x'.repeat(64),
               observed_at: '2026-07-19T00:00:00.123456789Z',
               receipt: '\u0001'.repeat(256),
               status_ref: '\u0001'.repeat(256),
