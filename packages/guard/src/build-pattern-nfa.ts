@@ -29,8 +29,17 @@ export interface PatternNfa {
   readonly entry: number;
 }
 
-/** Builds the NFA of `tree`; throws a TypeError when it would pass `MAX_PATTERN_NFA_STATES`. */
+/**
+ * Builds the NFA of `tree`, as a search needs it (`trimSearchEnds`); throws a TypeError when the
+ * NFA of `tree` as written would pass `MAX_PATTERN_NFA_STATES` (what is refused does not depend on
+ * the trimming).
+ */
 export function buildPatternNfa(tree: PatternNode, pattern: string): PatternNfa {
+  buildNfa(tree, pattern);
+  return buildNfa(trimSearchEnds(tree), pattern);
+}
+
+function buildNfa(tree: PatternNode, pattern: string): PatternNfa {
   const kind: number[] = [];
   const next: number[] = [];
   const other: number[] = [];
@@ -102,4 +111,37 @@ function isEmpty(node: PatternNode): boolean {
   if (node.kind === 'sequence') return node.items.every(isEmpty);
   if (node.kind === 'repeat') return node.max === 0 || isEmpty(node.body);
   return false;
+}
+
+/**
+ * `tree` for a search, where a match may start and end anywhere: a repetition the pattern starts
+ * with needs only its minimum count (where `x{2,9}y` matches with more copies of `x`, `x{2}y`
+ * matches from a later start, and `x*y` matches where `y` does), and so does one it ends with.
+ * Whether a match exists is unchanged, anchors included (the copies kept are matched where they
+ * were). It keeps the DFA states of `[A-Za-z0-9._%+-]{1,64}@...` from holding 64 counters, or
+ * those of `.*a.{8}` from holding the `.*` loop.
+ */
+export function trimSearchEnds(tree: PatternNode): PatternNode {
+  return trimEdge(trimEdge(tree, false), true);
+}
+
+/** `node` with its first (`last`: final) repetition cut to its minimum, and on while that leaves nothing. */
+function trimEdge(node: PatternNode, last: boolean): PatternNode {
+  switch (node.kind) {
+    case 'repeat':
+      return node.max === node.min ? node : { kind: 'repeat', body: node.body, min: node.min, max: node.min };
+    case 'alternation':
+      return { kind: 'alternation', options: node.options.map((option) => trimEdge(option, last)) };
+    case 'sequence': {
+      const items = [...node.items];
+      for (let count = 0; count < items.length; count += 1) {
+        const at = last ? items.length - 1 - count : count;
+        items[at] = trimEdge(items[at]!, last);
+        if (!isEmpty(items[at]!)) break;
+      }
+      return { kind: 'sequence', items };
+    }
+    default:
+      return node;
+  }
 }

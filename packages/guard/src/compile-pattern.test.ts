@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_PATTERN_NFA_STATES } from './build-pattern-nfa.js';
-import { compilePattern, MAX_PATTERN_LENGTH } from './compile-pattern.js';
+import {
+  compilePattern,
+  MAX_CACHED_WIDE_TRANSITIONS,
+  MAX_PATTERN_LENGTH,
+  PATTERN_BUDGET_BASE,
+  PATTERN_BUDGET_PER_CHARACTER,
+  PatternBudgetExceeded,
+  patternCacheStats,
+} from './compile-pattern.js';
 import { deepFreeze } from './deep-freeze.js';
 
 /** The characters test strings are made of: ASCII classes, line terminators, astral, lone surrogates. */
@@ -213,7 +221,9 @@ describe('compilePattern: refusals', () => {
   });
 
   it('accepts a pattern at the length limit and a large but bounded repetition', () => {
-    expect(compilePattern('a'.repeat(MAX_PATTERN_LENGTH)).test('a'.repeat(MAX_PATTERN_LENGTH))).toBe(true);
+    // Anchored: an unanchored 1,024-character literal tracks up to 1,024 partial matches at once,
+    // which the work budget may refuse (see the budget tests below).
+    expect(compilePattern(`^${'a'.repeat(MAX_PATTERN_LENGTH - 1)}`).test('a'.repeat(MAX_PATTERN_LENGTH))).toBe(true);
     expect(compilePattern('^[a-z]{1,1000}$').test('q'.repeat(1000))).toBe(true);
     expect(compilePattern('^[a-z]{1,1000}$').test('q'.repeat(1001))).toBe(false);
   });
@@ -258,6 +268,160 @@ describe('compilePattern: catastrophic patterns run in linear time', () => {
       for (let index = 0; index < 5_000; index += 1) text += random() < 0.5 ? 'a' : 'b';
       expect(pattern.test(text)).toBe(text[text.length - 13] === 'a');
     }
+  });
+});
+
+/** A seeded generator, so a failure reproduces. */
+const seeded = (seed: number) => {
+  let state = seed;
+  const random = (): number => (state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32;
+  const pick = (alphabet: string, length: number): string => {
+    const characters = Array.from(alphabet);
+    let text = '';
+    for (let index = 0; index < length; index += 1) text += characters[Math.floor(random() * characters.length)]!;
+    return text;
+  };
+  return { random, pick };
+};
+
+describe('compilePattern: the work budget of a test call', () => {
+  // Patterns whose DFA keeps overflowing the cache: each character costs a step over thousands of
+  // NFA states (seconds for 16 KiB before the budget). No timing is asserted, only that the call
+  // ends with the budget error instead of an answer.
+  const pathological: [string, (length: number) => string][] = [
+    ['[ab]*a[ab]{2000}$', (length) => seeded(1).pick('ab', length)],
+    ['[ab]*a[ab]{4000}$', (length) => seeded(2).pick('ab', length)],
+    ['^.*a.{2000}$', (length) => seeded(3).pick('ab', length)],
+    ['(?:.*,){1000}x', (length) => seeded(4).pick(',a', length)],
+  ];
+
+  it.each(pathological)('%j throws PatternBudgetExceeded on a 16 KiB text', (source, text) => {
+    const pattern = compilePattern(source);
+    const long = text(16_384);
+    let thrown: unknown;
+    try {
+      pattern.test(long);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PatternBudgetExceeded);
+    expect(thrown).toBeInstanceOf(RangeError);
+    const error = thrown as PatternBudgetExceeded;
+    expect(error.name).toBe('PatternBudgetExceeded');
+    expect(error.pattern).toBe(source);
+    expect(error.textLength).toBe(16_384);
+    expect(error.message).toContain(String(PATTERN_BUDGET_BASE + PATTERN_BUDGET_PER_CHARACTER * 16_384));
+    // The text is untrusted: the message never quotes it.
+    expect(error.message).not.toContain(long.slice(0, 40));
+    // The cache is left consistent: the same pattern still answers short texts afterwards.
+    expect(pattern.test('b'.repeat(50))).toBe(false);
+  });
+
+  it('answers short texts of the same patterns as ECMAScript does', () => {
+    const cases: [string, string, boolean][] = [
+      ['[ab]*a[ab]{2000}$', `a${'b'.repeat(2000)}`, true],
+      ['[ab]*a[ab]{2000}$', `b${'b'.repeat(2000)}`, false],
+      ['[ab]*a[ab]{2000}$', 'ab'.repeat(40), false],
+      ['^.*a.{2000}$', `bba${'b'.repeat(2000)}`, true],
+      ['^.*a.{2000}$', `a${'b'.repeat(2001)}`, false],
+    ];
+    for (const [source, text, expected] of cases) {
+      expect(compilePattern(source).test(text), source).toBe(expected);
+      expect(native(source, text), source).toBe(expected);
+    }
+    // Fewer than 1,000 commas: no match (the native engine backtracks for ages on this one). A run of
+    // 1,000 commas is already refused: each one starts a partial match the DFA tracks.
+    expect(compilePattern('(?:.*,){1000}x').test(`${'a,'.repeat(100)}x`)).toBe(false);
+    const { random } = seeded(5);
+    const pattern = compilePattern('[ab]*a[ab]{20}$');
+    for (let round = 0; round < 20; round += 1) {
+      let text = '';
+      for (let index = 0; index < 300; index += 1) text += random() < 0.5 ? 'a' : 'b';
+      expect(pattern.test(text)).toBe(native('[ab]*a[ab]{20}$', text));
+    }
+  });
+
+  it('gives each call its own budget (an earlier refusal does not spend a later one)', () => {
+    const pattern = compilePattern('[ab]*a[ab]{2000}$');
+    expect(() => pattern.test(seeded(6).pick('ab', 16_384))).toThrow(PatternBudgetExceeded);
+    expect(pattern.test(`a${'b'.repeat(2000)}`)).toBe(true);
+    expect(patternCacheStats(pattern).spent).toBeLessThanOrEqual(PATTERN_BUDGET_BASE + PATTERN_BUDGET_PER_CHARACTER * 2001);
+  });
+
+  // Realistic contract patterns on 1 MiB adversarial texts: far inside the budget, answered.
+  const mebibyte = 1 << 20;
+  const labels = (seed: number, length: number, longest: number, separators: string): string => {
+    const { random, pick } = seeded(seed);
+    let text = '';
+    while (text.length < length) text += pick('abz09-', 1 + Math.floor(random() * longest)) + separators[Math.floor(random() * separators.length)]!;
+    return text.slice(0, length);
+  };
+  const emailDots = (length: number): string => {
+    // Crafted to visit a new DFA state at nearly every character of `...{1,253}\.[A-Za-z]{2,63}$`.
+    let text = '';
+    for (let step = 1; text.length < length; step = (step % 63) + 1) {
+      text += '@';
+      for (let index = 0; index < 250; index += 1) text += index % step === 0 ? '.' : 'a';
+    }
+    return text.slice(0, length);
+  };
+  // [pattern, text name, text, answer when known, share of the budget it may spend]
+  const realistic: [string, string, () => string, boolean | null, number?][] = [
+    ['^ORDER-[A-Z0-9]{1,32}$', 'ORDER- then letters', () => `ORDER-${seeded(10).pick('AB9', mebibyte)}`, false],
+    ['^ORDER-[A-Z0-9]{1,32}$', 'letters', () => seeded(11).pick('ORDE-AB9', mebibyte), false],
+    ['^[A-Z0-9-]{1,64}$', 'letters', () => seeded(12).pick('AZ09-', mebibyte), false],
+    ['^[A-Z0-9-]{1,64}$', 'all ASCII', () => seeded(13).pick('AZ09-az.@ _%', mebibyte), false],
+    ['[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}\\.[A-Za-z]{2,63}$', 'a and .', () => seeded(14).pick('a.', mebibyte), false],
+    // The costliest realistic shape found: about 17 visits per character, just over half the rate.
+    ['[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}\\.[A-Za-z]{2,63}$', 'crafted @ and dots', () => emailDots(mebibyte), null, 0.6],
+    ['^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}\\.[A-Za-z]{2,63}$', 'a@ then a and .', () => `a@${seeded(15).pick('a.', mebibyte)}`, false],
+    ['[a-z0-9-]{1,63}(?:\\.[a-z0-9-]{1,63}){0,10}$', 'labels', () => labels(16, mebibyte, 70, '..@'), null],
+    ['[a-z0-9-]{1,63}(?:\\.[a-z0-9-]{1,63}){0,10}$', 'short labels', () => labels(17, mebibyte, 8, '.'), null],
+    ['^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', 'hex groups', () => labels(18, mebibyte, 13, '-'), false],
+    ['[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', 'hex groups', () => seeded(19).pick('0af-', mebibyte), null],
+    ['\\d{1,3}(?:,\\d{3})*(?:\\.\\d{1,2})?$', 'digits', () => seeded(20).pick('1,.', mebibyte), null],
+    ['(?:[A-Z][a-z]{0,30} ){1,10}x', 'words', () => seeded(21).pick('Aa ', mebibyte), null],
+    ['^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', 'wide', () => seeded(22).pick('a.@é\u{1F600}\u00a0', mebibyte), null],
+  ];
+
+  it.each(realistic)('%j on 1 MiB of %s answers within the budget', (source, _name, text, expected, share = 0.5) => {
+    const pattern = compilePattern(source);
+    const long = text();
+    const answer = pattern.test(long);
+    // Cold cache: the warm-up counts too.
+    expect(patternCacheStats(pattern).spent).toBeLessThan((PATTERN_BUDGET_BASE + PATTERN_BUDGET_PER_CHARACTER * long.length) * share);
+    if (expected !== null) expect(answer).toBe(expected);
+    // Where the native engine is quick on the text too, the answers agree.
+    if (source.startsWith('^') || expected === null) expect(answer).toBe(native(source, long));
+  });
+});
+
+describe('compilePattern: the DFA cache stays bounded', () => {
+  it('counts non-ASCII transitions, and drops the cache when they pass the bound', () => {
+    // About 2,000 code point classes: each DFA state may learn a transition per class.
+    let members = '';
+    for (let index = 0; index < 1_000; index += 1) members += String.fromCharCode(0x400 + 2 * index);
+    const source = `a.{8}$|[${members}]x`;
+    const pattern = compilePattern(source);
+    const { random } = seeded(30);
+    let dropped = false;
+    for (let call = 0; call < 40; call += 1) {
+      let text = '';
+      for (let index = 0; index < 16_000; index += 1) {
+        text += random() < 0.5 ? (random() < 0.5 ? 'a' : 'b') : String.fromCharCode(0x400 + 2 * Math.floor(random() * 1_000) + (random() < 0.5 ? 1 : 0));
+      }
+      text += 'b'.repeat(9);
+      expect(pattern.test(text)).toBe(native(source, text));
+      const stats = patternCacheStats(pattern);
+      expect(stats.wideTransitions).toBeLessThanOrEqual(MAX_CACHED_WIDE_TRANSITIONS);
+      expect(stats.states).toBeLessThanOrEqual(1_024);
+      dropped ||= stats.drops > 0;
+    }
+    expect(dropped).toBe(true);
+  });
+
+  it('refuses a value that is not a compiled pattern', () => {
+    expect(() => patternCacheStats({ source: 'a', test: () => true, toString: () => '/a/u' })).toThrow(TypeError);
   });
 });
 

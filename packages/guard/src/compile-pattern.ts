@@ -16,10 +16,52 @@ export const MAX_PATTERN_LENGTH = 1_024;
 export interface CompiledPattern {
   /** The pattern as given. */
   readonly source: string;
+  /**
+   * Throws a `PatternBudgetExceeded` instead of answering when `text` would cost more automaton
+   * work than its length allows (see `PatternBudgetExceeded`); never a guessed answer.
+   */
   test(text: string): boolean;
   /** `/source/u`: Ajv keys its compiled-pattern scope by this text, so it must differ per pattern. */
   toString(): string;
 }
+
+/**
+ * Thrown by `CompiledPattern.test` when the text costs more automaton work than the call's budget:
+ * `PATTERN_BUDGET_BASE` plus `PATTERN_BUDGET_PER_CHARACTER` per UTF-16 code unit of the text,
+ * counted in NFA states visited while building DFA transitions the cache does not hold. A pattern
+ * whose DFA fits the cache spends only its warm-up; one whose DFA keeps overflowing the cache
+ * (`[ab]*a[ab]{2000}$`, `^.*a.{2000}$`) would otherwise pay a pass over thousands of NFA states for
+ * every character, seconds for a 16 KiB string. The text is never part of the message (it is
+ * untrusted); treat the error as "no answer", as for any validator that throws.
+ */
+export class PatternBudgetExceeded extends RangeError {
+  /** The pattern as given. */
+  readonly pattern: string;
+  /** The length of the text, in UTF-16 code units. */
+  readonly textLength: number;
+
+  constructor(pattern: string, textLength: number, budget: number) {
+    super(
+      `pattern ${JSON.stringify(pattern)} cannot be matched against a text of ${textLength} characters within its budget of ${budget} automaton steps: the pattern needs too many automaton states at once (a long counted repetition after \`*\`, \`.*\` or an unanchored start)`,
+    );
+    this.name = 'PatternBudgetExceeded';
+    this.pattern = pattern;
+    this.textLength = textLength;
+  }
+}
+
+/**
+ * The work budget of one `CompiledPattern.test` call, in NFA states visited while building DFA
+ * transitions: this much for any text (the warm-up of a pattern's DFA, which the cache keeps across
+ * calls: a few thousand to 80,000 for identifier, email and hostname shapes), plus
+ * `PATTERN_BUDGET_PER_CHARACTER` for each UTF-16 code unit of the text (the costliest realistic
+ * shape, an email pattern without `^`, needs up to about 17 per character on crafted input; anchored
+ * ones well under 1). At 25 to 50 ns a visit, a call that runs out has spent about 15 to 25 ms
+ * plus about 1 to 1.5 µs per character: tens of milliseconds for a 16 KiB string.
+ */
+export const PATTERN_BUDGET_BASE = 1 << 19;
+/** See `PATTERN_BUDGET_BASE`. */
+export const PATTERN_BUDGET_PER_CHARACTER = 32;
 
 /**
  * Compiles a JSON Schema `pattern` (an ECMAScript regular expression, Unicode mode) to a matcher
@@ -47,17 +89,47 @@ export function compilePattern(pattern: string): CompiledPattern {
       cause: error,
     });
   }
-  const dfa = new LazyDfa(buildPatternNfa(parsePattern(pattern), pattern));
+  const dfa = new LazyDfa(buildPatternNfa(parsePattern(pattern), pattern), pattern);
   // A frozen plain object: the mutable DFA cache stays out of reach (a `deepFreeze` of a registry
   // holding this would otherwise freeze the cache, and a typed array cannot even be frozen).
   // `String(text)` as `RegExp.prototype.test` does, for a caller that hands over a non-string.
-  return Object.freeze({ source: pattern, test: (text: string) => dfa.test(typeof text === 'string' ? text : String(text)), toString: () => `/${pattern}/u` });
+  const compiled: CompiledPattern = Object.freeze({ source: pattern, test: (text: string) => dfa.test(typeof text === 'string' ? text : String(text)), toString: () => `/${pattern}/u` });
+  matchers.set(compiled, dfa);
+  return compiled;
 }
 
-// DFA cache bounds: past either, the cache is dropped and rebuilt from the current state on, so
-// memory stays bounded and the worst case is one NFA-sized step per input character.
+const matchers = new WeakMap<CompiledPattern, LazyDfa>();
+
+/** What a compiled pattern's DFA cache holds, and what its last `test` call spent. */
+export interface PatternCacheStats {
+  readonly states: number;
+  readonly nfaStates: number;
+  readonly wideTransitions: number;
+  /** How many times the cache was dropped. */
+  readonly drops: number;
+  /** Budget units the last `test` call spent. */
+  readonly spent: number;
+}
+
+/**
+ * Internal to @toolseal/guard (not exported by the package): the cache of a pattern
+ * `compilePattern` returned, for tests of its bounds.
+ */
+export function patternCacheStats(pattern: CompiledPattern): PatternCacheStats {
+  const dfa = matchers.get(pattern);
+  if (dfa === undefined) throw new TypeError('patternCacheStats: not a pattern compilePattern returned');
+  return dfa.stats();
+}
+
+// DFA cache bounds, per compiled pattern: past any of them, the cache is dropped and rebuilt from
+// the current state on. DFA states: 1,024, each with a 128-entry Int32Array for ASCII (512 KiB in
+// all). NFA state ids kept in DFA states: 2^18 (1 MiB as Int32Arrays, and about as much again as
+// the cache keys' text). Non-ASCII transitions: 2^15 Map entries over all DFA states (about 1 MiB
+// in V8). So a pattern's cache holds a few MiB at most, whatever the inputs.
 const MAX_CACHED_STATES = 1_024;
 const MAX_CACHED_NFA_STATES = 1 << 18;
+/** Internal (not exported by the package), for tests of the bound. */
+export const MAX_CACHED_WIDE_TRANSITIONS = 1 << 15;
 const INITIAL_CAPACITY = 8;
 
 // Transition values besides a DFA state index.
@@ -68,6 +140,7 @@ const DEAD = -3;
 /** The matcher: a DFA over sets of NFA states, built one transition at a time as input needs it. */
 class LazyDfa {
   private readonly nfa: PatternNfa;
+  private readonly pattern: string;
   /** `state * 128 + codeUnit` → next state, for ASCII input: the common case is one load. */
   private table = new Int32Array(INITIAL_CAPACITY * 128).fill(UNKNOWN);
   /** Whether the text may end in a state (a `$` or the end of the pattern is reachable there). */
@@ -78,6 +151,11 @@ class LazyDfa {
   private sets: Int32Array[] = [];
   private readonly index = new Map<string, number>();
   private cachedNfaStates = 0;
+  /** Entries in all of `wide`. */
+  private cachedWideTransitions = 0;
+  /** The current `test` call's budget (`PATTERN_BUDGET_BASE`...), and what is left of it. */
+  private budget = 0;
+  private budgetLeft = 0;
   /** Bumped each time the cache is dropped, so a step never writes to a state that is gone. */
   private epoch = 0;
   private initial = UNKNOWN;
@@ -91,8 +169,9 @@ class LazyDfa {
   private generation = 0;
   private readonly stack: Int32Array;
 
-  constructor(nfa: PatternNfa) {
+  constructor(nfa: PatternNfa, pattern: string) {
     this.nfa = nfa;
+    this.pattern = pattern;
     this.marks = new Uint32Array(nfa.kind.length);
     this.stack = new Int32Array(nfa.kind.length);
     const bounds = new Set<number>([0]);
@@ -110,9 +189,11 @@ class LazyDfa {
 
   test(text: string): boolean {
     if (this.matchesAll) return true;
+    const length = text.length;
+    this.budget = PATTERN_BUDGET_BASE + PATTERN_BUDGET_PER_CHARACTER * length;
+    this.budgetLeft = this.budget;
     let state = this.initial >= 0 ? this.initial : this.start();
     let table = this.table;
-    const length = text.length;
     for (let at = 0; at < length; ) {
       let codePoint = text.charCodeAt(at++);
       let next: number;
@@ -134,6 +215,8 @@ class LazyDfa {
         next = this.wide[state]!.get(this.classOf(codePoint)) ?? UNKNOWN;
       }
       if (next === UNKNOWN) {
+        // Spent before this step, not after: a text whose last step overran still gets its answer.
+        if (this.budgetLeft < 0) throw new PatternBudgetExceeded(this.pattern, length, this.budget);
         next = this.step(state, codePoint);
         table = this.table;
       }
@@ -142,6 +225,12 @@ class LazyDfa {
       state = next;
     }
     return this.acceptsAtEnd[state] === 1;
+  }
+
+  stats(): PatternCacheStats {
+    let wideTransitions = 0;
+    for (const transitions of this.wide) wideTransitions += transitions.size;
+    return { states: this.sets.length, nfaStates: this.cachedNfaStates, wideTransitions, drops: this.epoch, spent: this.budget - this.budgetLeft };
   }
 
   private start(): number {
@@ -157,6 +246,7 @@ class LazyDfa {
     const { kind, next, ranges } = this.nfa;
     const set = this.sets[state]!;
     const found: number[] = [];
+    this.budgetLeft -= set.length + this.restart.length;
     this.generation += 1;
     let result = UNKNOWN;
     for (let index = 0; index < set.length; index += 1) {
@@ -176,28 +266,40 @@ class LazyDfa {
           found.push(nfaState);
         }
       }
-      result = found.length === 0 ? DEAD : this.intern(found, false);
+      if (found.length === 0) result = DEAD;
+      else {
+        // A full set of non-ASCII transitions is dropped with the rest, before `intern` numbers the
+        // next state (a drop after it would leave `result` naming a state that is gone).
+        if (codePoint >= 128 && this.cachedWideTransitions >= MAX_CACHED_WIDE_TRANSITIONS) this.drop();
+        result = this.intern(found, false);
+      }
     }
     if (this.epoch === epoch) {
       if (codePoint < 128) this.table[(state << 7) | codePoint] = result;
-      else this.wide[state]!.set(this.classOf(codePoint), result);
+      else if (this.cachedWideTransitions < MAX_CACHED_WIDE_TRANSITIONS) {
+        this.wide[state]!.set(this.classOf(codePoint), result);
+        this.cachedWideTransitions += 1;
+      }
     }
     return result;
   }
 
   /** The index of the DFA state for `found`, adding it (and dropping a full cache first). */
   private intern(found: number[], initial: boolean): number {
-    found.sort((left, right) => left - right);
+    // Sorting and joining `found` costs about a visit per state.
+    this.budgetLeft -= found.length;
+    // A typed array sorts numerically, natively (no comparator calls).
+    const sorted = Int32Array.from(found).sort();
     // The initial state is told apart: its `$` is also at the start (`$^` matches "").
-    const key = (initial ? '^' : '') + found.join(',');
+    const key = (initial ? '^' : '') + sorted.join(',');
     const known = this.index.get(key);
     if (known !== undefined) return known;
     if (this.sets.length >= MAX_CACHED_STATES || this.cachedNfaStates + found.length > MAX_CACHED_NFA_STATES) this.drop();
     const state = this.sets.length;
     if (state * 128 >= this.table.length) this.grow();
-    this.sets.push(Int32Array.from(found));
+    this.sets.push(sorted);
     this.wide.push(new Map());
-    this.acceptsAtEnd[state] = this.reachesMatchAtEnd(found, initial) ? 1 : 0;
+    this.acceptsAtEnd[state] = this.reachesMatchAtEnd(sorted, initial) ? 1 : 0;
     this.index.set(key, state);
     this.cachedNfaStates += found.length;
     return state;
@@ -210,6 +312,7 @@ class LazyDfa {
     this.sets = [];
     this.index.clear();
     this.cachedNfaStates = 0;
+    this.cachedWideTransitions = 0;
     this.initial = UNKNOWN;
     this.epoch += 1;
   }
@@ -233,10 +336,12 @@ class LazyDfa {
     const { marks, stack, generation } = this;
     let matched = false;
     let depth = 0;
+    let visited = 0;
     const push = (nfaState: number): void => {
       if (nfaState >= 0 && marks[nfaState] !== generation) {
         marks[nfaState] = generation;
         stack[depth++] = nfaState;
+        visited += 1;
       }
     };
     push(from);
@@ -259,11 +364,12 @@ class LazyDfa {
           break;
       }
     }
+    this.budgetLeft -= visited;
     return matched;
   }
 
   /** Whether MATCH is reachable from the `$` states of `found` once the text has ended. */
-  private reachesMatchAtEnd(found: readonly number[], atStart: boolean): boolean {
+  private reachesMatchAtEnd(found: Int32Array, atStart: boolean): boolean {
     const { kind, next, other } = this.nfa;
     this.generation += 1;
     const { marks, stack, generation } = this;
@@ -272,6 +378,7 @@ class LazyDfa {
       if (nfaState >= 0 && marks[nfaState] !== generation) {
         marks[nfaState] = generation;
         stack[depth++] = nfaState;
+        this.budgetLeft -= 1;
       }
     };
     for (const nfaState of found) if (kind[nfaState] === END) push(next[nfaState]!);

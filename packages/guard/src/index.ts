@@ -39,7 +39,7 @@ export { createPinnedAjv, compileSchema, CONTRACT_BASE_ID, PINNED_FORMATS, type 
  * linear-time matcher, the engine the pinned Ajv matches `pattern` with; throws a TypeError at
  * compile time for what it refuses (backreferences, lookaround, `\b`, `\p{...}`, over the bounds).
  */
-export { compilePattern, MAX_PATTERN_LENGTH, type CompiledPattern } from './compile-pattern.js';
+export { compilePattern, MAX_PATTERN_LENGTH, PatternBudgetExceeded, type CompiledPattern } from './compile-pattern.js';
 export { MAX_PATTERN_NFA_STATES } from './build-pattern-nfa.js';
 export { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
 export { deepFreeze } from './deep-freeze.js';
