@@ -329,9 +329,10 @@ class LazyDfa {
 
   /**
    * Adds to `found` the consuming and `$` states reachable from `from` without reading input (in
-   * the current generation); `^` holds only when `atStart`. Returns whether MATCH is reachable.
+   * the current generation); `^` holds only when `atStart`, and `$` holds (is passed through
+   * instead of kept) only when `atEnd`. Returns whether MATCH is reachable.
    */
-  private close(from: number, atStart: boolean, found: number[]): boolean {
+  private close(from: number, atStart: boolean, found: number[], atEnd = false): boolean {
     const { kind, next, other } = this.nfa;
     const { marks, stack, generation } = this;
     let matched = false;
@@ -348,8 +349,11 @@ class LazyDfa {
     while (depth > 0) {
       const nfaState = stack[--depth]!;
       switch (kind[nfaState]) {
-        case CONSUME:
         case END:
+          if (atEnd) push(next[nfaState]!);
+          else found.push(nfaState);
+          break;
+        case CONSUME:
           found.push(nfaState);
           break;
         case MATCH:
@@ -370,34 +374,11 @@ class LazyDfa {
 
   /** Whether MATCH is reachable from the `$` states of `found` once the text has ended. */
   private reachesMatchAtEnd(found: Int32Array, atStart: boolean): boolean {
-    const { kind, next, other } = this.nfa;
-    this.generation += 1;
-    const { marks, stack, generation } = this;
-    let depth = 0;
-    const push = (nfaState: number): void => {
-      if (nfaState >= 0 && marks[nfaState] !== generation) {
-        marks[nfaState] = generation;
-        stack[depth++] = nfaState;
-        this.budgetLeft -= 1;
-      }
-    };
-    for (const nfaState of found) if (kind[nfaState] === END) push(next[nfaState]!);
-    while (depth > 0) {
-      const nfaState = stack[--depth]!;
-      switch (kind[nfaState]) {
-        case MATCH:
-          return true;
-        case SPLIT:
-          push(next[nfaState]!);
-          push(other[nfaState]!);
-          break;
-        case START:
-          if (atStart) push(next[nfaState]!);
-          break;
-        case END:
-          push(next[nfaState]!);
-          break;
-      }
+    const { kind, next } = this.nfa;
+    this.generation += 1; // one generation for every closure below: each state is visited once
+    const passed: number[] = [];
+    for (const nfaState of found) {
+      if (kind[nfaState] === END && this.close(next[nfaState]!, atStart, passed, true)) return true;
     }
     return false;
   }
