@@ -166,7 +166,7 @@ describe('canonicalize: output', () => {
     expect(canonicalize({ b: '\n', a: 1 })).toBe('{"a":1,"b":"\\n"}');
   });
 
-  it('keeps surrogate pairs intact across the chunks a mid-size result is decoded in', () => {
+  it('keeps surrogate pairs intact across the chunks a long result is decoded in', () => {
     // Chunks are 16384 units: put a pair on both sides of the first and second boundary.
     for (let offset = 16_375; offset <= 16_390; offset++) {
       for (const boundary of [0, 16_384]) {
@@ -174,8 +174,9 @@ describe('canonicalize: output', () => {
         expect(canonicalize([text])).toBe(JSON.stringify([text]));
       }
     }
-    // Just below, inside and just above the range decoded in chunks.
-    for (const length of [16_380, 16_381, 262_140, 262_150, 300_000]) {
+    // Just below and above one chunk, and past the sizes V8 keeps in large-object space (2^17
+    // units) or Node makes an external string of (about 10^6 units).
+    for (const length of [16_380, 16_381, 262_140, 262_150, 1_100_000]) {
       const text = `😀${'é'.repeat(length)}😀`;
       expect(canonicalize(text)).toBe(JSON.stringify(text));
     }

@@ -33,7 +33,7 @@ describe('rememberCanonicalText', () => {
     expect(canonicalize(body, { reuseRemembered: true })).toBe(canonicalize(body));
   });
 
-  it('joins remembered texts with the walked output around them at any size: empty, mid-size (decoded in chunks) and large', () => {
+  it('joins remembered texts with the walked output around them at any size: empty, one chunk and many chunks', () => {
     const small = deepFreeze({ a: 1 });
     rememberCanonicalText(small, canonicalize(small), 1);
     const wide = deepFreeze({ text: '😀é'.repeat(7000) });
