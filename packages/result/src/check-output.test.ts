@@ -1,6 +1,6 @@
 import type { JsonObject } from '@toolseal/contracts';
 import { canonicalize } from '@toolseal/digests';
-import { isWellFormedText } from '@toolseal/guard';
+import { isWellFormedText, PatternBudgetExceeded } from '@toolseal/guard';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
@@ -667,3 +667,57 @@ describe('checkHandlerOutput', () => {
     }
   });
 });
+
+describe('checkHandlerOutput: a contract pattern undecided within its work budget', () => {
+  // `.*a.{500}` keeps up to 500 partial matches alive: on a random run of a and b each position
+  // needs a new DFA state, and the engine's budget runs out (guard README, "Patterns").
+  const budgetSpec = copy(specs.kbSearch);
+  Object.assign((budgetSpec.output_schema as { properties: Record<string, unknown> }).properties, {
+    fingerprint: { type: 'string', maxLength: 4096, pattern: '^.*a.{500}$' },
+  });
+  budgetSpec.limits = { ...budgetSpec.limits, maxStringLength: 4096, maxBytes: 16_384 };
+  budgetSpec.contract.tool_name = 'kb_budget';
+  const budgetTool = createToolRegistry([budgetSpec]).get('kb_budget');
+  if (budgetTool === undefined) throw new Error('kb_budget did not register');
+  const aOrB = (length: number): string => {
+    let text = '';
+    let state = 12_345;
+    for (let index = 0; index < length; index++) {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) & 0x7fffffff;
+      text += (state >> 16) & 1 ? 'a' : 'b';
+    }
+    return text;
+  };
+  const withFingerprint = (fingerprint: string): unknown => ({ ...search, data: { hits: [hit], fingerprint } });
+
+  it('refuses the output under pattern_budget at /data, never as a match or a non-JSON value', () => {
+    expect(() => budgetTool.validateOutput({ hits: [hit], fingerprint: aOrB(2000) })).toThrow(PatternBudgetExceeded);
+    const checked = checkHandlerOutput(budgetTool, withFingerprint(aOrB(2000)), null, NOW);
+    expect(checked).toEqual({ ok: false, violations: [{ rule: 'pattern_budget', path: '/data' }], receipt: null, status_ref: null });
+    expect(OUTPUT_VIOLATION_RULES).toContain('pattern_budget');
+  });
+
+  it('still decides the texts the engine can: a match passes, a miss is a pattern violation', () => {
+    expect(checkHandlerOutput(budgetTool, withFingerprint(`xa${'b'.repeat(500)}`), null, NOW).ok).toBe(true);
+    expect(violationsOfTool(budgetTool, withFingerprint('b'.repeat(600)))).toEqual([{ rule: 'pattern', path: '/data/fingerprint' }]);
+  });
+
+  it('refuses a resource_revision its pattern cannot decide within the budget as resource_revision', () => {
+    const undecided: RegisteredTool = {
+      ...tool('get_order'),
+      resourceRevision: {
+        source: '^.*$',
+        test: () => {
+          throw new PatternBudgetExceeded('^.*$', 11, 524_288);
+        },
+        toString: () => '/^.*$/u',
+      },
+    };
+    expect(violationsOfTool(undecided, copy(order))).toEqual([{ rule: 'resource_revision', path: '/resource_revision' }]);
+  });
+});
+
+function violationsOfTool(registered: RegisteredTool, output: unknown): { rule: string; path: string }[] {
+  const checked = checkHandlerOutput(registered, output, orderArguments, NOW);
+  return checked.ok ? [] : checked.violations;
+}

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
-import { ajvErrorsToReasons, checkUntrustedValue, isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
+import { ajvErrorsToReasons, checkUntrustedValue, isWellFormedText, PatternBudgetExceeded, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
 import { findCredentialValues, holdsCredentialValue } from './find-credential-values.js';
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
@@ -142,7 +142,14 @@ const REVISION_ALPHABET = /^[A-Za-z0-9._:/+=@~"-]{1,128}$/;
  * `REVISION_ALPHABET` (no space or bracket) that the tool's pattern matches.
  */
 export function isResourceRevision(tool: RegisteredTool, value: unknown): value is string {
-  return typeof value === 'string' && REVISION_ALPHABET.test(value) && tool.resourceRevision.test(value);
+  if (typeof value !== 'string' || !REVISION_ALPHABET.test(value)) return false;
+  try {
+    return tool.resourceRevision.test(value);
+  } catch (error) {
+    // Undecided within the pattern engine's work budget: not a revision the contract admits.
+    if (error instanceof PatternBudgetExceeded) return false;
+    throw error;
+  }
 }
 
 /** The completion flags `tool` may report; `[]` when they are allowed. */
@@ -169,7 +176,17 @@ export function checkOutputData(
   prefix = '/data',
 ): OutputViolation[] {
   const violations: OutputViolation[] = [];
-  if (!tool.validateOutput(data)) {
+  let valid: boolean;
+  try {
+    valid = tool.validateOutput(data);
+  } catch (error) {
+    // A string the contract's pattern engine could not decide within its work budget: refused
+    // under its own rule, never taken as a match (the schema checks that did not run are moot).
+    if (!(error instanceof PatternBudgetExceeded)) throw error;
+    violations.push({ rule: 'pattern_budget', path: prefix });
+    valid = true;
+  }
+  if (!valid) {
     for (const reason of ajvErrorsToReasons(tool.validateOutput.errors)) {
       violations.push({ rule: reason.rule, path: `${prefix}${reason.field}` });
     }

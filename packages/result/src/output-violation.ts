@@ -46,6 +46,12 @@ export const OUTPUT_ONLY_RULES = Object.freeze([
    */
   'credential_value',
   /**
+   * A string in `data` could not be matched against a pattern of the output schema within the
+   * pattern engine's work budget (`PatternBudgetExceeded` of `@toolseal/guard`): the output is
+   * refused, never guessed to match. The path is `/data`: the engine does not say which string.
+   */
+  'pattern_budget',
+  /**
    * The last entry of a list cut at `MAX_OUTPUT_VIOLATIONS`: more violations were found than are
    * kept (the audit body stays bounded whatever a handler returns).
    */

@@ -756,3 +756,38 @@ describe("verifyResult holds a package's data to the tool's own output limits", 
     );
   });
 });
+
+describe('verifyResult: a contract pattern undecided within its work budget', () => {
+  it('fails the package as output_contract, not as a malformed package', () => {
+    const budgetSpec = copy(specs.kbSearch);
+    Object.assign((budgetSpec.output_schema as { properties: Record<string, unknown> }).properties, {
+      fingerprint: { type: 'string', maxLength: 4096, pattern: '^.*a.{500}$' },
+    });
+    budgetSpec.limits = { ...budgetSpec.limits, maxStringLength: 4096, maxBytes: 16_384 };
+    budgetSpec.contract.tool_name = 'kb_budget';
+    const budgetRegistry = createToolRegistry([budgetSpec]);
+    const hit = { title: 'Refund help', snippet: 'How refunds work.', source: 'https://kb.example.com/a/1', revision: 'a1.r1' };
+    const trusted: TrustedContext = { registry: budgetRegistry, tool_name: 'kb_budget', principal, call: callA, arguments: { query: 'refunds' }, digester };
+    const sealed = sealResult({
+      ...trusted,
+      subject: { kind: 'data', output: { data: { hits: [hit], fingerprint: `xa${'b'.repeat(500)}` }, resource_revision: 'kb-index-r1', observed_at: '2026-07-19T00:00:00Z' } },
+      execution: { delivery: 'fresh' },
+      now: () => '2026-07-19T00:00:01Z',
+    }).sealed;
+    expect(verifyResult(sealed, trusted)).toEqual({ ok: true });
+    // A run of a and b (1,500 units) needs a new DFA state at nearly every position.
+    let fingerprint = '';
+    for (let index = 0, state = 7; index < 1500; index++) {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) & 0x7fffffff;
+      fingerprint += (state >> 16) & 1 ? 'a' : 'b';
+    }
+    const forged = rebindDigests(
+      mutated(sealed, (draft) => {
+        if (draft.model_result.status !== 'succeeded') throw new Error('expected a succeeded result');
+        (draft.model_result.data as { fingerprint: string }).fingerprint = fingerprint;
+      }),
+      digester,
+    );
+    expect(verifyResult(forged, trusted)).toEqual({ ok: false, reasons: ['output_contract'] });
+  });
+});
