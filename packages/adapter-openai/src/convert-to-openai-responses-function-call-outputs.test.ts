@@ -158,6 +158,21 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
       expect(() => formatStateless(holed)).toThrow(misuse);
     });
 
+    it('throws the same TypeError for a responseOutput whose traps throw, or a revoked one', () => {
+      // The calls were parsed from the plain output; this one throws when its last item is read.
+      const last = String(response.output.length - 1);
+      const hostile = new Proxy([...response.output], {
+        getOwnPropertyDescriptor(target, key) {
+          if (key === last) throw new Error('hostile read');
+          return Reflect.getOwnPropertyDescriptor(target, key);
+        },
+      });
+      expect(() => formatStateless(hostile)).toThrow(misuse);
+      const revocable = Proxy.revocable([...response.output], {});
+      revocable.revoke();
+      expect(() => formatStateless(revocable.proxy)).toThrow(misuse);
+    });
+
     it('throws for a responseOutput that is not an array', () => {
       expect(() => formatStateless({ 0: response.output[0], length: 1 })).toThrow(misuse);
       expect(() => formatStateless(undefined)).toThrow(misuse);

@@ -54,11 +54,23 @@ function exceedsOutputLength(text: string): boolean {
  * output the calls were parsed from: not an array, longer than `MAX_RESPONSE_OUTPUT_ITEMS`, a hole
  * or an item that is not an object, two items of one call id, or a call's item missing, with
  * another name or arguments, or one `parseToolCalls` refuses (unfinished, namespaced, made by a
- * program, an item id that is not a well-formed identifier or is hidden behind a getter). `parseToolCalls`
- * refuses every one of these, so the host passed the wrong response. The length is read once and
+ * program, an item id that is not a well-formed identifier or is hidden behind a getter), or a
+ * Proxy that throws when read. `parseToolCalls` refuses every one of these, so the host passed the
+ * wrong response. The length is read once and
  * checked before the loop, so a sparse array claiming billions of items costs nothing.
  */
 function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown): OpenAIResponsesFunctionCall[] {
+  try {
+    return rebuildFunctionCalls(calls, responseOutput);
+  } catch {
+    // A Proxy (or a revoked one) whose traps throw on a later read than parseToolCalls made: not
+    // an output this formatter can echo, so the same TypeError as every other mismatch.
+    throw notTheParsedOutput();
+  }
+}
+
+/** `echoFunctionCalls`, letting whatever a hostile `responseOutput` throws through. */
+function rebuildFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown): OpenAIResponsesFunctionCall[] {
   if (!Array.isArray(responseOutput)) throw notTheParsedOutput();
   const output: readonly unknown[] = responseOutput;
   const count = output.length;
