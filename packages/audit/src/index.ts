@@ -77,6 +77,7 @@ export {
   AUDIT_GENESIS_DOMAIN,
   auditGenesisHash,
   DEFAULT_MAX_AUDIT_BODY_BYTES,
+  MAX_AUDIT_BODY_DEPTH,
   prepareAuditEntry,
   sealAuditEntry,
   canonicalAuditRecord,

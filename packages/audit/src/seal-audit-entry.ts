@@ -1,5 +1,5 @@
 import type { JsonObject, Sha256Hex } from '@toolseal/contracts';
-import { CanonicalizationError, canonicalize, canonicalString, isSha256Hex, type Digester } from '@toolseal/digests';
+import { CanonicalizationError, canonicalize, canonicalString, DEFAULT_MAX_DEPTH, isSha256Hex, type Digester } from '@toolseal/digests';
 import { isWellFormedText, utf8LengthWithin } from '@toolseal/guard';
 import type { AuditEntry, AuditEntryInput, StoredAuditRow } from './audit-log.js';
 import { checkIdentifier, checkOptionalIdentifier } from './check-store-input.js';
@@ -26,7 +26,15 @@ const KIND = /^[a-z][a-z0-9_]{0,63}$/;
 // Year 10000: beyond it `toISOString` changes shape and `recorded_at` stops sorting as text.
 const MAX_RECORDED_AT_MS = 253_402_300_800_000;
 
-const REUSE_REMEMBERED = { reuseRemembered: true } as const;
+/**
+ * How deep an entry body may nest (999): the stored record holds the body one level down, and
+ * the chain verifier canonicalizes the whole record again within `DEFAULT_MAX_DEPTH` (1000). A
+ * deeper body is refused at append (`StoreInputError`), never stored to fail verification later as
+ * an edited entry (which would stop `verifyChain` there, hiding whatever follows).
+ */
+export const MAX_AUDIT_BODY_DEPTH = DEFAULT_MAX_DEPTH - 1;
+
+const BODY_CANONICAL_OPTIONS = { reuseRemembered: true, maxDepth: MAX_AUDIT_BODY_DEPTH } as const;
 
 /** An entry checked and canonicalized outside the append lock; only the chain fields are missing. */
 export interface PreparedAuditEntry {
@@ -79,7 +87,7 @@ export function prepareAuditEntry(
   try {
     // A projection whose text its builder remembered (the protected audit of a sealed call) is
     // written as remembered, not walked again: see `rememberCanonicalText`.
-    bodyCanonical = canonicalize(body, REUSE_REMEMBERED);
+    bodyCanonical = canonicalize(body, BODY_CANONICAL_OPTIONS);
   } catch (error) {
     if (CanonicalizationError.isInstance(error)) {
       throw new StoreInputError('body', `cannot be canonicalized (${error.reason} at ${error.path})`);

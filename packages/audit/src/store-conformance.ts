@@ -26,6 +26,7 @@ import {
   AUDIT_ENTRY_SCHEMA_VERSION,
   AUDIT_GENESIS_DOMAIN,
   GENESIS_HASH,
+  MAX_AUDIT_BODY_DEPTH,
   prepareAuditEntry,
   sealAuditEntry,
 } from './seal-audit-entry.js';
@@ -905,6 +906,23 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       const next = await log.append(entryInput(2));
       assert.equal(next.sequence, 2, 'no sequence was consumed by a rejected entry');
       assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: next.entry_hash }, anchored: false });
+    }),
+
+    define(`append: a body ${MAX_AUDIT_BODY_DEPTH} levels deep is stored and verifies; one level deeper is refused`, async ({ log }) => {
+      const nested = (depth: number): AuditEntryInput['body'] => {
+        let body: AuditEntryInput['body'] = {};
+        for (let level = 1; level < depth; level++) body = { a: body };
+        return body;
+      };
+      const deepest = await log.append({ ...entryInput(1), body: nested(MAX_AUDIT_BODY_DEPTH) });
+      await assert.rejects(
+        log.append({ ...entryInput(2), body: nested(MAX_AUDIT_BODY_DEPTH + 1) }),
+        (error: unknown) => StoreInputError.isInstance(error) && /max_depth/.test((error as Error).message),
+      );
+      const next = await log.append(entryInput(2));
+      assert.equal(next.sequence, 2);
+      assert.deepEqual(await log.verifyChain(), { ok: true, checked: 2, head: { sequence: 2, entry_hash: next.entry_hash }, anchored: false });
+      assert.equal(deepest.sequence, 1);
     }),
 
     define('append: bodies round-trip exactly through the stored canonical text', async ({ log }) => {
