@@ -721,3 +721,31 @@ function violationsOfTool(registered: RegisteredTool, output: unknown): { rule: 
   const checked = checkHandlerOutput(registered, output, orderArguments, NOW);
   return checked.ok ? [] : checked.violations;
 }
+
+describe('checkHandlerOutput: the handler output is read once', () => {
+  it('checks, canonicalizes and seals the value an array-index accessor gave on its one read', () => {
+    let reads = 0;
+    const long = { ...hit, snippet: '\u{1F600}'.repeat(1000) }; // 1,000 code points, 2,000 UTF-16 units
+    const hits: unknown[] = [];
+    Object.defineProperty(hits, 0, {
+      enumerable: true,
+      get: () => {
+        reads += 1;
+        return reads === 1 ? hit : long;
+      },
+    });
+    const checked = checkHandlerOutput(tool('kb_search'), { ...search, data: { hits } }, null, NOW);
+    expect(reads).toBe(1);
+    expect(checked.ok).toBe(true);
+    if (checked.ok) expect(checked.value.data).toEqual({ hits: [hit] });
+  });
+
+  it('refuses the over-long value when the accessor gives it on that read', () => {
+    const long = { ...hit, snippet: '\u{1F600}'.repeat(1000) };
+    const hits: unknown[] = [];
+    Object.defineProperty(hits, 0, { enumerable: true, get: () => long });
+    expect(violationsOf('kb_search', { ...search, data: { hits } }, null)).toEqual([
+      { rule: 'max_string_length', path: '/data/hits/0/snippet' },
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
-import { ajvErrorsToReasons, checkUntrustedValue, isWellFormedText, PatternBudgetExceeded, utf8LengthWithin } from '@toolseal/guard';
+import { ajvErrorsToReasons, checkUntrustedValue, copyUntrustedValue, isWellFormedText, PatternBudgetExceeded, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
 import { findCredentialValues, holdsCredentialValue } from './find-credential-values.js';
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
@@ -355,7 +355,8 @@ function carriesCredentialParameter(tool: RegisteredTool, url: URL): boolean {
 /**
  * Checks a raw handler output (any JavaScript value: it may be a class instance, hold getters or
  * cycles) against the tool's contract. Depth, counts, string lengths and JSON-ness are checked by
- * the guard first, then the fixed envelope, `resource_revision`, `observed_at` and completion
+ * the guard first, on the walk that copies the output (each member and element read once; every
+ * later check reads the copy), then the fixed envelope, `resource_revision`, `observed_at` and completion
  * flags, then the encoded size of `data` (its RFC 8785 text, computed once and returned for the
  * seal), then the business data (`checkOutputData`), then whether a string of `data` contains
  * one of `protectedValues` or the output's own `receipt` / `status_ref` (`findProtectedValues`),
@@ -369,9 +370,12 @@ export function checkHandlerOutput(
   nowMs: number,
   protectedValues: readonly (string | null)[] = [],
 ): HandlerOutputCheck {
-  let guarded: ReturnType<typeof checkUntrustedValue>;
+  let guarded: ReturnType<typeof copyUntrustedValue>;
   try {
-    guarded = checkUntrustedValue(output, tool.handlerOutputLimits);
+    // A private copy, every member and element read exactly once: everything below reads the copy,
+    // so an accessor (on an array index, which a check walk reads without descriptors) cannot pass
+    // the limits with one value and be canonicalized, validated and sealed with another.
+    guarded = copyUntrustedValue(output, tool.handlerOutputLimits);
   } catch {
     // Only a Proxy whose traps throw gets here: refused like any other non-JSON value.
     guarded = { ok: false, violation: { rule: 'non_json_value', path: '' } };
@@ -387,8 +391,8 @@ export function checkHandlerOutput(
   try {
     return checkEnvelope(tool, guarded.value, argumentsValue, nowMs, protectedValues);
   } catch {
-    // The guard's walk can run handler code (an accessor on an array index, a Proxy's trap) that
-    // makes a later read of what it passed throw: such an output is refused like any non-JSON value.
+    // Everything here reads the private copy, which cannot throw: kept so that a defect in a
+    // later check refuses the output rather than failing the seal.
     return { ok: false, violations: [{ rule: 'non_json_value', path: '' }], receipt: null, status_ref: null };
   }
 }

@@ -3,13 +3,18 @@ import { isCredentialKeyName } from '@toolseal/guard';
 import { findInData } from './find-in-data.js';
 import type { OutputViolation } from './output-violation.js';
 
-// A string value that is JSON text as a whole: an object or array, after JSON's own whitespace.
-const JSON_CONTAINER_START = /^[\t\n\r ]*[{[]/;
+// A string value that may be JSON text as a whole, after and before JSON's own whitespace: an
+// object (`{...}`), an array (`[...]`) or a string literal (`"..."`: JSON text of JSON text,
+// `JSON.stringify(JSON.stringify(response))`). Only such a string is parsed: a failed parse costs a
+// thrown SyntaxError, and prose that merely starts with a quote (`"Hello," she said.`) is common.
+const CLOSER_OF: Readonly<Record<string, string>> = { '{': '}', '[': ']', '"': '"' };
 // The same seen in a JSON text holding the string: its opening quote, JSON's whitespace as its
-// escapes, then `{` or `[`. No match anywhere: no string of the value can be JSON text.
-const JSON_CONTAINER_IN_TEXT = /"(?: |\\[tnr])*[{[]/;
-// JSON inside JSON inside a string...: levels read before giving up (each level's text is shorter
-// than the one holding it, so the work stays within this many passes over the data).
+// escapes, then `{`, `[` or an escaped quote. No match anywhere: no string of the value can be
+// JSON text of an object, an array or a string.
+const JSON_TEXT_IN_TEXT = /"(?: |\\[tnr])*(?:[{[]|\\")/;
+// JSON inside JSON inside a string...: levels read before giving up, each unwrapped string literal
+// one of them (each level's text is shorter than the one holding it, so the work stays within this
+// many passes over the data).
 const MAX_JSON_LEVELS = 4;
 // The shortest value taken for a secret: shorter ones (`x`, `pw`, `none`) are examples or flags.
 const MIN_SECRET_LENGTH = 8;
@@ -21,7 +26,9 @@ const PLACEHOLDER = /^[<{[($%].*[>}\])]$|\.\.\.|…|\*\*\*|x{4}|your|example|pla
  * Where a string of `data` is, as a whole, the JSON text of an object or array in which a key a
  * credential rule flags (`password`, `client_secret`, `session_token`, `authorization`...) holds a
  * string that looks like a secret (8 characters or more, not a placeholder such as `<token>`,
- * `your-api-key` or `***`), at any depth and in JSON strings within it up to four levels:
+ * `your-api-key` or `***`), at any depth and in JSON strings within it up to four levels; a string
+ * that is, as a whole, a JSON string literal (the JSON text of JSON text) is read as its content,
+ * each such unwrapping one of the four levels:
  * `credential_value` at the string's contract-safe pointer under `prefix`. A handler that returns
  * the downstream's whole object as a string (`JSON.stringify(response)`) would otherwise pass its
  * password through the contract's exact schema and the recursive key rule (spec 000: "reject
@@ -31,7 +38,7 @@ const PLACEHOLDER = /^[<{[($%].*[>}\])]$|\.\.\.|…|\*\*\*|x{4}|your|example|pla
  * `data`) lets the common case skip the walk; `null` walks.
  */
 export function findCredentialsInJsonStrings(data: JsonValue, jsonText: string | null, prefix = '/data'): OutputViolation[] {
-  if (jsonText !== null && !JSON_CONTAINER_IN_TEXT.test(jsonText)) return [];
+  if (jsonText !== null && !JSON_TEXT_IN_TEXT.test(jsonText)) return [];
   return findInData(data, prefix, 'credential_value', (value, isKey) => !isKey && typeof value === 'string' && jsonTextHoldsCredential(value, 1));
 }
 
@@ -41,8 +48,17 @@ function looksLikeSecret(value: unknown): boolean {
   return trimmed.length >= MIN_SECRET_LENGTH && !PLACEHOLDER.test(trimmed);
 }
 
+function isJsonWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
 function jsonTextHoldsCredential(text: string, level: number): boolean {
-  if (!JSON_CONTAINER_START.test(text)) return false;
+  let first = 0;
+  while (first < text.length && isJsonWhitespace(text.charCodeAt(first))) first++;
+  let last = text.length - 1;
+  while (last > first && isJsonWhitespace(text.charCodeAt(last))) last--;
+  const closer = CLOSER_OF[text.charAt(first)];
+  if (closer === undefined || last === first || text.charAt(last) !== closer) return false;
   let parsed: unknown;
   try {
     // Iterative in V8: no nesting overflows the stack. Duplicate keys and `__proto__` are own
@@ -51,6 +67,8 @@ function jsonTextHoldsCredential(text: string, level: number): boolean {
   } catch {
     return false;
   }
+  // A string literal: its content is read as the next level (strictly shorter than `text`).
+  if (typeof parsed === 'string') return level < MAX_JSON_LEVELS && jsonTextHoldsCredential(parsed, level + 1);
   if (typeof parsed !== 'object' || parsed === null) return false;
   const stack: unknown[] = [parsed];
   for (let value = stack.pop(); value !== undefined; value = stack.pop()) {

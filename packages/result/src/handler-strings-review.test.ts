@@ -89,21 +89,22 @@ describe('a protected value ending in a capital sigma', () => {
   );
 });
 
-describe('handler code that throws after the guard has walked the output', () => {
+describe('handler code that throws or changes the output after the guard has copied it', () => {
   const principal = { tenant_id: 'tenant-cedar', subject_id: 'drafter-1', roles: [] };
 
-  it('a Proxy whose get trap throws is refused as non-JSON, never thrown', () => {
+  it('a Proxy whose get trap throws is read through its own-property answers, never thrown', () => {
     const output = new Proxy(envelope(), {
       get() {
         throw new Error('get trap');
       },
     });
     const sealed = seal(principal, output);
-    expect(sealed.sealed.model_result.status).toBe('failed');
-    expect(sealed.violations).toEqual([{ rule: 'non_json_value', path: '' }]);
+    expect(sealed.violations).toEqual([]);
+    expect(sealed.sealed.model_result.status).toBe('succeeded');
+    expect(sealed.sealed.model_result.data).toEqual(envelope().data);
   });
 
-  it('a Proxy that revokes itself during the guard walk (data or the envelope itself) is refused, never thrown', () => {
+  it('a Proxy that revokes itself during the guard walk (data or the envelope itself) is sealed as it read, never thrown', () => {
     const selfRevoking = (target: object): object => {
       let traps = 0;
       const { proxy, revoke } = Proxy.revocable(target, {
@@ -115,20 +116,27 @@ describe('handler code that throws after the guard has walked the output', () =>
       });
       return proxy;
     };
-    for (const output of [{ ...envelope(), data: selfRevoking({}) }, selfRevoking({})]) {
+    // Each copy is what the walk read: an empty data object, an empty envelope.
+    const cases: [object, { rule: string; path: string }[]][] = [
+      [{ ...envelope(), data: selfRevoking({}) }, [{ rule: 'required', path: '/data/hits' }]],
+      [selfRevoking({}), [{ rule: 'required', path: '' }, { rule: 'resource_revision', path: '/resource_revision' }, { rule: 'observed_at', path: '/observed_at' }]],
+    ];
+    for (const [output, violations] of cases) {
       const sealed = seal(principal, output);
       expect(sealed.sealed.model_result.status).toBe('failed');
-      expect(sealed.violations).toEqual([{ rule: 'non_json_value', path: '' }]);
+      expect(sealed.violations).toEqual(violations);
     }
   });
 
-  it('an array-index accessor that turns an envelope member into a throwing getter is refused, never thrown', () => {
+  it('an array-index accessor that turns an envelope member into a throwing getter changes nothing already copied', () => {
     const output: Record<string, unknown> = envelope();
     const hits: unknown[] = [];
+    let reads = 0;
     Object.defineProperty(hits, 0, {
       enumerable: true,
       configurable: true,
       get() {
+        reads += 1;
         Object.defineProperty(output, 'observed_at', {
           enumerable: true,
           configurable: true,
@@ -141,7 +149,10 @@ describe('handler code that throws after the guard has walked the output', () =>
     });
     output['data'] = { hits };
     const sealed = seal(principal, output);
-    expect(sealed.sealed.model_result.status).toBe('failed');
-    expect(sealed.violations).toEqual([{ rule: 'non_json_value', path: '' }]);
+    expect(reads).toBe(1);
+    expect(sealed.violations).toEqual([]);
+    expect(sealed.sealed.model_result.status).toBe('succeeded');
+    expect(sealed.sealed.model_result.data).toEqual({ hits: [hit('s')] });
+    expect(sealed.sealed.model_result.provenance.observed_at).toBe('2026-07-19T00:00:00Z');
   });
 });
