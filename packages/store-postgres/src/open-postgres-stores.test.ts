@@ -360,10 +360,10 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   it('migrates once: reopening and concurrent opens apply nothing twice', async () => {
     const schema = nextSchema();
     const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStores({ pool, schema })));
-    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
-    expect(opened.map((stores) => stores.schemaVersion)).toEqual([5, 5, 5, 5]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(6);
+    expect(opened.map((stores) => stores.schemaVersion)).toEqual([6, 6, 6, 6]);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     const columns = await pool.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'audit_log' AND column_name = 'canonical'`,
@@ -425,9 +425,9 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     const before = await appendAtVersion3(schema);
     expect(await headTruncateTriggers(schema)).toEqual([]);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(5);
+    expect(stores.schemaVersion).toBe(6);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
     await expect(pool.query(`TRUNCATE "${schema}".audit_head`)).rejects.toThrow(/only follows appends/);
     expect(await stores.auditLog.head()).toEqual(before);
@@ -465,9 +465,9 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       expect(await indexDefinition(schema, 'idempotency_records_intent')).toEqual([]);
       const clock = new ManualClock(T0);
       const stores = await openPostgresStores({ pool, schema, clock });
-      expect(stores.schemaVersion).toBe(5);
+      expect(stores.schemaVersion).toBe(6);
       const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
       expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
       expect(await indexDefinition(schema, 'idempotency_records_request')).toEqual([
         `CREATE INDEX idempotency_records_request ON ${schema}.idempotency_records USING btree (request_sha256, created_at)`,
@@ -485,7 +485,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     await schemaAtVersion(schema, 1);
     await pool.query(`CREATE INDEX CONCURRENTLY idempotency_records_request ON "${schema}".idempotency_records (request_sha256, created_at)`);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(5);
+    expect(stores.schemaVersion).toBe(6);
     expect(await indexDefinition(schema, 'idempotency_records_request')).toHaveLength(1);
     expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 }))?.map((record) => record.key)).toEqual(['key-old']);
   });
@@ -498,7 +498,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       `CREATE INDEX CONCURRENTLY idempotency_records_intent ON "${schema}".idempotency_records (intent_sha256, created_at) WHERE intent_sha256 IS NOT NULL`,
     );
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(5);
+    expect(stores.schemaVersion).toBe(6);
     expect(await indexDefinition(schema, 'idempotency_records_intent')).toHaveLength(1);
     expect(await stores.idempotencyStore.get('key-old')).toEqual(intentMigrationOldRecord(REQUEST, T0));
     await recordIn(stores.idempotencyStore, 'key-new', 'started', 'b'.repeat(64), INTENT);
@@ -789,6 +789,238 @@ describe.skipIf(!available)('PostgreSQL stores: a role without DDL privileges', 
   });
 });
 
+describe.skipIf(!available)('PostgreSQL stores: the audit_head guard', () => {
+  // Roles belong to the cluster, not the database: one per test run, dropped with what it was granted.
+  const role = `${RUN_SCHEMA}_head`;
+  afterAll(async () => {
+    const exists = await pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+    if (exists.rowCount === 0) return;
+    await pool.query(`DROP OWNED BY "${role}"`);
+    await pool.query(`DROP ROLE "${role}"`);
+  });
+
+  type HeadRow = { sequence: string; entry_hash: string };
+  const FORGED = 'f'.repeat(64);
+
+  /**
+   * Runs `statements` on `client` in a transaction it rolls back, and answers the head row as they
+   * left it (undefined: removed). The attack of the review: a trigger function of the caller's own
+   * (in pg_temp, on a temporary table: TEMP is granted to PUBLIC) changes audit_head, which its
+   * guard sees at trigger depth 2, as it sees the update of audit_head_follow.
+   */
+  async function inRolledBack(client: pg.PoolClient, schema: string, statements: readonly string[]): Promise<HeadRow | undefined> {
+    await client.query('BEGIN');
+    try {
+      for (const text of statements) await client.query(text);
+      return (await client.query<HeadRow>(`SELECT sequence, entry_hash FROM "${schema}".audit_head`)).rows[0];
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+
+  /** `change` (SQL on audit_head) run by a trigger function of the caller's own, in pg_temp. */
+  const fromOwnTrigger = (change: string) => [
+    'CREATE TEMP TABLE head_attack (x int)',
+    `CREATE FUNCTION pg_temp.head_attack() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${change}; RETURN NULL; END $$`,
+    'CREATE TRIGGER head_attack AFTER INSERT ON head_attack FOR EACH ROW EXECUTE FUNCTION pg_temp.head_attack()',
+    'INSERT INTO head_attack VALUES (1)',
+  ];
+
+  /** audit_head_follow itself, attached to a temporary table whose rows carry any head. */
+  const followOnOwnTable = (schema: string, sequence: number, entryHash: string) => [
+    'CREATE TEMP TABLE head_forged (sequence bigint, entry_hash text)',
+    `CREATE TRIGGER head_forged AFTER INSERT ON head_forged FOR EACH ROW EXECUTE FUNCTION "${schema}".audit_head_follow()`,
+    `INSERT INTO head_forged VALUES (${sequence}, '${entryHash}')`,
+  ];
+
+  /** `DELETE FROM audit_head` from a trigger function of the caller's own. */
+  const deleteFromOwnTrigger = (schema: string) => fromOwnTrigger(`DELETE FROM "${schema}".audit_head`);
+
+  /** The ways the review (and this test) found to update audit_head at trigger depth 2, with the head at `sequence`. */
+  const depthTwoAttacks = (schema: string, sequence: number): Array<[string, readonly string[]]> => {
+    const s = `"${schema}"`;
+    return [
+      ['rewind', fromOwnTrigger(`UPDATE ${s}.audit_head SET sequence = 1, entry_hash = '${FORGED}' WHERE id = 1`)],
+      ['next sequence, forged hash', fromOwnTrigger(`UPDATE ${s}.audit_head SET sequence = sequence + 1, entry_hash = '${FORGED}'`)],
+      ['same sequence, forged hash', fromOwnTrigger(`UPDATE ${s}.audit_head SET entry_hash = '${FORGED}'`)],
+      ['audit_head_follow on a temporary table', followOnOwnTable(schema, sequence + 1, FORGED)],
+    ];
+  };
+
+  it('the review: a role with only the listed grants cannot rewind, forge or remove the head from a trigger of its own (trigger depth 2)', async () => {
+    await pool.query(`CREATE ROLE "${role}" NOLOGIN`);
+    const schema = nextSchema();
+    const s = `"${schema}"`;
+    const owner = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    for (let index = 0; index < 3; index += 1) {
+      await owner.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    const head = await owner.auditLog.head();
+    for (const grant of RUNTIME_GRANTS) await pool.query(grant.replaceAll('$s', s).replaceAll('$r', `"${role}"`));
+    const rolePool = new pg.Pool({ connectionString: DATABASE_URL, max: 1, options: `-c role=${role}` });
+    try {
+      const client = await rolePool.connect();
+      try {
+        await expect(client.query('SELECT current_user AS name')).resolves.toMatchObject({ rows: [{ name: role }] });
+        // Directly (trigger depth 1), as before.
+        await expect(client.query(`UPDATE ${s}.audit_head SET sequence = 1 WHERE id = 1`)).rejects.toThrow(/only follows appends/);
+        for (const [name, statements] of depthTwoAttacks(schema, 3)) {
+          await expect(inRolledBack(client, schema, statements), name).rejects.toThrow(/only follows appends/);
+        }
+        // The role holds no DELETE on audit_head: refused before any trigger, at any depth.
+        await expect(client.query(`DELETE FROM ${s}.audit_head`)).rejects.toMatchObject({ code: '42501' });
+        await expect(inRolledBack(client, schema, deleteFromOwnTrigger(schema))).rejects.toMatchObject({ code: '42501' });
+      } finally {
+        client.release();
+      }
+      // The role's own appends still move the head, and the chain verifies.
+      const stores = await openPostgresStores({ pool: rolePool, schema, clock: new ManualClock(T0) });
+      expect(await stores.auditLog.head()).toEqual(head);
+      const entry = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'after', operation_id: null, idempotency_key: null, body: {} });
+      expect(entry.sequence).toBe(4);
+      expect(await stores.auditLog.head()).toEqual({ sequence: 4, entry_hash: entry.entry_hash });
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 4 });
+      await stores.close();
+    } finally {
+      await rolePool.end();
+    }
+  });
+
+  it('allows exactly the step an append makes: to the next entry as stored, never back, beyond it or to another hash', async () => {
+    const schema = nextSchema();
+    const s = `"${schema}"`;
+    const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    const first = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'a', operation_id: null, idempotency_key: null, body: {} });
+    expect(await stores.auditLog.head()).toEqual({ sequence: 1, entry_hash: first.entry_hash });
+    // An entry beyond the head without the head moved (audit_head_follow disabled, as only the
+    // tables' owner can): the head may then step to it, even directly, and only to it.
+    const tamper = postgresTamper(pool, schema);
+    await pool.query(`ALTER TABLE ${s}.audit_log DISABLE TRIGGER audit_head_follow`);
+    const second = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'b', operation_id: null, idempotency_key: null, body: {} });
+    await pool.query(`ALTER TABLE ${s}.audit_log ENABLE TRIGGER audit_head_follow`);
+    expect((await tamper.readRows()).map((row) => row.sequence)).toEqual([1, 2]);
+    expect(await stores.auditLog.head()).toEqual({ sequence: 1, entry_hash: first.entry_hash });
+    for (const [sequence, hash] of [
+      [2, FORGED],
+      [2, first.entry_hash],
+      [3, second.entry_hash],
+      [1, first.entry_hash],
+      [0, '0'.repeat(64)],
+    ] as const) {
+      await expect(pool.query(`UPDATE ${s}.audit_head SET sequence = $1, entry_hash = $2`, [sequence, hash]), `${sequence}`).rejects.toThrow(
+        /only follows appends/,
+      );
+    }
+    await expect(pool.query(`UPDATE ${s}.audit_head SET id = 2, sequence = 2, entry_hash = $1`, [second.entry_hash])).rejects.toThrow();
+    await pool.query(`UPDATE ${s}.audit_head SET sequence = 2, entry_hash = $1`, [second.entry_hash]);
+    expect(await stores.auditLog.head()).toEqual({ sequence: 2, entry_hash: second.entry_hash });
+    const third = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'c', operation_id: null, idempotency_key: null, body: {} });
+    expect(await stores.auditLog.head()).toEqual({ sequence: 3, entry_hash: third.entry_hash });
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
+  });
+
+  it("compares with pg_catalog's operators, whatever search_path the session sets (one that shadows = cannot forge the head)", async () => {
+    const schema = nextSchema();
+    const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    await stores.auditLog.append({ kind: 'sealed_call', call_id: 'call', operation_id: null, idempotency_key: null, body: {} });
+    const head = await stores.auditLog.head();
+    // A schema of operators that call everything equal, first on the session's search_path (as a
+    // role with CREATE on any schema could set up), in a transaction rolled back.
+    const shadow = `"${nextSchema()}"`;
+    const client = await pool.connect();
+    try {
+      const attempt = inRolledBack(client, schema, [
+        `CREATE SCHEMA ${shadow}`,
+        ...['bigint', 'text'].flatMap((type) => [
+          `CREATE FUNCTION ${shadow}.equal_${type}(${type}, ${type}) RETURNS boolean LANGUAGE sql AS 'SELECT true'`,
+          `CREATE OPERATOR ${shadow}.= (LEFTARG = ${type}, RIGHTARG = ${type}, FUNCTION = ${shadow}.equal_${type})`,
+        ]),
+        `SET LOCAL search_path = ${shadow}, pg_catalog`,
+        `UPDATE "${schema}".audit_head SET sequence = 9, entry_hash = '${FORGED}'`,
+      ]);
+      await expect(attempt).rejects.toThrow(/only follows appends/);
+    } finally {
+      client.release();
+    }
+    expect(await stores.auditLog.head()).toEqual(head);
+  });
+
+  it('pins the search_path of every trigger function of the schema to pg_catalog, pg_temp', async () => {
+    const schema = nextSchema();
+    await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    const functions = await pool.query<{ proname: string; proconfig: string[] | null }>(
+      `SELECT p.proname, p.proconfig FROM pg_catalog.pg_proc AS p JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = $1 AND p.prorettype = 'pg_catalog.trigger'::regtype ORDER BY p.proname`,
+      [schema],
+    );
+    expect(functions.rows.length).toBe(9);
+    for (const row of functions.rows) expect({ [row.proname]: row.proconfig }).toEqual({ [row.proname]: ['search_path=pg_catalog, pg_temp'] });
+  });
+
+  it('migrates a version 5 schema (its audit log kept) to version 6, whose guard checks the change instead of the trigger depth', async () => {
+    const schema = nextSchema();
+    const s = `"${schema}"`;
+    await pool.query(`CREATE SCHEMA ${s}`);
+    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 5)) {
+      for (const text of migration.statements(s)) await pool.query(text);
+      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
+    }
+    // Two entries as hosts of version 5 appended them: copied row by row (the triggers check and
+    // move the head) from stores on a scratch schema.
+    const scratch = nextSchema();
+    const writer = await openPostgresStores({ pool, schema: scratch, clock: new ManualClock(T0) });
+    for (let index = 0; index < 2; index += 1) {
+      await writer.auditLog.append({ kind: 'sealed_call', call_id: `old-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    for (const sequence of [1, 2]) {
+      await pool.query(`INSERT INTO ${s}.audit_log SELECT * FROM "${scratch}".audit_log WHERE sequence = $1`, [sequence]);
+    }
+    const head = await writer.auditLog.head();
+    await pool.query(`DROP SCHEMA "${scratch}" CASCADE`);
+    const guardSource = async () =>
+      (await pool.query<{ prosrc: string }>(`SELECT prosrc FROM pg_proc WHERE oid = $1::regprocedure`, [`${s}.audit_head_guard()`])).rows[0]?.prosrc ?? '';
+    expect(await guardSource()).toContain('pg_trigger_depth');
+    // At version 5 the review's attack goes through (rolled back here).
+    const client = await pool.connect();
+    try {
+      expect(await inRolledBack(client, schema, depthTwoAttacks(schema, 2)[0]?.[1] ?? [])).toEqual({ sequence: '1', entry_hash: FORGED });
+      // A DELETE there was skipped without a word (the guard answered NEW, which a DELETE has not).
+      expect(await inRolledBack(client, schema, deleteFromOwnTrigger(schema))).toEqual({ sequence: '2', entry_hash: head?.entry_hash });
+
+      const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+      expect(stores.schemaVersion).toBe(6);
+      const versions = await pool.query(`SELECT version FROM ${s}.schema_version ORDER BY version`);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+      expect(await guardSource()).not.toContain('pg_trigger_depth');
+      // The trigger of version 1 calls the replaced function: one guard, before UPDATE or DELETE.
+      const triggers = await pool.query<{ tgname: string; proname: string }>(
+        `SELECT t.tgname, p.proname FROM pg_trigger AS t JOIN pg_proc AS p ON p.oid = t.tgfoid
+         WHERE t.tgrelid = $1::regclass AND NOT t.tgisinternal ORDER BY t.tgname`,
+        [`${s}.audit_head`],
+      );
+      expect(triggers.rows).toEqual([
+        { tgname: 'audit_head_guard', proname: 'audit_head_guard' },
+        { tgname: 'audit_head_no_truncate', proname: 'audit_head_no_truncate' },
+      ]);
+      for (const [name, statements] of depthTwoAttacks(schema, 2)) {
+        await expect(inRolledBack(client, schema, statements), name).rejects.toThrow(/only follows appends/);
+      }
+      await expect(inRolledBack(client, schema, deleteFromOwnTrigger(schema))).rejects.toThrow(/only follows appends/);
+      await expect(pool.query(`DELETE FROM ${s}.audit_head`)).rejects.toThrow(/only follows appends/);
+      expect(await stores.auditLog.head()).toEqual(head);
+      const entry = await stores.auditLog.append({ kind: 'sealed_call', call_id: 'after', operation_id: null, idempotency_key: null, body: {} });
+      expect(entry.sequence).toBe(3);
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
+      // Reopening applies nothing again.
+      expect((await openPostgresStores({ pool, schema })).schemaVersion).toBe(6);
+      expect((await pool.query(`SELECT count(*)::int AS count FROM ${s}.schema_version`)).rows).toEqual([{ count: 6 }]);
+    } finally {
+      client.release();
+    }
+  });
+});
+
 describe.skipIf(!available)('PostgreSQL stores: a claim retried across a purge', () => {
   it('the review: each attempt reads the clock again, so a purged key never hands out a token twice', async () => {
     const clock = new ManualClock(1_000);
@@ -924,9 +1156,9 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     const clock = new ManualClock(T0);
     const stores = await openPostgresStores({ pool, schema, clock });
     const store = stores.idempotencyStore;
-    expect(stores.schemaVersion).toBe(5);
+    expect(stores.schemaVersion).toBe(6);
     const versions = await pool.query(`SELECT version FROM ${s}.schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0) }]);
     // The records of version 4 read back as they were; a released one is claimed with its token + 1.
     expect(await store.get('key-old')).toMatchObject({ state: 'started', fencing_token: 7 });
@@ -974,7 +1206,7 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     expect(await store.get('key-truncated')).toBeUndefined();
     // Reopening applies nothing and seeds nothing again.
     const reopened = await openPostgresStores({ pool, schema, clock: new ManualClock(T0 + 86_400_000) });
-    expect(reopened.schemaVersion).toBe(5);
+    expect(reopened.schemaVersion).toBe(6);
     expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 10_001) }]);
   });
 
@@ -985,7 +1217,7 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     const upgraded = nextSchema();
     await schemaAtVersion4(upgraded);
     await expect(migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z', -1)).rejects.toThrow(RangeError);
-    expect(await migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z')).toBe(5);
+    expect(await migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z')).toBe(6);
     expect(await tokenFloor(upgraded)).toEqual([{ id: 1, token: '0' }]);
   });
 

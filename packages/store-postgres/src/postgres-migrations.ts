@@ -25,6 +25,18 @@ function raiseTokenFloor(s: string, source: string): string {
 }
 
 /** Every migration this package knows, oldest first. */
+/** The trigger functions (besides audit_head_guard) whose search_path version 6 pins. */
+const PINNED_TRIGGER_FUNCTIONS = [
+  'audit_log_append_only',
+  'audit_log_append_at_head',
+  'audit_head_follow',
+  'audit_head_no_truncate',
+  'idempotency_raise_token_floor',
+  'idempotency_raise_token_floor_on_truncate',
+  'idempotency_check_token_floor',
+  'idempotency_token_floor_guard',
+] as const;
+
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
@@ -94,6 +106,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         END $$`,
       `CREATE TRIGGER audit_head_follow AFTER INSERT ON ${s}.audit_log
         FOR EACH ROW EXECUTE FUNCTION ${s}.audit_head_follow()`,
+      // Replaced by version 6, which checks the change instead: trigger depth 2 is within reach of
+      // any role that may UPDATE audit_head, through a trigger of its own on a temporary table.
       `CREATE FUNCTION ${s}.audit_head_guard() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           IF pg_trigger_depth() < 2 THEN
@@ -243,6 +257,40 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // further than older_than_ms since that purge). It only ever raises first tokens: while the
     // clock is ahead of it, max(clock reading, floor) is the clock reading, as before.
     upgradeStatements: (s) => [`UPDATE ${s}.idempotency_token_floor SET token = $1 WHERE id = 1 AND token < $1`],
+  },
+  {
+    version: 6,
+    statements: (s) => [
+      // The guard of version 1 let through any change made at trigger depth 2 or more, meaning the
+      // head update of audit_head_follow. But any role that may UPDATE audit_head (the hosts' role
+      // needs it, for that trigger) reaches depth 2 with a trigger of its own: a trigger function
+      // in pg_temp on a temporary table (TEMP is granted to PUBLIC), or audit_head_follow itself
+      // attached to such a table. A review rewound the head that way, after which every append
+      // failed. So the guard checks the change itself, as the SQLite store's trigger does: no
+      // DELETE, and an UPDATE only of the step an append makes, to the entry after the head, as
+      // stored in audit_log (whose own triggers let rows in only at the head, never changed).
+      // IS DISTINCT FROM: the entry missing reads as NULL, refused. The search_path is pinned so
+      // that the operators are pg_catalog's whatever the calling session sets (relations are
+      // schema-qualified). Replaced in place (CREATE OR REPLACE keeps the function, so the
+      // trigger of version 1 calls the new body): a catalog change, no table locked or rewritten.
+      `CREATE OR REPLACE FUNCTION ${s}.audit_head_guard() RETURNS trigger LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+          IF TG_OP <> 'UPDATE' THEN
+            RAISE EXCEPTION 'toolseal audit_head only follows appends';
+          END IF;
+          IF NEW.id IS DISTINCT FROM OLD.id
+            OR NEW.sequence IS DISTINCT FROM OLD.sequence + 1
+            OR NEW.entry_hash IS DISTINCT FROM (SELECT entry_hash FROM ${s}.audit_log WHERE sequence = NEW.sequence) THEN
+            RAISE EXCEPTION 'toolseal audit_head only follows appends';
+          END IF;
+          RETURN NEW;
+        END $$`,
+      // The other trigger functions get the same pinned search_path: their relations are
+      // schema-qualified already, and their comparisons then use pg_catalog's operators, not ones a
+      // session put first on its path (a role with CREATE on some schema could).
+      ...PINNED_TRIGGER_FUNCTIONS.map((name) => `ALTER FUNCTION ${s}.${name}() SET search_path = pg_catalog, pg_temp`),
+    ],
   },
 ];
 
