@@ -92,6 +92,15 @@ describe('parseGeminiInteractionsToolCalls: refusals', () => {
     assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(undefined)), 'MALFORMED_TOOL_CALL', 'malformed_response');
   });
 
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['an object', { 0: {} }],
+    ['a string', 'steps'],
+  ])('refuses a finished interaction whose steps are %s (absent or an array only)', (_label, steps) => {
+    const interaction = { id: 'int_1', status: 'completed', steps } as unknown as GeminiInteractionsResponse;
+    assertParseRefused(parseGeminiInteractionsToolCalls(interaction), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  });
+
   // Interactions API `Interaction.status` (@google/genai 2.32.0 `InteractionStatus`): only
   // `requires_action` means the model waits for the client's function results.
   it.each([
