@@ -1728,7 +1728,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (run.kind !== 'returned') return refuse(turn, state, 'handler', 'TOOL_ERROR');
     const outcome = readHandlerOutcome(run.value, 'data');
     if (outcome.kind === 'garbage' || !declaresHandlerReasons(tool, outcome, invocation.arguments)) return refuse(turn, state, 'handler', 'TOOL_ERROR');
-    if (outcome.kind === 'error') return refuse(turn, state, 'handler', outcome.code, outcome);
+    if (outcome.kind === 'error') {
+      // Sealed without repeats and in a fixed order, as a write handler's: the order and count a
+      // read's component returns its reasons in carry nothing to the model.
+      return refuse(turn, state, 'handler', outcome.code, outcome.reasons === undefined ? outcome : { ...outcome, reasons: canonicalReasons(outcome.reasons) });
+    }
     const output = seal(turn, state, { kind: 'data', output: outcome.envelope }, 'fresh');
     return record(turn, state, output, output.violations.length > 0 ? 'output_contract' : 'sealed');
   }

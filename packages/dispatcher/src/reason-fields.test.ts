@@ -165,6 +165,18 @@ describe('reason order and repeats (review: a component spelled digits through t
     });
   });
 
+  it('a read handler refusal is sealed as the sorted set of its reasons, as a write handler\'s (review)', async () => {
+    const host = createTestHost();
+    const rules = ['rule_violation', 'amount_mismatch', 'rule_violation', 'quantity_exceeds_eligible', 'amount_mismatch'];
+    host.impl.get_order = () => ({ kind: 'error', code: 'RULE_REJECTED', reasons: rules.map((rule) => ({ field: '/order_id', rule })) }) as never;
+    const { result } = await orderTurn(host);
+    expect(result.gate).toBe('handler');
+    expect(result.sealed.model_result.error).toMatchObject({
+      code: 'RULE_REJECTED',
+      reasons: ['amount_mismatch', 'quantity_exceeds_eligible', 'rule_violation'].map((rule) => ({ field: '/order_id', rule })),
+    });
+  });
+
   it('a trusted check refusal is sealed as the sorted set of its reasons', async () => {
     const host = createTestHost({
       tools: (tools) =>
