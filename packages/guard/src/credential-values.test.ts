@@ -344,6 +344,10 @@ const THIRD_REVIEW_FOUND: readonly (readonly [CredentialValueKind, string])[] = 
   ['private_key', base64(pem('OPENSSH PRIVATE KEY'))],
   ['private_key', `{"ssh-privatekey":"${base64(pem('ENCRYPTED PRIVATE KEY'))}"}`],
   ['private_key', Buffer.from(pem('EC PRIVATE KEY')).toString('base64url')],
+  // A header whose last dashes fall in the encoding's last group, padded or not (review).
+  ['private_key', base64('b-----BEGIN EC PRIVATE KEY-----')],
+  ['private_key', Buffer.from('b-----BEGIN EC PRIVATE KEY-----').toString('base64url')],
+  ['private_key', `key: ${base64('-----BEGIN RSA PRIVATE KEY-----')}`],
 ];
 const THIRD_REVIEW_NOT_FOUND: readonly string[] = [
   'sk-None-short',

@@ -362,7 +362,8 @@ function isConnectionStringPassword(text: string): boolean {
 const ENCODED_PEM = /LS0t(?:LS1CRUdJTi|(QkVHSU4g|LUJFR0lOI))/g;
 // A key file's first line fits in the first 76 characters of its base64 (57 bytes, a MIME line):
 // the longest header in use, `-----BEGIN ENCRYPTED PRIVATE KEY-----`, is 37 bytes.
-const ENCODED_PEM_PREFIX = /[A-Za-z0-9+/_-]{0,76}/y;
+// Its padding too: a header whose last dashes fall in the encoding's last group is decoded whole.
+const ENCODED_PEM_PREFIX = /[A-Za-z0-9+/_-]{0,76}={0,2}/y;
 const BASE64_GROUP = /^[A-Za-z0-9+/_-]{4}$/;
 
 /**
@@ -381,8 +382,12 @@ function isEncodedPrivateKey(text: string): boolean {
     if (start < 0 || (start < match.index && !BASE64_GROUP.test(text.slice(start, match.index)))) continue;
     ENCODED_PEM_PREFIX.lastIndex = start;
     const prefix = (ENCODED_PEM_PREFIX.exec(text) as RegExpExecArray)[0];
-    // Whole groups only: a partial one is a length `decodeBase64` refuses or a byte cut short.
-    const bytes = decodeBase64(prefix.slice(0, prefix.length - (prefix.length % 4)));
+    // A prefix cut at 76 characters is whole groups. A shorter one is the end of the encoding, its
+    // last group padded or not, and decodes whole; where it does not (a length of 1 mod 4, padding
+    // in the wrong place), its whole groups still do.
+    const padding = prefix.indexOf('=');
+    const unpadded = padding === -1 ? prefix : prefix.slice(0, padding);
+    const bytes = decodeBase64(prefix) ?? decodeBase64(unpadded.slice(0, unpadded.length & ~3));
     if (bytes !== null && PRIVATE_KEY.test(bytes)) return true;
   }
   return false;

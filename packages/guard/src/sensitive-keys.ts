@@ -411,7 +411,20 @@ export function isInvisibleKeyName(key: string, normalized: NormalizedKeyName): 
   return normalized === '' && !PRINTABLE_ASCII.test(key);
 }
 
-const TRAILING_DIGITS = /[0-9]+$/;
+/**
+ * `text` without its trailing ASCII digits. A loop from the end, not `/[0-9]+$/`: that expression
+ * has no start anchor, so V8 tries it at every position of a run of digits followed by a letter,
+ * and a 64K-character key of digits then `a` (which the default limits accept) cost 1.8 s.
+ */
+function withoutTrailingDigits(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const unit = text.charCodeAt(end - 1);
+    if (unit < 0x30 || unit > 0x39) break;
+    end--;
+  }
+  return end === text.length ? text : text.slice(0, end);
+}
 // Words that name a form of the value, not another thing: `token_value`, `credentials_json`.
 const FORM_WORDS = /(?:value|json)$/;
 
@@ -436,7 +449,7 @@ function credentialRuleMatch(stem: string): string | null {
  */
 export function qualifiedCredentialMatch(normalized: string): string | null {
   let stem = normalized;
-  const numbered = normalized.replace(TRAILING_DIGITS, '');
+  const numbered = withoutTrailingDigits(normalized);
   if (numbered !== normalized) {
     const match = credentialRuleMatch(numbered);
     if (match !== null) return match;
