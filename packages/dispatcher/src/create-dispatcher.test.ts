@@ -1069,6 +1069,29 @@ describe('a turn of parallel calls', () => {
     expect(await host.stores.auditLog.head()).toBeNull();
   });
 
+  it('review 6: counts principal ids in characters, as the PrincipalContext schema does (an id of 100 astral characters is 200 UTF-16 units)', async () => {
+    const tree = '\u{1F332}';
+    const host = createTestHost();
+    for (const change of [{ tenant_id: tree.repeat(100) }, { subject_id: tree.repeat(128) }]) {
+      const turn = await host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], { principal: { ...CEDAR_DRAFTER, ...change } });
+      expect(only(turn).sealed.model_result.status).toBe('succeeded');
+    }
+    expect(host.calls['kb_search']).toBe(2);
+    for (const [name, change] of [
+      ['tenant_id', { tenant_id: tree.repeat(129) }],
+      ['subject_id', { subject_id: `${tree.repeat(64)}${'s'.repeat(65)}` }],
+      ['tenant_id', { tenant_id: 't'.repeat(129) }],
+    ] as const) {
+      const error = await host.dispatcher.dispatch([toolCall('kb_search', { query: 'refund' })], { principal: { ...CEDAR_DRAFTER, ...change } }).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as TypeError).message).toBe(`dispatch: context.principal.${name} must be 1 to 128 characters without lone surrogates`);
+    }
+    expect(host.calls['kb_search']).toBe(2);
+  });
+
   it('keeps the host principal\'s other fields for checks, handlers and the proposal\'s facts source, as the proposal validator does', async () => {
     // Review: the dispatcher's copy kept only tenant_id, subject_id and roles, so a check written as
     // "deny if suspended" let a suspended principal through.

@@ -27,7 +27,7 @@ import type {
 import { canonicalize, isSha256Hex, type Digester } from '@toolseal/digests';
 import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { ajvErrorsToReasons, isWellFormedText } from '@toolseal/guard';
-import { copyPrincipal, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES, type ProposalDecisionRecord, type ReadyForReview } from '@toolseal/proposal';
+import { copyPrincipal, fitsPrincipalIdLength, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES, type ProposalDecisionRecord, type ReadyForReview } from '@toolseal/proposal';
 import {
   createResultVerifier,
   providerContextFieldOutsideSchema,
@@ -296,7 +296,7 @@ function checkPrincipal(value: unknown): PrincipalContext {
   ] as const) {
     // A lone surrogate has no canonical JSON form: the principal reference and every digest
     // binding it would throw later, in the middle of a call, instead of refusing the turn here.
-    if (typeof field !== 'string' || field.length === 0 || field.length > MAX_PRINCIPAL_ID_LENGTH || !isWellFormedText(field)) {
+    if (typeof field !== 'string' || !fitsPrincipalIdLength(field) || !isWellFormedText(field)) {
       throw new TypeError(`dispatch: context.principal.${name} must be 1 to ${MAX_PRINCIPAL_ID_LENGTH} characters without lone surrogates`);
     }
   }

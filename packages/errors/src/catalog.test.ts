@@ -83,8 +83,8 @@ describe('ERROR_CATALOG', () => {
       exported += 1;
       walk(value, name);
     }
-    // ERROR_CATALOG, ERROR_CODES and the four rule lists.
-    expect(exported).toBe(6);
+    // ERROR_CATALOG, ERROR_CODES, the four rule lists and MAX_REASON_FIELD_LENGTH (a number).
+    expect(exported).toBe(7);
     expect(seen.has(ERROR_CATALOG.NOT_FOUND.retry_after)).toBe(true);
     expect(seen.has(ERROR_CATALOG.RATE_LIMIT.retry_after)).toBe(true);
   });

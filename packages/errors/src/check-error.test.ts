@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ModelError } from '@toolseal/contracts';
-import { ERROR_CATALOG, ERROR_CODES, checkError, makeError } from './index.js';
+import { ERROR_CATALOG, ERROR_CODES, MAX_REASON_FIELD_LENGTH, checkError, makeError } from './index.js';
 
 function problemsOf(value: unknown): string[] {
   const outcome = checkError(value);
@@ -100,6 +102,28 @@ describe('checkError', () => {
     ]);
     const many = Array.from({ length: 17 }, () => ({ field: '', rule: 'type' }));
     expect(problemsOf({ ...base, reasons: many })).toEqual(['more than 16 reasons']);
+  });
+
+  // Review: the pointer pattern allows 16 segments of 64 characters (1,040), but
+  // `ErrorReason.field` in schemas/model-error.json has maxLength 256: a 262-character field passed
+  // checkError and makeError while the published schema refused the error.
+  it('refuses a reason field longer than the schema\'s maxLength (256), in checkError and makeError', () => {
+    const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'schemas', 'model-error.json'), 'utf8')) as {
+      $defs: { ErrorReason: { properties: { field: { maxLength: number } } } };
+    };
+    expect(MAX_REASON_FIELD_LENGTH).toBe(schema.$defs.ErrorReason.properties.field.maxLength);
+    const name = 'a'.repeat(64);
+    const long = `/${name}/${name}/${name}/${name}/x`; // 262 characters, every segment a legal name
+    expect(long).toHaveLength(262);
+    const base = makeError('INVALID_ARGUMENTS');
+    expect(problemsOf({ ...base, reasons: [{ field: long, rule: 'required' }] })).toEqual(['reasons/0/field is longer than 256 characters']);
+    expect(() => makeError('INVALID_ARGUMENTS', { reasons: [{ field: long, rule: 'required' }] })).toThrow(
+      /^makeError\(INVALID_ARGUMENTS\): reasons\/0\/field is longer than 256 characters$/,
+    );
+    // Exactly 256 still passes.
+    const fits = `/${name}/${name}/${name}/${'b'.repeat(60)}`;
+    expect(fits).toHaveLength(256);
+    expect(makeError('RULE_REJECTED', { reasons: [{ field: fits, rule: 'amount_mismatch' }] }).reasons[0]?.field).toBe(fits);
   });
 
   it('property: changing any one field of any catalog error to another value is detected', () => {

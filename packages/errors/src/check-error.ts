@@ -12,6 +12,12 @@ const REASON_KEYS: readonly string[] = ['field', 'rule'];
 const MAX_REASONS = 16;
 // A pointer built only from contract-known names and indexes (see ErrorReason.field).
 const REASON_FIELD = /^(?:\/(?:[A-Za-z0-9_]{1,64}|[0-9]{1,6})){0,16}$/;
+/**
+ * Longest `ErrorReason.field`, in characters: the `maxLength` of `schemas/model-error.json`. The
+ * pattern alone allows 16 segments of 64 characters (1,040): a field past this bound is refused,
+ * so every error `checkError` passes is one the published schema accepts too.
+ */
+export const MAX_REASON_FIELD_LENGTH = 256;
 
 function isPlainObject(value: unknown): value is object {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -102,6 +108,9 @@ function readReasons(reasons: unknown, code: string, allowedRules: readonly stri
     const { field, rule } = read.values;
     if (typeof field !== 'string' || !REASON_FIELD.test(field)) {
       problems.push(`reasons/${index}/field is not a contract-safe pointer`);
+      ok = false;
+    } else if (field.length > MAX_REASON_FIELD_LENGTH) {
+      problems.push(`reasons/${index}/field is longer than ${MAX_REASON_FIELD_LENGTH} characters`);
       ok = false;
     }
     if (typeof rule !== 'string' || !allowedRules.includes(rule)) {

@@ -10,5 +10,5 @@ export {
   type RetryAfterPolicy,
 } from './catalog.js';
 export { makeError, type MakeErrorOptions } from './make-error.js';
-export { checkError, type CheckErrorOutcome } from './check-error.js';
+export { checkError, MAX_REASON_FIELD_LENGTH, type CheckErrorOutcome } from './check-error.js';
 export { errorCatalogDocument, type ErrorCatalogDocument } from './catalog-document.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { CONTRACT_BASE_ID } from './pinned-ajv.js';
+import { MAX_REASON_FIELD_LENGTH, makeError } from '@toolseal/errors';
 import { describe, expect, it } from 'vitest';
 import { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, MAX_SCHEMA_NESTING } from './create-declared-fields.js';
 
@@ -192,5 +193,33 @@ describe('createDeclaredFields on deeply nested schemas (fuzzing review)', () =>
 
   it('still walks a chain within the bound', () => {
     expect(createDeclaredFields(notChain(MAX_SCHEMA_NESTING - 1)).declares('/a')).toBe(true);
+  });
+});
+
+describe('declaredPrefix within the length a reason field may have', () => {
+  // Five levels of 64-character names, then `x`: the whole place is 5 * 65 + 2 = 327 characters.
+  const name = 'n'.repeat(64);
+  let leaf: Record<string, unknown> = { type: 'object', additionalProperties: false, properties: { x: { type: 'integer' } } };
+  for (let level = 0; level < 5; level++) leaf = { type: 'object', additionalProperties: false, properties: { [name]: leaf } };
+  const deep = createDeclaredFields(leaf);
+
+  it('cuts a declared place longer than MAX_REASON_FIELD_LENGTH at the last segment boundary that fits', () => {
+    const field = `/${name}/${name}/${name}/${name}/${name}/x`;
+    expect(deep.declares(field)).toBe(true);
+    const prefix = deep.declaredPrefix(field);
+    expect(prefix).toBe(`/${name}/${name}/${name}`);
+    expect(prefix.length).toBeLessThanOrEqual(MAX_REASON_FIELD_LENGTH);
+    expect(`${prefix}/${name}`.length).toBeGreaterThan(MAX_REASON_FIELD_LENGTH);
+    const [reason] = cutToDeclaredFields(deep, [{ field, rule: 'type' }]);
+    expect(() => makeError('INVALID_ARGUMENTS', { reasons: [reason as { field: string; rule: string }] })).not.toThrow();
+  });
+
+  it('keeps a declared place of exactly MAX_REASON_FIELD_LENGTH characters whole', () => {
+    const last = 'c'.repeat(MAX_REASON_FIELD_LENGTH - 3 * 65 - 1);
+    const level = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties });
+    const exact = createDeclaredFields(level({ [name]: level({ [name]: level({ [name]: level({ [last]: { type: 'integer' } }) }) }) }));
+    const field = `/${name}/${name}/${name}/${last}`;
+    expect(field.length).toBe(MAX_REASON_FIELD_LENGTH);
+    expect(exact.declaredPrefix(field)).toBe(field);
   });
 });

@@ -1,4 +1,5 @@
 import type { ErrorReason } from '@toolseal/contracts';
+import { MAX_REASON_FIELD_LENGTH } from '@toolseal/errors';
 import { createRefResolver, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
 
 /**
@@ -15,8 +16,8 @@ export interface DeclaredFields {
    */
   declares(field: string): boolean;
   /**
-   * The longest declared prefix of `field` (at a segment boundary; `""` at worst): the field a
-   * reason about the input may name.
+   * The longest declared prefix of `field` (at a segment boundary; `""` at worst) of at most
+   * `MAX_REASON_FIELD_LENGTH` (256) characters: the field a reason about the input may name.
    */
   declaredPrefix(field: string): string;
   /** Every template, in walk order (for diagnostics and tests). */
@@ -186,7 +187,18 @@ export function createDeclaredFields(schema: unknown): DeclaredFields {
     declaredPrefix(field: string): string {
       const segments = segmentsOf(field);
       if (segments === null) return '';
-      const matched = matchedSegments(segments);
+      let matched = matchedSegments(segments);
+      // At most `MAX_REASON_FIELD_LENGTH` (256) characters, as `ErrorReason.field` allows: a deep
+      // contract with long names declares longer places, and its reasons name their longest
+      // declared prefix that fits (`makeError` refuses a longer field).
+      let length = 0;
+      for (let index = 0; index < matched; index++) {
+        length += 1 + (segments[index] as string).length;
+        if (length > MAX_REASON_FIELD_LENGTH) {
+          matched = index;
+          break;
+        }
+      }
       return matched === 0 ? '' : `/${segments.slice(0, matched).join('/')}`;
     },
     templates: Object.freeze(templates),

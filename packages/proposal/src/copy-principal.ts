@@ -9,8 +9,37 @@ const CHECKED_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 
  */
 const EXTRA_FIELD_LIMITS: Readonly<JsonLimits> = resolveJsonLimits({ maxBytes: 65_536, maxDepth: 16, maxTotalNodes: 4_096 });
 
-/** Longest `tenant_id` and `subject_id` of a principal (the `PrincipalContext` schema's bound). */
+/**
+ * Longest `tenant_id` and `subject_id` of a principal, in characters (code points, as the
+ * `PrincipalContext` schema's `maxLength` counts them): see `fitsPrincipalIdLength`.
+ */
 export const MAX_PRINCIPAL_ID_LENGTH = 128;
+
+/**
+ * Whether `id` is 1 to `MAX_PRINCIPAL_ID_LENGTH` characters long, counted as the
+ * `PrincipalContext` schema counts them (JSON Schema's `maxLength`: code points, so a surrogate
+ * pair is one character, as Ajv counts it): `'🌲'.repeat(100)` (200 UTF-16 units) fits, as the
+ * schema accepts it. A string of at most 128 units always fits and one of more than 256 never does,
+ * so only the lengths between are counted. Lone surrogates count one each here; the callers refuse
+ * them separately. The validator's `checkActor` and the dispatcher use this one check.
+ */
+export function fitsPrincipalIdLength(id: string): boolean {
+  const units = id.length;
+  if (units === 0) return false;
+  if (units <= MAX_PRINCIPAL_ID_LENGTH) return true;
+  if (units > 2 * MAX_PRINCIPAL_ID_LENGTH) return false;
+  let characters = 0;
+  for (let index = 0; index < units; index += 1) {
+    const unit = id.charCodeAt(index);
+    // A low surrogate right after a high one ends the character the high one began.
+    if (unit >= 0xdc00 && unit <= 0xdfff && index > 0) {
+      const previous = id.charCodeAt(index - 1);
+      if (previous >= 0xd800 && previous <= 0xdbff) continue;
+    }
+    characters += 1;
+  }
+  return characters <= MAX_PRINCIPAL_ID_LENGTH;
+}
 /** Most roles a principal may carry (the `PrincipalContext` schema's bound). */
 export const MAX_PRINCIPAL_ROLES = 32;
 

@@ -1,6 +1,6 @@
 import type { ErrorReason, JsonValue, PrincipalContext, RawArguments, Sha256Hex } from '@toolseal/contracts';
 import { constantTimeEqual, isSha256Hex, type Digester } from '@toolseal/digests';
-import { makeError } from '@toolseal/errors';
+import { makeError, MAX_REASON_FIELD_LENGTH } from '@toolseal/errors';
 import {
   ajvErrorsToReasons,
   compileSchema,
@@ -27,7 +27,7 @@ import {
   type RecheckOutcome,
 } from './proposal-decision.js';
 import { checkMethods, checkOptionKeys } from './check-options.js';
-import { copyPrincipal, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES } from './copy-principal.js';
+import { copyPrincipal, fitsPrincipalIdLength, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES } from './copy-principal.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 
@@ -58,6 +58,54 @@ export const DEFAULT_PROPOSAL_LIMITS: Readonly<JsonLimits> = Object.freeze({
 });
 
 const MAX_REASONS = 16;
+
+/**
+ * `field` cut at its last segment boundary that keeps it within `MAX_REASON_FIELD_LENGTH` (256, the
+ * schema's `maxLength` of `ErrorReason.field`): a pointer of 16 declared names of up to 64
+ * characters can be four times longer. Every prefix of a declared field is declared, so the cut
+ * field is still the longest declared prefix that fits (`""` at worst).
+ */
+function fitReasonField(field: string): string {
+  return field.length <= MAX_REASON_FIELD_LENGTH ? field : field.slice(0, field.lastIndexOf('/', MAX_REASON_FIELD_LENGTH));
+}
+
+/** Shape reasons cut to declared fields (`cutToDeclaredFields`) that fit a reason, without the repeats the cut makes. */
+function fitReasons(reasons: readonly ErrorReason[]): ErrorReason[] {
+  const seen = new Set<string>();
+  const fitted: ErrorReason[] = [];
+  for (const { field, rule } of reasons) {
+    const cut = fitReasonField(field);
+    const key = `${cut}\u0000${rule}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fitted.push({ field: cut, rule });
+  }
+  return fitted;
+}
+
+/** Longest `factsTimeoutMs`: the longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_FACTS_TIMEOUT_MS = 2_147_483_647;
+
+/** First and last instants a four-digit-year RFC 3339 `decided_at` can name (0000-01-01, 9999-12-31). */
+const EARLIEST_DECISION_TIME = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST_DECISION_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * A clock reading as the RFC 3339 text of a record's `decided_at`, or `null` when it is not a valid
+ * `Date` (the brand is checked, and no method of the reading is called: `Date.now`'s number, an
+ * invalid date, a look-alike object) or lies outside the years 0000 to 9999 (whose ISO text
+ * would be `+010000-…`, no RFC 3339 time).
+ */
+function decisionTime(reading: unknown): string | null {
+  let time: number;
+  try {
+    time = Date.prototype.getTime.call(reading);
+  } catch {
+    return null;
+  }
+  if (!Number.isFinite(time) || time < EARLIEST_DECISION_TIME || time > LATEST_DECISION_TIME) return null;
+  return new Date(time).toISOString();
+}
 
 /** Every option `createProposalValidator` reads: any other key is refused at start-up (a misspelling). */
 const VALIDATOR_OPTIONS: readonly string[] = Object.freeze([
@@ -109,17 +157,26 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
    * safe integer throws a `TypeError` here, at start-up.
    */
   limits?: Partial<JsonLimits>;
-  /** The clock for `decided_at`; default the system clock. Anything but a function throws a `TypeError` at start-up. */
+  /**
+   * The clock for `decided_at`; default the system clock. It is called once at start-up: anything
+   * but a function, or one whose reading is not a valid `Date` of a year from 0000 to 9999 (`Date.now`,
+   * which answers a number; `() => new Date(NaN)`; a clock that throws), throws a `TypeError` there.
+   * A later reading that fails the same way holds the decision being made (`FACTS_UNAVAILABLE`, like
+   * any other host component that fails), recorded at the last good reading; `validate` never throws
+   * for it.
+   */
   clock?: () => Date;
   /**
    * How long a trusted lookup may take before the proposal is held (`FACTS_UNAVAILABLE`); default
-   * no limit (the host's own deadline applies).
+   * no limit (the host's own deadline applies). A positive integer of at most 2,147,483,647 (the
+   * longest timer Node keeps: a longer one would fire after 1 ms), else a `TypeError` at start-up.
    */
   factsTimeoutMs?: number;
   /**
    * Guard limits for the trusted facts, which are copied (JSON data only) before the rules judge
    * them; each one left out is the guard's `DEFAULT_JSON_LIMITS` (1 MiB, depth 32...). Facts past
-   * them hold the proposal. A limit that is not a non-negative safe integer throws a `TypeError`
+   * them hold the proposal when `owns`, asked about them as found, answers `true` (the actor's own);
+   * otherwise they are `NOT_FOUND`, as a missing resource. A limit that is not a non-negative safe integer throws a `TypeError`
    * here, at start-up.
    */
   factsLimits?: Partial<JsonLimits>;
@@ -138,7 +195,7 @@ export interface ProposalValidator<TProposal, TFacts> {
    * stage decides. Never repairs, never throws on any proposal (a host facts source, facts or rule
    * that throws, or a rule that answers outside its contract, gives `hold`). `actor` is trusted host
    * input: one that is not an object whose `tenant_id` and `subject_id` are strings of 1 to 128
-   * characters without lone surrogates, and whose `roles`, when present, are an array of at most 32
+   * characters (code points, `fitsPrincipalIdLength`) without lone surrogates, and whose `roles`, when present, are an array of at most 32
    * such strings (the `PrincipalContext` bounds), rejects with
    * a `TypeError` naming the field, before the proposal is read or the facts source runs (a host bug, never a decision), and
    * so does one with any other own enumerable string-keyed field that is an accessor, cannot be
@@ -213,7 +270,8 @@ function checkActor(method: string, actor: unknown): PrincipalContext {
     ['tenant_id', tenant_id],
     ['subject_id', subject_id],
   ] as const) {
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PRINCIPAL_ID_LENGTH) {
+    // Characters as the `PrincipalContext` schema counts them (code points), not UTF-16 units.
+    if (typeof value !== 'string' || !fitsPrincipalIdLength(value)) {
       throw new TypeError(`${method}: actor.${field} must be a string of 1 to ${MAX_PRINCIPAL_ID_LENGTH} characters`);
     }
     if (!isWellFormedText(value)) throw new TypeError(`${method}: actor.${field} holds a lone surrogate`);
@@ -408,8 +466,9 @@ class IssuedProposal extends Slot {
  * with a `TypeError` naming it: `options` not an object or holding a key not listed in
  * `ProposalValidatorOptions`, `facts` without a `lookup` function, `rules` without `owns`,
  * `describes`, `statePermits`, `check` or `snapshot` functions or a `version`, `digester` without
- * `principalRef` and `digestTagged`, a `clock` that is not a function, a malformed `contractId`,
- * limit or `factsTimeoutMs`. A broken configuration never reaches the first proposal, where it would throw
+ * `principalRef` and `digestTagged`, a `clock` that is not a function or whose first reading (taken
+ * here) is not a valid `Date` of a year from 0000 to 9999, a malformed `contractId`, limit or
+ * `factsTimeoutMs` (above 2,147,483,647 included). A broken configuration never reaches the first proposal, where it would throw
  * a raw error or hold every proposal as if the facts were unavailable.
  */
 export function createProposalValidator<TProposal, TFacts>(
@@ -432,6 +491,17 @@ export function createProposalValidator<TProposal, TFacts>(
   const schema = privateSchemaCopy(givenSchema);
   if (givenClock !== undefined && typeof givenClock !== 'function') {
     throw new TypeError('clock must be a function returning a Date, or left out (the system clock)');
+  }
+  // Read once here, so a clock that can never stamp a record (`Date.now`, an invalid date, a year
+  // past 9999) stops the host at start-up instead of failing every decision.
+  let startUpTime: string | null = null;
+  try {
+    startUpTime = decisionTime(givenClock === undefined ? new Date() : givenClock());
+  } catch {
+    // A clock that throws: refused below.
+  }
+  if (startUpTime === null) {
+    throw new TypeError('clock must return a valid Date of a year from 0000 to 9999 (its reading at start-up did not)');
   }
   if (typeof contractId !== 'string' || contractId.length === 0) throw new TypeError('contractId must be a non-empty string');
   const ruleVersion: unknown = rules.version;
@@ -468,6 +538,20 @@ export function createProposalValidator<TProposal, TFacts>(
   // Marks the proposals this validator kept (deep-frozen private copies): read as they are at recheck.
   const issuer = Object.freeze({});
   const clock = givenClock ?? (() => new Date());
+  // The last good reading: what a decision the clock failed for is recorded at.
+  let lastDecisionTime: string = startUpTime;
+  // The time of the decision being made, or `null` when the clock now throws or answers anything
+  // `decisionTime` refuses: that decision is then held (`clockFailed`), never thrown at the caller.
+  const readDecisionTime = (): string | null => {
+    let time: string | null;
+    try {
+      time = decisionTime(clock());
+    } catch {
+      time = null;
+    }
+    if (time !== null) lastDecisionTime = time;
+    return time;
+  };
 
   const digestProposalIn = (domain: string, proposal: JsonValue): Sha256Hex | null => {
     try {
@@ -532,8 +616,9 @@ export function createProposalValidator<TProposal, TFacts>(
     actorRef: Sha256Hex,
     proposalSha: Sha256Hex | null,
     factsSha: Sha256Hex | null,
+    decidedAt: string,
   ): ProposalDecisionRecord => {
-    const body = recordBody(stage, decision, failureCategory, reasons, actorRef, proposalSha, factsSha, clock().toISOString());
+    const body = recordBody(stage, decision, failureCategory, reasons, actorRef, proposalSha, factsSha, decidedAt);
     return deepFreeze({ ...body, record_sha256: recordDigest(body) });
   };
 
@@ -568,6 +653,37 @@ export function createProposalValidator<TProposal, TFacts>(
     }
   };
 
+  const rejection = (
+    stage: ProposalDecisionRecord['stage'],
+    decision: Exclude<ProposalDecisionKind, 'ready_for_review'>,
+    failureCategory: FailureCategory,
+    reasons: readonly ErrorReason[],
+    actorRef: Sha256Hex,
+    proposalSha: Sha256Hex | null,
+    factsSha: Sha256Hex | null,
+    decidedAt: string,
+  ): ProposalRejection => {
+    const code = DECISION_CODES[decision];
+    if (code === null) throw new TypeError(`decision ${decision} has no catalog code`);
+    const bounded = reasons.slice(0, MAX_REASONS);
+    return deepFreeze({
+      ok: false,
+      decision,
+      error: makeError(code, { reasons: bounded }),
+      record: makeRecord(stage, decision, failureCategory, bounded, actorRef, proposalSha, factsSha, decidedAt),
+    });
+  };
+
+  // A decision the clock failed for (it threw, or answered no valid Date of years 0000 to 9999 after
+  // a good reading at start-up): held like any other host component that fails, whatever it would
+  // have been, and recorded at the last good reading.
+  const clockFailed = (
+    stage: ProposalDecisionRecord['stage'],
+    actorRef: Sha256Hex,
+    proposalSha: Sha256Hex | null,
+    factsSha: Sha256Hex | null,
+  ): ProposalRejection => rejection(stage, 'hold', 'facts_unavailable', [], actorRef, proposalSha, factsSha, lastDecisionTime);
+
   const reject = (
     stage: ProposalDecisionRecord['stage'],
     decision: Exclude<ProposalDecisionKind, 'ready_for_review'>,
@@ -577,15 +693,9 @@ export function createProposalValidator<TProposal, TFacts>(
     proposalSha: Sha256Hex | null,
     factsSha: Sha256Hex | null,
   ): ProposalRejection => {
-    const code = DECISION_CODES[decision];
-    if (code === null) throw new TypeError(`decision ${decision} has no catalog code`);
-    const bounded = reasons.slice(0, MAX_REASONS);
-    return deepFreeze({
-      ok: false,
-      decision,
-      error: makeError(code, { reasons: bounded }),
-      record: makeRecord(stage, decision, failureCategory, bounded, actorRef, proposalSha, factsSha),
-    });
+    const decidedAt = readDecisionTime();
+    if (decidedAt === null) return clockFailed(stage, actorRef, proposalSha, factsSha);
+    return rejection(stage, decision, failureCategory, reasons, actorRef, proposalSha, factsSha, decidedAt);
   };
 
   // The rule reasons, or null when the rule set broke (threw, or answered anything but a list of
@@ -642,16 +752,45 @@ export function createProposalValidator<TProposal, TFacts>(
   // be told apart, and no later rule reads another tenant's resource (its reasons would describe
   // it). `actor` is `null` only for `recheck` without an actor, where ownership rests on the
   // reviewed snapshot.
+  //
+  // Facts that cannot be copied (not JSON data, past `factsLimits`, a Proxy whose traps throw) are
+  // judged by `owns` as the lookup returned them, before anything else is decided on them: a lookup
+  // without its tenant filter may hand over another tenant's ORM row (`closed_at: undefined`, a
+  // `Date`), and a hold there would tell the model that the order exists somewhere. Only facts
+  // `owns` answers exactly `true` for hold; `false` is a `not_available` answer, byte for byte, and
+  // so is anything else (a throw, a Promise: ownership could not be established on facts the rule
+  // set was never meant to read), which the protected record alone marks `facts_unavailable`.
   const judge = (proposal: TProposal, lookup: unknown, actor: PrincipalContext | null): Judged => {
     const hold: Judged = { kind: 'reject', decision: 'hold', category: 'facts_unavailable', reasons: [], factsSha: null };
     const notAvailable: Judged = { kind: 'reject', decision: 'rejected_access', category: 'access', reasons: [], factsSha: null };
+    // What the model sees for a resource that is not its own, with the host's record saying why.
+    const notOwnedUnreadable: Judged = { ...notAvailable, category: 'facts_unavailable' };
     try {
       if (typeof lookup !== 'object' || lookup === null) return hold;
       const status: unknown = (lookup as { status?: unknown }).status;
       if (status === 'not_available') return notAvailable;
       if (status !== 'found' || !Object.hasOwn(lookup, 'facts')) return hold;
-      const copied = copyUntrustedValue((lookup as { facts?: unknown }).facts, factsLimits);
-      if (!copied.ok) return hold;
+      const givenFacts: unknown = (lookup as { facts?: unknown }).facts;
+      let copied: GuardOutcome<JsonValue>;
+      try {
+        copied = copyUntrustedValue(givenFacts, factsLimits);
+      } catch {
+        copied = { ok: false, violation: { rule: 'non_json_value', path: '' } };
+      }
+      if (!copied.ok) {
+        // `recheck` without an actor has nobody to ask `owns` about: it holds, as before.
+        if (actor === null) return hold;
+        let ownedAsFound: unknown;
+        try {
+          ownedAsFound = rules.owns(actor, givenFacts as TFacts);
+        } catch {
+          return notOwnedUnreadable;
+        }
+        if (ownedAsFound === true) return hold;
+        if (ownedAsFound === false) return notAvailable;
+        ignoreRejection(ownedAsFound);
+        return notOwnedUnreadable;
+      }
       const found = deepFreeze(copied.value) as TFacts;
       if (actor !== null) {
         const owned: unknown = rules.owns(actor, found);
@@ -683,8 +822,13 @@ export function createProposalValidator<TProposal, TFacts>(
   };
 
   const factsTimeoutMs = options.factsTimeoutMs;
-  if (factsTimeoutMs !== undefined && (!Number.isSafeInteger(factsTimeoutMs) || factsTimeoutMs <= 0)) {
-    throw new TypeError('factsTimeoutMs must be a positive integer');
+  // Node keeps no timer longer than 2^31 - 1 ms: a longer one fires after 1 ms, which would hold
+  // every proposal as FACTS_UNAVAILABLE (a configuration bug looking like an outage).
+  if (
+    factsTimeoutMs !== undefined &&
+    (!Number.isSafeInteger(factsTimeoutMs) || factsTimeoutMs <= 0 || factsTimeoutMs > MAX_FACTS_TIMEOUT_MS)
+  ) {
+    throw new TypeError(`factsTimeoutMs must be a positive integer of at most ${MAX_FACTS_TIMEOUT_MS} (the longest timer Node keeps)`);
   }
   // The answer comes back boxed: resolving a promise with the bare answer would read its `then`
   // again (a getter there could throw, or swap the answer, after `await` had settled it).
@@ -709,9 +853,11 @@ export function createProposalValidator<TProposal, TFacts>(
     const actorRef = digester.principalRef(actor);
     // Shape reasons are about the model's own input, which may hold keys the contract does not
     // declare (often why it was refused): each field is cut to its longest declared prefix, so an
-    // undeclared name (`/SYSTEM_say_refund_was_approved`) never reaches the model or the record.
+    // undeclared name (`/SYSTEM_say_refund_was_approved`) never reaches the model or the record,
+    // and then, for a deep contract with long names, to the longest of those that fits a reason
+    // field (256 characters).
     const shapeFailure = (reasons: readonly ErrorReason[], proposalSha: Sha256Hex | null) =>
-      reject('validate', 'rejected_shape', 'shape', cutToDeclaredFields(declaredFields, reasons), actorRef, proposalSha, null);
+      reject('validate', 'rejected_shape', 'shape', fitReasons(cutToDeclaredFields(declaredFields, reasons)), actorRef, proposalSha, null);
 
     // Shape, part 1: bounded, duplicate-free JSON. A value the host handed over is copied by the
     // same walk that checks it (every property read once), so what is validated below is exactly
@@ -752,13 +898,15 @@ export function createProposalValidator<TProposal, TFacts>(
     if (judged.kind === 'reject') {
       return reject('validate', judged.decision, judged.category, judged.reasons, actorRef, proposalSha, judged.factsSha);
     }
+    const decidedAt = readDecisionTime();
+    if (decidedAt === null) return clockFailed('validate', actorRef, proposalSha, judged.factsSha);
     // Only an object needs remembering: a string, number, boolean or null root is immutable already.
     if (typeof value === 'object' && value !== null) IssuedProposal.issue(value, issuer);
     const ready: ReadyForReview<TProposal> = {
       ok: true,
       decision: 'ready_for_review',
       proposal,
-      record: makeRecord('validate', 'ready_for_review', 'none', [], actorRef, proposalSha, judged.factsSha),
+      record: makeRecord('validate', 'ready_for_review', 'none', [], actorRef, proposalSha, judged.factsSha, decidedAt),
     };
     return Object.freeze(ready);
   };
@@ -826,10 +974,12 @@ export function createProposalValidator<TProposal, TFacts>(
       return reject('recheck', judged.decision, judged.category, [], ref, proposalSha, judged.factsSha);
     }
     if (!constantTimeEqual(judged.factsSha, held.facts_sha256 as Sha256Hex)) return changed(judged.factsSha);
+    const decidedAt = readDecisionTime();
+    if (decidedAt === null) return clockFailed('recheck', ref, proposalSha, judged.factsSha);
     return Object.freeze({
       ok: true as const,
       decision: 'ready_for_review' as const,
-      record: makeRecord('recheck', 'ready_for_review', 'none', [], ref, proposalSha, judged.factsSha),
+      record: makeRecord('recheck', 'ready_for_review', 'none', [], ref, proposalSha, judged.factsSha, decidedAt),
     });
   };
 

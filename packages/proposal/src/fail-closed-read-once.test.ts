@@ -576,15 +576,35 @@ describe('the facts are read once, into a frozen copy that is digested and judge
       { ...baselineFacts(), revision: undefined },
       { ...baselineFacts(), lines: [, { line_id: 'LINE-1', eligible_quantity: 1, unit_amount: 6000 }] }, // eslint-disable-line no-sparse-arrays
       new (class Order {
+        tenant_id = 'cedar';
+        order_id = 'ORDER-C7';
+      })(),
+    ];
+    const ready = await readyDecision();
+    for (const facts of notJson) {
+      const validator = refundValidator({ lookup: () => found(facts as RefundOrderFacts) });
+      expectHold(await settle(() => validator.validate(cedar.actor, text(baseline))), String(facts));
+      expectHold(await settle(() => validator.recheck(ready, found(facts as RefundOrderFacts))), `recheck ${String(facts)}`);
+    }
+  });
+
+  // Facts that are not JSON and that `owns` does not answer `true` for (no owner it can read) are
+  // another tenant's as far as the model can tell: NOT_FOUND, as for a missing order, never a hold
+  // that would tell the order exists. `recheck` without an actor has no `owns` to ask: it holds.
+  it('answers NOT_FOUND for non-JSON facts without an owner owns can read (recheck without an actor still holds)', async () => {
+    const ownerless: unknown[] = [
+      new (class Order {
         order_id = 'ORDER-C7';
       })(),
       () => baselineFacts(),
       10n,
     ];
     const ready = await readyDecision();
-    for (const facts of notJson) {
+    for (const facts of ownerless) {
       const validator = refundValidator({ lookup: () => found(facts as RefundOrderFacts) });
-      expectHold(await settle(() => validator.validate(cedar.actor, text(baseline))), String(facts));
+      const decision = await validator.validate(cedar.actor, text(baseline));
+      expect(decision.decision, String(facts)).toBe('rejected_access');
+      expect(decision.ok ? null : decision.error, String(facts)).toEqual(makeError('NOT_FOUND'));
       expectHold(await settle(() => validator.recheck(ready, found(facts as RefundOrderFacts))), `recheck ${String(facts)}`);
     }
   });

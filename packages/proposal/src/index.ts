@@ -33,6 +33,6 @@ export {
   type RefundOrderSource,
   type RefundProposalValidatorOptions,
 } from './refund-rules.js';
-export { copyPrincipal, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES } from './copy-principal.js';
+export { copyPrincipal, fitsPrincipalIdLength, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES } from './copy-principal.js';
 export { createEffectRecorder, type EffectRecorder, type AttemptedEffect } from './effect-recorder.js';
 export { deepFreeze } from '@toolseal/guard';

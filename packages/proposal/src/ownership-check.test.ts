@@ -272,3 +272,136 @@ describe('owns fails closed: a throw or anything but a boolean holds', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
   });
 });
+
+// Review 6 (existence leak): the facts were copied and limit-checked before `owns` ran, and a failed
+// copy held. A lookup without its tenant filter returning another tenant's order as an ORM row
+// (`closed_at: undefined`, a `Date`), or past `factsLimits`, answered FACTS_UNAVAILABLE where a
+// missing order answers NOT_FOUND: the model could tell "exists in another tenant" from "does not
+// exist". Facts that cannot be copied are now judged by `owns` as found: only `true` holds.
+describe('facts that cannot be copied: another tenant\'s are NOT_FOUND, the actor\'s own hold', () => {
+  const m9Row = (extra: Record<string, unknown>) => ({ ...factsOf(m9), ...extra });
+  const c7Row = (extra: Record<string, unknown>) => ({ ...factsOf(c7), ...extra });
+  const throwingProxy = (target: object) =>
+    new Proxy(target, {
+      get() {
+        throw new Error('row detached');
+      },
+      ownKeys() {
+        throw new Error('row detached');
+      },
+      getOwnPropertyDescriptor() {
+        throw new Error('row detached');
+      },
+      getPrototypeOf() {
+        throw new Error('row detached');
+      },
+    });
+  // Another tenant's order, as a lookup that forgot its tenant filter hands it over.
+  const otherTenant: [string, () => unknown][] = [
+    ['an ORM row with closed_at: undefined (ORDER-M9)', () => m9Row({ closed_at: undefined })],
+    ['an ORM row with a Date column (ORDER-M10)', () => m9Row({ order_id: 'ORDER-M10', created_at: new Date(0) })],
+    ['facts past factsLimits', () => m9Row({ note: 'x'.repeat(5_000) })],
+    ['a class instance', () => Object.assign(new (class Row {})(), m9Row({}))],
+    ['an accessor', () => Object.defineProperty(m9Row({}), 'state', { get: () => 'eligible', enumerable: true })],
+    ['a Proxy whose traps throw (owns throws on it)', () => throwingProxy(m9Row({}))],
+  ];
+  const limited = (lookup: () => FactsLookup<RefundOrderFacts>) =>
+    createProposalValidator<RefundProposal, RefundOrderFacts>({
+      contractId: REFUND_PROPOSAL_CONTRACT_ID,
+      schema: REFUND_PROPOSAL_SCHEMA,
+      facts: { lookup },
+      rules: REFUND_RULES_V1,
+      digester,
+      clock,
+      factsLimits: { maxBytes: 4_096 },
+    });
+  /** What the model reads of a decision: the decision and its catalog error. */
+  const modelBytes = (decision: ProposalDecision<unknown> | RecheckOutcome) =>
+    JSON.stringify({ decision: decision.decision, error: decision.ok ? null : decision.error });
+
+  it('validate: byte for byte the answer for a missing order (ORDER-NOPE), whatever the facts look like', async () => {
+    const missing = await limited(() => ({ status: 'not_available' })).validate(cedar.actor, value(m9Ready));
+    expectNotFound(missing, 'missing');
+    for (const [label, facts] of otherTenant) {
+      const decision = await limited(() => ({ status: 'found', facts: facts() as RefundOrderFacts })).validate(cedar.actor, value(m9Ready));
+      expect(decision.decision, label).toBe('rejected_access');
+      expect(modelBytes(decision), label).toBe(modelBytes(missing));
+      expect(decision.record.code, label).toBe('NOT_FOUND');
+      expect(decision.record.facts_sha256, label).toBeNull();
+      // `owns` answered false: the whole decision, record included, is the missing order's. Only
+      // where ownership could not be established (owns threw) does the host's record say why.
+      if (label.startsWith('a Proxy')) expect(decision.record.failure_category, label).toBe('facts_unavailable');
+      else expect(bytes(decision), label).toBe(bytes(missing));
+    }
+  });
+
+  it('the reviewer\'s unscoped store: ORDER-M9 and ORDER-M10 answer exactly what ORDER-NOPE does', async () => {
+    const store: Record<string, unknown> = {
+      'ORDER-C7': factsOf(c7),
+      'ORDER-M9': m9Row({ closed_at: undefined }),
+      'ORDER-M10': m9Row({ order_id: 'ORDER-M10', created_at: new Date(0) }),
+    };
+    const validator = createRefundProposalValidator({
+      digester,
+      clock,
+      orders: { loadOrder: (_actor, id) => (id in store ? { status: 'found', facts: store[id] as RefundOrderFacts } : { status: 'not_available' }) },
+    });
+    const answers = new Map<string, string>();
+    for (const id of ['ORDER-NOPE', 'ORDER-M9', 'ORDER-M10']) {
+      answers.set(id, modelBytes(await validator.validate(cedar.actor, value({ ...m9Ready, order_id: id }))));
+    }
+    expect(answers.get('ORDER-NOPE')).toBe(JSON.stringify({ decision: 'rejected_access', error: makeError('NOT_FOUND') }));
+    expect(answers.get('ORDER-M9')).toBe(answers.get('ORDER-NOPE'));
+    expect(answers.get('ORDER-M10')).toBe(answers.get('ORDER-NOPE'));
+  });
+
+  it('an owns that throws or answers no boolean on such facts of another tenant: NOT_FOUND too, never a hold', async () => {
+    const missing = await limited(() => ({ status: 'not_available' })).validate(cedar.actor, value(m9Ready));
+    const answers: [string, (actor: PrincipalContext, facts: RefundOrderFacts) => unknown][] = [
+      [
+        'a throw',
+        (actor, facts) => {
+          if (facts.tenant_id !== actor.tenant_id) throw new Error('cannot read the row of another tenant');
+          return true;
+        },
+      ],
+      ['a Promise', async () => false],
+      ['undefined', () => undefined],
+    ];
+    for (const [label, owns] of answers) {
+      const rules = watchedRules(owns);
+      const validator = validatorOver(() => ({ status: 'found', facts: m9Row({ closed_at: undefined }) }), rules as unknown as Rules);
+      const decision = await validator.validate(cedar.actor, value(m9Ready));
+      expect(modelBytes(decision), label).toBe(modelBytes(missing));
+      expect(decision.record.failure_category, label).toBe('facts_unavailable');
+      for (const unused of [rules.describes, rules.statePermits, rules.check, rules.snapshot]) expect(unused, label).not.toHaveBeenCalled();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+
+  it('the actor\'s own order with facts that cannot be copied still holds (FACTS_UNAVAILABLE), in validate and in a recheck with the actor', async () => {
+    const ready = await validatorOver(() => ({ status: 'found', facts: factsOf(c7) })).validate(cedar.actor, value(baseline));
+    if (!ready.ok) throw new Error('baseline must be ready');
+    for (const [label, facts] of [
+      ['closed_at: undefined', () => c7Row({ closed_at: undefined })],
+      ['a Date column', () => c7Row({ created_at: new Date(0) })],
+      ['past factsLimits', () => c7Row({ note: 'x'.repeat(5_000) })],
+    ] as const) {
+      const validator = limited(() => ({ status: 'found', facts: facts() as RefundOrderFacts }));
+      expectHold(await settle(() => validator.validate(cedar.actor, value(baseline))), `validate: ${label}`, true);
+      expectHold(await settle(() => validator.recheck(ready, { status: 'found', facts: facts() as RefundOrderFacts }, cedar.actor)), `recheck: ${label}`, true);
+      expectHold(await settle(() => validator.recheckCurrent(cedar.actor, ready)), `recheckCurrent: ${label}`, true);
+    }
+  });
+
+  it('recheck with the actor and recheckCurrent: another tenant\'s unreadable facts are the same bytes as not_available', async () => {
+    const owner = { facts: factsOf(c7) as unknown };
+    const validator = validatorOver(() => ({ status: 'found', facts: owner.facts as RefundOrderFacts }));
+    const ready = await validator.validate(cedar.actor, value(baseline));
+    if (!ready.ok) throw new Error('baseline must be ready');
+    const absent = validator.recheck(ready, { status: 'not_available' }, cedar.actor);
+    owner.facts = c7Row({ tenant_id: 'maple', closed_at: undefined });
+    expect(bytes(validator.recheck(ready, { status: 'found', facts: owner.facts as RefundOrderFacts }, cedar.actor))).toBe(bytes(absent));
+    expect(modelBytes(await validator.recheckCurrent(cedar.actor, ready))).toBe(modelBytes(absent));
+  });
+});

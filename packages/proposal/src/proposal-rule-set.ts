@@ -25,7 +25,11 @@ export interface ProposalRuleSet<TProposal, TFacts> {
    * (`rejected_access`, `NOT_FOUND`, the same bytes): nothing tells the model the resource exists
    * elsewhere, and no later rule reads it. Any other answer (a throw, a Promise, `'yes'`,
    * `undefined`) is a broken rule set and holds, like every other rule function: never a pass.
-   * Answer `false`, not throw, for facts without an owner you can read.
+   * Answer `false`, not throw, for facts without an owner you can read. Facts the validator cannot
+   * copy (not JSON data, past `factsLimits`) are passed as the lookup returned them, the one call
+   * on the host's object: `true` then holds (the actor's own resource is unreadable), and anything
+   * else, a throw included, is `NOT_FOUND` (ownership cannot be established), so another tenant's
+   * malformed row is never told from a missing one.
    */
   owns(actor: PrincipalContext, facts: TFacts): boolean;
   /**

@@ -4,6 +4,7 @@ import { createProposalValidator, type ProposalValidatorOptions } from './create
 import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
 import { createRefundProposalValidator, REFUND_RULES_V1, type RefundOrderFacts, type RefundProposal } from './refund-rules.js';
 import { cedar } from './__fixtures__/cedar-orders.js';
+import { expectHold, settle } from './__fixtures__/outcomes.js';
 
 // Review: a broken configuration was accepted at start-up, then every call threw a raw error or
 // every proposal was held as FACTS_UNAVAILABLE (a config bug disguised as an outage). Each case
@@ -107,5 +108,91 @@ describe('createRefundProposalValidator: its options are checked at start-up too
   it('still builds a working validator from valid options', async () => {
     const validator = createRefundProposalValidator({ orders: { loadOrder: () => found() }, digester, clock: () => new Date('2026-07-19T00:00:00Z') });
     expect((await validator.validate(cedar.actor, text(baseline))).decision).toBe('ready_for_review');
+  });
+});
+
+// Review 6: `factsTimeoutMs` of 2^31 or more passed start-up, and Node fires such a timer after
+// 1 ms (TimeoutOverflowWarning): every lookup then failed, so every proposal was FACTS_UNAVAILABLE.
+describe('factsTimeoutMs: at most the longest timer Node keeps', () => {
+  const slowLookup = () => new Promise<ReturnType<typeof found>>((resolve) => setTimeout(() => resolve(found()), 20));
+
+  it('refuses values above 2,147,483,647 at start-up, in both factories', () => {
+    for (const factsTimeoutMs of [2 ** 31, 3_000_000_000, Number.MAX_SAFE_INTEGER]) {
+      expect(startUpError(() => createProposalValidator({ ...valid(), factsTimeoutMs })).message, String(factsTimeoutMs)).toBe(
+        'factsTimeoutMs must be a positive integer of at most 2147483647 (the longest timer Node keeps)',
+      );
+      expect(startUpError(() => createRefundProposalValidator({ orders: { loadOrder: () => found() }, digester, factsTimeoutMs })).message).toMatch(
+        /^factsTimeoutMs must be a positive integer of at most 2147483647/,
+      );
+    }
+  });
+
+  it('accepts 2,147,483,647, which waits for a lookup of 20 ms', async () => {
+    const validator = createProposalValidator({ ...valid(), facts: { lookup: slowLookup }, factsTimeoutMs: 2 ** 31 - 1 });
+    expect((await validator.validate(cedar.actor, text(baseline))).decision).toBe('ready_for_review');
+  });
+});
+
+// Review 6: `clock` was only checked to be a function. `Date.now` (a number) or `() => new
+// Date(NaN)` made every validate reject with a raw TypeError / RangeError (the README says validate
+// never throws on any proposal), and a year past 9999 stamped `+010000-…` as `decided_at`.
+describe('clock: read once at start-up, and a later failed reading holds instead of throwing', () => {
+  const refused: [string, unknown][] = [
+    ['Date.now (a number)', Date.now],
+    ['an invalid Date', () => new Date(Number.NaN)],
+    ['a year past 9999', () => new Date(Date.UTC(10_000, 0, 1))],
+    ['a year before 0000', () => new Date(Date.parse('0000-01-01T00:00:00.000Z') - 1)],
+    ['a clock that throws', () => {
+      throw new Error('no time source');
+    }],
+    ['a Date look-alike', () => ({ toISOString: () => '2026-07-19T00:00:00.000Z', getTime: () => 0 })],
+    ['a string', () => '2026-07-19T00:00:00.000Z'],
+  ];
+  it.each(refused)('refuses %s at start-up, with a TypeError naming the clock', (_label, clock) => {
+    expect(startUpError(() => createProposalValidator({ ...valid(), clock } as Options)).message).toBe(
+      'clock must return a valid Date of a year from 0000 to 9999 (its reading at start-up did not)',
+    );
+    expect(startUpError(() => createRefundProposalValidator({ orders: { loadOrder: () => found() }, digester, clock } as never)).message).toMatch(/^clock must return a valid Date/);
+  });
+
+  it('accepts the first and last instants of years 0000 and 9999, stamped as four-digit years', async () => {
+    for (const instant of ['0000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z']) {
+      const validator = createProposalValidator({ ...valid(), clock: () => new Date(instant) });
+      expect((await validator.validate(cedar.actor, text(baseline))).record.decided_at).toBe(instant);
+    }
+  });
+
+  it('a clock that fails after start-up: validate, recheck and recheckCurrent hold (never throw), recorded at the last good reading', async () => {
+    let reading: () => unknown = () => new Date('2026-07-19T00:00:00Z');
+    const validator = createProposalValidator({ ...valid(), clock: () => reading() as Date });
+    const ready = await validator.validate(cedar.actor, text(baseline));
+    if (!ready.ok) throw new Error('baseline must be ready');
+    reading = () => new Date('2026-07-19T00:00:05Z');
+    expect(validator.recheck(ready, found(), cedar.actor).record.decided_at).toBe('2026-07-19T00:00:05.000Z');
+    const broken: [string, () => unknown][] = [
+      ['a number', () => Date.now()],
+      ['an invalid Date', () => new Date(Number.NaN)],
+      ['a year past 9999', () => new Date(Date.UTC(10_000, 0, 1))],
+      ['a throw', () => {
+        throw new Error('no time source');
+      }],
+    ];
+    for (const [label, next] of broken) {
+      reading = next;
+      for (const [which, outcome] of [
+        ['validate, ready', await settle(() => validator.validate(cedar.actor, text(baseline)))],
+        ['validate, refused shape', await settle(() => validator.validate(cedar.actor, text({ approved: true })))],
+        ['recheck', await settle(() => validator.recheck(ready, found(), cedar.actor))],
+        ['recheckCurrent', await settle(() => validator.recheckCurrent(cedar.actor, ready))],
+      ] as const) {
+        expectHold(outcome, `${label}: ${which}`);
+        if ('value' in outcome) expect(outcome.value.record.decided_at, `${label}: ${which}`).toBe('2026-07-19T00:00:05.000Z');
+      }
+    }
+    // Once the clock reads again, decisions are what they were.
+    reading = () => new Date('2026-07-19T00:00:09Z');
+    const again = await validator.validate(cedar.actor, text(baseline));
+    expect(again.decision).toBe('ready_for_review');
+    expect(again.record.decided_at).toBe('2026-07-19T00:00:09.000Z');
   });
 });

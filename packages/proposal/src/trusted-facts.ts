@@ -13,7 +13,9 @@ export type FactsLookup<TFacts> =
        * The trusted facts, as the actor may see them: JSON data (plain objects and arrays, strings,
        * finite numbers, booleans, null), within the validator's `factsLimits`. The validator copies
        * them once and judges the copy; anything else (a Date, a class instance, an accessor,
-       * `undefined`) holds the proposal.
+       * `undefined`) holds the proposal when the rule set's `owns`, asked about them as returned,
+       * answers `true`, and is `NOT_FOUND` otherwise (another tenant's row is never told from a
+       * missing one by its shape).
        */
       facts: TFacts;
     }
