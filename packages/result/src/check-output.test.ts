@@ -3,7 +3,7 @@ import { canonicalize } from '@toolseal/digests';
 import { isWellFormedText, PatternBudgetExceeded } from '@toolseal/guard';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { budgetToolSpec, copy, loadToolSpecs, runOfAOrB } from './__fixtures__/load-fixtures.js';
 import { checkHandlerOutput, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { OUTPUT_VIOLATION_RULES } from './output-violation.js';
 import { createToolRegistry, type RegisteredTool } from './tool-registry.js';
@@ -669,25 +669,9 @@ describe('checkHandlerOutput', () => {
 });
 
 describe('checkHandlerOutput: a contract pattern undecided within its work budget', () => {
-  // `.*a.{500}` keeps up to 500 partial matches alive: on a random run of a and b each position
-  // needs a new DFA state, and the engine's budget runs out (guard README, "Patterns").
-  const budgetSpec = copy(specs.kbSearch);
-  Object.assign((budgetSpec.output_schema as { properties: Record<string, unknown> }).properties, {
-    fingerprint: { type: 'string', maxLength: 4096, pattern: '^.*a.{500}$' },
-  });
-  budgetSpec.limits = { ...budgetSpec.limits, maxStringLength: 4096, maxBytes: 16_384 };
-  budgetSpec.contract.tool_name = 'kb_budget';
-  const budgetTool = createToolRegistry([budgetSpec]).get('kb_budget');
+  const budgetTool = createToolRegistry([budgetToolSpec()]).get('kb_budget');
   if (budgetTool === undefined) throw new Error('kb_budget did not register');
-  const aOrB = (length: number): string => {
-    let text = '';
-    let state = 12_345;
-    for (let index = 0; index < length; index++) {
-      state = (Math.imul(state, 1_103_515_245) + 12_345) & 0x7fffffff;
-      text += (state >> 16) & 1 ? 'a' : 'b';
-    }
-    return text;
-  };
+  const aOrB = (length: number): string => runOfAOrB(length);
   const withFingerprint = (fingerprint: string): unknown => ({ ...search, data: { hits: [hit], fingerprint } });
 
   it('refuses the output under pattern_budget at /data, never as a match or a non-JSON value', () => {

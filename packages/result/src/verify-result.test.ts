@@ -2,7 +2,7 @@ import type { CallContext, PrincipalContext, SealedResult } from '@toolseal/cont
 import { canonicalize, createDigester } from '@toolseal/digests';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { budgetToolSpec, copy, loadToolSpecs, runOfAOrB } from './__fixtures__/load-fixtures.js';
 import { rebindDigests } from './__fixtures__/rebind-digests.js';
 import { sealResult, type SealResultInput, type SealResultOutput } from './seal-result.js';
 import { createToolRegistry } from './tool-registry.js';
@@ -759,13 +759,7 @@ describe("verifyResult holds a package's data to the tool's own output limits", 
 
 describe('verifyResult: a contract pattern undecided within its work budget', () => {
   it('fails the package as output_contract, not as a malformed package', () => {
-    const budgetSpec = copy(specs.kbSearch);
-    Object.assign((budgetSpec.output_schema as { properties: Record<string, unknown> }).properties, {
-      fingerprint: { type: 'string', maxLength: 4096, pattern: '^.*a.{500}$' },
-    });
-    budgetSpec.limits = { ...budgetSpec.limits, maxStringLength: 4096, maxBytes: 16_384 };
-    budgetSpec.contract.tool_name = 'kb_budget';
-    const budgetRegistry = createToolRegistry([budgetSpec]);
+    const budgetRegistry = createToolRegistry([budgetToolSpec()]);
     const hit = { title: 'Refund help', snippet: 'How refunds work.', source: 'https://kb.example.com/a/1', revision: 'a1.r1' };
     const trusted: TrustedContext = { registry: budgetRegistry, tool_name: 'kb_budget', principal, call: callA, arguments: { query: 'refunds' }, digester };
     const sealed = sealResult({
@@ -776,11 +770,7 @@ describe('verifyResult: a contract pattern undecided within its work budget', ()
     }).sealed;
     expect(verifyResult(sealed, trusted)).toEqual({ ok: true });
     // A run of a and b (1,500 units) needs a new DFA state at nearly every position.
-    let fingerprint = '';
-    for (let index = 0, state = 7; index < 1500; index++) {
-      state = (Math.imul(state, 1_103_515_245) + 12_345) & 0x7fffffff;
-      fingerprint += (state >> 16) & 1 ? 'a' : 'b';
-    }
+    const fingerprint = runOfAOrB(1500, 7);
     const forged = rebindDigests(
       mutated(sealed, (draft) => {
         if (draft.model_result.status !== 'succeeded') throw new Error('expected a succeeded result');

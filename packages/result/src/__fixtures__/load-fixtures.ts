@@ -64,3 +64,29 @@ export function loadInjectionStrings(): { source: string; text: string }[] {
 export function copy<T>(value: T): T {
   return structuredClone(value);
 }
+
+/**
+ * `kb_search` as `kb_budget`, with a `fingerprint` whose pattern `^.*a.{500}$` keeps up to 500
+ * partial matches alive: on a run of a and b (`runOfAOrB`) nearly every position needs a new DFA
+ * state, and the pattern engine's work budget runs out (guard README, "Patterns").
+ */
+export function budgetToolSpec(): ToolSpec {
+  const spec = copy(loadToolSpecs().kbSearch);
+  Object.assign((spec.output_schema as { properties: Record<string, unknown> }).properties, {
+    fingerprint: { type: 'string', maxLength: 4096, pattern: '^.*a.{500}$' },
+  });
+  spec.limits = { ...spec.limits, maxStringLength: 4096, maxBytes: 16_384 };
+  spec.contract.tool_name = 'kb_budget';
+  return spec;
+}
+
+/** `length` characters of a and b from a fixed linear congruential sequence (`seed`). */
+export function runOfAOrB(length: number, seed = 12_345): string {
+  let text = '';
+  let state = seed;
+  for (let index = 0; index < length; index++) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) & 0x7fffffff;
+    text += (state >> 16) & 1 ? 'a' : 'b';
+  }
+  return text;
+}
