@@ -171,6 +171,22 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
       const revocable = Proxy.revocable([...response.output], {});
       revocable.revoke();
       expect(() => formatStateless(revocable.proxy)).toThrow(misuse);
+      // The options' own getter for it, throwing, gets the same TypeError.
+      const calls = parsedCalls();
+      const options = Object.defineProperty({ continuation: 'stateless' }, 'responseOutput', {
+        enumerable: true,
+        get: () => {
+          throw new Error('hostile options');
+        },
+      });
+      expect(() =>
+        convertToOpenAIResponsesFunctionCallOutputs({
+          calls,
+          results: calls.map((call) => fakeSealedResult(call)),
+          verify: createRecordingVerifier().verify,
+          options: options as never,
+        }),
+      ).toThrow(misuse);
     });
 
     it('throws for a responseOutput that is not an array', () => {

@@ -59,9 +59,10 @@ function exceedsOutputLength(text: string): boolean {
  * wrong response. The length is read once and
  * checked before the loop, so a sparse array claiming billions of items costs nothing.
  */
-function echoFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown): OpenAIResponsesFunctionCall[] {
+function echoFunctionCalls(calls: readonly ToolCall[], options: OpenAIResponsesFormatOptions): OpenAIResponsesFunctionCall[] {
   try {
-    return rebuildFunctionCalls(calls, responseOutput);
+    // `options.responseOutput` is read here, inside the catch, as everything read from it is.
+    return rebuildFunctionCalls(calls, (options as { responseOutput?: unknown }).responseOutput);
   } catch {
     // A Proxy (or a revoked one) whose traps throw on a later read than parseToolCalls made: not
     // an output this formatter can echo, so the same TypeError as every other mismatch.
@@ -141,7 +142,9 @@ export function convertToOpenAIResponsesFunctionCallOutputs(
   settings: AdapterSettings = OPENAI_RESPONSES_DEFAULT_SETTINGS,
 ): FormatToolResultsOutcome<OpenAIResponsesPayload> {
   const options = formatOptionsOf(input);
-  if (options.continuation !== 'previous_response_id' && options.continuation !== 'stateless') {
+  // Read once: the branch below and the check agree whatever a getter answers.
+  const { continuation } = options;
+  if (continuation !== 'previous_response_id' && continuation !== 'stateless') {
     throw new TypeError("options.continuation must be 'previous_response_id' or 'stateless'");
   }
   const correlated = correlateToolResults(settings.identity, input, settings.limits);
@@ -168,11 +171,11 @@ export function convertToOpenAIResponsesFunctionCallOutputs(
       output: result.modelResultText,
     }),
   );
-  if (options.continuation === 'previous_response_id') {
+  if (continuation === 'previous_response_id') {
     return { ok: true, payload: { previous_response_id: correlated.response_id, input: outputs } };
   }
   // The calls as correlateToolResults read them once, in call order.
   const calls = correlated.results.map((result) => result.call);
-  const echoed = echoFunctionCalls(calls, options.responseOutput);
+  const echoed = echoFunctionCalls(calls, options);
   return { ok: true, payload: { input: [...echoed, ...outputs] } };
 }

@@ -329,6 +329,24 @@ describe('arrays: what is not an item', () => {
     expect(calls).toBe(0);
   });
 
+  it("copyUntrustedValue with arrayProperties 'drop' copies the items alone, never reading the other properties", () => {
+    let calls = 0;
+    const accessor = lines();
+    Object.defineProperty(accessor, 'approved', { enumerable: true, get: () => ++calls });
+    Object.defineProperty(accessor, Symbol('hidden'), { value: 1, enumerable: true });
+    const value = { lines: accessor, matched: Object.assign(['refund 42', '42'], { index: 0, input: 'refund 42' }) };
+    const copied = copyUntrustedValue(value, undefined, { arrayProperties: 'drop' });
+    expect(copied).toEqual({ ok: true, value: { lines: lines(), matched: ['refund 42', '42'] } });
+    const copy = copied.ok ? (copied.value as { lines: unknown[]; matched: unknown[] }) : null;
+    expect(copy && Reflect.ownKeys(copy.lines)).toEqual(['0', 'length']);
+    expect(copy && Reflect.ownKeys(copy.matched)).toEqual(['0', '1', 'length']);
+    expect(calls).toBe(0);
+    // Everything else is refused as without the option: a hole, a value JSON cannot express.
+    expect(copyUntrustedValue({ a: [1, , 3] }, undefined, { arrayProperties: 'drop' })).toEqual({ ok: false, violation: { rule: 'non_json_value', path: '/a/1' } });
+    expect(copyUntrustedValue({ a: [Number.NaN] }, undefined, { arrayProperties: 'drop' })).toEqual({ ok: false, violation: { rule: 'non_json_value', path: '/a/0' } });
+    expect(copyUntrustedValue(value)).toEqual({ ok: false, violation: { rule: 'non_json_value', path: '/matched' } });
+  });
+
   it('leaves a non-enumerable named property of an array alone: never read, never copied (documented)', () => {
     const hidden = lines();
     Object.defineProperty(hidden, 'approved', { value: true, enumerable: false });

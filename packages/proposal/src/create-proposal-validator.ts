@@ -759,7 +759,9 @@ export function createProposalValidator<TProposal, TFacts>(
   // `Date`), and a hold there would tell the model that the order exists somewhere. Only facts
   // `owns` answers exactly `true` for hold; `false` is a `not_available` answer, byte for byte, and
   // so is anything else (a throw, a Promise: ownership could not be established on facts the rule
-  // set was never meant to read), which the protected record alone marks `facts_unavailable`.
+  // set was never meant to read), which the protected record alone marks `facts_unavailable`. The
+  // same holds for facts that were copied: whatever `owns` does, the model learns nothing more
+  // than "not available" until ownership is established.
   const judge = (proposal: TProposal, lookup: unknown, actor: PrincipalContext | null): Judged => {
     const hold: Judged = { kind: 'reject', decision: 'hold', category: 'facts_unavailable', reasons: [], factsSha: null };
     const notAvailable: Judged = { kind: 'reject', decision: 'rejected_access', category: 'access', reasons: [], factsSha: null };
@@ -793,11 +795,19 @@ export function createProposalValidator<TProposal, TFacts>(
       }
       const found = deepFreeze(copied.value) as TFacts;
       if (actor !== null) {
-        const owned: unknown = rules.owns(actor, found);
+        // As for facts that could not be copied: only `true` goes on, and an `owns` that throws or
+        // answers anything but a boolean (facts shaped as it did not expect: another tenant's row,
+        // say) is a `not_available` answer the protected record alone marks `facts_unavailable`.
+        let owned: unknown;
+        try {
+          owned = rules.owns(actor, found);
+        } catch {
+          return notOwnedUnreadable;
+        }
         if (owned === false) return notAvailable;
         if (owned !== true) {
           ignoreRejection(owned);
-          return hold;
+          return notOwnedUnreadable;
         }
       }
       const describes: unknown = rules.describes(proposal, found);

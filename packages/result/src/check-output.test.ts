@@ -707,6 +707,19 @@ function violationsOfTool(registered: RegisteredTool, output: unknown): { rule: 
 }
 
 describe('checkHandlerOutput: the handler output is read once', () => {
+  it('seals an array holding properties besides its items as its JSON text shows it, without them', () => {
+    // As a `RegExp` match carries `index` and `input` beside its items.
+    const hits = Object.assign([hit], { total: 1 });
+    const checked = checkHandlerOutput(tool('kb_search'), { ...search, data: { hits, tags: undefined } }, null, NOW);
+    expect(checked.ok).toBe(false); // `tags: undefined` is not JSON: the copy still refuses it
+    const sealed = checkHandlerOutput(tool('kb_search'), { ...search, data: { hits } }, null, NOW);
+    expect(sealed.ok).toBe(true);
+    if (sealed.ok) {
+      expect(sealed.value.data).toEqual({ hits: [hit] });
+      expect(Object.keys(sealed.value.data.hits as unknown[])).toEqual(['0']);
+    }
+  });
+
   it('checks, canonicalizes and seals the value an array-index accessor gave on its one read', () => {
     let reads = 0;
     const long = { ...hit, snippet: '\u{1F600}'.repeat(1000) }; // 1,000 code points, 2,000 UTF-16 units

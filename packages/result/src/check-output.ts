@@ -15,6 +15,7 @@ export const MAX_CLOCK_SKEW_MS = 300_000;
 /** The largest `receipt` / `status_ref`, as `Downstream` allows (and the stores' identifier limit). */
 const MAX_DOWNSTREAM_REFERENCE = 256;
 
+const DROP_ARRAY_PROPERTIES = Object.freeze({ arrayProperties: 'drop' } as const);
 const ENVELOPE_KEYS = new Set(['data', 'resource_revision', 'observed_at', 'complete', 'truncated', 'receipt', 'status_ref']);
 const SAFE_SEGMENT = /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/;
 // Printable ASCII without space or backslash: what the model sees is exactly what a browser opens.
@@ -374,8 +375,9 @@ export function checkHandlerOutput(
   try {
     // A private copy, every member and element read exactly once: everything below reads the copy,
     // so an accessor (on an array index, which a check walk reads without descriptors) cannot pass
-    // the limits with one value and be canonicalized, validated and sealed with another.
-    guarded = copyUntrustedValue(output, tool.handlerOutputLimits);
+    // the limits with one value and be canonicalized, validated and sealed with another. An array's
+    // properties besides its items are left out, as its JSON text leaves them out.
+    guarded = copyUntrustedValue(output, tool.handlerOutputLimits, DROP_ARRAY_PROPERTIES);
   } catch {
     // Only a Proxy whose traps throw gets here: refused like any other non-JSON value.
     guarded = { ok: false, violation: { rule: 'non_json_value', path: '' } };

@@ -52,6 +52,33 @@ function isJsonWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
 
+/**
+ * Whether the string literal `text[first..last]` (both quotes) may be the JSON text of JSON text:
+ * its content starts, after JSON whitespace written raw or escaped, with `{`, `[` or an escaped
+ * quote, and no unescaped quote comes before the closing one. Quoted prose (`"Yes," he said.
+ * "No."`) fails here in one pass, instead of in a `JSON.parse` that throws (about 12 µs each).
+ */
+function mayBeEncodedJsonText(text: string, first: number, last: number): boolean {
+  let index = first + 1;
+  for (;;) {
+    const unit = text.charCodeAt(index);
+    if (unit === 0x20) index += 1;
+    else if (unit === 0x5c && ESCAPED_WHITESPACE.has(text.charCodeAt(index + 1))) index += 2;
+    else break;
+  }
+  const opening = text.charCodeAt(index);
+  if (!(opening === 0x7b || opening === 0x5b || (opening === 0x5c && text.charCodeAt(index + 1) === 0x22))) return false;
+  for (; index < last; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit === 0x5c) index += 1;
+    else if (unit === 0x22) return false;
+  }
+  return true;
+}
+
+// `n`, `t`, `r`: the letters of JSON's whitespace escapes.
+const ESCAPED_WHITESPACE: ReadonlySet<number> = new Set([0x6e, 0x74, 0x72]);
+
 function jsonTextHoldsCredential(text: string, level: number): boolean {
   let first = 0;
   while (first < text.length && isJsonWhitespace(text.charCodeAt(first))) first++;
@@ -59,6 +86,7 @@ function jsonTextHoldsCredential(text: string, level: number): boolean {
   while (last > first && isJsonWhitespace(text.charCodeAt(last))) last--;
   const closer = CLOSER_OF[text.charAt(first)];
   if (closer === undefined || last === first || text.charAt(last) !== closer) return false;
+  if (closer === '"' && !mayBeEncodedJsonText(text, first, last)) return false;
   let parsed: unknown;
   try {
     // Iterative in V8: no nesting overflows the stack. Duplicate keys and `__proto__` are own
