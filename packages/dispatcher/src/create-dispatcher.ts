@@ -103,6 +103,27 @@ const MAX_IDENTIFIER = 128;
 const INTENT_KEY_DOMAIN = 'toolseal.dispatcher.intent_key.v1';
 /** Principal references kept across turns (the same principals call again and again). */
 const PRINCIPAL_REF_CACHE_SIZE = 1_024;
+/**
+ * Refusals of a write's trusted checks or proposal gate that its own earlier attempt may have
+ * caused: a committed write consumes the eligibility it was judged on (the handler enforces the
+ * state transition), so the retry of that very request meets RULE_REJECTED or STATE_CHANGED. Such
+ * a refusal is answered only once no earlier attempt of the request may have run (README,
+ * "Approvals and earlier attempts"). NOT_FOUND (access) is never among them: it answers at once,
+ * with no lookup. FACTS_UNAVAILABLE neither: no verdict was reached (the facts that decide access
+ * may be what could not be read), and a retry once they are back meets the verdict.
+ */
+const REFUSALS_AN_EARLIER_WRITE_MAY_CAUSE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RULE_REJECTED', 'STATE_CHANGED']);
+
+/**
+ * The key an earlier attempt of a write would have run under, as far as the call can tell: an
+ * approval's (live, or `expired`: the latest the host still presents for the request), or the
+ * intent key of a tool without approval (`approval` null).
+ */
+interface KnownKey {
+  readonly key: string;
+  readonly approval: Approval | null;
+  readonly expired: boolean;
+}
 
 /** The key a claim holds for this call, with its fencing token. */
 interface Fence {
@@ -765,21 +786,30 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const pending = runCheck(turn, tool, tool.check, invocation, abort);
       const checked = pending instanceof Promise ? await pending : pending;
       if (!checked.ok) {
-        return refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: canonicalReasons(checked.reasons) });
+        const refuseCheck = (): Promise<DispatchedCall> =>
+          refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: canonicalReasons(checked.reasons) });
+        if (!tool.write || !REFUSALS_AN_EARLIER_WRITE_MAY_CAUSE.has(checked.code)) return refuseCheck();
+        // Its own earlier attempt may have caused this refusal. The proposal gate has not run, and
+        // its access step is authorization too: an earlier attempt is looked for only when it
+        // passes or refuses on eligibility alone; otherwise (no time left, access refused, broken,
+        // facts unavailable) the check's refusal is answered as it is.
+        if (tool.proposal !== null) {
+          if (abort.aborted || now() >= deadline) return refuseCheck();
+          const decision = readProposalDecision(await runProposal(turn, tool, invocation, abort));
+          if (decision.kind === 'broken' || (decision.kind === 'refused' && !mayFollowEarlierWrite(tool, state, decision))) return refuseCheck();
+          state.decisionRecord = decision.record;
+        }
+        const recovered = await recoverAfterRefusal(turn, state, tool, invocation, abort);
+        if (recovered !== null) return recovered;
+        state.decisionRecord = null;
+        return refuseCheck();
       }
     }
     let ready: ReadyForReview<unknown> | null = null;
     if (tool.proposal !== null) {
       // The check may have taken the time, or the host aborted meanwhile: nothing else is asked.
       if (abort.aborted || now() >= deadline) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
-      const proposal = projectProposal(invocation.arguments, tool.proposal.fields);
-      const validator = tool.proposal.validator;
-      const run = await runWithDeadline(
-        (value: JsonObject) => validator.validate(turn.principal, { format: 'json_value', value }),
-        proposal,
-        abort,
-        remainingMs(turn, deadline),
-      );
+      const run = await runProposal(turn, tool, invocation, abort);
       // Read like a trusted check's answer: a broken validator holds the call (README).
       const decision = readProposalDecision(run);
       if (decision.kind === 'broken') {
@@ -787,32 +817,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         return refuse(turn, state, 'trusted_checks', 'FACTS_UNAVAILABLE');
       }
       state.decisionRecord = decision.record;
-      if (decision.kind === 'refused') return refuseProposal(turn, state, tool, 'trusted_checks', decision);
+      if (decision.kind === 'refused') {
+        // A write's own earlier attempt may have caused the refusal: answered from that attempt
+        // when one may have run (README, "Approvals and earlier attempts").
+        if (tool.write && mayFollowEarlierWrite(tool, state, decision)) {
+          const recovered = await recoverAfterRefusal(turn, state, tool, invocation, abort);
+          if (recovered !== null) return recovered;
+        }
+        return refuseProposal(turn, state, tool, 'trusted_checks', decision);
+      }
       ready = decision.decision as ReadyForReview<unknown>;
     }
 
     if (!tool.write) return executeRead(turn, state, tool, invocation, abort);
 
     // Approval, bound to the request digest (which also binds the principal and the contract).
-    const contract = tool.registered.contract;
-    const request_sha256 = turn.digester.requestDigest({
-      tenant_id: turn.principal.tenant_id,
-      subject_id: turn.principal.subject_id,
-      tool_name: contract.tool_name,
-      arguments: invocation.arguments,
-      input_revision: contract.input_revision,
-      output_revision: contract.output_revision,
-      effect_revision: contract.effect_revision,
-    });
-    // The same intent whatever the contract revisions: the key of a write without approval, and
-    // stored with every claim so that an attempt made before a revision bump is still found.
-    // Keyed (HMAC) when the digester is, so it does not reveal guessable arguments.
-    const intent_sha256 = turn.digester.digestTagged(INTENT_KEY_DOMAIN, {
-      tenant_id: turn.principal.tenant_id,
-      subject_id: turn.principal.subject_id,
-      tool_name: contract.tool_name,
-      arguments: invocation.arguments,
-    });
+    const { request_sha256, intent_sha256 } = writeDigestsOf(turn, tool, invocation);
     state.intentSha256 = intent_sha256;
     let idempotencyKey: string;
     if (tool.approvalRequired) {
@@ -821,7 +841,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // No consent for a new write, but an earlier attempt of this very request may have run:
         // its replay or status query writes nothing new, so it needs no live approval (README,
         // "Approvals and earlier attempts"). Every authorization gate above has run for this call.
-        const recovered = await recoverEarlierAttempt(turn, state, tool, invocation, abort, request_sha256);
+        const expired = latestApprovalFor(turn.approvals, tool.name, request_sha256);
+        const known = expired === null ? null : { key: expired.idempotency_key, approval: expired, expired: true };
+        const recovered = await recoverEarlierAttempt(turn, state, tool, invocation, abort, request_sha256, known, false);
         if (recovered !== null) return recovered;
         state.approvalRequest = approvalRequestOf(tool, request_sha256, invocation.arguments);
         return refuse(turn, state, 'approval', match.kind === 'required' ? 'APPROVAL_REQUIRED' : 'APPROVAL_INVALID');
@@ -838,6 +860,87 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     state.context.idempotency_key = idempotencyKey;
     return executeWrite(turn, state, tool, invocation, abort, request_sha256, ready);
+  }
+
+  /** Runs the tool's proposal validator on the proposal's fields, under the call's deadline. */
+  async function runProposal(turn: Turn, tool: CompiledTool, invocation: ToolInvocation, abort: CallAbort): Promise<DeadlineRun> {
+    const gate = tool.proposal as NonNullable<CompiledTool['proposal']>;
+    const { validator } = gate;
+    return runWithDeadline(
+      (value: JsonObject) => validator.validate(turn.principal, { format: 'json_value', value }),
+      projectProposal(invocation.arguments, gate.fields),
+      abort,
+      remainingMs(turn, invocation.deadline),
+    );
+  }
+
+  /**
+   * A write's `request_sha256` (binds tenant, subject, tool, arguments and the input, output and
+   * effect revisions: what an approval names) and `intent_sha256` (the same intent whatever the
+   * contract revisions: the key of a write without approval, and stored with every claim so that
+   * an attempt made before a revision bump is still found; keyed, an HMAC, when the digester is,
+   * so it does not reveal guessable arguments).
+   */
+  function writeDigestsOf(turn: Turn, tool: CompiledTool, invocation: ToolInvocation): { request_sha256: Sha256Hex; intent_sha256: Sha256Hex } {
+    const contract = tool.registered.contract;
+    const request_sha256 = turn.digester.requestDigest({
+      tenant_id: turn.principal.tenant_id,
+      subject_id: turn.principal.subject_id,
+      tool_name: contract.tool_name,
+      arguments: invocation.arguments,
+      input_revision: contract.input_revision,
+      output_revision: contract.output_revision,
+      effect_revision: contract.effect_revision,
+    });
+    const intent_sha256 = turn.digester.digestTagged(INTENT_KEY_DOMAIN, {
+      tenant_id: turn.principal.tenant_id,
+      subject_id: turn.principal.subject_id,
+      tool_name: contract.tool_name,
+      arguments: invocation.arguments,
+    });
+    return { request_sha256, intent_sha256 };
+  }
+
+  /**
+   * A write's trusted check or proposal gate refused on eligibility (RULE_REJECTED,
+   * STATE_CHANGED), which the write's own earlier attempt may have caused (it consumed the
+   * eligibility it was judged on). Before that refusal is answered, an earlier attempt of this
+   * very request that may have run answers instead, exactly as for a call without a live approval
+   * (`recoverEarlierAttempt`: read, never claimed just to look): first the key this call would
+   * write under (the live approval's, else the latest expired one's, or the intent key of a tool
+   * without approval), then every unresolved attempt the store lists for the request, then an
+   * unresolved one of the intent under other revisions. Its answer carries the note
+   * `earlier_attempt_after_refusal` first. `null` when nothing may have run, or the store could not
+   * tell (a `get` that fails ends the lookup: note `earlier_attempt_lookup_failed`, or
+   * `idempotency_store_input_rejected`, `aborted_during_store_call`): the refusal is then answered
+   * as it would be without the lookup, under no key and no approval (its own notes kept apart).
+   */
+  async function recoverAfterRefusal(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    abort: CallAbort,
+  ): Promise<DispatchedCall | null> {
+    const { request_sha256, intent_sha256 } = writeDigestsOf(turn, tool, invocation);
+    state.intentSha256 = intent_sha256;
+    let known: KnownKey | null;
+    if (tool.approvalRequired) {
+      const match = matchApproval(turn.approvals, tool.name, request_sha256, now());
+      const approval = match.kind === 'approved' ? match.approval : latestApprovalFor(turn.approvals, tool.name, request_sha256);
+      known = approval === null ? null : { key: approval.idempotency_key, approval, expired: match.kind !== 'approved' };
+    } else {
+      known = { key: `${INTENT_KEY_PREFIX}${intent_sha256}`, approval: null, expired: false };
+    }
+    const mark = state.notes.length;
+    state.notes.push('earlier_attempt_after_refusal');
+    const answer = await recoverEarlierAttempt(turn, state, tool, invocation, abort, request_sha256, known, true);
+    if (answer !== null) return answer;
+    // Nothing may have run under this request: the refusal, under no key and no approval.
+    state.notes.splice(mark, known?.expired === true ? 2 : 1);
+    state.context.idempotency_key = null;
+    state.approval = null;
+    return null;
   }
 
   /**
@@ -967,7 +1070,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * without a live approval never claims a key just to look at it, since that claim, however
    * brief, would answer a live approval under the same key `in_progress` (OUTCOME_UNKNOWN) though
    * nothing ran. A call answer instead when the store could not be read: TIMEOUT_BEFORE_EXECUTE
-   * (nothing was written, so the key is as it was), or TOOL_ERROR for an input it refused.
+   * (nothing was written, so the key is as it was), or TOOL_ERROR for an input it refused; after a
+   * trusted check's or proposal gate's refusal (`afterRefusal`), `failed` instead, noted
+   * (`earlier_attempt_lookup_failed`, `idempotency_store_input_rejected` or
+   * `aborted_during_store_call`): the refusal is then answered, no worse than without the lookup.
    */
   async function readAttempt(
     turn: Turn,
@@ -975,13 +1081,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     key: string,
     abort: CallAbort,
     request_sha256: Sha256Hex,
-  ): Promise<{ kind: 'read'; view: AttemptView } | { kind: 'answered'; answer: DispatchedCall }> {
+    afterRefusal: boolean,
+  ): Promise<{ kind: 'read'; view: AttemptView } | { kind: 'answered'; answer: DispatchedCall } | { kind: 'failed' }> {
     let record: unknown;
     try {
       record = await watchdog.watch(() => idempotencyStore.get(key), abort);
     } catch (error) {
-      if (StoreInputError.isInstance(error)) return { kind: 'answered', answer: await refuseStoreInput(turn, state) };
-      const aborted = isAbortedWait(error);
+      const inputRejected = StoreInputError.isInstance(error);
+      const aborted = !inputRejected && isAbortedWait(error);
+      if (afterRefusal) {
+        // Looking after a refusal: the refusal stands, noted, rather than an answer worse than it.
+        state.notes.push(inputRejected ? 'idempotency_store_input_rejected' : aborted ? 'aborted_during_store_call' : 'earlier_attempt_lookup_failed');
+        return { kind: 'failed' };
+      }
+      if (inputRejected) return { kind: 'answered', answer: await refuseStoreInput(turn, state) };
       state.notes.push(aborted ? 'aborted_during_store_call' : 'idempotency_store_unavailable');
       const answer = await refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
       return { kind: 'answered', answer };
@@ -1063,11 +1176,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * A write without a live approval: answers from an earlier attempt of this very request, if
    * there is one that may have run, with its replay or its status query (neither writes anything
    * new, so neither needs consent; every authorization gate has already run for this call). First
-   * the key of the latest approval the host still presents for this request, though expired, read
-   * with `get`; then every unresolved attempt the store finds, those where a write ran first. Each
-   * is answered from what was read, and claimed only where the store requires a claim (a `started`
-   * record whose lease ran out). `null` when there is none: the call then needs an approval
-   * (README, "Approvals and earlier attempts").
+   * the `known` key (the latest approval the host still presents for this request, though
+   * expired; after a refusal, `recoverAfterRefusal`'s key), read with `get`; then every unresolved
+   * attempt the store finds, those where a write ran first. Each is answered from what was read,
+   * and claimed only where the store requires a claim (a `started` record whose lease ran out).
+   * `null` when there is none: the call then needs an approval (README, "Approvals and earlier
+   * attempts"), or, `afterRefusal`, is answered with its trusted check's or proposal's refusal.
    */
   async function recoverEarlierAttempt(
     turn: Turn,
@@ -1076,15 +1190,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     invocation: ToolInvocation,
     abort: CallAbort,
     request_sha256: Sha256Hex,
+    known: KnownKey | null,
+    afterRefusal: boolean,
   ): Promise<DispatchedCall | null> {
-    const expired = latestApprovalFor(turn.approvals, tool.name, request_sha256);
-    if (expired !== null) {
-      state.approval = approvalAuditRecord(expired);
-      state.notes.push('approval_expired');
-      const key = expired.idempotency_key;
+    if (known !== null) {
+      if (known.approval !== null) state.approval = approvalAuditRecord(known.approval);
+      if (known.expired) state.notes.push('approval_expired');
+      const { key } = known;
       state.context.idempotency_key = key;
-      const read = await readAttempt(turn, state, key, abort, request_sha256);
+      const read = await readAttempt(turn, state, key, abort, request_sha256, afterRefusal);
       if (read.kind === 'answered') return read.answer;
+      // After a refusal, a store that cannot be read ends the lookup: the refusal is answered.
+      if (read.kind === 'failed') return null;
       const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, key, read.view);
       if (answer !== null) return answer;
     }
@@ -1835,6 +1952,15 @@ function readCheckOutcome(run: DeadlineRun, fields: InputFieldTemplates, args: J
   } catch {
     return HOLD;
   }
+}
+
+/**
+ * Whether a proposal gate's refusal is one a write's own earlier attempt may have caused
+ * (`REFUSALS_AN_EARLIER_WRITE_MAY_CAUSE`) and would be answered as such: its reasons name declared
+ * fields only (otherwise the rule set is broken and the call holds, FACTS_UNAVAILABLE).
+ */
+function mayFollowEarlierWrite(tool: CompiledTool, state: CallState, refusal: { code: ProposalErrorCode; reasons: readonly ErrorReason[] }): boolean {
+  return REFUSALS_AN_EARLIER_WRITE_MAY_CAUSE.has(refusal.code) && declaresEveryField(tool.registered.inputFields, refusal.reasons, state.arguments as JsonValue);
 }
 
 /**

@@ -1,0 +1,386 @@
+// A write whose handler enforces its state change (README, "Proposal gate") consumes the
+// eligibility it was judged on: the retry of that very request then meets RULE_REJECTED or
+// STATE_CHANGED at its trusted checks. Spec 000: `execution.outcome` is what is known about the
+// side effect, and OUTCOME_UNKNOWN is recovered by querying status first. So before such an
+// eligibility refusal is answered, an earlier attempt of the exact request that may have run
+// answers instead (replay, status query); access (NOT_FOUND) stays a hard gate with no lookup.
+import { ManualClock } from '@toolseal/audit';
+import type { JsonObject } from '@toolseal/contracts';
+import { createDigester } from '@toolseal/digests';
+import { ERROR_CATALOG } from '@toolseal/errors';
+import { createRefundProposalValidator, type RefundOrderFacts } from '@toolseal/proposal';
+import { describe, expect, it } from 'vitest';
+import { BASELINE_REFUND, CEDAR, CEDAR_DRAFTER, START, TEST_KEY, createTestHost, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
+import type { Approval } from './approval.js';
+import type { DispatchedCall } from './dispatch-types.js';
+import type { DispatcherTool, TrustedCheckOutcome } from './dispatcher-tool.js';
+
+const context = { principal: CEDAR_DRAFTER };
+const APPROVAL_TTL_MS = 60_000;
+const REFUND_FIELDS = ['order_id', 'amount', 'unit', 'lines'];
+
+/** The trusted order facts, writable: the handler (the downstream system) changes them. */
+type Writable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? Writable<U>[] : T[K] extends object ? Writable<T[K]> : T[K] };
+
+interface ConsumingHost extends TestHost {
+  /** The trusted order the proposal gate reads, which a committed refund consumes. */
+  order: Writable<RefundOrderFacts>;
+  statusQueries: () => number;
+  /** Store reads and lookups made so far (`get`, `findUnresolved`, `findCompleted`, `claim`). */
+  storeCalls: string[];
+  /** The trusted check's answer (write tool), `{ ok: true }` unless a test sets it. */
+  checkAnswer: { current: TrustedCheckOutcome };
+}
+
+/**
+ * The test host with a refund write that enforces its state transition: a committed refund lowers
+ * the order's remaining amount and line quantity (and the handler refuses STATE_CHANGED when they
+ * no longer cover it), so the proposal gate refuses the retry of the very same request.
+ */
+function consumingHost(options: { approval?: 'none'; deadlineMs?: number } = {}): ConsumingHost {
+  const clock = new ManualClock(START);
+  const order = structuredClone(CEDAR.orders.find((entry) => entry.facts.order_id === 'ORDER-C7')?.facts) as Writable<RefundOrderFacts>;
+  const validator = createRefundProposalValidator({
+    digester: createDigester({ key: TEST_KEY }),
+    clock: () => new Date(clock.now()),
+    orders: {
+      loadOrder: (principal, orderId) =>
+        principal.tenant_id === 'cedar' && principal.roles.includes('support_drafter') && orderId === order.order_id
+          ? { status: 'found', facts: structuredClone(order) as RefundOrderFacts }
+          : { status: 'not_available' },
+    },
+  });
+  const checkAnswer: ConsumingHost['checkAnswer'] = { current: { ok: true } };
+  const host = createTestHost({
+    clock,
+    deadlines: { create_refund_draft: options.deadlineMs ?? 1_000 },
+    tools: (tools) =>
+      tools.map((tool): DispatcherTool =>
+        tool.name !== 'create_refund_draft'
+          ? tool
+          : {
+              ...tool,
+              check: () => checkAnswer.current,
+              proposal: { validator, fields: REFUND_FIELDS },
+              ...(options.approval === undefined ? {} : { approval: options.approval }),
+            },
+      ),
+  });
+  const write = host.impl.create_refund_draft;
+  host.impl.create_refund_draft = (input) => {
+    const amount = input.arguments['amount'] as number;
+    const line = order.lines[0];
+    if (line === undefined || order.remaining_eligible_amount < amount || line.eligible_quantity < 1) return { kind: 'error', code: 'STATE_CHANGED' };
+    order.remaining_eligible_amount -= amount;
+    line.eligible_quantity -= 1;
+    order.revision = 'order-c7-r2';
+    return write(input);
+  };
+  let statusQueries = 0;
+  const status = host.impl.create_refund_draft_status;
+  host.impl.create_refund_draft_status = (input) => {
+    statusQueries += 1;
+    return status(input);
+  };
+  const storeCalls: string[] = [];
+  const store = host.stores.idempotencyStore;
+  for (const method of ['get', 'findUnresolved', 'findCompleted', 'claim'] as const) {
+    const original = store[method] as ((...args: unknown[]) => unknown) | undefined;
+    if (typeof original !== 'function') continue;
+    (store as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      storeCalls.push(method);
+      return original.apply(store, args);
+    };
+  }
+  return Object.assign(host, { order, statusQueries: () => statusQueries, storeCalls, checkAnswer });
+}
+
+async function approve(host: TestHost, key: string): Promise<Approval> {
+  const preview = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+  const digest = preview.approval_request?.request_sha256;
+  if (digest === undefined) throw new Error('no approval preview');
+  return { request_sha256: digest, tool_name: 'create_refund_draft', idempotency_key: key, approved_by: 'supervisor-1', expires_at: host.clock.now() + APPROVAL_TTL_MS };
+}
+
+function refund(host: TestHost, approvals: readonly Approval[] = [], principal = CEDAR_DRAFTER): Promise<DispatchedCall> {
+  return host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal, approvals: [...approvals] }).then(only);
+}
+
+/** The first write commits downstream (consuming the order), then never answers: OUTCOME_UNKNOWN. */
+async function writeWithUnknownOutcome(host: ConsumingHost, approvals: readonly Approval[]): Promise<void> {
+  const consume = host.impl.create_refund_draft;
+  host.impl.create_refund_draft = (input) => {
+    void consume(input);
+    return new Promise<never>(() => undefined);
+  };
+  const first = await refund(host, approvals);
+  host.impl.create_refund_draft = consume;
+  expect(first.sealed.model_result.error?.code).toBe('OUTCOME_UNKNOWN');
+  expect(first.sealed.model_result.error?.recovery).toBe('query_status');
+}
+
+async function auditBody(host: TestHost, result: DispatchedCall): Promise<JsonObject | undefined> {
+  return (await host.stores.auditLog.query({ kind: 'sealed_call', call_id: result.call_id }, { limit: 1 })).entries[0]?.body;
+}
+
+function expectCode(result: DispatchedCall, code: keyof typeof ERROR_CATALOG): void {
+  expect(result.sealed.model_result.error?.code).toBe(code);
+  expect(result.sealed.model_result.execution.outcome).toBe(ERROR_CATALOG[code].outcome);
+  expect(result.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG[code].recovery);
+}
+
+/** What the proposal gate answers for the baseline refund now, with no earlier attempt to find (another subject). */
+async function refusalWithoutEarlierAttempt(host: ConsumingHost): Promise<string | undefined> {
+  const other = { ...CEDAR_DRAFTER, subject_id: 'support-drafter-9' };
+  return (await refund(host, [], other)).sealed.model_result.error?.code;
+}
+
+describe('a write refused on eligibility its own earlier attempt consumed', () => {
+  it('the review (f1): a committed refund consumed the order; the retry under the same approval replays it (local_replay), the handler ran once', async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-consumed');
+    const first = await refund(host, [approval]);
+    expect(first.gate).toBe('sealed');
+    expect(host.order.remaining_eligible_amount).toBe(0);
+    expect(await refusalWithoutEarlierAttempt(host)).toBe('RULE_REJECTED');
+
+    const retry = await refund(host, [approval]);
+    expect(retry.gate).toBe('idempotency');
+    expect(retry.sealed.model_result.status).toBe('succeeded');
+    expect(retry.sealed.model_result.execution.outcome).toBe('committed');
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-consumed');
+    expect(retry.sealed.protected_audit.downstream.receipt).toBe('receipt-appr-consumed');
+    expect(host.calls['create_refund_draft']).toBe(1);
+    // Read, never claimed just to look.
+    expect(host.storeCalls.slice(-1)).toEqual(['get']);
+    const body = await auditBody(host, retry);
+    expect(body?.['notes']).toEqual(['earlier_attempt_after_refusal']);
+    expect(body?.['approval']).toEqual({ approved_by: 'supervisor-1', expires_at: approval.expires_at, request_sha256: approval.request_sha256 });
+    expect(body?.['replay_of']).toBe(first.sealed.protected_audit.downstream.operation_id);
+    expect((await host.stores.idempotencyStore.get('appr-consumed'))?.state).toBe('completed');
+  });
+
+  it('the review (f1b): the write committed but answered OUTCOME_UNKNOWN; the retry the gate now refuses still queries status (receipt_reconciled)', async () => {
+    const host = consumingHost({ deadlineMs: 30 });
+    const approval = await approve(host, 'appr-unknown');
+    await writeWithUnknownOutcome(host, [approval]);
+    expect((await host.stores.idempotencyStore.get('appr-unknown'))?.state).toBe('unknown');
+    expect(await refusalWithoutEarlierAttempt(host)).toBe('RULE_REJECTED');
+
+    const retry = await refund(host, [approval]);
+    expect(retry.gate).toBe('status_query');
+    expect(retry.sealed.model_result.status).toBe('succeeded');
+    expect(retry.sealed.model_result.execution.outcome).toBe('committed');
+    expect(retry.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(retry.sealed.protected_audit.downstream.receipt).toBe('receipt-appr-unknown');
+    expect(host.statusQueries()).toBe(1);
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect((await auditBody(host, retry))?.['notes']).toEqual(['earlier_attempt_after_refusal']);
+    expect((await host.stores.idempotencyStore.get('appr-unknown'))?.state).toBe('completed');
+
+    // Reconciled: the next retry replays it.
+    const again = await refund(host, [approval]);
+    expect(again.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(host.statusQueries()).toBe(1);
+  });
+
+  it('keeps OUTCOME_UNKNOWN (query_status), never not_started, while the status query finds nothing', async () => {
+    const host = consumingHost({ deadlineMs: 30 });
+    const approval = await approve(host, 'appr-unseen');
+    await writeWithUnknownOutcome(host, [approval]);
+    host.impl.create_refund_draft_status = () => ({ kind: 'not_committed' });
+    const retry = await refund(host, [approval]);
+    expect(retry.gate).toBe('status_query');
+    expectCode(retry, 'OUTCOME_UNKNOWN');
+    expect((await auditBody(host, retry))?.['notes']).toEqual(['earlier_attempt_after_refusal', 'status_not_committed']);
+    expect((await host.stores.idempotencyStore.get('appr-unseen'))?.state).toBe('unknown');
+  });
+
+  it('answers from the earlier attempt under an approval that has expired since (note approval_expired, accurate)', async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-old');
+    const first = await refund(host, [approval]);
+    host.clock.advance(APPROVAL_TTL_MS + 1);
+    const retry = await refund(host, [approval]);
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect((await auditBody(host, retry))?.['notes']).toEqual(['earlier_attempt_after_refusal', 'approval_expired']);
+  });
+
+  it('finds an earlier attempt under an approval the host no longer presents (findUnresolved), and queries its status', async () => {
+    const host = consumingHost({ deadlineMs: 30 });
+    const approval = await approve(host, 'appr-dropped');
+    await writeWithUnknownOutcome(host, [approval]);
+    const retry = await refund(host, []);
+    expect(retry.gate).toBe('status_query');
+    expect(retry.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-dropped');
+    expect((await auditBody(host, retry))?.['notes']).toEqual(['earlier_attempt_after_refusal', 'earlier_attempt_unresolved']);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it("a trusted check's own eligibility refusal (RULE_REJECTED) answers from the earlier attempt too", async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-check');
+    const first = await refund(host, [approval]);
+    host.checkAnswer.current = { ok: false, code: 'RULE_REJECTED', reasons: [{ field: '/amount', rule: 'amount_mismatch' }] };
+    const retry = await refund(host, [approval]);
+    expect(retry.gate).toBe('idempotency');
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect(retry.decision_record).not.toBeNull();
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+});
+
+describe('a write without approval (intent key) refused on eligibility its own attempt consumed', () => {
+  it('replays the committed write under its intent key', async () => {
+    const host = consumingHost({ approval: 'none' });
+    const first = await refund(host);
+    expect(first.gate).toBe('sealed');
+    const key = first.sealed.protected_audit.downstream.idempotency_key;
+    expect(key).toMatch(/^intent-[0-9a-f]{64}$/);
+    expect(await refusalWithoutEarlierAttempt(host)).toBe('RULE_REJECTED');
+
+    const retry = await refund(host);
+    expect(retry.gate).toBe('idempotency');
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe(key);
+    expect(host.calls['create_refund_draft']).toBe(1);
+    const body = await auditBody(host, retry);
+    expect(body?.['notes']).toEqual(['earlier_attempt_after_refusal']);
+    expect(body?.['approval']).toBeUndefined();
+  });
+
+  it('queries the status of a write whose outcome is unknown under its intent key (receipt_reconciled)', async () => {
+    const host = consumingHost({ approval: 'none', deadlineMs: 30 });
+    await writeWithUnknownOutcome(host, []);
+    const retry = await refund(host);
+    expect(retry.gate).toBe('status_query');
+    expect(retry.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect(host.statusQueries()).toBe(1);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+});
+
+describe('access stays a hard gate', () => {
+  it("the trusted check's NOT_FOUND answers NOT_FOUND with no store lookup, though a completed record of the request exists", async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-access');
+    await refund(host, [approval]);
+    host.checkAnswer.current = { ok: false, code: 'NOT_FOUND' };
+    const before = host.storeCalls.length;
+    const refused = await refund(host, [approval]);
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'NOT_FOUND');
+    expect(host.storeCalls.slice(before)).toEqual([]);
+    expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+    expect((await auditBody(host, refused))?.['notes']).toBeUndefined();
+  });
+
+  it("the proposal gate's access refusal (NOT_FOUND: the principal lost its role) looks nothing up either", async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-role');
+    await refund(host, [approval]);
+    const before = host.storeCalls.length;
+    // Same tenant and subject (the same request digest), but no longer a drafter.
+    const refused = await refund(host, [approval], { ...CEDAR_DRAFTER, roles: [] });
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'NOT_FOUND');
+    expect(host.storeCalls.slice(before)).toEqual([]);
+  });
+
+  it("a check's eligibility refusal looks nothing up when the proposal gate's access step refuses: the check's refusal is answered", async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-check-access');
+    await refund(host, [approval]);
+    host.checkAnswer.current = { ok: false, code: 'STATE_CHANGED' };
+    const before = host.storeCalls.length;
+    const refused = await refund(host, [approval], { ...CEDAR_DRAFTER, roles: [] });
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'STATE_CHANGED');
+    expect(refused.decision_record).toBeNull();
+    expect(host.storeCalls.slice(before)).toEqual([]);
+  });
+
+  it('FACTS_UNAVAILABLE (no verdict reached) is answered as it is, with no lookup', async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-facts');
+    await refund(host, [approval]);
+    host.checkAnswer.current = { ok: false, code: 'FACTS_UNAVAILABLE' };
+    const before = host.storeCalls.length;
+    const held = await refund(host, [approval]);
+    expect(held.gate).toBe('trusted_checks');
+    expectCode(held, 'FACTS_UNAVAILABLE');
+    expect(host.storeCalls.slice(before)).toEqual([]);
+  });
+});
+
+describe('when no earlier attempt may have run', () => {
+  it('answers the refusal exactly as before: its code and recovery, not_started, under no key and no approval, nothing claimed', async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-fresh');
+    // Something else consumed the order: nothing ran under this request.
+    host.order.remaining_eligible_amount = 0;
+    const before = host.storeCalls.length;
+    const refused = await refund(host, [approval]);
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'RULE_REJECTED');
+    expect(refused.sealed.model_result.execution.delivery).toBe('fresh');
+    expect(refused.sealed.model_result.error?.reasons).toEqual([{ field: '/amount', rule: 'amount_mismatch' }]);
+    expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+    expect(refused.approval_request).toBeNull();
+    expect(refused.decision_record?.code).toBe('RULE_REJECTED');
+    const body = await auditBody(host, refused);
+    expect(body?.['notes']).toBeUndefined();
+    expect(body?.['approval']).toBeUndefined();
+    // Looked (read), never claimed: the key holds no record, and nothing ran.
+    expect(host.storeCalls.slice(before)).not.toContain('claim');
+    expect(host.storeCalls.slice(before)).toContain('get');
+    expect(await host.stores.idempotencyStore.get('appr-fresh')).toBeUndefined();
+    expect(host.calls['create_refund_draft']).toBe(0);
+  });
+
+  it('answers the refusal as before when an expired approval names the request and nothing ran under it (no approval_expired note)', async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-stale');
+    host.clock.advance(APPROVAL_TTL_MS + 1);
+    host.order.remaining_eligible_amount = 0;
+    const refused = await refund(host, [approval]);
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'RULE_REJECTED');
+    const body = await auditBody(host, refused);
+    expect(body?.['notes']).toBeUndefined();
+    expect(body?.['approval']).toBeUndefined();
+  });
+});
+
+describe('a store failure during the lookup', () => {
+  it('a get that fails answers the refusal, noted earlier_attempt_lookup_failed (no worse than without the lookup)', async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-down');
+    host.order.remaining_eligible_amount = 0;
+    host.stores.idempotencyStore.get = () => Promise.reject(new Error('store down'));
+    const refused = await refund(host, [approval]);
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'RULE_REJECTED');
+    expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+    const body = await auditBody(host, refused);
+    expect(body?.['notes']).toEqual(['earlier_attempt_lookup_failed']);
+    expect(body?.['approval']).toBeUndefined();
+  });
+
+  it('a findUnresolved that fails answers the refusal, noted earlier_attempt_lookup_failed', async () => {
+    const host = consumingHost({ approval: 'none' });
+    host.order.remaining_eligible_amount = 0;
+    host.stores.idempotencyStore.findUnresolved = () => Promise.reject(new Error('store down'));
+    const refused = await refund(host);
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'RULE_REJECTED');
+    expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+    expect((await auditBody(host, refused))?.['notes']).toEqual(['earlier_attempt_lookup_failed', 'intent_lookup_failed']);
+  });
+});
