@@ -16,6 +16,8 @@ export interface CompiledTool {
   readonly check: TrustedCheck | null;
   readonly proposal: { readonly validator: ProposalValidator<unknown, unknown>; readonly fields: readonly string[] | null } | null;
   readonly approvalRequired: boolean;
+  /** `DispatcherTool.earlierAttemptAfterRefusal` (writes only; `false` for reads). */
+  readonly earlierAttemptAfterRefusal: boolean;
   readonly queryStatus: StatusQuery | null;
   readonly deadlineMs: number;
   readonly argumentLimits: Readonly<JsonLimits>;
@@ -81,6 +83,7 @@ function compileTool(
     'check',
     'proposal',
     'approval',
+    'earlierAttemptAfterRefusal',
     'queryStatus',
     'deadlineMs',
     'argumentLimits',
@@ -131,6 +134,12 @@ function compileTool(
   if (spec.approval !== undefined && spec.approval !== 'required' && spec.approval !== 'none') {
     throw new DispatcherConfigError(name, "approval must be 'required' or 'none'");
   }
+  if (spec.earlierAttemptAfterRefusal !== undefined && typeof spec.earlierAttemptAfterRefusal !== 'boolean') {
+    throw new DispatcherConfigError(name, 'earlierAttemptAfterRefusal must be a boolean');
+  }
+  if (!write && spec.earlierAttemptAfterRefusal !== undefined) {
+    throw new DispatcherConfigError(name, 'earlierAttemptAfterRefusal applies to write tools only (this tool reads)');
+  }
   if (!write && spec.approval !== undefined) {
     throw new DispatcherConfigError(name, 'approval applies to write tools only (this tool reads)');
   }
@@ -165,6 +174,7 @@ function compileTool(
     check: spec.check ?? null,
     proposal,
     approvalRequired: write && spec.approval !== 'none',
+    earlierAttemptAfterRefusal: write && spec.earlierAttemptAfterRefusal === true,
     queryStatus: spec.queryStatus ?? null,
     deadlineMs: checkDuration(name, 'deadlineMs', spec.deadlineMs, defaults.deadlineMs),
     argumentLimits,

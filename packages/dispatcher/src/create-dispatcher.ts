@@ -67,6 +67,7 @@ import {
   readEarlierAttempts,
   readIntentAttempts,
   readCompletedAttempts,
+  NOT_RUN,
   viewAttempt,
   type AttemptView,
   type EarlierAttempts,
@@ -788,7 +789,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!checked.ok) {
         const refuseCheck = (): Promise<DispatchedCall> =>
           refuse(turn, state, 'trusted_checks', checked.code, checked.reasons === undefined ? {} : { reasons: canonicalReasons(checked.reasons) });
-        if (!tool.write || !REFUSALS_AN_EARLIER_WRITE_MAY_CAUSE.has(checked.code)) return refuseCheck();
+        if (!tool.earlierAttemptAfterRefusal || !REFUSALS_AN_EARLIER_WRITE_MAY_CAUSE.has(checked.code)) return refuseCheck();
         // Its own earlier attempt may have caused this refusal. The proposal gate has not run, and
         // its access step is authorization too: an earlier attempt is looked for only when it
         // passes or refuses on eligibility alone; otherwise (no time left, access refused, broken,
@@ -820,7 +821,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (decision.kind === 'refused') {
         // A write's own earlier attempt may have caused the refusal: answered from that attempt
         // when one may have run (README, "Approvals and earlier attempts").
-        if (tool.write && mayFollowEarlierWrite(tool, state, decision)) {
+        if (tool.earlierAttemptAfterRefusal && mayFollowEarlierWrite(tool, state, decision)) {
           const recovered = await recoverAfterRefusal(turn, state, tool, invocation, abort);
           if (recovered !== null) return recovered;
         }
@@ -1202,7 +1203,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (read.kind === 'answered') return read.answer;
       // After a refusal, a store that cannot be read ends the lookup: the refusal is answered.
       if (read.kind === 'failed') return null;
-      const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, key, read.view);
+      // After a refusal, another request's record under the key (a host's approval keys collide)
+      // is nobody's attempt of this request: the refusal is answered, not IDEMPOTENCY_CONFLICT.
+      const view = afterRefusal && read.view.kind === 'conflict' ? NOT_RUN : read.view;
+      const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, key, view);
       if (answer !== null) return answer;
     }
     const found = await findEarlierAttempts(request_sha256, null);

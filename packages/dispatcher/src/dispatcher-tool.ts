@@ -149,6 +149,18 @@ export interface DispatcherTool {
    */
   approval?: 'required' | 'none';
   /**
+   * Writes only: `true` declares that this tool's trusted check and proposal gate answer
+   * RULE_REJECTED or STATE_CHANGED only for eligibility a write of this very tool consumes (a
+   * refund's remaining amount, an order's state), never for access or policy (a revoked role, a
+   * suspended account: answer NOT_FOUND for those). A call refused so is then first answered from
+   * an earlier attempt of the exact request, when one may have run (its replay or its status
+   * query), instead of the refusal: the retry of a committed write is not told `not_started`, and
+   * an unknown outcome's status is still queried. Default `false`: every such refusal is answered
+   * as it is, since the dispatcher cannot tell consumed eligibility from a policy denial (README,
+   * "Approvals and earlier attempts").
+   */
+  earlierAttemptAfterRefusal?: boolean;
+  /**
    * Writes: reconciles an unknown outcome through the downstream receipt. Without it, a write
    * whose outcome became unknown stays OUTCOME_UNKNOWN for its key (a person reconciles it).
    */

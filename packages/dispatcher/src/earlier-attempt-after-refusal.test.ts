@@ -37,7 +37,7 @@ interface ConsumingHost extends TestHost {
  * the order's remaining amount and line quantity (and the handler refuses STATE_CHANGED when they
  * no longer cover it), so the proposal gate refuses the retry of the very same request.
  */
-function consumingHost(options: { approval?: 'none'; deadlineMs?: number } = {}): ConsumingHost {
+function consumingHost(options: { approval?: 'none'; deadlineMs?: number; optIn?: boolean } = {}): ConsumingHost {
   const clock = new ManualClock(START);
   const order = structuredClone(CEDAR.orders.find((entry) => entry.facts.order_id === 'ORDER-C7')?.facts) as Writable<RefundOrderFacts>;
   const validator = createRefundProposalValidator({
@@ -63,6 +63,8 @@ function consumingHost(options: { approval?: 'none'; deadlineMs?: number } = {})
               check: () => checkAnswer.current,
               proposal: { validator, fields: REFUND_FIELDS },
               ...(options.approval === undefined ? {} : { approval: options.approval }),
+              // The tool declares that its refusals of this kind are eligibility its writes consume.
+              ...(options.optIn === false ? {} : { earlierAttemptAfterRefusal: true }),
             },
       ),
   });
@@ -262,6 +264,59 @@ describe('a write without approval (intent key) refused on eligibility its own a
     expect(retry.gate).toBe('status_query');
     expect(retry.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
     expect(host.statusQueries()).toBe(1);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+});
+
+describe('without earlierAttemptAfterRefusal (the default), a refusal is answered as it is', () => {
+  it('a policy-style RULE_REJECTED after a committed write: RULE_REJECTED, no store lookup, no status query (review 8)', async () => {
+    const host = consumingHost({ optIn: false });
+    const approval = await approve(host, 'appr-policy');
+    expect((await refund(host, [approval])).gate).toBe('sealed');
+    // Say the host now denies by policy and answers RULE_REJECTED: the dispatcher cannot tell that
+    // from consumed eligibility, so without the tool's declaration nothing is looked up.
+    host.checkAnswer.current = { ok: false, code: 'RULE_REJECTED' };
+    const calls = host.storeCalls.length;
+    const retry = await refund(host, [approval]);
+    expect(retry.gate).toBe('trusted_checks');
+    expect(retry.sealed.model_result.error?.code).toBe('RULE_REJECTED');
+    expect(retry.sealed.model_result.execution.outcome).toBe('not_started');
+    expect(host.storeCalls.slice(calls)).toEqual([]);
+    expect(host.statusQueries()).toBe(0);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('refuses the option on a read tool, or given anything but a boolean, at start-up', () => {
+    for (const [name, value, message] of [
+      ['get_order', true, /applies to write tools only/],
+      ['create_refund_draft', 'yes', /must be a boolean/],
+    ] as const) {
+      expect(() =>
+        createTestHost({
+          tools: (tools) => tools.map((tool): DispatcherTool => (tool.name === name ? ({ ...tool, earlierAttemptAfterRefusal: value } as DispatcherTool) : tool)),
+        }),
+      ).toThrow(message);
+    }
+  });
+});
+
+describe('another request under the same approval key (host keys collide)', () => {
+  it('is nobody\'s attempt of this request: the refusal is answered, not IDEMPOTENCY_CONFLICT (review 8)', async () => {
+    const host = consumingHost();
+    const other = { ...CEDAR_DRAFTER, subject_id: 'drafter-2' };
+    const preview = await refund(host, [], other);
+    const otherDigest = preview.approval_request?.request_sha256;
+    if (otherDigest === undefined) throw new Error('no approval preview for the other subject');
+    expect((await refund(host, [await approve(host, 'k-shared')])).gate).toBe('sealed');
+    const retry = await refund(
+      host,
+      [{ request_sha256: otherDigest, tool_name: 'create_refund_draft', idempotency_key: 'k-shared', approved_by: 'supervisor-1', expires_at: host.clock.now() + APPROVAL_TTL_MS }],
+      other,
+    );
+    expect(retry.gate).toBe('trusted_checks');
+    expect(retry.sealed.model_result.error?.code).toBe('RULE_REJECTED');
+    expect(retry.sealed.model_result.execution.outcome).toBe('not_started');
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBeNull();
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 });

@@ -125,27 +125,17 @@ describe('an approval that expired after its write', () => {
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 
-  it('never skips current authorization: a principal the current facts deny access (NOT_FOUND) gets no status query or replay', async () => {
+  it('never skips current authorization: a proposal the current facts refuse is refused before any status query or replay', async () => {
     const host = unknownHost();
     const approval = approvalOf(host, await baselineDigest(host), 'appr-authz');
     await writeWithUnknownOutcome(host, approval, true);
     host.clock.advance(APPROVAL_TTL_MS + 1);
-    // Same tenant and subject (the same request digest), no longer a drafter: the order is not theirs to see.
-    const denied = { principal: { ...CEDAR_DRAFTER, roles: [] }, approvals: [approval] };
-    const refused = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], denied));
+    host.facts.state = 'revoked';
+    const refused = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
     expect(refused.gate).toBe('trusted_checks');
-    expectCode(refused, 'NOT_FOUND');
+    expectCode(refused, 'STATE_CHANGED');
     expect(host.statusQueries()).toBe(0);
     expect((await host.stores.idempotencyStore.get('appr-authz'))?.state).toBe('unknown');
-
-    // An eligibility refusal (STATE_CHANGED) is not access: the write may have caused it, so the
-    // retry still queries the status of the earlier attempt (README, "Approvals and earlier attempts").
-    host.facts.state = 'revoked';
-    const retry = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval] }));
-    expect(retry.gate).toBe('status_query');
-    expect(retry.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
-    expect(host.statusQueries()).toBe(1);
-    expect(await notesOf(host, retry)).toEqual(['earlier_attempt_after_refusal', 'approval_expired']);
   });
 
   it('belongs to its principal: another subject presenting it gets no status query (its request digest differs)', async () => {

@@ -93,7 +93,7 @@ export type AttemptView =
    */
   | { readonly kind: 'claim_needed' };
 
-const NOT_RUN: AttemptView = Object.freeze({ kind: 'not_run' });
+export const NOT_RUN: AttemptView = Object.freeze({ kind: 'not_run' });
 const CLAIM_NEEDED: AttemptView = Object.freeze({ kind: 'claim_needed' });
 
 /**
