@@ -35,7 +35,7 @@ function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock
 /**
  * Serializes one turn's verified results as the next Anthropic user message: one `tool_result`
  * block per `tool_use`, in call order, each holding one text block with the RFC 8785 canonical JSON
- * text of `model_result` and nothing else, `is_error` set when the status is not `succeeded`; then
+ * text of `model_result` and nothing else, `is_error` always present, `true` when the status is not `succeeded`; then
  * `options.text`, if any, as ordinary text blocks after every tool result (the API requires tool
  * results first).
  *
