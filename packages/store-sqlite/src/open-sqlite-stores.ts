@@ -48,6 +48,7 @@ import {
 import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
+import { checkWritable } from './check-writable.js';
 import { SQLITE_BATCH_LIMITS } from './sqlite-batch-limits.js';
 import { SqliteLockWaiter } from './sqlite-lock-waiter.js';
 import { migrateSqlite } from './sqlite-migrations.js';
@@ -230,6 +231,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     const openedAt = readClock(clock);
     schemaVersion = migrateSqlite(database, formatRecordedAt(openedAt), openedAt);
+    // An up-to-date file is reopened without a write: a read-only one must not pass for healthy.
+    checkWritable(database, path);
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
     database.close();
