@@ -79,11 +79,11 @@ function validatorOver(lookup: (actor: PrincipalContext, proposal: RefundProposa
 /** What the model and the record see of a decision: everything, serialized. */
 const bytes = (decision: ProposalDecision<unknown> | RecheckOutcome): string => JSON.stringify(decision);
 
-function expectNotFound(decision: ProposalDecision<unknown> | RecheckOutcome, label: string): void {
+function expectNotFound(decision: ProposalDecision<unknown> | RecheckOutcome, label: string, category = 'access'): void {
   expect(decision.decision, label).toBe('rejected_access');
   expect(decision.ok, label).toBe(false);
   if (!decision.ok) expect(decision.error, label).toEqual(makeError('NOT_FOUND'));
-  expect(decision.record.failure_category, label).toBe('access');
+  expect(decision.record.failure_category, label).toBe(category);
   expect(decision.record.facts_sha256, label).toBeNull();
   expect(decision.record.reasons, label).toEqual([]);
 }
@@ -231,12 +231,7 @@ describe('recheck: an order that changed hands since review is NOT_FOUND, never 
 
 /** NOT_FOUND to the model, as a missing order; the protected record alone says the facts were unreadable. */
 function expectNotOwnedUnreadable(decision: ProposalDecision<unknown> | RecheckOutcome, label: string): void {
-  expect(decision.decision, label).toBe('rejected_access');
-  expect(decision.ok, label).toBe(false);
-  if (!decision.ok) expect(decision.error, label).toEqual(makeError('NOT_FOUND'));
-  expect(decision.record.failure_category, label).toBe('facts_unavailable');
-  expect(decision.record.facts_sha256, label).toBeNull();
-  expect(decision.record.reasons, label).toEqual([]);
+  expectNotFound(decision, label, 'facts_unavailable');
 }
 
 // Review 7: an `owns` that threw on copied facts held (FACTS_UNAVAILABLE) where a missing order is
