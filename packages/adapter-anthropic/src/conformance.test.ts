@@ -4,6 +4,14 @@ import { describe, it } from 'vitest';
 import { message } from './__fixtures__/anthropic-messages-fixtures.js';
 import { createAnthropicMessagesAdapter, type AnthropicMessagesFormatOptions, type AnthropicToolResultMessage } from './index.js';
 
+/** The kind of each block in message order: the tool_result blocks must come first, then the text. */
+function readItemOrder(payload: AnthropicToolResultMessage) {
+  const blocks: readonly { type: string }[] = payload.content;
+  return blocks.flatMap((block) =>
+    block.type === 'tool_result' ? ['result' as const] : block.type === 'text' ? ['text' as const] : block.type === 'tool_use' ? ['echo' as const] : [],
+  );
+}
+
 function readResults(payload: AnthropicToolResultMessage) {
   return payload.content.flatMap((block) =>
     block.type === 'tool_result' ? [{ call_id: block.tool_use_id, text: block.content[0].text, is_error: block.is_error }] : [],
@@ -70,6 +78,10 @@ describe.each<[string, AnthropicMessagesFormatOptions]>([
       return blocks.some((block) => block.type === 'tool_use') ? [{ call_id: 'unexpected tool_use', tool_name: '', arguments: { format: 'json_value', value: {} } }] : [];
     },
     readContinuationId: () => null,
+    echoesCalls: false,
+    continuesResponse: false,
+    // The API refuses a user message whose tool_result blocks do not come first.
+    readItemOrder,
     // A stream snapshot before the end (no stop reason), a cut at max_tokens (the last tool_use
     // may be cut short), a paused turn.
     makeUnfinishedResponses: (calls, responseId) => [

@@ -18,6 +18,13 @@ function readEchoedCalls(payload: GeminiInteractionsPayload) {
   );
 }
 
+/** The kind of each step in input order: the echoed calls come before their results. */
+function readItemOrder(payload: GeminiInteractionsPayload) {
+  return payload.input.flatMap((step) =>
+    step.type === 'function_result' ? ['result' as const] : step.type === 'function_call' ? ['echo' as const] : [],
+  );
+}
+
 /** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
 /**
  * Every text the model could read in the payload besides the result texts and the echoed calls:
@@ -52,10 +59,11 @@ function makeInteraction(calls: readonly ConformanceCall[], responseId: string, 
   );
 }
 
-describe.each<[string, GeminiInteractionsFormatOptions]>([
-  ['previous_interaction_id', { continuation: 'previous_interaction_id' }],
-  ['stateless', { continuation: 'stateless' }],
-])('Gemini Interactions adapter conformance (%s)', (_label, options) => {
+// Per mode, whether the payload echoes the calls and whether it names the interaction it continues.
+describe.each<[string, GeminiInteractionsFormatOptions, { echoesCalls: boolean; continuesResponse: boolean }]>([
+  ['previous_interaction_id', { continuation: 'previous_interaction_id' }, { echoesCalls: false, continuesResponse: true }],
+  ['stateless', { continuation: 'stateless' }, { echoesCalls: true, continuesResponse: false }],
+])('Gemini Interactions adapter conformance (%s)', (_label, options, declared) => {
   const cases = adapterConformanceCases({
     adapter: createGeminiInteractionsAdapter(),
     makeResponse: (calls, responseId) => makeInteraction(calls, responseId),
@@ -67,6 +75,8 @@ describe.each<[string, GeminiInteractionsFormatOptions]>([
     readModelText,
     readEchoedCalls,
     readContinuationId: (payload) => ('previous_interaction_id' in payload ? payload.previous_interaction_id : null),
+    readItemOrder,
+    ...declared,
     // Pending calls of an interaction still running or cut short are not calls the model waits on.
     makeUnfinishedResponses: (calls, responseId) => [
       makeInteraction(calls, responseId, 'in_progress'),

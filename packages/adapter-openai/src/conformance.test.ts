@@ -23,6 +23,13 @@ function readEchoedCalls(payload: OpenAIResponsesPayload) {
   );
 }
 
+/** The kind of each input item in order: the echoed calls come before their outputs. */
+function readItemOrder(payload: OpenAIResponsesPayload) {
+  return payload.input.flatMap((item) =>
+    item.type === 'function_call_output' ? ['result' as const] : item.type === 'function_call' ? ['echo' as const] : [],
+  );
+}
+
 /** The fields of `value` beyond `known`, each serialized: text where the adapter writes none. */
 /**
  * Every text the model could read in the payload besides the outputs and the echoed calls: any
@@ -65,10 +72,15 @@ function makeResponse(
   };
 }
 
-describe.each<[string, (output: Response) => OpenAIResponsesFormatOptions]>([
-  ['previous_response_id', () => ({ continuation: 'previous_response_id' })],
-  ['stateless', (sdkResponse) => ({ continuation: 'stateless', responseOutput: sdkResponse.output })],
-])('OpenAI Responses adapter conformance (%s)', (_label, formatOptions) => {
+// Per mode, whether the payload echoes the calls and whether it names the response it continues.
+describe.each<[string, (output: Response) => OpenAIResponsesFormatOptions, { echoesCalls: boolean; continuesResponse: boolean }]>([
+  ['previous_response_id', () => ({ continuation: 'previous_response_id' }), { echoesCalls: false, continuesResponse: true }],
+  [
+    'stateless',
+    (sdkResponse) => ({ continuation: 'stateless', responseOutput: sdkResponse.output }),
+    { echoesCalls: true, continuesResponse: false },
+  ],
+])('OpenAI Responses adapter conformance (%s)', (_label, formatOptions, declared) => {
   const cases = adapterConformanceCases({
     adapter: createOpenAIResponsesAdapter(),
     makeResponse: (calls, responseId) => makeResponse(calls, responseId),
@@ -82,6 +94,8 @@ describe.each<[string, (output: Response) => OpenAIResponsesFormatOptions]>([
     maxCallIdLength: MAX_OPENAI_CALL_ID_LENGTH,
     readEchoedCalls,
     readContinuationId: (payload) => ('previous_response_id' in payload ? payload.previous_response_id : null),
+    readItemOrder,
+    ...declared,
     // Cut at max_output_tokens (the response, its items or both), or not finished yet.
     makeUnfinishedResponses: (calls, responseId) => [
       makeResponse(calls, responseId, 'incomplete', 'incomplete'),

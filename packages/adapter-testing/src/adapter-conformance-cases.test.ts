@@ -23,9 +23,13 @@ interface KitResponse {
   /** `args` is the JSON text of the arguments, `value` the arguments as an SDK would parse them. */
   calls: Array<{ id: string; name: string; args: string; value: unknown }>;
 }
+/**
+ * The kitref payload. Its fields are sent in the order its keys hold (as `JSON.stringify` writes
+ * them): the echo, the results, the texts, unless a flaw builds it in another order.
+ */
 interface KitPayload {
   /** The response this payload continues. */
-  previous_id: string;
+  previous_id?: string;
   /** The calls echoed back, in call order. */
   echo: Array<{ id: string; name: string; args: string }>;
   results: Array<{ id: string; text: string; error: boolean }>;
@@ -93,6 +97,11 @@ interface Flaws {
   normalizeArgumentText?: boolean;
   /** With `valueArguments`: integers beyond 2^53 - 1 in the parsed arguments pass (round 2, B2). */
   skipRoundedIntegerCheck?: boolean;
+  /**
+   * With `valueArguments`: checks for integers beyond 2^53 - 1 only among object members, so one
+   * that is directly an array item (`{"ids":[9007199254740993]}`) passes (review 10, B4).
+   */
+  roundedCheckSkipsArrayItems?: boolean;
   /** With `valueArguments`: hands the value on as text it writes itself, `JSON.stringify` (round 2, B7). */
   stringifyValues?: boolean;
   /** Adds a note of its own after every error result, telling the model to retry (round 2, B3). */
@@ -103,6 +112,14 @@ interface Flaws {
   sortCalls?: boolean;
   /** Continues the response it parsed last, not the one the calls came from (round 2, B8). */
   continueLastParsed?: boolean;
+  /** Sends the texts before the results (review 10, B1: Anthropic requires tool_result blocks first). */
+  textsBeforeResults?: boolean;
+  /** Sends the results before the echoed calls they answer (review 10, B5). */
+  resultsBeforeEcho?: boolean;
+  /** Echoes no call, though the descriptor declares `echoesCalls: true` (review 10, B2). */
+  dropEcho?: boolean;
+  /** Names no response it continues, though the descriptor declares `continuesResponse: true` (review 10, B3). */
+  dropContinuationId?: boolean;
 }
 
 /**
@@ -142,6 +159,16 @@ function isExactJsonData(value: unknown, allowUnsafeIntegers = false): boolean {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     return descriptor !== undefined && 'value' in descriptor && isExactJsonData(descriptor.value, allowUnsafeIntegers);
   });
+}
+
+/**
+ * Whether `value` holds an integer beyond 2^53 - 1 as an object member: array items that are
+ * numbers are never looked at, the flaw `roundedCheckSkipsArrayItems` models.
+ */
+function unsafeIntegerAsMember(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some((item) => typeof item === 'object' && item !== null && unsafeIntegerAsMember(item));
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some((each) => (typeof each === 'number' ? Number.isInteger(each) && !Number.isSafeInteger(each) : unsafeIntegerAsMember(each)));
 }
 
 /**
@@ -207,7 +234,9 @@ function valueArgumentsOf(value: unknown, flaws: Flaws): ToolCall['arguments'] |
     return invalidArguments('non_json_value');
   }
   if (size > 1_048_576) return invalidArguments('max_bytes');
-  if (!isExactJsonData(value, flaws.skipRoundedIntegerCheck === true)) return invalidArguments('non_json_value');
+  if (flaws.roundedCheckSkipsArrayItems === true) {
+    if (!isExactJsonData(value, true) || unsafeIntegerAsMember(value)) return invalidArguments('non_json_value');
+  } else if (!isExactJsonData(value, flaws.skipRoundedIntegerCheck === true)) return invalidArguments('non_json_value');
   return { format: 'json_value', value: value as JsonValue };
 }
 
@@ -395,7 +424,15 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
           : flaws.continueLastParsed === true
             ? lastParsed
             : (input.calls[0]?.response_id ?? '');
-      return { ok: true, payload: { previous_id: previousId, echo, results, texts } };
+      const sentEcho = flaws.dropEcho === true ? [] : echo;
+      const payload: KitPayload =
+        flaws.textsBeforeResults === true
+          ? { previous_id: previousId, echo: sentEcho, texts, results }
+          : flaws.resultsBeforeEcho === true
+            ? { previous_id: previousId, results, echo: sentEcho, texts }
+            : { previous_id: previousId, echo: sentEcho, results, texts };
+      if (flaws.dropContinuationId === true) delete payload.previous_id;
+      return { ok: true, payload };
     },
   };
 }
@@ -423,7 +460,20 @@ function kitCases(flaws: Flaws = {}, maxCallIdLength?: number, hooks = true) {
           readModelText: (payload: KitPayload) => payload.texts,
           readEchoedCalls: (payload: KitPayload) =>
             payload.echo.map((each) => ({ call_id: each.id, tool_name: each.name, arguments: { format: 'json_text' as const, text: each.args } })),
-          readContinuationId: (payload: KitPayload) => payload.previous_id,
+          readContinuationId: (payload: KitPayload) => payload.previous_id ?? null,
+          echoesCalls: true,
+          continuesResponse: true,
+          // The kinds of the items, in the order of the payload's keys.
+          readItemOrder: (payload: KitPayload) =>
+            Object.keys(payload).flatMap((key) =>
+              key === 'echo'
+                ? payload.echo.map(() => 'echo' as const)
+                : key === 'results'
+                  ? payload.results.map(() => 'result' as const)
+                  : key === 'texts'
+                    ? payload.texts.map(() => 'text' as const)
+                    : [],
+            ),
           makeUnfinishedResponses: (calls: readonly ConformanceCall[], responseId: string) => [
             kitResponse(calls, responseId, 'incomplete'),
             kitResponse(calls, responseId, 'in_progress'),
@@ -591,12 +641,15 @@ describe('adapterConformanceCases catches broken adapters', () => {
   const exactTextCase =
     'parse: JSON-text arguments reach the call byte for byte (a duplicate key, integers past 2^53, a fraction a double rounds, an exponent, a \\u escape, whitespace)';
   const roundedIntegerCase =
-    'parse: parsed arguments holding an integer beyond 2^53 - 1 (9007199254740993, -9007199254740993, 1e20, one nested) are refused (INVALID_ARGUMENTS, non_json_value); 2^53 - 1 passes';
+    'parse: parsed arguments holding an integer beyond 2^53 - 1 (9007199254740993, -9007199254740993, 1e20, nested, array items) are refused (INVALID_ARGUMENTS, non_json_value); 2^53 - 1 passes';
   const nonJsonCase = 'parse: arguments holding a value JSON cannot express are refused (INVALID_ARGUMENTS, non_json_value), never handed on as a value';
   const echoCase = 'format: calls the payload echoes (readEchoedCalls) are exactly the calls that ran, in call order';
   const continuationCase = 'format: the continuation id (readContinuationId) is the id of the response the calls came from';
   const modelTextCase = "format: the model reads no text of the adapter's own (readModelText gives exactly hostText), beside data, failed and unknown results";
   const shapeShiftingCase = 'format: a package that reads differently after verification is refused or sent exactly as sealed';
+  const itemOrderCase = 'format: payload items in order (readItemOrder): echoed calls, then every result, then texts';
+  const echoDeclaredCase = 'format: the payload echoes the calls exactly when echoesCalls declares it';
+  const continuationDeclaredCase = 'format: the payload names the response it continues exactly when continuesResponse declares it';
   it.each<[string, Flaws, string[]]>([
     ['B1: re-serializing JSON-text arguments while parsing', { normalizeArgumentText: true }, [exactTextCase, echoCase]],
     ['B2: letting integers beyond 2^53 - 1 through in parsed arguments', { valueArguments: true, skipRoundedIntegerCheck: true }, [roundedIntegerCase]],
@@ -608,11 +661,28 @@ describe('adapterConformanceCases catches broken adapters', () => {
     ],
     ['B5: sorting the calls by call id', { sortCalls: true }, [roundTripCase]],
     [
+      'review 10 B4: checking for integers beyond 2^53 - 1 among object members only, not array items',
+      { valueArguments: true, roundedCheckSkipsArrayItems: true },
+      [roundedIntegerCase],
+    ],
+    [
       'B7: turning parsed arguments into JSON text it writes itself',
       { valueArguments: true, stringifyValues: true },
       [roundTripCase, roundedIntegerCase, nonJsonCase],
     ],
     ['B8: continuing the response it parsed last', { continueLastParsed: true }, [continuationCase, `${FAST_PATH_PREFIX}${continuationCase}`]],
+    [
+      'review 10 B1: sending its texts before the results',
+      { noteAfterErrors: true, textsBeforeResults: true },
+      [itemOrderCase, `${FAST_PATH_PREFIX}${itemOrderCase}`],
+    ],
+    ['review 10 B5: sending the results before the echoed calls', { resultsBeforeEcho: true }, [itemOrderCase, `${FAST_PATH_PREFIX}${itemOrderCase}`]],
+    ['review 10 B2: dropping the echo it declares', { dropEcho: true }, [echoDeclaredCase, echoCase, `${FAST_PATH_PREFIX}${echoDeclaredCase}`]],
+    [
+      'review 10 B3: dropping the continuation id it declares',
+      { dropContinuationId: true },
+      [continuationDeclaredCase, continuationCase, `${FAST_PATH_PREFIX}${continuationDeclaredCase}`],
+    ],
   ])('an adapter %s fails', async (_label, flaws, caseNames) => {
     const failing = await failingCases(flaws);
     for (const caseName of caseNames) expect(failing).toContain(caseName);
@@ -621,6 +691,22 @@ describe('adapterConformanceCases catches broken adapters', () => {
   it('passes the reference adapter for a provider that hands over parsed arguments (argumentFormat json_value)', async () => {
     expect(await failingCases({ valueArguments: true })).toEqual([]);
     expect(kitCases({ valueArguments: true }).map((each) => each.name)).toContain(roundedIntegerCase);
+  });
+
+  it('fails the item-order case for texts before the results, not for texts after them', async () => {
+    // Both adapters add a text of their own (which the model-text check refuses as well): only
+    // the one that sends it before the results breaks the order.
+    const messageOf = async (flaws: Flaws): Promise<string> => {
+      const found = kitCases(flaws).find((each) => each.name === itemOrderCase);
+      try {
+        await found?.run();
+      } catch (error) {
+        return String(error);
+      }
+      return '';
+    };
+    expect(await messageOf({ noteAfterErrors: true, textsBeforeResults: true })).toContain('every result must come before any text');
+    expect(await messageOf({ noteAfterErrors: true })).not.toContain('every result must come before any text');
   });
 
   it('catches B4 and B5 without any optional hook: the turn and the shape-shifting packages need none', async () => {
@@ -671,6 +757,10 @@ describe('adapterConformanceCases catches broken adapters', () => {
     };
     expect(() => adapterConformanceCases({ ...base, argumentFormat: 'json' as unknown as 'json_text' })).toThrow(TypeError);
     expect(() => adapterConformanceCases({ ...base, hostText: [1] as unknown as string[] })).toThrow(TypeError);
+    // A declaration without its hook, or one that is not a boolean.
+    expect(() => adapterConformanceCases({ ...base, echoesCalls: true })).toThrow(TypeError);
+    expect(() => adapterConformanceCases({ ...base, continuesResponse: false })).toThrow(TypeError);
+    expect(() => adapterConformanceCases({ ...base, readEchoedCalls: () => [], echoesCalls: 'yes' as unknown as boolean })).toThrow(TypeError);
   });
 
   it('catches BROKEN-1, -2, -6 and -7 without any optional hook', async () => {
@@ -695,6 +785,9 @@ describe('adapterConformanceCases catches broken adapters', () => {
     const formatCases = [
       'format: echoed calls NOT CHECKED: the descriptor gives no readEchoedCalls (required when a continuation echoes the calls)',
       'format: continuation id NOT CHECKED: the descriptor gives no readContinuationId (required when the payload names the response it continues)',
+      'format: whether calls are echoed NOT CHECKED: the descriptor declares no echoesCalls (required with readEchoedCalls)',
+      'format: whether the response is named NOT CHECKED: the descriptor declares no continuesResponse (required with readContinuationId)',
+      'format: item order NOT CHECKED: the descriptor gives no readItemOrder (required: echoed calls, results and texts must come in the order the provider takes)',
       'format: model text NOT CHECKED: the descriptor gives no readModelText (required: every payload the model reads may carry text)',
     ];
     expect(unchecked).toEqual([
@@ -713,6 +806,9 @@ describe('adapterConformanceCases catches broken adapters', () => {
       { valueArguments: true, skipRoundedIntegerCheck: true },
       { valueArguments: true, stringifyValues: true },
       { noteAfterErrors: true },
+      { resultsBeforeEcho: true },
+      { dropEcho: true },
+      { dropContinuationId: true },
     ]) {
       expect(await failingCases(flaws, undefined, false), JSON.stringify(flaws)).toEqual([]);
     }

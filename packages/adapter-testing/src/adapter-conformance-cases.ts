@@ -70,6 +70,12 @@ export interface ConformanceEchoedCall {
   arguments: RawArguments;
 }
 
+/**
+ * The kind of one payload item, as `readItemOrder` reports it: a result item (`readResults`), an
+ * echoed call (`readEchoedCalls`) or a text the model reads (the host's `hostText`).
+ */
+export type ConformanceItemKind = 'result' | 'echo' | 'text';
+
 /** What the kit needs to know about an adapter. */
 export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
   /** The adapter under test, created with default options. */
@@ -115,12 +121,40 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
    */
   readEchoedCalls?(payload: TPayload): ConformanceEchoedCall[];
   /**
+   * Optional, required with `readEchoedCalls`: whether the payload for these `formatOptions` echoes
+   * the calls (`true` for a stateless continuation of OpenAI Responses or Gemini Interactions,
+   * `false` where it names the response it continues or the host sends the calls itself). `true`:
+   * every accepted payload must echo every call that ran; `false`: none. Without it the kit takes
+   * either and the echo-declaration case is named "NOT CHECKED". Not a boolean, or given without
+   * `readEchoedCalls`, makes `adapterConformanceCases` throw a `TypeError`.
+   */
+  echoesCalls?: boolean;
+  /**
    * Optional, required when the payload names the response it continues (`previous_response_id`,
    * `previous_interaction_id`): that id, or `null` when the payload carries none (a stateless
    * continuation). It must be the id of the response the calls were parsed from. Without it the
    * continuation case is named "NOT CHECKED" and checks nothing.
    */
   readContinuationId?(payload: TPayload): string | null;
+  /**
+   * Optional, required with `readContinuationId`: whether the payload for these `formatOptions`
+   * names the response it continues (`true` for `previous_response_id` or `previous_interaction_id`,
+   * `false` for a stateless continuation). `true`: every accepted payload must carry the id;
+   * `false`: none. Without it the kit takes either and the continuation-declaration case is named
+   * "NOT CHECKED". Not a boolean, or given without `readContinuationId`, makes
+   * `adapterConformanceCases` throw a `TypeError`.
+   */
+  continuesResponse?: boolean;
+  /**
+   * Optional, required for every provider: the kind of each item of `payload` the model reads, in
+   * payload order: `'result'` for a result item (one per `readResults` item), `'echo'` for an
+   * echoed call (one per `readEchoedCalls` call), `'text'` for a text block or item (the host's
+   * `hostText`); skip anything else. Every accepted payload must carry its echoed calls before any
+   * result (a stateless continuation of OpenAI Responses or Gemini Interactions echoes the calls
+   * first) and every result before any text (Anthropic requires the `tool_result` blocks first).
+   * Without it the item-order case is named "NOT CHECKED" and checks nothing.
+   */
+  readItemOrder?(payload: TPayload): ConformanceItemKind[];
   /**
    * Optional, required when the provider can mark a response unfinished (OpenAI `status:
    * 'incomplete'`, an Anthropic message without a stop reason, a Gemini interaction `in_progress`):
@@ -218,13 +252,17 @@ const EXACT_TEXT_TURN: readonly KitCall[] = [
 /**
  * Argument texts holding an integer beyond 2^53 - 1, which an SDK's `JSON.parse` turns into a
  * number that may be another one (9007199254740993 arrives as 9007199254740992): each must be
- * refused once parsed.
+ * refused once parsed, whether the integer is an object member or directly an array item, at any
+ * depth.
  */
 const ROUNDED_INTEGER_TEXTS: readonly string[] = [
   '{"item_id":"ITEM-1","n":9007199254740993}',
   '{"item_id":"ITEM-1","n":-9007199254740993}',
   '{"item_id":"ITEM-1","n":1e20}',
   '{"item_id":"ITEM-1","nested":[{"deep":{"n":9007199254740993}}]}',
+  '{"ids":[9007199254740993]}',
+  '{"a":[[[-9007199254740993]]]}',
+  '{"v":[1e20]}',
 ];
 const SIZE_RULES = new Set(['max_bytes']);
 
@@ -548,8 +586,11 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     argumentFormat,
     readEchoedCalls,
     readContinuationId,
+    readItemOrder,
     makeUnfinishedResponses,
     readModelText,
+    echoesCalls,
+    continuesResponse,
   } = options;
   const maxCalls = options.maxCalls ?? 64;
   const maxArgumentBytes = options.maxArgumentBytes ?? 1_048_576;
@@ -563,6 +604,13 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   const hostText = options.hostText ?? [];
   if (!Array.isArray(hostText) || !hostText.every((text) => typeof text === 'string')) {
     throw new TypeError('hostText must be an array of strings');
+  }
+  for (const [declaration, value, hook, hookName] of [
+    ['echoesCalls', echoesCalls, readEchoedCalls, 'readEchoedCalls'],
+    ['continuesResponse', continuesResponse, readContinuationId, 'readContinuationId'],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${declaration} must be a boolean, got ${JSON.stringify(value)}`);
+    if (value !== undefined && hook === undefined) throw new TypeError(`${declaration} needs ${hookName}, which the descriptor does not give`);
   }
   const prefix = options.label === undefined ? '' : `${options.label}: `;
 
@@ -652,9 +700,13 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
    * - no protected value or protected-only key anywhere in it;
    * - each item's error flag says what its text's status says (`status !== 'succeeded'`), or is
    *   `null` for a provider without a flag;
-   * - with `readEchoedCalls`: nothing echoed, or exactly the calls that ran, in call order;
-   * - with `readContinuationId`: no id, or the id of the response the calls were parsed from;
-   * - with `readModelText`: no text for the model besides the results and echoes but `hostText`.
+   * - with `readEchoedCalls`: exactly the calls that ran, in call order, or nothing echoed, as
+   *   `echoesCalls` declares (either, undeclared);
+   * - with `readContinuationId`: the id of the response the calls were parsed from, or no id, as
+   *   `continuesResponse` declares (either, undeclared);
+   * - with `readModelText`: no text for the model besides the results and echoes but `hostText`;
+   * - with `readItemOrder`: one `result` per result item and one `echo` per echoed call, every echo
+   *   before any result and every result before any text.
    */
   function assertSoundPayload(payload: TPayload, calls: readonly ToolCall[], sealed: readonly SealedResult[], label = ''): void {
     const at = label === '' ? '' : `${label}: `;
@@ -696,6 +748,12 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     }
     if (readEchoedCalls !== undefined) {
       const echoed = readEchoedCalls(payload);
+      if (echoesCalls === false) {
+        assert.deepEqual(echoed, [], `${at}the payload must echo no call (echoesCalls: false)`);
+      }
+      if (echoesCalls === true && calls.length > 0) {
+        assert.ok(echoed.length > 0, `${at}the payload must echo the calls that ran (echoesCalls: true), it echoes none`);
+      }
       if (echoed.length > 0) {
         assert.deepEqual(
           echoed.map((each) => each.call_id),
@@ -714,9 +772,34 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     }
     if (readContinuationId !== undefined) {
       const continued = readContinuationId(payload);
+      if (continuesResponse === false) {
+        assert.equal(continued, null, `${at}the payload must name no response it continues (continuesResponse: false)`);
+      }
+      if (continuesResponse === true && calls.length > 0) {
+        assert.notEqual(continued, null, `${at}the payload must name the response it continues (continuesResponse: true), it names none`);
+      }
       if (continued !== null) {
         assert.equal(continued, calls[0]?.response_id, `${at}the payload continues another response than the one the calls came from`);
       }
+    }
+    if (readItemOrder !== undefined) {
+      const order = readItemOrder(payload);
+      const count = (kind: ConformanceItemKind) => order.filter((each) => each === kind).length;
+      assert.equal(count('result'), items.length, `${at}readItemOrder must name one 'result' per result item: ${JSON.stringify(order)}`);
+      if (readEchoedCalls !== undefined) {
+        const echoedCount = readEchoedCalls(payload).length;
+        assert.equal(count('echo'), echoedCount, `${at}readItemOrder must name one 'echo' per echoed call: ${JSON.stringify(order)}`);
+      }
+      const firstResult = order.indexOf('result');
+      assert.ok(
+        firstResult === -1 || order.lastIndexOf('echo') < firstResult,
+        `${at}every echoed call must come before the results: ${JSON.stringify(order)}`,
+      );
+      const lastResult = order.lastIndexOf('result');
+      assert.ok(
+        lastResult === -1 || !order.slice(0, lastResult).includes('text'),
+        `${at}every result must come before any text: ${JSON.stringify(order)}`,
+      );
     }
     if (readModelText !== undefined) {
       assert.deepEqual(
@@ -910,7 +993,8 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
                 const turns = order.map((responseId) => sealedTurn(responseId));
                 turns.forEach((turn, index) => {
                   const echoed = readEchoedCalls(formatAccepted(turn, order[index]));
-                  assert.ok(echoed.length === 0 || echoed.length === turn.calls.length, `${order[index]!}: ${JSON.stringify(echoed)}`);
+                  const expected = echoesCalls === undefined ? [0, turn.calls.length] : [echoesCalls ? turn.calls.length : 0];
+                  assert.ok(expected.includes(echoed.length), `${order[index]!}: ${JSON.stringify(echoed)}`);
                 });
               }
               if (argumentFormat !== 'json_text') return;
@@ -940,8 +1024,57 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
                 turns.forEach((turn, index) => {
                   const responseId = order[index]!;
                   const continued = readContinuationId(formatAccepted(turn, responseId));
-                  assert.ok(continued === null || continued === responseId, `${responseId}: continues ${String(continued)}`);
+                  const expected = continuesResponse === undefined ? [null, responseId] : [continuesResponse ? responseId : null];
+                  assert.ok(expected.includes(continued), `${responseId}: continues ${String(continued)}`);
                 });
+              }
+            },
+          },
+      readEchoedCalls === undefined || echoesCalls === undefined
+        ? {
+            name: 'format: whether calls are echoed NOT CHECKED: the descriptor declares no echoesCalls (required with readEchoedCalls)',
+            run() {},
+          }
+        : {
+            name: 'format: the payload echoes the calls exactly when echoesCalls declares it',
+            run() {
+              // A stateless continuation that drops its echo, or one that echoes where it must not.
+              const turn = sealedTurn();
+              const echoed = readEchoedCalls(formatAccepted(turn));
+              assert.equal(echoed.length, echoesCalls ? turn.calls.length : 0, `echoesCalls: ${String(echoesCalls)}, echoed ${JSON.stringify(echoed)}`);
+            },
+          },
+      readContinuationId === undefined || continuesResponse === undefined
+        ? {
+            name: 'format: whether the response is named NOT CHECKED: the descriptor declares no continuesResponse (required with readContinuationId)',
+            run() {},
+          }
+        : {
+            name: 'format: the payload names the response it continues exactly when continuesResponse declares it',
+            run() {
+              // A previous-id continuation that drops the id, or a stateless one that names it.
+              const turn = sealedTurn();
+              const continued = readContinuationId(formatAccepted(turn));
+              assert.equal(continued, continuesResponse ? RESPONSE_ID : null, `continuesResponse: ${String(continuesResponse)}`);
+            },
+          },
+      readItemOrder === undefined
+        ? {
+            name: 'format: item order NOT CHECKED: the descriptor gives no readItemOrder (required: echoed calls, results and texts must come in the order the provider takes)',
+            run() {},
+          }
+        : {
+            name: 'format: payload items in order (readItemOrder): echoed calls, then every result, then texts',
+            run() {
+              // Data, failed and unknown results alike; formatAccepted checks the order of each.
+              const outcomes: ReadonlyArray<ReadonlyArray<ConformanceSealOptions['outcome']>> = [
+                ['data', 'outcome_unknown', 'error'],
+                ['error', 'data', 'data'],
+              ];
+              for (const each of outcomes) {
+                const payload = formatAccepted(sealedTurn(RESPONSE_ID, (index) => ({ outcome: each[index]! })), each.join(', '));
+                const order = readItemOrder(payload);
+                assert.equal(order.filter((kind) => kind === 'result').length, TURN.length, `${each.join(', ')}: ${JSON.stringify(order)}`);
               }
             },
           },
@@ -1227,7 +1360,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
             },
           }
         : {
-            name: 'parse: parsed arguments holding an integer beyond 2^53 - 1 (9007199254740993, -9007199254740993, 1e20, one nested) are refused (INVALID_ARGUMENTS, non_json_value); 2^53 - 1 passes',
+            name: 'parse: parsed arguments holding an integer beyond 2^53 - 1 (9007199254740993, -9007199254740993, 1e20, nested, array items) are refused (INVALID_ARGUMENTS, non_json_value); 2^53 - 1 passes',
             run() {
               // JSON.parse may have rounded such an integer into another one (9007199254740993
               // arrives as 9007199254740992): an order id or amount the model never wrote.

@@ -4,6 +4,7 @@ export {
   type ConformanceCall,
   type ConformanceCase,
   type ConformanceEchoedCall,
+  type ConformanceItemKind,
   type ConformanceResultItem,
   FAST_PATH_PREFIX,
 } from './adapter-conformance-cases.js';
