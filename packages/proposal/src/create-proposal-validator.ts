@@ -1,6 +1,6 @@
 import type { ErrorReason, JsonValue, PrincipalContext, RawArguments, Sha256Hex } from '@toolseal/contracts';
 import { constantTimeEqual, isSha256Hex, type Digester } from '@toolseal/digests';
-import { makeError, MAX_REASON_FIELD_LENGTH } from '@toolseal/errors';
+import { makeError } from '@toolseal/errors';
 import {
   ajvErrorsToReasons,
   compileSchema,
@@ -58,30 +58,6 @@ export const DEFAULT_PROPOSAL_LIMITS: Readonly<JsonLimits> = Object.freeze({
 });
 
 const MAX_REASONS = 16;
-
-/**
- * `field` cut at its last segment boundary that keeps it within `MAX_REASON_FIELD_LENGTH` (256, the
- * schema's `maxLength` of `ErrorReason.field`): a pointer of 16 declared names of up to 64
- * characters can be four times longer. Every prefix of a declared field is declared, so the cut
- * field is still the longest declared prefix that fits (`""` at worst).
- */
-function fitReasonField(field: string): string {
-  return field.length <= MAX_REASON_FIELD_LENGTH ? field : field.slice(0, field.lastIndexOf('/', MAX_REASON_FIELD_LENGTH));
-}
-
-/** Shape reasons cut to declared fields (`cutToDeclaredFields`) that fit a reason, without the repeats the cut makes. */
-function fitReasons(reasons: readonly ErrorReason[]): ErrorReason[] {
-  const seen = new Set<string>();
-  const fitted: ErrorReason[] = [];
-  for (const { field, rule } of reasons) {
-    const cut = fitReasonField(field);
-    const key = `${cut}\u0000${rule}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    fitted.push({ field: cut, rule });
-  }
-  return fitted;
-}
 
 /** Longest `factsTimeoutMs`: the longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
 const MAX_FACTS_TIMEOUT_MS = 2_147_483_647;
@@ -867,7 +843,7 @@ export function createProposalValidator<TProposal, TFacts>(
     // and then, for a deep contract with long names, to the longest of those that fits a reason
     // field (256 characters).
     const shapeFailure = (reasons: readonly ErrorReason[], proposalSha: Sha256Hex | null) =>
-      reject('validate', 'rejected_shape', 'shape', fitReasons(cutToDeclaredFields(declaredFields, reasons)), actorRef, proposalSha, null);
+      reject('validate', 'rejected_shape', 'shape', cutToDeclaredFields(declaredFields, reasons), actorRef, proposalSha, null);
 
     // Shape, part 1: bounded, duplicate-free JSON. A value the host handed over is copied by the
     // same walk that checks it (every property read once), so what is validated below is exactly
