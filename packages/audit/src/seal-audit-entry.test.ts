@@ -305,4 +305,15 @@ describe('prepareAuditEntry with a remembered projection', () => {
     const copy = prepareAuditEntry({ kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { projection: { ...projection } } });
     expect(copy.bodyCanonical).toBe('{"projection":{"a":1,"b":2}}');
   });
+
+  it('refuses a body whose remembered text holds a raw NUL (no RFC 8785 text does), naming the body', () => {
+    const projection = Object.freeze({ note: 'x' });
+    rememberCanonicalText(projection, '{"note":"a\u0000b"}', 1);
+    const entry = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { projection } };
+    expect(() => prepareAuditEntry(entry)).toThrow(StoreInputError);
+    expect(() => prepareAuditEntry(entry)).toThrow(/body.*raw NUL/);
+    // A walked NUL is escaped, and accepted.
+    const walked = prepareAuditEntry({ ...entry, body: { note: 'a\u0000b' } });
+    expect(walked.bodyCanonical).toBe('{"note":"a\\u0000b"}');
+  });
 });

@@ -7,7 +7,7 @@ import {
   type IdempotencyStore,
 } from '@toolseal/audit';
 import { checkIntentDigestMigration, findCompletedConformanceCases, findUnresolvedConformanceCases, intentMigrationOldRecord, recordIn, storeConformanceCases, type StoreFactory } from '@toolseal/audit/conformance';
-import { createDigester, type Digester } from '@toolseal/digests';
+import { createDigester, rememberCanonicalText, type Digester } from '@toolseal/digests';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, dropSchemas, postgresTamper, probeDatabase, RUN_SCHEMA } from './__fixtures__/test-database.js';
@@ -330,6 +330,21 @@ describe.skipIf(!available).each([
     const count = Number(transactions.rows[0]?.count);
     expect(count).toBeGreaterThanOrEqual(Math.ceil(199 / 64) + 1);
     expect(count).toBeLessThan(50);
+  });
+
+  it('refuses an entry whose remembered text holds a raw NUL alone: the appends queued with it commit', async () => {
+    const stores = await openPostgresStores({ pool: storePool, schema: nextSchema() });
+    const projection = Object.freeze({ note: 'x' });
+    rememberCanonicalText(projection, '{"note":"a\u0000b"}', 1);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 9 }, (_, index) =>
+        stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: index === 4 ? { projection } : { index } }),
+      ),
+    );
+    const refused = outcomes[4];
+    expect(refused?.status === 'rejected' && StoreInputError.isInstance(refused.reason)).toBe(true);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(8);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 8, head: { sequence: 8 } });
   });
 
   it('rejects every append of a batch that cannot commit, writes none of it, and appends again once the head is repaired', async () => {
