@@ -1141,6 +1141,52 @@ describe.skipIf(!available)('PostgreSQL stores: a claim that keeps losing its ra
   });
 });
 
+describe.skipIf(!available)('PostgreSQL stores: a claim backing off', () => {
+  it('gives its pooled connection back while it waits: a pool of one serves others meanwhile', { timeout: 30_000 }, async () => {
+    const clock = new ManualClock(1_000);
+    const schema = nextSchema();
+    const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    try {
+      const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+      const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
+      const key = 'hot-key';
+      expect(await a.claim({ key, request_sha256: REQUEST, owner: 'A0', lease_ms: 5 })).toMatchObject({ kind: 'claimed' });
+      let takeovers = 0;
+      // The takeover count at the moment another caller of B's pool got its only connection.
+      let servedAt: number | null = null;
+      let served: Promise<void> | undefined;
+      beforeNamedStatements(poolB, async (name) => {
+        if (name !== 'update_record') return;
+        clock.advance(10);
+        takeovers += 1;
+        // Past the immediate retries: B backs off after this attempt loses.
+        if (takeovers === 8) {
+          served = poolB.connect().then((client) => {
+            servedAt = takeovers;
+            client.release();
+          });
+        }
+        const taken = await a.claim({ key, request_sha256: REQUEST, owner: `A${takeovers}`, lease_ms: 5 });
+        if (taken.kind !== 'claimed') throw new Error('the other host did not take the key over');
+        clock.advance(10);
+      });
+      clock.advance(10);
+      const failure = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      await served;
+      // Still the same bounded contention: 32 attempts, nothing written by B.
+      expect(PostgresWriteContentionError.isInstance(failure) && failure.attempts === 32).toBe(true);
+      expect(takeovers).toBe(31);
+      // Served in the wait after the attempt that lost, not once B had given up.
+      expect(servedAt).toBe(8);
+    } finally {
+      await poolB.end();
+    }
+  });
+});
+
 describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
   const claimInput = (key: string, owner: string, lease_ms = 1_000) => ({ key, request_sha256: REQUEST, owner, lease_ms });
   const tokenFloor = async (schema: string) => (await pool.query<{ id: number; token: string }>(`SELECT id, token FROM "${schema}".idempotency_token_floor`)).rows;

@@ -200,7 +200,7 @@ const MAX_WRITE_ATTEMPTS = 32;
 const IMMEDIATE_RETRIES = 2;
 /**
  * Largest bound of that wait (ms). A write that loses all 32 races waits at most 1 535 ms in all
- * (about half that on average), holding its pooled connection meanwhile.
+ * (about half that on average), its pooled connection given back while it waits.
  */
 const MAX_BACKOFF_MS = 64;
 /**
@@ -413,9 +413,9 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
 
   // Optimistic: read, plan, and apply the planned write only if the record is still the one
   // read (absent, or same fencing token and state). Each statement is atomic on its own, so no
-  // transaction is held across round trips; a lost race re-reads and plans again. One connection,
-  // taken before the clock is read: waiting for a free one (a busy pool) happens before the
-  // reading, not between the reading and the write it plans.
+  // transaction is held across round trips; a lost race re-reads and plans again. Each reading and
+  // the write it plans share one connection, taken before the clock is read: waiting for a free
+  // one (a busy pool) happens before the reading, not between the reading and the write it plans.
   //
   // A key's first claim (an insert) must get a token above every token of the key's purged
   // records: max(clock reading, token floor) + 1, the floor being raised by the trigger of every
@@ -434,31 +434,41 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // no row once the record is gone.
   async function run(operation: IdempotencyOperation): Promise<ClaimOutcome | FencedOutcome> {
     const checked = checkIdempotencyOperation(operation);
-    return withPoolClient(pool, async (client) => {
-      // A claim first tries the insert: one round trip for a new key.
-      let current = checked.type === 'claim' ? undefined : await readRecord(checked.input.key, client);
-      let tokenFloor = knownTokenFloor;
-      for (let attempt = 1; ; attempt += 1) {
-        // Each attempt plans from a fresh reading, as the other stores do: a retry may come after
-        // a purge deleted the record, and a first token planned from an older reading could repeat
-        // one the key already handed out (a fenced-off owner's token would match again).
-        const now = readClock(clock);
-        const planned =
-          checked.type === 'claim'
-            ? planIdempotencyTransition(current, checked, now, tokenFloor)
-            : planIdempotencyTransition(current, checked, now);
-        if (planned.write === null || (await applyWrite(planned.write, client))) return planned.outcome;
-        if (attempt === MAX_WRITE_ATTEMPTS) throw new PostgresWriteContentionError(attempt);
-        // Writers that keep meeting each other's changes back off (randomly, so they fall apart):
-        // re-reading at once let a few hosts with millisecond leases starve a claim for 32 rounds.
-        if (attempt > IMMEDIATE_RETRIES) {
-          const bound = Math.min(MAX_BACKOFF_MS, 2 ** (attempt - IMMEDIATE_RETRIES - 1));
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+    let attempt = 0;
+    // A claim first tries the insert: one round trip for a new key.
+    let reread = checked.type !== 'claim';
+    let current: IdempotencyRecord | undefined;
+    let tokenFloor = knownTokenFloor;
+    for (;;) {
+      // One pooled connection per stretch of attempts, given back before a backoff waits: a write
+      // that keeps losing races does not hold a connection other callers of the pool need.
+      const outcome = await withPoolClient(pool, async (client) => {
+        for (;;) {
+          attempt += 1;
+          if (reread) {
+            if (checked.type === 'claim') ({ record: current, tokenFloor } = await readRecordAndFloor(checked.input.key, client));
+            else current = await readRecord(checked.input.key, client);
+          }
+          reread = true;
+          // Each attempt plans from a fresh reading, as the other stores do: a retry may come after
+          // a purge deleted the record, and a first token planned from an older reading could repeat
+          // one the key already handed out (a fenced-off owner's token would match again).
+          const now = readClock(clock);
+          const planned =
+            checked.type === 'claim'
+              ? planIdempotencyTransition(current, checked, now, tokenFloor)
+              : planIdempotencyTransition(current, checked, now);
+          if (planned.write === null || (await applyWrite(planned.write, client))) return planned.outcome;
+          if (attempt === MAX_WRITE_ATTEMPTS) throw new PostgresWriteContentionError(attempt);
+          if (attempt > IMMEDIATE_RETRIES) return null;
         }
-        if (checked.type === 'claim') ({ record: current, tokenFloor } = await readRecordAndFloor(checked.input.key, client));
-        else current = await readRecord(checked.input.key, client);
-      }
-    });
+      });
+      if (outcome !== null) return outcome;
+      // Writers that keep meeting each other's changes back off (randomly, so they fall apart):
+      // re-reading at once let a few hosts with millisecond leases starve a claim for 32 rounds.
+      const bound = Math.min(MAX_BACKOFF_MS, 2 ** (attempt - IMMEDIATE_RETRIES - 1));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
+    }
   }
 
   const idempotencyStore: IdempotencyStore = {
