@@ -20,6 +20,17 @@ export const ANTHROPIC_MESSAGES_ADAPTER_REVISION = 'anthropic-messages-v1';
  */
 export const ANTHROPIC_TOOL_USE_ID_PATTERN = '^[a-zA-Z0-9_-]+$';
 
+/**
+ * Most content blocks one message's `content` may hold, and most entries of
+ * `AnthropicMessagesFormatOptions.text`: far above anything a message can carry (every block costs
+ * output tokens, and `max_tokens` is bounded by the model's output limit), low enough that a proxied
+ * or host-made array claiming billions of blocks is refused before any loop. The bound the OpenAI
+ * adapter keeps on a response's output items (`MAX_RESPONSE_OUTPUT_ITEMS`), with the same refusal:
+ * a longer `content` refuses the message (`MALFORMED_TOOL_CALL`, `malformed_response`), and longer
+ * extra text is host misuse (`TypeError`).
+ */
+export const MAX_MESSAGE_CONTENT_BLOCKS = 100_000;
+
 /** Any content block of a `Message`: only `type` is read before narrowing. */
 export interface AnthropicContentBlock {
   readonly type: string;
@@ -29,7 +40,10 @@ export interface AnthropicContentBlock {
 export interface AnthropicMessagesResponse {
   /** The message id (`msg_...`): the `response_id` of every call. */
   readonly id: string;
-  /** The content blocks; `tool_use` blocks are the tool calls, everything else is ignored. */
+  /**
+   * The content blocks; `tool_use` blocks are the tool calls, everything else is ignored. More than
+   * `MAX_MESSAGE_CONTENT_BLOCKS` refuse the message before any is read.
+   */
   readonly content: readonly AnthropicContentBlock[];
   /**
    * Why generation stopped. `tool_use` blocks are accepted under `tool_use` and `end_turn`, and
@@ -72,7 +86,7 @@ export interface AnthropicMessagesFormatOptions {
   /**
    * Ordinary user text to send in the same message, after every tool result. Each entry must be a
    * string with something besides whitespace (the Messages API refuses whitespace-only text); a
-   * hole or any other entry throws a `TypeError`.
+   * hole or any other entry, or more than `MAX_MESSAGE_CONTENT_BLOCKS` entries, throws a `TypeError`.
    */
   text?: readonly string[];
 }

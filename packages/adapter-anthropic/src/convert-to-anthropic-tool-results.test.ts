@@ -3,6 +3,7 @@ import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { anthropicParallel } from './__fixtures__/anthropic-messages-fixtures.js';
 import { convertToAnthropicToolResults } from './convert-to-anthropic-tool-results.js';
+import { MAX_MESSAGE_CONTENT_BLOCKS } from './index.js';
 import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
 
 const parsedCalls = () => assertParsed(parseAnthropicMessagesToolCalls(anthropicParallel));
@@ -70,6 +71,69 @@ describe('convertToAnthropicToolResults', () => {
     expect(() => convertToAnthropicToolResults({ ...input, options: { text: [, 'x'] as never } })).toThrow(TypeError);
     expect(() => convertToAnthropicToolResults({ ...input, options: { text: ['   '] } })).toThrow(TypeError);
     expect(() => convertToAnthropicToolResults({ ...input, options: { text: ['\n\t'] } })).toThrow(TypeError);
+  });
+
+  it(`throws on extra text of more than ${MAX_MESSAGE_CONTENT_BLOCKS} entries before verifying anything, as OpenAI bounds a responseOutput`, () => {
+    const calls = parsedCalls();
+    const results = calls.map((call) => fakeSealedResult(call));
+    const recording = createRecordingVerifier();
+    const many = Array.from({ length: MAX_MESSAGE_CONTENT_BLOCKS + 1 }, () => 'Continue.');
+    expect(() => convertToAnthropicToolResults({ calls, results, verify: recording.verify, options: { text: many } })).toThrow(
+      new TypeError(`options.text must hold at most ${MAX_MESSAGE_CONTENT_BLOCKS} entries`),
+    );
+    expect(recording.seen).toHaveLength(0);
+    const outcome = convertToAnthropicToolResults({ calls, results, verify: recording.verify, options: { text: many.slice(1) } });
+    expect(outcome.ok && outcome.payload.content.length).toBe(calls.length + MAX_MESSAGE_CONTENT_BLOCKS);
+  });
+
+  /** An array Proxy of text whose `length` answers `lengths` in turn (the last one for every later read). */
+  function lyingText(lengths: readonly unknown[]) {
+    let lengthReads = 0;
+    const text = new Proxy<string[]>([], {
+      get(target, property, receiver) {
+        if (property === 'length') return lengths[Math.min(lengthReads++, lengths.length - 1)];
+        if (typeof property === 'string' && /^(0|[1-9][0-9]*)$/.test(property)) return 'Continue.';
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    return { text, lengthReads: () => lengthReads };
+  }
+
+  it('reads the length of the extra text once: a Proxy that grows it later adds no block', () => {
+    const calls = parsedCalls();
+    const lying = lyingText([1, 3]);
+    const outcome = convertToAnthropicToolResults({
+      calls,
+      results: calls.map((call) => fakeSealedResult(call)),
+      verify: createRecordingVerifier().verify,
+      options: { text: lying.text },
+    });
+    expect(outcome.ok && outcome.payload.content.filter((block) => block.type === 'text')).toEqual([{ type: 'text', text: 'Continue.' }]);
+    expect(lying.lengthReads()).toBe(1);
+  });
+
+  it.each<[string, unknown]>([
+    ['an object whose valueOf answers 1', 'valueOf'],
+    ['the string "1"', '1'],
+    ['NaN', Number.NaN],
+    ['1.5', 1.5],
+  ])('throws on extra text whose length is %s (only a Proxy answers so), converting nothing', (_label, answer) => {
+    const calls = parsedCalls();
+    let conversions = 0;
+    const length =
+      answer === 'valueOf'
+        ? {
+            valueOf: () => {
+              conversions++;
+              return 1;
+            },
+          }
+        : answer;
+    const recording = createRecordingVerifier();
+    const input = { calls, results: calls.map((call) => fakeSealedResult(call)), verify: recording.verify };
+    expect(() => convertToAnthropicToolResults({ ...input, options: { text: lyingText([length]).text } })).toThrow(TypeError);
+    expect(conversions).toBe(0);
+    expect(recording.seen).toHaveLength(0);
   });
 
   it('throws on a call id Anthropic does not take back (outside ^[a-zA-Z0-9_-]+$ or over 256 characters), never sending it', () => {

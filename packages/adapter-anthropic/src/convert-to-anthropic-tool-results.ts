@@ -8,6 +8,7 @@ import {
 import type { FormatToolResultsInput, FormatToolResultsOutcome } from '@toolseal/contracts';
 import {
   ANTHROPIC_TOOL_USE_ID_PATTERN,
+  MAX_MESSAGE_CONTENT_BLOCKS,
   type AnthropicMessagesFormatOptions,
   type AnthropicTextBlock,
   type AnthropicToolResultBlock,
@@ -19,11 +20,22 @@ import { isAnthropicToolUseId } from './is-anthropic-tool-use-id.js';
 function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock[] {
   const text: unknown = options.text ?? [];
   if (!Array.isArray(text)) throw new TypeError('options.text must be an array of non-empty strings');
+  // Read once and bounded before the loop, as the OpenAI adapter bounds a `responseOutput`: a
+  // Proxy cannot grow the array during the walk, nor make it walk billions of entries. A real
+  // array's length is always an integer; anything else is refused without being converted.
+  const entries: readonly unknown[] = text;
+  const count: unknown = entries.length;
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+    throw new TypeError('options.text must be an array of non-empty strings');
+  }
+  if (count > MAX_MESSAGE_CONTENT_BLOCKS) {
+    throw new TypeError(`options.text must hold at most ${MAX_MESSAGE_CONTENT_BLOCKS} entries`);
+  }
   const blocks: AnthropicTextBlock[] = [];
   // An index loop: a hole is refused like any other entry that is no text (`some` skips holes).
   // The Messages API refuses text blocks of whitespace only, so they are refused here too.
-  for (let index = 0; index < text.length; index++) {
-    const entry: unknown = text[index];
+  for (let index = 0; index < count; index++) {
+    const entry: unknown = entries[index];
     if (typeof entry !== 'string' || entry.trim() === '') {
       throw new TypeError('options.text must be an array of non-empty strings, not whitespace only');
     }
@@ -46,9 +58,10 @@ function textBlocks(options: AnthropicMessagesFormatOptions): AnthropicTextBlock
  *
  * Never throws on bad results. Throws a `TypeError` on host misuse: `options` or `calls` missing or
  * not what they must be (`options` is an object, `{}` without extra text), no calls, calls from
- * several messages, empty extra text, or a call id Anthropic does not take back as a `tool_use_id`
- * (outside `ANTHROPIC_TOOL_USE_ID_PATTERN` or over 256 characters: `parseToolCalls` never returns
- * such a call, and the API would answer the message with a 400).
+ * several messages, empty extra text, extra text of more than `MAX_MESSAGE_CONTENT_BLOCKS` entries
+ * (checked, with its length read once, before anything is verified), or a call id Anthropic does
+ * not take back as a `tool_use_id` (outside `ANTHROPIC_TOOL_USE_ID_PATTERN` or over 256 characters:
+ * `parseToolCalls` never returns such a call, and the API would answer the message with a 400).
  */
 export function convertToAnthropicToolResults(
   input: FormatToolResultsInput<AnthropicMessagesFormatOptions>,

@@ -10,6 +10,7 @@ export {
   ANTHROPIC_MESSAGES_API_FAMILY,
   ANTHROPIC_MESSAGES_ADAPTER_REVISION,
   ANTHROPIC_TOOL_USE_ID_PATTERN,
+  MAX_MESSAGE_CONTENT_BLOCKS,
   type AnthropicMessagesResponse,
   type AnthropicContentBlock,
   type AnthropicTextBlock,

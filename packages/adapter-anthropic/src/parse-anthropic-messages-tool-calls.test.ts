@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
-import { ANTHROPIC_TOOL_USE_ID_PATTERN } from './index.js';
+import { ANTHROPIC_TOOL_USE_ID_PATTERN, MAX_MESSAGE_CONTENT_BLOCKS } from './index.js';
 import { parseAnthropicMessagesToolCalls } from './parse-anthropic-messages-tool-calls.js';
 import { holdsUnsafeInteger } from '@toolseal/adapter-core/testing';
 
@@ -473,6 +473,91 @@ describe('parseAnthropicMessagesToolCalls: depth behind a value JSON cannot expr
     const expected = parseAnthropicMessagesToolCalls(sdkMessage(without));
     expect(!expected.ok && expected.error.code).toBe('INVALID_ARGUMENTS');
     expect(parseAnthropicMessagesToolCalls(sdkMessage(withInfinity))).toEqual(expected);
+  });
+});
+
+describe('parseAnthropicMessagesToolCalls: how many content blocks it walks', () => {
+  // The bound the OpenAI adapter keeps on `output` items (`MAX_RESPONSE_OUTPUT_ITEMS`), with the
+  // same refusal: far above any real message, low enough that no host-made array is walked forever.
+  const textBlock = { type: 'text', text: 'Looking that up.' };
+
+  /**
+   * An array Proxy whose `length` answers `lengths` in turn (the last one for every later read) and
+   * whose every index holds `block`; counts both kinds of read. Only a Proxy can do either.
+   */
+  function lyingContent(block: object, lengths: readonly unknown[]) {
+    let lengthReads = 0;
+    let indexReads = 0;
+    const content = new Proxy<unknown[]>([], {
+      get(target, property, receiver) {
+        if (property !== 'length') return Reflect.get(target, property, receiver);
+        const answer = lengths[Math.min(lengthReads, lengths.length - 1)];
+        lengthReads++;
+        return answer;
+      },
+      getOwnPropertyDescriptor(target, property) {
+        if (typeof property !== 'string' || !/^(0|[1-9][0-9]*)$/.test(property)) return Reflect.getOwnPropertyDescriptor(target, property);
+        indexReads++;
+        return { value: block, writable: true, enumerable: true, configurable: true };
+      },
+    });
+    return { content, lengthReads: () => lengthReads, indexReads: () => indexReads };
+  }
+
+  it('is 100,000 blocks, as OpenAI bounds output items', () => {
+    expect(MAX_MESSAGE_CONTENT_BLOCKS).toBe(100_000);
+  });
+
+  it(`refuses a message of more than ${MAX_MESSAGE_CONTENT_BLOCKS} content blocks as OpenAI refuses a longer output, and accepts ${MAX_MESSAGE_CONTENT_BLOCKS}`, () => {
+    const many = Array.from({ length: MAX_MESSAGE_CONTENT_BLOCKS + 1 }, () => textBlock);
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith(many)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(parseAnthropicMessagesToolCalls(messageWith(many.slice(1)))).toEqual({ ok: true, response_id: 'msg_1', calls: [] });
+    // The bound counts blocks, whatever their type: a tool_use as the last of 100,000 is returned.
+    const withCall = [...many.slice(2), toolUse('toolu_1', 'get_order', { order_id: 'ORDER-7' })];
+    expect(withCall).toHaveLength(MAX_MESSAGE_CONTENT_BLOCKS);
+    const outcome = parseAnthropicMessagesToolCalls(messageWith(withCall));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['toolu_1']);
+  });
+
+  it('refuses an overlong content before reading any block, with its length read once', () => {
+    // A length that shrinks after the check cannot let the walk in: the first answer decides.
+    const lying = lyingContent(textBlock, [MAX_MESSAGE_CONTENT_BLOCKS + 1, 1]);
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith(lying.content)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(lying.indexReads()).toBe(0);
+    expect(lying.lengthReads()).toBe(1);
+  });
+
+  it('walks no further than the length it checked, however long the content claims to be later', () => {
+    // Every index holds the same tool_use: a walk past index 0 would find its id twice.
+    const lying = lyingContent(toolUse('toolu_1', 'get_order', {}), [1, 2 ** 32 - 1]);
+    const outcome = parseAnthropicMessagesToolCalls(messageWith(lying.content));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['toolu_1']);
+    expect(lying.indexReads()).toBe(1);
+    expect(lying.lengthReads()).toBe(1);
+  });
+
+  it.each<[string, unknown]>([
+    ['an object whose valueOf answers 1', 'valueOf'],
+    ['the string "1"', '1'],
+    ['NaN', Number.NaN],
+    ['-1', -1],
+    ['1.5', 1.5],
+    ['Infinity', Number.POSITIVE_INFINITY],
+  ])('refuses content whose length is %s (only a Proxy answers so) without reading a block', (_label, answer) => {
+    let conversions = 0;
+    const length =
+      answer === 'valueOf'
+        ? {
+            valueOf: () => {
+              conversions++;
+              return 1;
+            },
+          }
+        : answer;
+    const lying = lyingContent(toolUse('toolu_1', 'get_order', {}), [length]);
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith(lying.content)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(lying.indexReads()).toBe(0);
+    expect(conversions).toBe(0);
   });
 });
 

@@ -8,7 +8,7 @@ import {
   type AdapterSettings,
 } from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import type { AnthropicMessagesResponse } from './anthropic-messages-api.js';
+import { MAX_MESSAGE_CONTENT_BLOCKS, type AnthropicMessagesResponse } from './anthropic-messages-api.js';
 import { ANTHROPIC_MESSAGES_DEFAULT_SETTINGS } from './anthropic-messages-default-settings.js';
 import { isAnthropicToolUseId } from './is-anthropic-tool-use-id.js';
 
@@ -69,10 +69,11 @@ function mayCutLastBlock(stopReason: string): boolean {
  * on the allow-list (accepted: `tool_use`, `end_turn`; `max_tokens` and
  * `model_context_window_exceeded` except for a `tool_use` that is the last block, which they can
  * cut off; refused: `stop_sequence`, `refusal`, `pause_turn`, any other string, and `null` or
- * absent, an unfinished stream snapshot whose inputs may have lost trailing values), or more than
- * `maxCalls` calls; and (`INVALID_ARGUMENTS`) for an `input` over the size limits or holding a
- * value JSON cannot express. A message without `tool_use` blocks gives no calls, whatever its stop
- * reason.
+ * absent, an unfinished stream snapshot whose inputs may have lost trailing values), more than
+ * `MAX_MESSAGE_CONTENT_BLOCKS` (100,000) content blocks (refused before any is read, as the OpenAI
+ * adapter refuses more than `MAX_RESPONSE_OUTPUT_ITEMS` output items), or more than `maxCalls`
+ * calls; and (`INVALID_ARGUMENTS`) for an `input` over the size limits or holding a value JSON
+ * cannot express. A message without `tool_use` blocks gives no calls, whatever its stop reason.
  *
  * Every field whose value refuses the message (`stop_reason`; a block's `type`, `toolset_name`, `caller`)
  * is read with `readRefusalField`: one defined as a getter or reachable only through the prototype
@@ -86,6 +87,14 @@ export function parseAnthropicMessagesToolCalls(
   return collectToolCalls(message, 'id', settings, (checked, collector) => {
     const content = readOwnData(checked, 'content');
     if (!Array.isArray(content)) return rejectMalformedToolCall('malformed_response');
+    // Read once and checked before the loop, which never reads it again: a Proxy cannot claim a
+    // short content for the check and a long one for the walk. A real array's length is always an
+    // integer; anything else (only a Proxy answers so) is refused without being converted.
+    const blocks: readonly unknown[] = content;
+    const count: unknown = blocks.length;
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > MAX_MESSAGE_CONTENT_BLOCKS) {
+      return rejectMalformedToolCall('malformed_response');
+    }
     const stopReason = readRefusalField(checked, 'stop_reason');
     // Type-exact: a string, or null/absent while the message is unfinished. Anything else (a hidden
     // field, `['max_tokens']`, an object with a `toString`) is malformed, never compared through a
@@ -100,8 +109,6 @@ export function parseAnthropicMessagesToolCalls(
     // calls of an unfinished response.
     const acceptsAll = typeof stopReason === 'string' && acceptsEveryToolUse(stopReason);
     const acceptsAllButLast = typeof stopReason === 'string' && mayCutLastBlock(stopReason);
-    const blocks: readonly unknown[] = content;
-    const count = blocks.length;
     for (let index = 0; index < count; index++) {
       const block = readOwnData(blocks, index);
       if (typeof block !== 'object' || block === null) return rejectMalformedToolCall('malformed_response');

@@ -11,6 +11,15 @@ export const GEMINI_INTERACTIONS_API_FAMILY = 'interactions';
 /** This adapter's revision: bound into every call digest it serializes results for. */
 export const GEMINI_INTERACTIONS_ADAPTER_REVISION = 'gemini-interactions-v1';
 
+/**
+ * Most steps one interaction's `steps` may hold: far above anything an interaction can carry (every
+ * step costs tokens of the model's context window), low enough that a proxied or host-made array
+ * claiming billions of steps is refused before any loop. The bound the OpenAI adapter keeps on a
+ * response's output items (`MAX_RESPONSE_OUTPUT_ITEMS`), with the same refusal: longer `steps`
+ * refuse the interaction (`MALFORMED_TOOL_CALL`, `malformed_response`).
+ */
+export const MAX_INTERACTION_STEPS = 100_000;
+
 /** Any step of an interaction: only `type` is read before narrowing. */
 export interface GeminiStep {
   readonly type: string;
@@ -30,7 +39,8 @@ export interface GeminiInteractionsResponse {
   readonly status?: string | undefined;
   /**
    * The steps; `function_call` steps not answered by a later `function_result` step are the tool
-   * calls (at least one while `status` is `requires_action`), everything else is ignored.
+   * calls (at least one while `status` is `requires_action`), everything else is ignored. More
+   * than `MAX_INTERACTION_STEPS` refuse the interaction before any is read.
    */
   readonly steps?: readonly GeminiStep[] | undefined;
 }

@@ -9,6 +9,7 @@ export {
   GEMINI_PROVIDER,
   GEMINI_INTERACTIONS_API_FAMILY,
   GEMINI_INTERACTIONS_ADAPTER_REVISION,
+  MAX_INTERACTION_STEPS,
   type GeminiInteractionsResponse,
   type GeminiStep,
   type GeminiTextContent,

@@ -6,6 +6,7 @@ import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adap
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
+import { MAX_INTERACTION_STEPS } from './index.js';
 import { parseGeminiInteractionsToolCalls } from './parse-gemini-interactions-tool-calls.js';
 import { holdsUnsafeInteger } from '@toolseal/adapter-core/testing';
 
@@ -337,6 +338,92 @@ describe('parseGeminiInteractionsToolCalls: depth behind a value JSON cannot exp
     const expected = parseGeminiInteractionsToolCalls(sdkInteraction(without));
     expect(!expected.ok && expected.error.code).toBe('INVALID_ARGUMENTS');
     expect(parseGeminiInteractionsToolCalls(sdkInteraction(withInfinity))).toEqual(expected);
+  });
+});
+
+describe('parseGeminiInteractionsToolCalls: how many steps it walks', () => {
+  // The bound the OpenAI adapter keeps on `output` items (`MAX_RESPONSE_OUTPUT_ITEMS`), with the
+  // same refusal: far above any real interaction, low enough that no host-made array is walked forever.
+  const thought = { type: 'thought', signature: 'c2ln' };
+
+  /**
+   * An array Proxy whose `length` answers `lengths` in turn (the last one for every later read) and
+   * whose every index holds `step`; counts both kinds of read. Only a Proxy can do either.
+   */
+  function lyingSteps(step: object, lengths: readonly unknown[]) {
+    let lengthReads = 0;
+    let indexReads = 0;
+    const steps = new Proxy<unknown[]>([], {
+      get(target, property, receiver) {
+        if (property !== 'length') return Reflect.get(target, property, receiver);
+        const answer = lengths[Math.min(lengthReads, lengths.length - 1)];
+        lengthReads++;
+        return answer;
+      },
+      getOwnPropertyDescriptor(target, property) {
+        if (typeof property !== 'string' || !/^(0|[1-9][0-9]*)$/.test(property)) return Reflect.getOwnPropertyDescriptor(target, property);
+        indexReads++;
+        return { value: step, writable: true, enumerable: true, configurable: true };
+      },
+    });
+    return { steps, lengthReads: () => lengthReads, indexReads: () => indexReads };
+  }
+
+  it('is 100,000 steps, as OpenAI bounds output items', () => {
+    expect(MAX_INTERACTION_STEPS).toBe(100_000);
+  });
+
+  it(`refuses an interaction of more than ${MAX_INTERACTION_STEPS} steps as OpenAI refuses a longer output, and accepts ${MAX_INTERACTION_STEPS}`, () => {
+    const many = Array.from({ length: MAX_INTERACTION_STEPS + 1 }, () => thought);
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(many, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(parseGeminiInteractionsToolCalls(interactionWith(many.slice(1), 'completed'))).toEqual({ ok: true, response_id: 'int_1', calls: [] });
+    // The bound counts steps, whatever their type: a pending call as the last of 100,000 is returned.
+    const withCall = [...many.slice(2), functionCall('fc-1', 'get_order', { order_id: 'ORDER-7' })];
+    expect(withCall).toHaveLength(MAX_INTERACTION_STEPS);
+    const outcome = parseGeminiInteractionsToolCalls(interactionWith(withCall));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['fc-1']);
+  });
+
+  it('refuses overlong steps before reading any, with their length read once', () => {
+    // A length that shrinks after the check cannot let the walk in: the first answer decides.
+    const lying = lyingSteps(thought, [MAX_INTERACTION_STEPS + 1, 1]);
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(lying.steps, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(lying.indexReads()).toBe(0);
+    expect(lying.lengthReads()).toBe(1);
+  });
+
+  it('walks no further than the length it checked, however long the steps claim to be later', () => {
+    // Every index holds the same call: a walk past index 0 would find its id twice.
+    const lying = lyingSteps(functionCall('fc-1', 'get_order', {}), [1, 2 ** 32 - 1]);
+    const outcome = parseGeminiInteractionsToolCalls(interactionWith(lying.steps));
+    expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['fc-1']);
+    expect(lying.indexReads()).toBe(1);
+    expect(lying.lengthReads()).toBe(1);
+  });
+
+  it.each<[string, unknown]>([
+    ['an object whose valueOf answers 1', 'valueOf'],
+    ['the string "1"', '1'],
+    ['NaN', Number.NaN],
+    ['-1', -1],
+    ['1.5', 1.5],
+    ['Infinity', Number.POSITIVE_INFINITY],
+  ])('refuses steps whose length is %s (only a Proxy answers so) without reading a step', (_label, answer) => {
+    let conversions = 0;
+    const length =
+      answer === 'valueOf'
+        ? {
+            valueOf: () => {
+              conversions++;
+              return 1;
+            },
+          }
+        : answer;
+    // `completed`: steps read as empty would give no calls, so only the length check can refuse them.
+    const lying = lyingSteps(functionCall('fc-1', 'get_order', {}), [length]);
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(lying.steps, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    expect(lying.indexReads()).toBe(0);
+    expect(conversions).toBe(0);
   });
 });
 

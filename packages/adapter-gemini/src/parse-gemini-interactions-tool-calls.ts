@@ -8,7 +8,7 @@ import {
   type AdapterSettings,
 } from '@toolseal/adapter-core';
 import type { ParseToolCallsOutcome } from '@toolseal/contracts';
-import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
+import { MAX_INTERACTION_STEPS, type GeminiInteractionsResponse } from './gemini-interactions-api.js';
 import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-default-settings.js';
 
 /**
@@ -38,7 +38,9 @@ import { GEMINI_INTERACTIONS_DEFAULT_SETTINGS } from './gemini-interactions-defa
  * id repeated by a pending call would otherwise hide that call), a `function_call` step whose id
  * an earlier `function_result` already answered (`duplicate_call_id`: its result could not be told
  * apart from that one), a missing (`missing_call_id`) step id, an empty name (`empty_tool_name`),
- * `arguments` that are not an object, or more than `maxCalls` calls (`too_many_calls`); and
+ * `arguments` that are not an object, more than `MAX_INTERACTION_STEPS` (100,000) steps (refused
+ * before any is read, as the OpenAI adapter refuses more than `MAX_RESPONSE_OUTPUT_ITEMS` output
+ * items), or more than `maxCalls` calls (`too_many_calls`); and
  * (`INVALID_ARGUMENTS`) for arguments over the size limits or holding a value JSON cannot express.
  *
  * Every field that decides whether a call is pending (the interaction's `status` and `steps`, a
@@ -66,8 +68,14 @@ export function parseGeminiInteractionsToolCalls(
       // A finished interaction may carry no steps at all (absent, not `null`): no calls.
       if (steps === undefined && !awaitsResults) return null;
       if (!Array.isArray(steps)) return rejectMalformedToolCall('malformed_response');
+      // Read once and checked before the loop, which never reads it again: a Proxy cannot claim
+      // few steps for the check and many for the walk. A real array's length is always an integer;
+      // anything else (only a Proxy answers so) is refused without being converted.
       const list: readonly unknown[] = steps;
-      const count = list.length;
+      const count: unknown = list.length;
+      if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > MAX_INTERACTION_STEPS) {
+        return rejectMalformedToolCall('malformed_response');
+      }
 
       // First pass, in step order: which calls a later function_result answers, and no call id
       // used twice. A result answers only a call made before it: one placed before its call (or
