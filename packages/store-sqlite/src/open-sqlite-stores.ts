@@ -48,6 +48,7 @@ import {
 import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
+import { checkSqliteSchema } from './check-sqlite-schema.js';
 import { checkWritable } from './check-writable.js';
 import { SQLITE_BATCH_LIMITS } from './sqlite-batch-limits.js';
 import { SqliteLockWaiter } from './sqlite-lock-waiter.js';
@@ -227,10 +228,21 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     // wait for another connection's write lock, blocking, up to the whole lock timeout. Reopening
     // an up-to-date file takes no write lock (migrateSqlite reads the version first).
     database.pragma(`busy_timeout = ${Math.max(busyTimeoutMs, lockTimeoutMs)}`);
+    // Before the first write (switching a rollback-journal file to WAL rewrites its header, the
+    // migrations create tables): a file that is not this store's database, or one whose triggers
+    // were dropped, is refused exactly as it was. A read, like reopening.
+    checkSqliteSchema(database, path);
     if (path !== ':memory:') database.pragma('journal_mode = WAL');
     database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     const openedAt = readClock(clock);
-    schemaVersion = migrateSqlite(database, formatRecordedAt(openedAt), openedAt);
+    try {
+      schemaVersion = migrateSqlite(database, formatRecordedAt(openedAt), openedAt);
+    } catch (error) {
+      // The file changed since the check (a process of a newer version upgraded it before this
+      // one took the write lock): refused in the same words as when the check had seen it.
+      checkSqliteSchema(database, path);
+      throw error;
+    }
     // An up-to-date file is reopened without a write: a read-only one must not pass for healthy.
     checkWritable(database, path);
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);

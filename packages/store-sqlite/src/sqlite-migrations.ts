@@ -14,7 +14,16 @@ export interface SqliteMigration {
 
 const APPEND_ONLY = "SELECT RAISE(ABORT, 'toolseal audit_log is append-only')";
 
-/** Every migration this package knows, oldest first. */
+/** The table the applied versions are recorded in, created before the first migration. */
+export const SCHEMA_VERSION_TABLE_STATEMENT =
+  'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT';
+
+/**
+ * Every migration this package knows, oldest first. A released statement is never edited (add a
+ * migration instead): `openSqliteStores` compares every table, index and trigger of a file with
+ * what these statements create (whitespace aside, `checkSqliteSchema`), and refuses a file that
+ * differs.
+ */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
@@ -166,7 +175,8 @@ export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length 
  * Brings the database to SQLITE_SCHEMA_VERSION. Idempotent: reopening applies nothing and takes no
  * write lock (the version is read first); two processes migrating at once serialize on the write
  * lock (BEGIN IMMEDIATE) and apply each step once. Refuses a database written by a newer version
- * of this package.
+ * of this package. It does not look for another application's tables or a dropped trigger:
+ * `openSqliteStores` does (`checkSqliteSchema`) before it writes anything.
  *
  * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to
  * version 5 seeds the token floor with it (see `upgradeStatements`). `openSqliteStores` passes its
@@ -178,7 +188,7 @@ export function migrateSqlite(database: Database, appliedAt: string, clockReadin
     throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds');
   }
   // A no-op, without the write lock, once the table exists.
-  database.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
+  database.exec(SCHEMA_VERSION_TABLE_STATEMENT);
   const current = database.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_version');
   const record = database.prepare<[number, string]>('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
   const checkVersion = (from: number): number => {
