@@ -67,6 +67,7 @@ import {
   readEarlierAttempts,
   readIntentAttempts,
   readCompletedAttempts,
+  readCompletedAttemptOfRequest,
   NOT_RUN,
   viewAttempt,
   type AttemptView,
@@ -910,7 +911,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * (`recoverEarlierAttempt`: read, never claimed just to look): first the key this call would
    * write under (the live approval's, else the latest expired one's, or the intent key of a tool
    * without approval), then every unresolved attempt the store lists for the request, then an
-   * unresolved one of the intent under other revisions. Its answer carries the note
+   * unresolved one of the intent under other revisions, then, when no approval names the request,
+   * its latest completed attempt under any key (`recoverCompletedAttempt`). Its answer carries the note
    * `earlier_attempt_after_refusal` first. `null` when nothing may have run, or the store could not
    * tell (a `get` that fails ends the lookup: note `earlier_attempt_lookup_failed`, or
    * `idempotency_store_input_rejected`, `aborted_during_store_call`): the refusal is then answered
@@ -1179,7 +1181,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * new, so neither needs consent; every authorization gate has already run for this call). First
    * the `known` key (the latest approval the host still presents for this request, though
    * expired; after a refusal, `recoverAfterRefusal`'s key), read with `get`; then every unresolved
-   * attempt the store finds, those where a write ran first. Each is answered from what was read,
+   * attempt the store finds, those where a write ran first; `afterRefusal` with no approval naming
+   * the request, last a completed attempt of it under any key. Each is answered from what was read,
    * and claimed only where the store requires a claim (a `started` record whose lease ran out).
    * `null` when there is none: the call then needs an approval (README, "Approvals and earlier
    * attempts"), or, `afterRefusal`, is answered with its trusted check's or proposal's refusal.
@@ -1233,7 +1236,55 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // Not under this request but under other contract revisions: no approval is asked for a write
     // whose earlier attempt may have run (IDEMPOTENCY_CONFLICT, human review).
     const conflict = await findIntentConflict(state, request_sha256, null, false, false);
-    return conflict === null ? null : refuse(turn, state, 'idempotency', conflict);
+    if (conflict !== null) return refuse(turn, state, 'idempotency', conflict);
+    // After an eligibility refusal, when no approval the host presents names the write this call
+    // stands for, a completed attempt of the request under any key answers. Not otherwise: a call
+    // that passed its gates may write again, which a person decides (a new key means "do it
+    // again"); one whose approval names a key under which nothing ran is that write, refused.
+    if (!afterRefusal || (known !== null && known.approval !== null)) return null;
+    return recoverCompletedAttempt(turn, state, tool, invocation, abort, request_sha256);
+  }
+
+  /**
+   * After an eligibility refusal, for a call that holds no approval naming its request (none
+   * presented, or a tool without approval whose own intent key was read already): the latest
+   * completed attempt of this very request the store's `findCompleted` lists under any key
+   * answers, as a `completed` record read under a known key does (replayed after every check of
+   * `readStoredResult`, or STATUS_CONFLICT; note `earlier_attempt_completed`). Asked after the
+   * unresolved lookups, so that an attempt completing between the two is found by one of them.
+   * `null` when there is none, when the store has no `findCompleted`, and when the lookup fails
+   * (note `completed_lookup_failed`, or `idempotency_store_input_rejected`) or comes back full
+   * without one (note `completed_attempts_beyond_lookup`): the refusal is then answered, no worse
+   * than without the lookup.
+   */
+  async function recoverCompletedAttempt(
+    turn: Turn,
+    state: CallState,
+    tool: CompiledTool,
+    invocation: ToolInvocation,
+    abort: CallAbort,
+    request_sha256: Sha256Hex,
+  ): Promise<DispatchedCall | null> {
+    const intent_sha256 = state.intentSha256;
+    const findCompleted = idempotencyStore.findCompleted;
+    if (intent_sha256 === null || typeof findCompleted !== 'function') return null;
+    const input: FindCompletedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
+    const found = await lookUp(
+      () => findCompleted.call(idempotencyStore, input),
+      (listed) => readCompletedAttemptOfRequest(listed, intent_sha256, request_sha256),
+    );
+    if (found.kind !== 'found') {
+      state.notes.push(found.kind === 'input_rejected' ? 'idempotency_store_input_rejected' : 'completed_lookup_failed');
+      return null;
+    }
+    const { attempt } = found;
+    if (attempt === null) {
+      if (found.more) state.notes.push('completed_attempts_beyond_lookup');
+      return null;
+    }
+    state.notes.push('earlier_attempt_completed');
+    const view = viewAttempt(attempt.record, request_sha256, now());
+    return answerFromView(turn, state, tool, invocation, abort, request_sha256, attempt.key, view);
   }
 
   /**

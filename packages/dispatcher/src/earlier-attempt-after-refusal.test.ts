@@ -4,7 +4,7 @@
 // side effect, and OUTCOME_UNKNOWN is recovered by querying status first. So before such an
 // eligibility refusal is answered, an earlier attempt of the exact request that may have run
 // answers instead (replay, status query); access (NOT_FOUND) stays a hard gate with no lookup.
-import { ManualClock } from '@toolseal/audit';
+import { ManualClock, StoreInputError, type FindCompletedInput, type IdempotencyRecord, type IdempotencyStore } from '@toolseal/audit';
 import type { JsonObject } from '@toolseal/contracts';
 import { createDigester } from '@toolseal/digests';
 import { ERROR_CATALOG } from '@toolseal/errors';
@@ -15,7 +15,6 @@ import type { Approval } from './approval.js';
 import type { DispatchedCall } from './dispatch-types.js';
 import type { DispatcherTool, TrustedCheckOutcome } from './dispatcher-tool.js';
 
-const context = { principal: CEDAR_DRAFTER };
 const APPROVAL_TTL_MS = 60_000;
 const REFUND_FIELDS = ['order_id', 'amount', 'unit', 'lines'];
 
@@ -37,9 +36,10 @@ interface ConsumingHost extends TestHost {
  * the order's remaining amount and line quantity (and the handler refuses STATE_CHANGED when they
  * no longer cover it), so the proposal gate refuses the retry of the very same request.
  */
-function consumingHost(options: { approval?: 'none'; deadlineMs?: number; optIn?: boolean } = {}): ConsumingHost {
-  const clock = new ManualClock(START);
-  const order = structuredClone(CEDAR.orders.find((entry) => entry.facts.order_id === 'ORDER-C7')?.facts) as Writable<RefundOrderFacts>;
+function consumingHost(options: { approval?: 'none'; deadlineMs?: number; optIn?: boolean; from?: ConsumingHost } = {}): ConsumingHost {
+  // `from`: another host of the same deployment (after a deploy, say): its clock, stores and order.
+  const clock = options.from?.clock ?? new ManualClock(START);
+  const order = options.from?.order ?? (structuredClone(CEDAR.orders.find((entry) => entry.facts.order_id === 'ORDER-C7')?.facts) as Writable<RefundOrderFacts>);
   const validator = createRefundProposalValidator({
     digester: createDigester({ key: TEST_KEY }),
     clock: () => new Date(clock.now()),
@@ -53,6 +53,7 @@ function consumingHost(options: { approval?: 'none'; deadlineMs?: number; optIn?
   const checkAnswer: ConsumingHost['checkAnswer'] = { current: { ok: true } };
   const host = createTestHost({
     clock,
+    ...(options.from === undefined ? {} : { options: { stores: options.from.stores } }),
     deadlines: { create_refund_draft: options.deadlineMs ?? 1_000 },
     tools: (tools) =>
       tools.map((tool): DispatcherTool =>
@@ -68,6 +69,8 @@ function consumingHost(options: { approval?: 'none'; deadlineMs?: number; optIn?
             },
       ),
   });
+  // The deployment's stores (createTestHost answers the ones it made, which the dispatcher then does not use).
+  if (options.from !== undefined) host.stores = options.from.stores;
   const write = host.impl.create_refund_draft;
   host.impl.create_refund_draft = (input) => {
     const amount = input.arguments['amount'] as number;
@@ -97,15 +100,15 @@ function consumingHost(options: { approval?: 'none'; deadlineMs?: number; optIn?
   return Object.assign(host, { order, statusQueries: () => statusQueries, storeCalls, checkAnswer });
 }
 
-async function approve(host: TestHost, key: string): Promise<Approval> {
-  const preview = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+async function approve(host: TestHost, key: string, principal = CEDAR_DRAFTER, args: JsonObject = BASELINE_REFUND): Promise<Approval> {
+  const preview = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', args)], { principal }));
   const digest = preview.approval_request?.request_sha256;
   if (digest === undefined) throw new Error('no approval preview');
   return { request_sha256: digest, tool_name: 'create_refund_draft', idempotency_key: key, approved_by: 'supervisor-1', expires_at: host.clock.now() + APPROVAL_TTL_MS };
 }
 
-function refund(host: TestHost, approvals: readonly Approval[] = [], principal = CEDAR_DRAFTER): Promise<DispatchedCall> {
-  return host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal, approvals: [...approvals] }).then(only);
+function refund(host: TestHost, approvals: readonly Approval[] = [], principal = CEDAR_DRAFTER, args: JsonObject = BASELINE_REFUND): Promise<DispatchedCall> {
+  return host.dispatcher.dispatch([toolCall('create_refund_draft', args)], { principal, approvals: [...approvals] }).then(only);
 }
 
 /** The first write commits downstream (consuming the order), then never answers: OUTCOME_UNKNOWN. */
@@ -437,5 +440,277 @@ describe('a store failure during the lookup', () => {
     expectCode(refused, 'RULE_REJECTED');
     expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
     expect((await auditBody(host, refused))?.['notes']).toEqual(['earlier_attempt_lookup_failed', 'intent_lookup_failed']);
+  });
+});
+
+describe('a committed write whose approval the host no longer presents (findCompleted)', () => {
+  /** Another subject of the same tenant, with the same role (the order is shared). */
+  const OTHER_DRAFTER = { ...CEDAR_DRAFTER, subject_id: 'support-drafter-8' };
+
+  it('replays it (local_replay), found by findCompleted after the unresolved lookups: read only, no approval audited', async () => {
+    const host = consumingHost();
+    const approval = await approve(host, 'appr-forgotten');
+    const first = await refund(host, [approval]);
+    expect(first.gate).toBe('sealed');
+    expect(await refusalWithoutEarlierAttempt(host)).toBe('RULE_REJECTED');
+
+    const before = host.storeCalls.length;
+    const retry = await refund(host, []);
+    expect(retry.gate).toBe('idempotency');
+    expect(retry.sealed.model_result.status).toBe('succeeded');
+    expect(retry.sealed.model_result.execution.outcome).toBe('committed');
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-forgotten');
+    expect(retry.sealed.protected_audit.downstream.receipt).toBe('receipt-appr-forgotten');
+    expect(retry.approval_request).toBeNull();
+    // Every authorization gate ran again: the proposal gate judged the call (and refused it).
+    expect(retry.decision_record?.code).toBe('RULE_REJECTED');
+    // The unresolved lookups (request, then intent), then the completed records; nothing claimed.
+    expect(host.storeCalls.slice(before)).toEqual(['findUnresolved', 'findUnresolved', 'findCompleted']);
+    const body = await auditBody(host, retry);
+    expect(body?.['notes']).toEqual(['earlier_attempt_after_refusal', 'earlier_attempt_completed']);
+    expect(body?.['approval']).toBeUndefined();
+    expect(body?.['replay_of']).toBe(first.sealed.protected_audit.downstream.operation_id);
+    expect(host.calls['create_refund_draft']).toBe(1);
+    expect((await host.stores.idempotencyStore.get('appr-forgotten'))?.state).toBe('completed');
+
+    // An approval the host presents names the write the call stands for: under a new key that is
+    // another write ("do it again"), which is what the gate refused. Live or expired, nothing ran
+    // under its key, so the refusal answers and no completed record elsewhere is looked for.
+    const renewed = { ...approval, idempotency_key: 'appr-again', expires_at: host.clock.now() + APPROVAL_TTL_MS };
+    for (const presented of ['live', 'expired'] as const) {
+      if (presented === 'expired') host.clock.advance(APPROVAL_TTL_MS + 1);
+      const asked = host.storeCalls.length;
+      const refused = await refund(host, [renewed]);
+      expect(refused.gate, presented).toBe('trusted_checks');
+      expectCode(refused, 'RULE_REJECTED');
+      expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+      expect(host.storeCalls.slice(asked), presented).toEqual(['get', 'findUnresolved', 'findUnresolved']);
+      expect((await auditBody(host, refused))?.['notes']).toBeUndefined();
+    }
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it("a trusted check's eligibility refusal (STATE_CHANGED) without an approval replays it too", async () => {
+    const host = consumingHost();
+    const first = await refund(host, [await approve(host, 'appr-check-gone')]);
+    host.checkAnswer.current = { ok: false, code: 'STATE_CHANGED' };
+    const retry = await refund(host, []);
+    expect(retry.gate).toBe('idempotency');
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-check-gone');
+    expect((await auditBody(host, retry))?.['notes']).toEqual(['earlier_attempt_after_refusal', 'earlier_attempt_completed']);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('once a status query reconciled an unknown outcome, the next retry without approval replays it rather than turning into the refusal', async () => {
+    const host = consumingHost({ deadlineMs: 30 });
+    const approval = await approve(host, 'appr-reconciled');
+    await writeWithUnknownOutcome(host, [approval]);
+    const reconciled = await refund(host, []);
+    expect(reconciled.gate).toBe('status_query');
+    expect(reconciled.sealed.model_result.execution.delivery).toBe('receipt_reconciled');
+    expect((await host.stores.idempotencyStore.get('appr-reconciled'))?.state).toBe('completed');
+
+    const again = await refund(host, []);
+    expect(again.gate).toBe('idempotency');
+    expect(again.sealed.model_result.status).toBe('succeeded');
+    expect(again.sealed.model_result.execution.outcome).toBe('committed');
+    expect(again.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(again.sealed.model_result.data).toEqual(reconciled.sealed.model_result.data);
+    expect(again.sealed.protected_audit.downstream.receipt).toBe('receipt-appr-reconciled');
+    expect(host.statusQueries()).toBe(1);
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('of several completed attempts of the request, the latest listed replays; while eligibility was left, the call without approval got the preview', async () => {
+    const host = consumingHost();
+    const first = await refund(host, [await approve(host, 'appr-1st')]);
+    expect(first.gate).toBe('sealed');
+    host.clock.advance(1_000);
+    // The order is eligible again (the first refund was reversed downstream, say).
+    host.order.remaining_eligible_amount = 6_000;
+    const line = host.order.lines[0];
+    if (line === undefined) throw new Error('no order line');
+    line.eligible_quantity = 1;
+    // Not refused: a new write is possible, and whether to make it is a person's decision.
+    const preview = await refund(host, []);
+    expect(preview.gate).toBe('approval');
+    expectCode(preview, 'APPROVAL_REQUIRED');
+    const second = await refund(host, [await approve(host, 'appr-2nd')]);
+    expect(second.gate).toBe('sealed');
+    expect(host.order.remaining_eligible_amount).toBe(0);
+
+    const retry = await refund(host, []);
+    expect(retry.gate).toBe('idempotency');
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(second.sealed.model_result.data);
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-2nd');
+    expect((await auditBody(host, retry))?.['replay_of']).toBe(second.sealed.protected_audit.downstream.operation_id);
+    expect(host.calls['create_refund_draft']).toBe(2);
+  });
+
+  it("a tool switched to approval 'none' replays this request's write completed under an approval's key (its own intent key holds nothing)", async () => {
+    const before = consumingHost();
+    const first = await refund(before, [await approve(before, 'appr-before-switch')]);
+    expect(first.gate).toBe('sealed');
+    const after = consumingHost({ approval: 'none', from: before });
+    const retry = await refund(after);
+    expect(retry.gate).toBe('idempotency');
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.model_result.data).toEqual(first.sealed.model_result.data);
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-before-switch');
+    const body = await auditBody(after, retry);
+    expect(body?.['notes']).toEqual(['earlier_attempt_after_refusal', 'earlier_attempt_completed']);
+    expect(body?.['approval']).toBeUndefined();
+    expect([before.calls['create_refund_draft'], after.calls['create_refund_draft']]).toEqual([1, 0]);
+    // Its intent key was read, never claimed.
+    const intent = (await before.stores.idempotencyStore.get('appr-before-switch'))?.intent_sha256;
+    expect(await before.stores.idempotencyStore.get(`intent-${intent}`)).toBeUndefined();
+  });
+
+  it("another principal's or another request's completed record, listed under this intent by a store whose lookup collides, is no attempt of this request: the refusal", async () => {
+    const cases = [
+      { name: 'another principal', principal: OTHER_DRAFTER, args: BASELINE_REFUND },
+      { name: 'another request of this principal', principal: CEDAR_DRAFTER, args: { ...BASELINE_REFUND, reason: 'damaged' } },
+    ];
+    for (const { name, principal, args } of cases) {
+      const host = consumingHost();
+      const theirs = await refund(host, [await approve(host, 'appr-colliding', principal, args)], principal, args);
+      expect(theirs.gate, name).toBe('sealed');
+      const store = host.stores.idempotencyStore;
+      const lookup = store.findCompleted;
+      const theirIntent = (await store.get('appr-colliding'))?.intent_sha256;
+      if (lookup === undefined || theirIntent == null) throw new Error('the memory store lists completed records by intent');
+      const asked: string[] = [];
+      // Their records, relabelled with this call's intent (a colliding index, a forged row).
+      store.findCompleted = async (input: FindCompletedInput) => {
+        asked.push(input.intent_sha256);
+        const listed = await lookup.call(store, { intent_sha256: theirIntent, limit: input.limit });
+        return listed.map((record): IdempotencyRecord => ({ ...record, intent_sha256: input.intent_sha256 }));
+      };
+      const refused = await refund(host, []);
+      expect(asked, name).toHaveLength(1);
+      expect(asked[0], name).not.toBe(theirIntent);
+      expect(refused.gate, name).toBe('trusted_checks');
+      expectCode(refused, 'RULE_REJECTED');
+      expect(refused.sealed.model_result.data, name).toBeNull();
+      expect(refused.sealed.protected_audit.downstream.idempotency_key, name).toBeNull();
+      expect((await auditBody(host, refused))?.['notes'], name).toBeUndefined();
+      expect(host.calls['create_refund_draft'], name).toBe(1);
+    }
+  });
+
+  it('a completed record under this request digest whose package does not verify is STATUS_CONFLICT, as every replay: nothing of it reaches the model', async () => {
+    const cases = ['relabelled from another principal', 'its own package altered'] as const;
+    for (const name of cases) {
+      const host = consumingHost();
+      const ours = (await refund(host, [])).approval_request?.request_sha256;
+      if (ours === undefined) throw new Error('no approval preview');
+      const principal = name === 'its own package altered' ? CEDAR_DRAFTER : OTHER_DRAFTER;
+      const committed = await refund(host, [await approve(host, 'appr-unverifiable', principal)], principal);
+      expect(committed.gate, name).toBe('sealed');
+      const store = host.stores.idempotencyStore;
+      const lookup = store.findCompleted;
+      const stored = await store.get('appr-unverifiable');
+      if (lookup === undefined || stored?.result == null || stored.intent_sha256 === null) throw new Error('no completed record');
+      let listed: IdempotencyRecord;
+      if (name === 'its own package altered') {
+        const altered = stored.result.sealed_json.replace('"amount":6000', '"amount":5999');
+        expect(altered).not.toBe(stored.result.sealed_json);
+        listed = { ...stored, result: { ...stored.result, sealed_json: altered } };
+      } else {
+        expect(stored.request_sha256).not.toBe(ours);
+        listed = { ...stored, request_sha256: ours };
+      }
+      let asked = 0;
+      store.findCompleted = async (input: FindCompletedInput) => {
+        asked += 1;
+        return [{ ...listed, intent_sha256: input.intent_sha256 }];
+      };
+      const answered = await refund(host, []);
+      expect(asked, name).toBe(1);
+      expect(answered.gate, name).toBe('idempotency');
+      expectCode(answered, 'STATUS_CONFLICT');
+      expect(answered.sealed.model_result.data, name).toBeNull();
+      expect(JSON.stringify(answered.sealed.model_result), name).not.toContain('DRAFT-');
+      expect((await auditBody(host, answered))?.['notes'], name).toEqual(['earlier_attempt_after_refusal', 'earlier_attempt_completed', 'stored_result_unverifiable']);
+      expect(host.calls['create_refund_draft'], name).toBe(1);
+    }
+  });
+
+  it("a listed record of this request outside the store's contract: a malformed key is skipped (the refusal); a result that is no stored result is settled by a claim of its key", async () => {
+    for (const name of ['malformed key', 'no stored result'] as const) {
+      const host = consumingHost();
+      const first = await refund(host, [await approve(host, 'appr-odd')]);
+      const store = host.stores.idempotencyStore;
+      const stored = await store.get('appr-odd');
+      if (stored === undefined) throw new Error('no record');
+      const listed = name === 'malformed key' ? { ...stored, key: 'appr\u0000odd' } : { ...stored, result: { sealed_json: 7 } };
+      store.findCompleted = async () => [listed as unknown as IdempotencyRecord];
+      const before = host.storeCalls.length;
+      const answered = await refund(host, []);
+      if (name === 'malformed key') {
+        expect(answered.gate, name).toBe('trusted_checks');
+        expectCode(answered, 'RULE_REJECTED');
+        expect(answered.sealed.protected_audit.downstream.idempotency_key, name).toBeNull();
+        expect(host.storeCalls.slice(before), name).not.toContain('claim');
+      } else {
+        // The claim's atomic answer is the store's own record, completed: it replays.
+        expect(answered.gate, name).toBe('idempotency');
+        expect(answered.sealed.model_result.execution.delivery, name).toBe('local_replay');
+        expect(answered.sealed.model_result.data, name).toEqual(first.sealed.model_result.data);
+        expect(host.storeCalls.slice(before), name).toContain('claim');
+        expect((await store.get('appr-odd'))?.state, name).toBe('completed');
+      }
+      expect(host.calls['create_refund_draft'], name).toBe(1);
+    }
+  });
+
+  it('a store without findCompleted keeps the refusal, with no note', async () => {
+    const host = consumingHost();
+    await refund(host, [await approve(host, 'appr-no-lookup')]);
+    expect((await refund(host, [])).sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(Reflect.deleteProperty(host.stores.idempotencyStore, 'findCompleted')).toBe(true);
+    expect(host.stores.idempotencyStore.findCompleted).toBeUndefined();
+    const refused = await refund(host, []);
+    expect(refused.gate).toBe('trusted_checks');
+    expectCode(refused, 'RULE_REJECTED');
+    expect(refused.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+    expect((await auditBody(host, refused))?.['notes']).toBeUndefined();
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('a findCompleted that fails, refuses the input, answers no list or a full list without this request keeps the refusal, noted', async () => {
+    const cases: { name: string; answer: (input: FindCompletedInput) => Promise<unknown>; notes: string[] }[] = [
+      { name: 'throws', answer: () => Promise.reject(new Error('connection reset')), notes: ['completed_lookup_failed'] },
+      { name: 'input refused', answer: () => Promise.reject(new StoreInputError('intent_sha256', 'unknown field')), notes: ['idempotency_store_input_rejected'] },
+      { name: 'not a list', answer: async () => ({ length: 0 }), notes: ['completed_lookup_failed'] },
+      {
+        name: 'full list',
+        answer: async (input) => [
+          { key: 'k1', state: 'completed', intent_sha256: input.intent_sha256, request_sha256: 'f'.repeat(64) },
+          { key: 'k2', state: 'unknown', intent_sha256: input.intent_sha256, request_sha256: 'e'.repeat(64) },
+          null,
+          { key: 'k4', state: 'completed', intent_sha256: 'd'.repeat(64), request_sha256: 'd'.repeat(64) },
+        ],
+        notes: ['completed_attempts_beyond_lookup'],
+      },
+    ];
+    for (const { name, answer, notes } of cases) {
+      const host = consumingHost();
+      await refund(host, [await approve(host, 'appr-lookup-down')]);
+      host.stores.idempotencyStore.findCompleted = answer as NonNullable<IdempotencyStore['findCompleted']>;
+      const refused = await refund(host, []);
+      expect(refused.gate, name).toBe('trusted_checks');
+      expectCode(refused, 'RULE_REJECTED');
+      expect(refused.sealed.protected_audit.downstream.idempotency_key, name).toBeNull();
+      const body = await auditBody(host, refused);
+      expect(body?.['notes'], name).toEqual(notes);
+      expect(body?.['approval'], name).toBeUndefined();
+      expect(host.calls['create_refund_draft'], name).toBe(1);
+    }
   });
 });

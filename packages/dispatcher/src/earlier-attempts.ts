@@ -209,3 +209,45 @@ export function readCompletedAttempts(found: unknown, intent_sha256: Sha256Hex, 
   });
   return { kind: 'found', elsewhere, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
 }
+
+/** A completed attempt of one request, as `findCompleted` listed it. */
+export interface CompletedAttempt {
+  readonly key: string;
+  /** The record as listed (not trusted: read by `viewAttempt`). */
+  readonly record: object;
+}
+
+/** What `findCompleted({ intent_sha256 })` said about one request of that intent. */
+export type CompletedAttemptOfRequest =
+  | {
+      kind: 'found';
+      /** The latest completed attempt of the request listed, or `null` when none is. */
+      attempt: CompletedAttempt | null;
+      /** The list came back full: more records may exist that it left out. */
+      more: boolean;
+    }
+  | LookupFailure;
+
+/**
+ * Reads what `findCompleted` answered for `intent_sha256` without trusting it: the latest listed
+ * `completed` record of this very `request_sha256` and intent, under a key the stores and the seal
+ * accept. A record of another request digest (the intent under other contract revisions, or
+ * another request under a colliding digest) is nobody's attempt of this request. The latest (the
+ * store lists oldest first), because a write that consumed the request's eligibility leaves every
+ * later attempt of it refused at the gate before any claim: the latest is the request's last
+ * outcome.
+ */
+export function readCompletedAttemptOfRequest(found: unknown, intent_sha256: Sha256Hex, request_sha256: Sha256Hex): CompletedAttemptOfRequest {
+  if (!Array.isArray(found)) return { kind: 'unavailable' };
+  const listed = (found as unknown[]).slice(0, EARLIER_ATTEMPT_LOOKUP_LIMIT);
+  let attempt: CompletedAttempt | null = null;
+  for (const candidate of listed) {
+    if (typeof candidate !== 'object' || candidate === null) continue;
+    const fields = candidate as Partial<Record<'key' | 'request_sha256' | 'intent_sha256' | 'state', unknown>>;
+    const { key } = fields;
+    if (fields.state !== 'completed' || fields.request_sha256 !== request_sha256 || fields.intent_sha256 !== intent_sha256) continue;
+    if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH)) continue;
+    attempt = { key, record: candidate };
+  }
+  return { kind: 'found', attempt, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
+}
