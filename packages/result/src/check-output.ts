@@ -5,6 +5,7 @@ import { findCredentialValues, holdsCredentialValue } from './find-credential-va
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { jsonEqual, valueAtSegments, valuesAtTemplate } from './json-pointer.js';
+import { judgeOutputKey } from './judge-output-key.js';
 import { boundViolations, MAX_OUTPUT_VIOLATIONS, type OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
 import { parseUtcTimestamp, timestampFraction } from './utc-timestamp.js';
@@ -315,24 +316,9 @@ const SIGNED_LINK_PARAMETERS: ReadonlySet<string> = new Set([
   'phpsessid',
   'sessionid',
 ]);
-// The tool's verdict on each parameter name it met, kept per tool (names repeat across links and
-// calls: `q`, `page`, `utm_source`), at most this many names each.
-const MAX_JUDGED_NAMES = 512;
-const judgedNames = new WeakMap<RegisteredTool, Map<string, boolean>>();
-
-/** Whether the tool's key scan flags `name` as it would flag a key of `data`. */
+/** Whether `name` is a signed link's parameter, or a name the tool's key scan flags as a key of `data` (`judgeOutputKey`). */
 function isSensitiveParameterName(tool: RegisteredTool, name: string): boolean {
-  let judged = judgedNames.get(tool);
-  if (judged === undefined) {
-    judged = new Map();
-    judgedNames.set(tool, judged);
-  }
-  const known = judged.get(name);
-  if (known !== undefined) return known;
-  // A computed key defines an own property, `__proto__` included.
-  const sensitive = SIGNED_LINK_PARAMETERS.has(name.trim().toLowerCase()) || tool.scanSensitiveKeys({ [name]: null }, 1).length > 0;
-  if (judged.size < MAX_JUDGED_NAMES) judged.set(name, sensitive);
-  return sensitive;
+  return SIGNED_LINK_PARAMETERS.has(name.trim().toLowerCase()) || judgeOutputKey(tool, name) !== null;
 }
 
 /**
@@ -477,7 +463,7 @@ function checkEnvelope(
   const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);
   violations.push(...findProtectedValues(dataCopy, canonicalData, needles));
   violations.push(...findCredentialValues(dataCopy, canonicalData));
-  violations.push(...findCredentialsInJsonStrings(dataCopy, canonicalData));
+  violations.push(...findCredentialsInJsonStrings(tool, dataCopy, canonicalData));
   // The handler strings outside `data` that reach the model: `resource_revision` (its pattern is
   // the tool's) and `observed_at` (a timestamp, whose fraction of up to nine digits could spell a
   // numeric id; the rest is a date and a time, which a date-shaped value would match every day).

@@ -1,7 +1,14 @@
 import type { JsonValue } from '@toolseal/contracts';
-import { canonicalize } from '@toolseal/digests';
+import { canonicalize, createDigester } from '@toolseal/digests';
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
+import { copy, loadKbCases, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { rebindDigests } from './__fixtures__/rebind-digests.js';
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
+import { judgeOutputKey } from './judge-output-key.js';
+import { sealResult, type SealResultInput } from './seal-result.js';
+import { createToolRegistry, type RegisteredTool } from './tool-registry.js';
+import { verifyResult } from './verify-result.js';
 
 // The review: a downstream object with a password is refused as `JSON.stringify(obj)`; the same
 // object as `JSON.stringify(JSON.stringify(obj))` (a string literal whose content is the object's
@@ -14,13 +21,19 @@ const encode = (value: unknown, times: number): string => {
 };
 const twice = encode(downstream, 2);
 
+const kbSearch: RegisteredTool = (() => {
+  const tool = createToolRegistry([loadToolSpecs().kbSearch]).get('kb_search');
+  if (tool === undefined) throw new Error('no kb_search');
+  return tool;
+})();
+
 // Both ways the function is called: with the canonical text of `data` (the pre-check decides the
 // common case) and with `null` (always walks). They must agree.
 function find(data: JsonValue): unknown[] {
   const text = canonicalize(data);
   if (typeof text !== 'string') throw new Error('not canonicalizable');
-  const withText = findCredentialsInJsonStrings(data, text);
-  expect(findCredentialsInJsonStrings(data, null)).toEqual(withText);
+  const withText = findCredentialsInJsonStrings(kbSearch, data, text);
+  expect(findCredentialsInJsonStrings(kbSearch, data, null)).toEqual(withText);
   return withText;
 }
 
@@ -146,5 +159,178 @@ describe('findCredentialsInJsonStrings: JSON text of JSON text', () => {
         password_hint: 'the usual',
       }),
     ).toEqual([]);
+  });
+});
+
+// The review: the key rule inside a string holding JSON read names with its own list
+// (`isCredentialKeyName`), not with the tool's key scan. A tool's `sensitive_keys.extra` was refused
+// as a key of `data` and passed inside such a string; a look-alike (`pаssword`, Cyrillic `а`), a
+// duplicate key (JSON.parse keeps the last one) and a list of credentials passed too. Each case is
+// sealed and verified: a package sealed under the allow list verifies, and a package rewritten to
+// carry what sealing refuses fails verification.
+describe('keys inside a string holding JSON: the tool key scan, at sealing and at verification', () => {
+  const surveySpec = copy(loadToolSpecs().kbSearch);
+  Object.assign((surveySpec.output_schema as { properties: Record<string, unknown> }).properties, {
+    response_id: { type: 'string', maxLength: 64 },
+  });
+  surveySpec.sensitive_keys = { extra: ['pin_code'], allow: ['response_id'] };
+  surveySpec.contract.tool_name = 'kb_survey';
+  const surveyRegistry = createToolRegistry([surveySpec]);
+  const surveyDigester = createDigester();
+  const seedCase = loadKbCases().find((entry) => entry.name === 'success-with-hits');
+  if (seedCase === undefined) throw new Error('missing kb-search/success-with-hits.json');
+
+  interface SurveyHit {
+    title: string;
+    snippet: string;
+    source: string;
+    revision: string;
+  }
+  type SurveyData = { hits: SurveyHit[]; response_id?: string };
+  function surveyInput(mutate: (data: SurveyData) => void): SealResultInput {
+    const input = copy(seedCase?.seal_input) as unknown as SealResultInput & { subject: { output: { data: SurveyData } } };
+    mutate(input.subject.output.data);
+    return { ...input, tool_name: 'kb_survey', registry: surveyRegistry, digester: surveyDigester, now: () => '2026-07-19T00:00:01Z' };
+  }
+  const withSnippet = (snippet: string) => (data: SurveyData) => void ((data.hits[0] as SurveyHit).snippet = snippet);
+  const SECRET = 'Tr0ub4dor&3-prod';
+  const tags = (text: string) => [...text].map((character) => String.fromCodePoint(0xe0000 + character.charCodeAt(0))).join('');
+
+  /** Seals `snippet`, and verifies both the sealed package and one rewritten to carry `snippet`. */
+  function sealAndVerify(snippet: string): { violations: unknown[]; verified: unknown; forged: unknown } {
+    const input = surveyInput(withSnippet(snippet));
+    const output = sealResult(input);
+    const clean = sealResult(surveyInput(() => {}));
+    expect(clean.violations).toEqual([]);
+    const forged = copy(clean.sealed);
+    ((forged.model_result.data as unknown as SurveyData).hits[0] as SurveyHit).snippet = snippet;
+    return {
+      violations: output.violations,
+      verified: verifyResult(output.sealed, input),
+      forged: verifyResult(rebindDigests(forged, surveyDigester), surveyInput(() => {})),
+    };
+  }
+  const REFUSED = { violations: [{ rule: 'credential_value', path: '/data/hits/0/snippet' }], verified: { ok: true }, forged: { ok: false, reasons: ['output_contract'] } };
+  const SEALED = { violations: [], verified: { ok: true }, forged: { ok: true } };
+
+  const refusedBefore: [string, string][] = [
+    // A name the tool adds with `sensitive_keys.extra`, in any spelling, at any level.
+    ['an extra name', JSON.stringify({ user: 'ana', pin_code: '83920174' })],
+    ['an extra name in another spelling', JSON.stringify({ PinCode: '83920174' })],
+    ['an extra name in JSON text inside the JSON text', JSON.stringify({ body: JSON.stringify({ 'pin-code': '83920174' }) })],
+    // Look-alikes: the key scan refuses every such key of `data` (`non_ascii_key`).
+    ['a Cyrillic а in password', `{"p\u0430ssword":"${SECRET}"}`],
+    ['a Greek ο in token', `{"t\u03bfken":"${SECRET}"}`],
+    ['api_key spelled in Cyrillic letters only', `{"\u0430\u0440\u0456_\u043a\u0435\u0443":"${SECRET}"}`],
+    ['upper-case Cyrillic in API_KEY', `{"\u0410PI_K\u0415Y":"${SECRET}"}`],
+    ['a grave accent in password', `{"p\u00e0ssword":"${SECRET}"}`],
+    ['a combining accent in secret', `{"sec\u0301ret":"${SECRET}"}`],
+    ['a variation selector after password', `{"password\ufe0f":"${SECRET}"}`],
+    ['password spelled in TAG characters', `{"${tags('password')}":"${SECRET}"}`],
+    ['a Cyrillic о and a zero-width space in access_token', `{"access_t\u043e\u200bken":"${SECRET}"}`],
+    // JSON.parse keeps the last of duplicate keys; the model reads the text, and every member.
+    ['a password before a null duplicate', `{"password":"${SECRET}","password":null}`],
+    ['a password before a placeholder duplicate', `{"password":"${SECRET}","password":"<password>"}`],
+    ['JSON text with a password in a member a duplicate replaces', `{"body":${JSON.stringify(JSON.stringify({ password: SECRET }))},"body":""}`],
+    ['a duplicate inside double-encoded JSON text', JSON.stringify(`{"api_key":"${SECRET}","api_key":""}`)],
+    // A list under a credential name is a list of credentials.
+    ['a list of recovery codes', JSON.stringify({ recovery_codes: ['8f3k-29dj-x7q2', 'p2m9-vv81-k0s3'] })],
+    ['a list of lists of API keys', JSON.stringify({ api_keys: [['k-7f3a9b2c4d']] })],
+  ];
+  it.each(refusedBefore)('refuses, and verification agrees: %s', (_name, snippet) => {
+    expect(sealAndVerify(snippet)).toEqual(REFUSED);
+  });
+
+  // Refused before this change and still refused: what the scan is for.
+  const stillRefused: [string, string][] = [
+    ['access_token', JSON.stringify({ access_token: 'c2Vzc2lvbi0xMjM0NTY', token_type: 'bearer' })],
+    ['password', JSON.stringify({ user: 'ana', password: SECRET })],
+    ['api_key, nested in an array', JSON.stringify([{ id: 1 }, { config: { api_key: 'k-7f3a9b2c4d' } }])],
+    ['a double-encoded password', JSON.stringify(JSON.stringify({ password: SECRET }))],
+    ['a triple-encoded client_secret', JSON.stringify(JSON.stringify(JSON.stringify({ client_secret: 'q9Zr7Kp2Lm4Nx8Vb' })))],
+    ['fullwidth letters in password', `{"\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44":"${SECRET}"}`],
+    ['a key under __proto__', `{"__proto__":{"password":"${SECRET}"}}`],
+    ['a password beside a __proto__ member', `{"__proto__":"x","password":"${SECRET}"}`],
+    // Pagination token names end in `token`: the key scan flags them as keys of `data` (a schema
+    // cannot declare one, and `sensitive_keys.allow` cannot lift one), so they are credential names
+    // here too, in every spelling.
+    ['nextPageToken', JSON.stringify({ items: [], nextPageToken: 'CiAKGjBpNDd2Nmp2Zml2' })],
+    ['next_page_token', JSON.stringify({ next_page_token: 'CiAKGjBpNDd2Nmp2Zml2' })],
+    ['nextPage Token', JSON.stringify({ 'nextPage Token': 'CiAKGjBpNDd2Nmp2Zml2' })],
+    ['NEXT-PAGE-TOKEN', JSON.stringify({ 'NEXT-PAGE-TOKEN': 'CiAKGjBpNDd2Nmp2Zml2' })],
+    // A value in a credential's form is refused whatever key holds it, an allowed one included.
+    ['a GitHub token under the allowed response_id', JSON.stringify({ response_id: 'ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789' })],
+  ];
+  it.each(stillRefused)('still refuses, and verification agrees: %s', (_name, snippet) => {
+    expect(sealAndVerify(snippet)).toEqual(REFUSED);
+  });
+
+  const sealed: [string, string][] = [
+    // The tool lifts `response_id`: the same name gets the same verdict in a string of JSON.
+    ['the allowed name', JSON.stringify({ response_id: 'resp_8f7e6d5c4b', score: 9 })],
+    ['the allowed name in another spelling, double-encoded', JSON.stringify(JSON.stringify({ responseId: 'resp_8f7e6d5c4b' }))],
+    // Control and business names the key scan flags in `data` are text here (a chat transcript).
+    ['a transcript with role and subject', JSON.stringify([{ role: 'assistant', content: 'Your refund was approved.' }, { subject: 'Quarterly refund summary' }])],
+    // Names that are not look-alikes of a credential name.
+    ['French and Japanese names', JSON.stringify({ prénom: 'Jean-Baptiste', 名前: '山田太郎さんです', größe: 'extra large' })],
+    ['duplicate keys without a credential', '{"status":"pending","status":"approved for payout"}'],
+    ['a pagination token with a placeholder', JSON.stringify({ nextPageToken: '<next page token>' })],
+    ['a list of words under a name that is no credential', JSON.stringify({ tags: ['password-reset', 'account-security'] })],
+  ];
+  it.each(sealed)('seals, and the package verifies: %s', (_name, snippet) => {
+    expect(sealAndVerify(snippet)).toEqual(SEALED);
+  });
+
+  it('seals an allowed name in data and in a string of JSON together, and the package verifies', () => {
+    const input = surveyInput((data) => {
+      data.response_id = 'resp_8f7e6d5c4b';
+      (data.hits[0] as SurveyHit).snippet = JSON.stringify({ response_id: 'resp_8f7e6d5c4b' });
+    });
+    const output = sealResult(input);
+    expect(output.violations).toEqual([]);
+    expect(verifyResult(output.sealed, input)).toEqual({ ok: true });
+  });
+
+  it('refuses a credential form under the allowed name in data (the value scan)', () => {
+    const output = sealResult(surveyInput((data) => void (data.response_id = 'ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789')));
+    expect(output.violations).toEqual([{ rule: 'credential_value', path: '/data/response_id' }]);
+  });
+});
+
+describe('the walk over the JSON text reads what the parsed value holds (property)', () => {
+  // Values whose verdict is plain: a secret (8 characters or more, no placeholder), or not one.
+  const SECRETS = ['Tr0ub4dor&3-prod', 'line one\n"quoted" \\ path', 'ünïcødé tëxt hère', '\u2028 sep\u2029arated'];
+  const NOT_SECRETS = ['short', '<token>', 'YOUR_API_KEY', ''];
+  const KEYS = ['password', 'pass"word', 'note', 'api_key', 'tenant', 'recovery_codes', 'p\u0430ssword', '__proto__', 'items', 'a\\b', ''];
+  const { value: jsonValue } = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom<unknown>(...SECRETS, ...NOT_SECRETS, 1, -2.5e-3, true, false, null),
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(fc.constantFrom(...KEYS), tie('value'), { maxKeys: 4 }),
+    ),
+  }));
+  const secretLike = (value: unknown) => typeof value === 'string' && SECRETS.includes(value);
+
+  /** The same rule over the parsed value: a credential key holding a secret, or an array (of arrays) holding one. */
+  function referenceHolds(value: unknown, underCredential: boolean): boolean {
+    if (Array.isArray(value)) return value.some((item) => referenceHolds(item, underCredential && !isPlainObject(item)));
+    if (isPlainObject(value)) {
+      return Object.entries(value).some(([key, member]) => referenceHolds(member, judgeCredential(key)));
+    }
+    return underCredential && secretLike(value);
+  }
+  const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  // The key verdict is `judgeOutputKey`'s (its own tests pin it): this property is about the walk.
+  const judgeCredential = (key: string) => judgeOutputKey(kbSearch, key) === 'credential';
+
+  it('agrees with a walk over the parsed value, compact and indented', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.array(jsonValue, { maxLength: 4 }), fc.dictionary(fc.constantFrom(...KEYS), jsonValue, { maxKeys: 4 })), fc.constantFrom(undefined, 2, '\t'), (value, indent) => {
+        const text = JSON.stringify(value, null, indent);
+        expect(find({ snippet: text }).length > 0, text).toBe(referenceHolds(value, false));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -1,7 +1,8 @@
 import type { JsonValue } from '@toolseal/contracts';
-import { isCredentialKeyName } from '@toolseal/guard';
 import { findInData } from './find-in-data.js';
+import { judgeOutputKey } from './judge-output-key.js';
 import type { OutputViolation } from './output-violation.js';
+import type { RegisteredTool } from './tool-registry.js';
 
 // A string value that may be JSON text as a whole, after and before JSON's own whitespace: an
 // object (`{...}`), an array (`[...]`) or a string literal (`"..."`: JSON text of JSON text,
@@ -23,27 +24,30 @@ const MIN_SECRET_LENGTH = 8;
 const PLACEHOLDER = /^[<{[($%].*[>}\])]$|\.\.\.|…|\*\*\*|x{4}|your|example|placeholder|redacted|changeme|change_me|dummy|sample|<|>/i;
 
 /**
- * Where a string of `data` is, as a whole, the JSON text of an object or array in which a key a
- * credential rule flags (`password`, `client_secret`, `session_token`, `authorization`...) holds a
+ * Where a string of `data` is, as a whole, the JSON text of an object or array in which a key that
+ * `tool`'s key scan reads as a credential's (`judgeOutputKey`: `password`, `client_secret`,
+ * `session_token`, `authorization`, a name the tool's `sensitive_keys.extra` adds, a look-alike of
+ * one such as `pаssword` with a Cyrillic `а`; never a name its `sensitive_keys.allow` lifts) holds a
  * string that looks like a secret (8 characters or more, not a placeholder such as `<token>`,
- * `your-api-key` or `***`), at any depth and in JSON strings within it up to four levels; a string
- * that is, as a whole, a JSON string literal (the JSON text of JSON text) is read as its content,
- * each such unwrapping one of the four levels:
+ * `your-api-key` or `***`), or an array (of arrays) holding one, at any depth and in JSON strings
+ * within it up to four levels; a string that is, as a whole, a JSON string literal (the JSON text of
+ * JSON text) is read as its content, each such unwrapping one of the four levels:
  * `credential_value` at the string's contract-safe pointer under `prefix`. A handler that returns
  * the downstream's whole object as a string (`JSON.stringify(response)`) would otherwise pass its
  * password through the contract's exact schema and the recursive key rule (spec 000: "reject
- * credentials ... recursively"). Control and business names in such a string (`tenant`,
- * `receipt`, `recovery`) are text, read by the model inside the data block, as is a JSON fragment
- * inside prose; API documentation's examples with placeholders pass. `jsonText` (a JSON text of
- * `data`) lets the common case skip the walk; `null` walks.
+ * credentials ... recursively"). Every member the text holds is read, as the model reads the text:
+ * a duplicate key does not hide the one before it. Control and business names in such a string
+ * (`tenant`, `receipt`, `role`), which the key scan refuses in `data`, are text, read by the model
+ * inside the data block, as is a JSON fragment inside prose; API documentation's examples with
+ * placeholders pass. `jsonText` (a JSON text of `data`) lets the common case skip the walk; `null`
+ * walks.
  */
-export function findCredentialsInJsonStrings(data: JsonValue, jsonText: string | null, prefix = '/data'): OutputViolation[] {
+export function findCredentialsInJsonStrings(tool: RegisteredTool, data: JsonValue, jsonText: string | null, prefix = '/data'): OutputViolation[] {
   if (jsonText !== null && !JSON_TEXT_IN_TEXT.test(jsonText)) return [];
-  return findInData(data, prefix, 'credential_value', (value, isKey) => !isKey && typeof value === 'string' && jsonTextHoldsCredential(value, 1));
+  return findInData(data, prefix, 'credential_value', (value, isKey) => !isKey && typeof value === 'string' && jsonTextHoldsCredential(tool, value, 1));
 }
 
-function looksLikeSecret(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
+function looksLikeSecret(value: string): boolean {
   const trimmed = value.trim();
   return trimmed.length >= MIN_SECRET_LENGTH && !PLACEHOLDER.test(trimmed);
 }
@@ -79,7 +83,7 @@ function mayBeEncodedJsonText(text: string, first: number, last: number): boolea
 // `n`, `t`, `r`: the letters of JSON's whitespace escapes.
 const ESCAPED_WHITESPACE: ReadonlySet<number> = new Set([0x6e, 0x74, 0x72]);
 
-function jsonTextHoldsCredential(text: string, level: number): boolean {
+function jsonTextHoldsCredential(tool: RegisteredTool, text: string, level: number): boolean {
   let first = 0;
   while (first < text.length && isJsonWhitespace(text.charCodeAt(first))) first++;
   let last = text.length - 1;
@@ -89,26 +93,82 @@ function jsonTextHoldsCredential(text: string, level: number): boolean {
   if (closer === '"' && !mayBeEncodedJsonText(text, first, last)) return false;
   let parsed: unknown;
   try {
-    // Iterative in V8: no nesting overflows the stack. Duplicate keys and `__proto__` are own
-    // keys of the result, so every member the text holds is seen.
+    // Iterative in V8: no nesting overflows the stack. It decides whether the text is JSON; the
+    // members are read from the text itself (`membersHoldCredential`), since the parsed value
+    // keeps only the last of duplicate keys.
     parsed = JSON.parse(text);
   } catch {
     return false;
   }
   // A string literal: its content is read as the next level (strictly shorter than `text`).
-  if (typeof parsed === 'string') return level < MAX_JSON_LEVELS && jsonTextHoldsCredential(parsed, level + 1);
+  if (typeof parsed === 'string') return level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, parsed, level + 1);
   if (typeof parsed !== 'object' || parsed === null) return false;
-  const stack: unknown[] = [parsed];
-  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
-    if (typeof value === 'string') {
-      if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(value, level + 1)) return true;
-    } else if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-    } else if (typeof value === 'object' && value !== null) {
-      for (const [key, member] of Object.entries(value)) {
-        if (isCredentialKeyName(key) && looksLikeSecret(member)) return true;
-        stack.push(member);
+  return membersHoldCredential(tool, text, first, last, level);
+}
+
+// What the value being read sits in: an object, an array, or an array that a credential key holds
+// (directly or through arrays: `{"recovery_codes": ["..."]}`).
+const IN_OBJECT = 0;
+const IN_ARRAY = 1;
+const IN_CREDENTIAL_ARRAY = 2;
+
+/**
+ * Whether the JSON text `text[first..last]` of an object or array (`JSON.parse` accepted it) holds
+ * a secret-looking string under a credential key, or JSON text holding one at the next level. Reads
+ * the tokens of the text, as the model reads them, in one pass: every member counts, a duplicate
+ * key's first value and `__proto__` included. Iterative; only a string with an escape is decoded
+ * by `JSON.parse`.
+ */
+function membersHoldCredential(tool: RegisteredTool, text: string, first: number, last: number, level: number): boolean {
+  const open: number[] = [];
+  // The next string of an object is a key (after `{` or `,`), and whether the member being read
+  // has a credential key.
+  let readingKey = false;
+  let credentialMember = false;
+  // The next quote and backslash at or after where they were last looked for, kept until the walk
+  // passes them: each character is searched once for each, however many escapes a string holds.
+  let nextQuote = -1;
+  let nextEscape = -1;
+  for (let index = first; index <= last; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit === 0x22) {
+      let end = index + 1;
+      let escaped = false;
+      for (;;) {
+        // The text is JSON: every string closes.
+        if (nextQuote < end) nextQuote = text.indexOf('"', end);
+        if (nextEscape < end) {
+          nextEscape = text.indexOf('\\', end);
+          if (nextEscape === -1) nextEscape = text.length;
+        }
+        if (nextEscape > nextQuote) break;
+        // An escape (`\"`, `\\`, `\n`, `\u0041`...): its second character is never the closing quote.
+        escaped = true;
+        end = nextEscape + 2;
       }
+      end = nextQuote;
+      const value = escaped ? (JSON.parse(text.slice(index, end + 1)) as string) : text.slice(index + 1, end);
+      index = end;
+      const container = open[open.length - 1];
+      if (container === IN_OBJECT && readingKey) {
+        credentialMember = judgeOutputKey(tool, value) === 'credential';
+        readingKey = false;
+        continue;
+      }
+      const underCredential = container === IN_OBJECT ? credentialMember : container === IN_CREDENTIAL_ARRAY;
+      if (underCredential && looksLikeSecret(value)) return true;
+      if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, value, level + 1)) return true;
+    } else if (unit === 0x7b) {
+      open.push(IN_OBJECT);
+      readingKey = true;
+    } else if (unit === 0x5b) {
+      const container = open[open.length - 1];
+      const underCredential = container === IN_OBJECT ? credentialMember : container === IN_CREDENTIAL_ARRAY;
+      open.push(underCredential ? IN_CREDENTIAL_ARRAY : IN_ARRAY);
+    } else if (unit === 0x7d || unit === 0x5d) {
+      open.pop();
+    } else if (unit === 0x2c) {
+      readingKey = open[open.length - 1] === IN_OBJECT;
     }
   }
   return false;

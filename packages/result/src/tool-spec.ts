@@ -125,8 +125,10 @@ export interface ToolSpec {
    */
   media_types?: readonly string[];
   /**
-   * Per-tool changes to the guard's sensitive/control key list, scanned recursively in `data`:
-   * `extra` names more keys to refuse; `allow` lifts names this tool's business data really uses
+   * Per-tool changes to the guard's sensitive/control key list, scanned recursively in `data`,
+   * and read the same way for link parameter names and for the keys inside a string of `data`
+   * holding JSON (where an `extra` name counts as a credential's): `extra` names more keys to
+   * refuse; `allow` lifts names this tool's business data really uses
    * (a survey's `response_id`, a lease's `subtenant_id`), compared on the guard's normalized form,
    * exactly. Lifting a name weakens the scan for it in this tool's output only. Each entry must be
    * a property the output schema declares, and never a credential or a control field of the

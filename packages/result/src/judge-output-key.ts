@@ -1,0 +1,106 @@
+import { isCredentialKeyName, normalizeKeyName } from '@toolseal/guard';
+import { revealTagText } from './reveal-tag-text.js';
+import type { RegisteredTool } from './tool-registry.js';
+
+/**
+ * What a tool's key scan makes of a key name: `'credential'` for a name a credential rule of the
+ * guard or the tool's `sensitive_keys.extra` flags, or a look-alike of one (see `judgeOutputKey`);
+ * `'control'` for a name the scan flags for any other reason (a control or business name of the
+ * boundary, such as `tenant`, `role` or `subject`, or a name that is not ASCII and reads as no
+ * credential name).
+ */
+export type OutputKeyVerdict = 'credential' | 'control';
+
+interface ToolVerdicts {
+  /** The tool's `sensitive_keys.extra`, normalized as the scan compares them. */
+  readonly extra: ReadonlySet<string>;
+  readonly verdicts: Map<string, OutputKeyVerdict | null>;
+}
+
+// Verdicts kept per tool (names repeat across calls: `q`, `page`, `password`), at most this many
+// names each; past it a name is judged again each time.
+const MAX_JUDGED_NAMES = 512;
+const judgedNames = new WeakMap<RegisteredTool, ToolVerdicts>();
+
+/**
+ * The verdict of `tool`'s key scan (`RegisteredTool.scanSensitiveKeys`, the scan every key of
+ * `data` goes through: the guard's list, the tool's `sensitive_keys.extra` added and its
+ * `sensitive_keys.allow` lifted) on the name `key`, wherever the name appears: a key of `data`, a
+ * link's parameter name, a key inside a string of `data` holding JSON. `null` when the scan does not
+ * flag it; otherwise whether a credential rule or the tool's `extra` flags it (`'credential'`) or
+ * another rule (`'control'`). A name the scan refuses for not being ASCII (`non_ascii_key`) is a
+ * credential name when its look-alike reading is one: TAG characters read as the ASCII they mirror,
+ * accents and other marks (variation selectors included) dropped, and the Cyrillic, Greek,
+ * Armenian and Latin letters that look like a Latin letter read as that letter (`pаssword` with a
+ * Cyrillic `а`, `pàssword`, `арі_кеу` in Cyrillic letters only). A word of another language stays
+ * what it is (`prénom`, `名前`, and `пароль`, which means password: names are read in English only).
+ * A credential name is never `null`: `sensitive_keys.allow` cannot lift one (`isLiftableKeyName`).
+ */
+export function judgeOutputKey(tool: RegisteredTool, key: string): OutputKeyVerdict | null {
+  let judged = judgedNames.get(tool);
+  if (judged === undefined) {
+    const extra = new Set<string>();
+    for (const name of tool.sensitiveExtra) {
+      // The registry built the scan from these names, which refuses one that does not normalize.
+      const normalized = normalizeKeyName(name);
+      if (normalized !== null) extra.add(normalized);
+    }
+    judged = { extra, verdicts: new Map() };
+    judgedNames.set(tool, judged);
+  }
+  const known = judged.verdicts.get(key);
+  if (known !== undefined) return known;
+  const verdict = judgeKey(tool, judged.extra, key);
+  if (judged.verdicts.size < MAX_JUDGED_NAMES) judged.verdicts.set(key, verdict);
+  return verdict;
+}
+
+/** What the tool's scan matched on `name`, or `null` when it does not flag it. */
+function flaggedAs(tool: RegisteredTool, name: string): string | null {
+  // A computed key defines an own property, `__proto__` included.
+  const hit = tool.scanSensitiveKeys({ [name]: null }, 1)[0];
+  return hit === undefined ? null : hit.matched;
+}
+
+function judgeKey(tool: RegisteredTool, extra: ReadonlySet<string>, key: string): OutputKeyVerdict | null {
+  const matched = flaggedAs(tool, key);
+  if (matched === null) return null;
+  // An exact hit reports the normalized name: an `extra` name matches as itself.
+  if (isCredentialKeyName(key) || extra.has(matched)) return 'credential';
+  if (matched === 'non_ascii_key') {
+    const reading = readLookAlikes(key);
+    const readingMatched = flaggedAs(tool, reading);
+    if (readingMatched !== null && (isCredentialKeyName(reading) || extra.has(readingMatched))) return 'credential';
+  }
+  return 'control';
+}
+
+// Letters drawn like a Latin letter in common fonts, from Unicode's confusables data (a short list:
+// the letters of the Cyrillic, Greek and Armenian alphabets and the Latin letters beyond ASCII that
+// a reader takes for a-z; NFKC already reads fullwidth and mathematical letters as ASCII).
+const LOOK_ALIKES: Readonly<Record<string, string>> = {
+  // Cyrillic
+  а: 'a', в: 'b', с: 'c', ԁ: 'd', е: 'e', һ: 'h', і: 'i', ј: 'j', к: 'k', ӏ: 'l', м: 'm', н: 'h', о: 'o', р: 'p',
+  ԛ: 'q', ѕ: 's', т: 't', ԝ: 'w', х: 'x', у: 'y', ү: 'y',
+  А: 'a', В: 'b', С: 'c', Е: 'e', Н: 'h', І: 'i', Ј: 'j', К: 'k', М: 'm', О: 'o', Р: 'p', Ԛ: 'q', Ѕ: 's',
+  Т: 't', Ԝ: 'w', Х: 'x', Ү: 'y',
+  // Greek
+  α: 'a', ϲ: 'c', ε: 'e', ι: 'i', ϳ: 'j', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', γ: 'y',
+  Α: 'a', Β: 'b', Ε: 'e', Ζ: 'z', Η: 'h', Ι: 'i', Κ: 'k', Μ: 'm', Ν: 'n', Ο: 'o', Ρ: 'p', Τ: 't', Χ: 'x', Υ: 'y',
+  // Armenian
+  ց: 'g', հ: 'h', ո: 'n', օ: 'o', զ: 'q', ս: 'u',
+  // Latin beyond ASCII
+  ɑ: 'a', ɡ: 'g', ı: 'i', ɩ: 'i', ȷ: 'j', ʏ: 'y', ᴏ: 'o',
+};
+const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
+// Marks (accents, and the variation selectors, which are marks too) and the TAG characters
+// `revealTagText` leaves (U+E0000 to U+E001F, the cancel tag U+E007F).
+const MARKS_AND_TAGS = /[\p{M}\u{E0000}-\u{E007F}]/gu;
+
+/** `key` as a reader takes it: TAG characters as their ASCII, marks dropped, look-alike letters as Latin ones. */
+function readLookAlikes(key: string): string {
+  return revealTagText(key)
+    .normalize('NFKD')
+    .replace(MARKS_AND_TAGS, '')
+    .replace(LOOK_ALIKE, (letter) => LOOK_ALIKES[letter] ?? letter);
+}
