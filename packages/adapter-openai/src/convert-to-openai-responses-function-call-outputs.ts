@@ -56,8 +56,9 @@ function exceedsOutputLength(text: string): boolean {
  * another name or arguments, or one `parseToolCalls` refuses (unfinished, namespaced, made by a
  * program, an item id that is not a well-formed identifier or is hidden behind a getter), or a
  * Proxy that throws when read. `parseToolCalls` refuses every one of these, so the host passed the
- * wrong response. The length is read once and
- * checked before the loop, so a sparse array claiming billions of items costs nothing.
+ * wrong response. The length is read once and checked before the loop, which never reads it
+ * again, so a sparse array claiming billions of items costs nothing; a length that is not a
+ * non-negative integer (only a Proxy answers so) is refused without being converted.
  */
 function echoFunctionCalls(calls: readonly ToolCall[], options: OpenAIResponsesFormatOptions): OpenAIResponsesFunctionCall[] {
   try {
@@ -74,8 +75,13 @@ function echoFunctionCalls(calls: readonly ToolCall[], options: OpenAIResponsesF
 function rebuildFunctionCalls(calls: readonly ToolCall[], responseOutput: unknown): OpenAIResponsesFunctionCall[] {
   if (!Array.isArray(responseOutput)) throw notTheParsedOutput();
   const output: readonly unknown[] = responseOutput;
-  const count = output.length;
-  if (count > MAX_RESPONSE_OUTPUT_ITEMS) throw notTheParsedOutput();
+  // Read once and checked before the loop, which never reads it again: a Proxy cannot claim a
+  // short output for the check and a long one for the walk. A real array's length is always an
+  // integer; anything else (only a Proxy answers so) is refused without being converted.
+  const count: unknown = output.length;
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > MAX_RESPONSE_OUTPUT_ITEMS) {
+    throw notTheParsedOutput();
+  }
   const itemsByCallId = new Map<string, object>();
   for (let index = 0; index < count; index++) {
     const item = readOwnData(output, index);

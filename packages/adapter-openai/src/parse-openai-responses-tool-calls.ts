@@ -51,8 +51,10 @@ function isFinished(status: unknown): boolean {
  * tool with the guard. Other item types are ignored.
  *
  * The response is untrusted and validated by hand: it never throws. The whole response is refused
- * (`MALFORMED_TOOL_CALL`) for a missing response id, more than 100,000 output items, a repeated
- * or missing call id, a call id over 64 characters (`MAX_OPENAI_CALL_ID_LENGTH`: OpenAI takes no
+ * (`MALFORMED_TOOL_CALL`) for a missing response id, more than 100,000 output items
+ * (`MAX_RESPONSE_OUTPUT_ITEMS`, checked with `output.length` read once before any item is read; a
+ * length that is not a non-negative integer, which only a Proxy answers, is refused unconverted),
+ * a repeated or missing call id, a call id over 64 characters (`MAX_OPENAI_CALL_ID_LENGTH`: OpenAI takes no
  * longer one back in a `function_call_output`, so the call could run but never be answered), a
  * malformed item id (it is echoed in a stateless continuation), an empty
  * name, a function call in an unfinished response (`status` present and other than `completed`:
@@ -76,9 +78,14 @@ export function parseOpenAIResponsesToolCalls(
   return collectToolCalls(response, 'id', settings, (checked, collector) => {
     const output = readOwnData(checked, 'output');
     if (!Array.isArray(output)) return rejectMalformedToolCall('malformed_response');
+    // Read once and checked before the loop, which never reads it again: a Proxy cannot claim a
+    // short output for the check and a long one for the walk. A real array's length is always an
+    // integer; anything else (only a Proxy answers so) is refused without being converted.
     const items: readonly unknown[] = output;
-    const count = items.length;
-    if (count > MAX_RESPONSE_OUTPUT_ITEMS) return rejectMalformedToolCall('malformed_response');
+    const count: unknown = items.length;
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > MAX_RESPONSE_OUTPUT_ITEMS) {
+      return rejectMalformedToolCall('malformed_response');
+    }
     const responseStatus = readRefusalField(checked, 'status');
     if (responseStatus === HIDDEN_FIELD) return rejectMalformedToolCall('malformed_response');
     const responseFinished = isFinished(responseStatus);
