@@ -113,9 +113,9 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
   /** Whether the provider's result items carry an error flag (`is_error`). */
   errorFlag: boolean;
   /**
-   * Optional, required when the provider's continuation echoes the calls back (stateless
-   * continuations of OpenAI Responses and Gemini Interactions): the calls `payload` echoes, in
-   * payload order, or `[]` when it echoes none. Echoed calls must be exactly the calls that ran,
+   * Optional in the type, to be given for every provider (the shipped adapters all give it): the
+   * calls `payload` echoes, in payload order (stateless continuations of OpenAI Responses and
+   * Gemini Interactions echo them), or `[]` when it echoes none (Anthropic, previous-id modes). Echoed calls must be exactly the calls that ran,
    * in call order, with the same ids, names and arguments. Without it the echo case is named
    * "NOT CHECKED" and checks nothing.
    */
@@ -130,9 +130,9 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
    */
   echoesCalls?: boolean;
   /**
-   * Optional, required when the payload names the response it continues (`previous_response_id`,
-   * `previous_interaction_id`): that id, or `null` when the payload carries none (a stateless
-   * continuation). It must be the id of the response the calls were parsed from. Without it the
+   * Optional in the type, to be given for every provider (the shipped adapters all give it): the
+   * id of the response the payload continues (`previous_response_id`, `previous_interaction_id`),
+   * or `null` when the payload carries none (a stateless continuation, Anthropic). It must be the id of the response the calls were parsed from. Without it the
    * continuation case is named "NOT CHECKED" and checks nothing.
    */
   readContinuationId?(payload: TPayload): string | null;
