@@ -247,9 +247,11 @@ export interface IdempotencyStore {
    * oldest first (`created_at`, then `key` in code-unit order), at most `limit`. The dispatcher
    * asks it before a write under an intent key (a tool without approval), so that an intent that
    * completed under an approval's key, before the tool's approval mode changed from `'required'`
-   * to `'none'`, does not write again under its intent key. A read: no transition, no write. A
-   * store that lacks it loses only that protection (see the dispatcher's README); stores that
-   * have it run `findCompletedConformanceCases`.
+   * to `'none'`, does not write again under its intent key; and after an eligibility refusal of a
+   * call no approval names (a write tool declaring `earlierAttemptAfterRefusal`), so that the retry
+   * of a committed write is answered with its result. A read: no transition, no write. A store that
+   * lacks it loses only those protections (see the dispatcher's README); stores that have it run
+   * `findCompletedConformanceCases`.
    */
   findCompleted?(input: FindCompletedInput): Promise<IdempotencyRecord[]>;
   /**
