@@ -80,8 +80,16 @@ describe('checkHandlerOutput', () => {
   });
 
   it('refuses a top-level status, error or any other envelope key from the handler', () => {
-    for (const key of ['status', 'error', 'execution', 'provenance', 'trust', 'source_label', 'producer_revision']) {
+    for (const key of ['status', 'error', 'execution', 'provenance', 'trust', 'source_label', 'producerRevision']) {
       expect(violationsOf('get_order', { ...order, [key]: 'succeeded' })).toEqual([{ rule: 'additional_properties', path: '' }]);
+    }
+  });
+
+  it('checks a producer_revision the handler reports against the registry (spec 000): only the registered one passes', () => {
+    // fixtures/tools/get-order.json registers orders-mock-v2.
+    expect(violationsOf('get_order', { ...order, producer_revision: 'orders-mock-v2' })).toEqual([]);
+    for (const producer_revision of ['orders-mock-v1', 'orders-mock-v2 ', 'ORDERS-MOCK-V2', '', 7, null, ['orders-mock-v2'], { revision: 'orders-mock-v2' }]) {
+      expect(violationsOf('get_order', { ...order, producer_revision }), String(producer_revision)).toEqual([{ rule: 'producer_revision', path: '/producer_revision' }]);
     }
   });
 

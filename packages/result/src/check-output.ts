@@ -17,7 +17,7 @@ export const MAX_CLOCK_SKEW_MS = 300_000;
 const MAX_DOWNSTREAM_REFERENCE = 256;
 
 const DROP_ARRAY_PROPERTIES = Object.freeze({ arrayProperties: 'drop' } as const);
-const ENVELOPE_KEYS = new Set(['data', 'resource_revision', 'observed_at', 'complete', 'truncated', 'receipt', 'status_ref']);
+const ENVELOPE_KEYS = new Set(['data', 'resource_revision', 'producer_revision', 'observed_at', 'complete', 'truncated', 'receipt', 'status_ref']);
 const SAFE_SEGMENT = /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/;
 // Printable ASCII without space or backslash: what the model sees is exactly what a browser opens.
 const PLAIN_URL = /^[\x21-\x5b\x5d-\x7e]+$/;
@@ -403,12 +403,16 @@ function checkEnvelope(
     if (!ENVELOPE_KEYS.has(key)) violations.push({ rule: 'additional_properties', path: '' });
   }
   // Each member read once: everything below checks these values only.
-  const { data, resource_revision, observed_at, complete, truncated, receipt, status_ref } = envelope;
+  const { data, resource_revision, producer_revision, observed_at, complete, truncated, receipt, status_ref } = envelope;
 
   if (data === undefined) violations.push({ rule: 'required', path: '' });
   else if (!isObject(data)) violations.push({ rule: 'type', path: '/data' });
 
   if (!isResourceRevision(tool, resource_revision)) violations.push({ rule: 'resource_revision', path: '/resource_revision' });
+  // Optional; when reported, it must be the registry's (which is what the model is shown either way).
+  if (producer_revision !== undefined && producer_revision !== tool.contract.producer_revision) {
+    violations.push({ rule: 'producer_revision', path: '/producer_revision' });
+  }
 
   const observedMs = parseUtcTimestamp(observed_at);
   if (Number.isNaN(observedMs)) violations.push({ rule: 'observed_at', path: '/observed_at' });

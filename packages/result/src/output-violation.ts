@@ -8,6 +8,11 @@ export const OUTPUT_ONLY_RULES = Object.freeze([
   'echo_mismatch',
   /** `resource_revision` is missing, not a string, or does not match the tool's pattern. */
   'resource_revision',
+  /**
+   * The handler reported a `producer_revision` other than the registry's for the tool: it is not the
+   * producer the contract describes (a deployment running another revision).
+   */
+  'producer_revision',
   /** `observed_at` is not UTC RFC 3339 with `Z`. */
   'observed_at',
   /** `observed_at` lies further in the future than the allowed clock skew. */

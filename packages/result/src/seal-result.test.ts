@@ -160,6 +160,20 @@ describe('sealResult canonical texts', () => {
 });
 
 describe('sealResult', () => {
+  it('seals an output reporting the registered producer_revision as usual, and refuses one of another revision (spec 000)', () => {
+    const reported = sealResult(orderInput({ subject: { kind: 'data', output: { ...copy(orderOutput), producer_revision: 'orders-mock-v2' } } }));
+    expect(reported.violations).toEqual([]);
+    expect(reported.canonical_model_result).toBe(sealResult(orderInput()).canonical_model_result);
+    expect(verifyResult(reported.sealed, orderInput())).toEqual({ ok: true });
+    const other = sealResult(orderInput({ subject: { kind: 'data', output: { ...copy(orderOutput), producer_revision: 'orders-mock-v3' } } }));
+    expect(other.violations).toEqual([{ rule: 'producer_revision', path: '/producer_revision' }]);
+    expect(other.sealed.model_result.status).toBe('failed');
+    expect(other.sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+    // An error result names the control plane as its producer, never the revision the handler claimed.
+    expect(other.sealed.model_result.provenance.producer_revision).toBe('toolseal-control-v1');
+    expect(other.canonical_model_result).not.toContain('orders-mock-v3');
+  });
+
   it('seals a get_order success shaped like the spec example (readme-example.test.ts seals the example itself): business data.status inside data only', () => {
     const { sealed, canonical_model_result, violations } = sealResult(orderInput());
     expect(violations).toEqual([]);

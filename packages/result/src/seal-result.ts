@@ -37,6 +37,12 @@ export interface HandlerData {
   data: JsonObject;
   /** Revision of the external resource read, matching the tool's `resource_revision` pattern. */
   resource_revision: string;
+  /**
+   * The revision of the producer that made this result, when the handler reports it: it must equal
+   * the registry's `producer_revision` for the tool (another revision is refused as
+   * `producer_revision`). The sealed `provenance.producer_revision` is the registry's either way.
+   */
+  producer_revision?: string;
   /** When the data was observed: UTC RFC 3339 with `Z`. */
   observed_at: string;
   /** `false` for an incomplete result (a page of several); default `true`. */
