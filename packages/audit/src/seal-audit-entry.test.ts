@@ -312,6 +312,10 @@ describe('prepareAuditEntry with a remembered projection', () => {
     const entry = { kind: 'sealed_call', call_id: null, operation_id: null, idempotency_key: null, body: { projection } };
     expect(() => prepareAuditEntry(entry)).toThrow(StoreInputError);
     expect(() => prepareAuditEntry(entry)).toThrow(/body.*raw NUL/);
+    // A lone surrogate in a remembered text is refused the same way.
+    const lone = Object.freeze({ note: 'y' });
+    rememberCanonicalText(lone, '{"note":"a\ud800b"}', 1);
+    expect(() => prepareAuditEntry({ ...entry, body: { projection: lone } })).toThrow(/body.*lone surrogate/);
     // A walked NUL is escaped, and accepted.
     const walked = prepareAuditEntry({ ...entry, body: { note: 'a\u0000b' } });
     expect(walked.bodyCanonical).toBe('{"note":"a\\u0000b"}');

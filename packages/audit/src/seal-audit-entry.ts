@@ -94,11 +94,15 @@ export function prepareAuditEntry(
     }
     throw error;
   }
-  // A walked text escapes every control character; only a text trusted code remembered for a
-  // projection can hold a raw NUL, which PostgreSQL text refuses: refused here, for this entry
-  // alone, rather than failing every append of a group commit (and the same in every store).
+  // A walked text escapes every control character and refuses lone surrogates; only a text trusted
+  // code remembered for a projection can hold a raw NUL, which PostgreSQL text refuses, or a lone
+  // surrogate, which the chain link cannot be computed over: refused here, for this entry alone,
+  // rather than failing every append of a group commit (and the same in every store).
   if (bodyCanonical.includes('\u0000')) {
     throw new StoreInputError('body', 'holds a raw NUL character (a remembered canonical text that is not RFC 8785)');
+  }
+  if (!isWellFormedText(bodyCanonical)) {
+    throw new StoreInputError('body', 'holds a lone surrogate (a remembered canonical text that is not RFC 8785)');
   }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_AUDIT_BODY_BYTES;
   // Decided from the length alone unless the text is within 3x of the limit.

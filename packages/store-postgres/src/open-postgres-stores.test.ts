@@ -332,19 +332,29 @@ describe.skipIf(!available).each([
     expect(count).toBeLessThan(50);
   });
 
-  it('refuses an entry whose remembered text holds a raw NUL alone: the appends queued with it commit', async () => {
+  it('refuses an entry whose remembered text holds a raw NUL or a lone surrogate alone: the appends queued with it commit', async () => {
     const stores = await openPostgresStores({ pool: storePool, schema: nextSchema() });
     const projection = Object.freeze({ note: 'x' });
     rememberCanonicalText(projection, '{"note":"a\u0000b"}', 1);
+    // A lone surrogate cannot be hashed into the chain link: refused alone as well.
+    const lone = Object.freeze({ note: 'y' });
+    rememberCanonicalText(lone, '{"note":"a\ud800b"}', 1);
     const outcomes = await Promise.allSettled(
       Array.from({ length: 9 }, (_, index) =>
-        stores.auditLog.append({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: index === 4 ? { projection } : { index } }),
+        stores.auditLog.append({
+          kind: 'sealed_call',
+          call_id: `call-${index}`,
+          operation_id: null,
+          idempotency_key: null,
+          body: index === 4 ? { projection } : index === 6 ? { projection: lone } : { index },
+        }),
       ),
     );
-    const refused = outcomes[4];
-    expect(refused?.status === 'rejected' && StoreInputError.isInstance(refused.reason)).toBe(true);
-    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(8);
-    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 8, head: { sequence: 8 } });
+    for (const refused of [outcomes[4], outcomes[6]]) {
+      expect(refused?.status === 'rejected' && StoreInputError.isInstance(refused.reason)).toBe(true);
+    }
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(7);
+    expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 7, head: { sequence: 7 } });
   });
 
   it('rejects every append of a batch that cannot commit, writes none of it, and appends again once the head is repaired', async () => {
