@@ -912,7 +912,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * write under (the live approval's, else the latest expired one's, or the intent key of a tool
    * without approval), then every unresolved attempt the store lists for the request, then an
    * unresolved one of the intent under other revisions, then, when no approval names the request,
-   * its latest completed attempt under any key (`recoverCompletedAttempt`). Its answer carries the note
+   * the attempt of it that completed last under any key (`recoverCompletedAttempt`). Its answer carries the note
    * `earlier_attempt_after_refusal` first. `null` when nothing may have run, or the store could not
    * tell (a `get` that fails ends the lookup: note `earlier_attempt_lookup_failed`, or
    * `idempotency_store_input_rejected`, `aborted_during_store_call`): the refusal is then answered
@@ -1254,8 +1254,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * unresolved lookups, so that an attempt completing between the two is found by one of them.
    * `null` when there is none, when the store has no `findCompleted`, and when the lookup fails
    * (note `completed_lookup_failed`, or `idempotency_store_input_rejected`) or comes back full
-   * without one (note `completed_attempts_beyond_lookup`): the refusal is then answered, no worse
-   * than without the lookup.
+   * (note `completed_attempts_beyond_lookup`: a later attempt may be left out): the refusal is
+   * then answered, no worse than without the lookup.
    */
   async function recoverCompletedAttempt(
     turn: Turn,
@@ -1278,13 +1278,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return null;
     }
     const { attempt } = found;
-    if (attempt === null) {
-      if (found.more) state.notes.push('completed_attempts_beyond_lookup');
+    // A full list may have left out an attempt that completed later than every listed one: which
+    // one is the request's last outcome is then unknown, and the refusal is answered.
+    if (found.more) {
+      state.notes.push('completed_attempts_beyond_lookup');
       return null;
     }
+    if (attempt === null) return null;
+    const notes = state.notes.length;
     state.notes.push('earlier_attempt_completed');
     const view = viewAttempt(attempt.record, request_sha256, now());
-    return answerFromView(turn, state, tool, invocation, abort, request_sha256, attempt.key, view);
+    const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, attempt.key, view);
+    if (answer === null) {
+      // Not an attempt after all (a record outside the store's contract whose claim found the key
+      // free): the refusal is answered as it is, under no key, the claim's own note kept.
+      state.notes.splice(notes, 1);
+      state.context.idempotency_key = null;
+    }
+    return answer;
   }
 
   /**

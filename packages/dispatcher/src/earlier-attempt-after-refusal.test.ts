@@ -525,7 +525,7 @@ describe('a committed write whose approval the host no longer presents (findComp
     expect(host.calls['create_refund_draft']).toBe(1);
   });
 
-  it('of several completed attempts of the request, the latest listed replays; while eligibility was left, the call without approval got the preview', async () => {
+  it('of several completed attempts of the request, the one completed last replays; while eligibility was left, the call without approval got the preview', async () => {
     const host = consumingHost();
     const first = await refund(host, [await approve(host, 'appr-1st')]);
     expect(first.gate).toBe('sealed');
@@ -712,5 +712,66 @@ describe('a committed write whose approval the host no longer presents (findComp
       expect(body?.['approval'], name).toBeUndefined();
       expect(host.calls['create_refund_draft'], name).toBe(1);
     }
+  });
+});
+
+describe('which completed attempt answers after a refusal (review)', () => {
+  function restoreEligibility(host: ConsumingHost): void {
+    host.order.remaining_eligible_amount = 6_000;
+    const line = host.order.lines[0];
+    if (line === undefined) throw new Error('no order line');
+    line.eligible_quantity = 1;
+  }
+
+  it('the one that completed last, not the one created last: a key released and completed again later answers', async () => {
+    const host = consumingHost();
+    const consume = host.impl.create_refund_draft;
+    const approvalA = await approve(host, 'appr-A');
+    // A's first attempt: the handler refuses (retryable), the key is given back.
+    host.impl.create_refund_draft = () => ({ kind: 'error', code: 'STATE_CHANGED' });
+    expect((await refund(host, [approvalA])).sealed.model_result.error?.code).toBe('STATE_CHANGED');
+    host.impl.create_refund_draft = consume;
+    host.clock.advance(1_000);
+    expect((await refund(host, [await approve(host, 'appr-B')])).gate).toBe('sealed');
+    restoreEligibility(host);
+    host.clock.advance(1_000);
+    // A again, later than B: created first, completed last.
+    const again = await refund(host, [approvalA]);
+    expect(again.gate).toBe('sealed');
+    host.clock.advance(1_000);
+    const retry = await refund(host, []);
+    expect(retry.sealed.model_result.execution.delivery).toBe('local_replay');
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBe('appr-A');
+    expect(retry.sealed.model_result.data).toEqual(again.sealed.model_result.data);
+  });
+
+  it('a full list (four) answers the refusal with completed_attempts_beyond_lookup: a later attempt may be left out', async () => {
+    const host = consumingHost();
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      if (attempt > 1) restoreEligibility(host);
+      host.clock.advance(1_000);
+      expect((await refund(host, [await approve(host, `appr-${attempt}`)])).gate).toBe('sealed');
+    }
+    const retry = await refund(host, []);
+    expectCode(retry, 'RULE_REJECTED');
+    expect(retry.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+    const notes = (await auditBody(host, retry))?.['notes'];
+    expect(notes).toContain('completed_attempts_beyond_lookup');
+    expect(notes).not.toContain('earlier_attempt_completed');
+    expect(host.calls['create_refund_draft']).toBe(5);
+  });
+
+  it('a listed record that turns out to be no attempt (its key free when claimed) leaves the refusal as it is: no key, no completed note', async () => {
+    const host = consumingHost();
+    expect((await refund(host, [await approve(host, 'appr-real')])).gate).toBe('sealed');
+    const store = host.stores.idempotencyStore;
+    const stored = await store.get('appr-real');
+    if (stored === undefined) throw new Error('no record');
+    // A store outside its contract: a "completed" record with an unreadable result, under a key that holds nothing.
+    store.findCompleted = async () => [{ ...stored, key: 'appr-ghost', result: { sealed_json: 'x' } } as unknown as IdempotencyRecord];
+    const answered = await refund(host, []);
+    expectCode(answered, 'RULE_REJECTED');
+    expect(answered.sealed.protected_audit.downstream.idempotency_key).toBeNull();
+    expect((await auditBody(host, answered))?.['notes']).not.toContain('earlier_attempt_completed');
   });
 });

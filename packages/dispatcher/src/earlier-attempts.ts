@@ -221,7 +221,7 @@ export interface CompletedAttempt {
 export type CompletedAttemptOfRequest =
   | {
       kind: 'found';
-      /** The latest completed attempt of the request listed, or `null` when none is. */
+      /** The listed completed attempt of the request that completed last, or `null` when none is. */
       attempt: CompletedAttempt | null;
       /** The list came back full: more records may exist that it left out. */
       more: boolean;
@@ -229,25 +229,32 @@ export type CompletedAttemptOfRequest =
   | LookupFailure;
 
 /**
- * Reads what `findCompleted` answered for `intent_sha256` without trusting it: the latest listed
- * `completed` record of this very `request_sha256` and intent, under a key the stores and the seal
- * accept. A record of another request digest (the intent under other contract revisions, or
- * another request under a colliding digest) is nobody's attempt of this request. The latest (the
- * store lists oldest first), because a write that consumed the request's eligibility leaves every
- * later attempt of it refused at the gate before any claim: the latest is the request's last
- * outcome.
+ * Reads what `findCompleted` answered for `intent_sha256` without trusting it: the `completed`
+ * record of this very `request_sha256` and intent, under a key the stores and the seal accept,
+ * that completed last (`updated_at`: a completed record never changes, so it is the completion
+ * time; among equal times, the one listed last). A record of another request digest (the intent
+ * under other contract revisions, or another request under a colliding digest) is nobody's attempt
+ * of this request. The store lists oldest first by creation, which is not completion order (a key
+ * released and claimed again keeps its creation time), so every listed match is compared; and a
+ * full list (`more`) may have left a later one out: the caller then answers none.
  */
 export function readCompletedAttemptOfRequest(found: unknown, intent_sha256: Sha256Hex, request_sha256: Sha256Hex): CompletedAttemptOfRequest {
   if (!Array.isArray(found)) return { kind: 'unavailable' };
   const listed = (found as unknown[]).slice(0, EARLIER_ATTEMPT_LOOKUP_LIMIT);
   let attempt: CompletedAttempt | null = null;
+  let completedAt = Number.NEGATIVE_INFINITY;
   for (const candidate of listed) {
     if (typeof candidate !== 'object' || candidate === null) continue;
-    const fields = candidate as Partial<Record<'key' | 'request_sha256' | 'intent_sha256' | 'state', unknown>>;
-    const { key } = fields;
+    const fields = candidate as Partial<Record<'key' | 'request_sha256' | 'intent_sha256' | 'state' | 'updated_at', unknown>>;
+    const { key, updated_at } = fields;
     if (fields.state !== 'completed' || fields.request_sha256 !== request_sha256 || fields.intent_sha256 !== intent_sha256) continue;
     if (!isWellFormedIdentifier(key, MAX_APPROVAL_KEY_LENGTH)) continue;
+    // A record without a readable completion time is outside the store's contract: not chosen
+    // over one with a time, but still an attempt when it is the only one.
+    const time = typeof updated_at === 'number' && Number.isFinite(updated_at) ? updated_at : Number.NEGATIVE_INFINITY;
+    if (attempt !== null && time < completedAt) continue;
     attempt = { key, record: candidate };
+    completedAt = time;
   }
   return { kind: 'found', attempt, more: listed.length >= EARLIER_ATTEMPT_LOOKUP_LIMIT };
 }
