@@ -21,7 +21,11 @@ export const USAGE = `Usage: pnpm demo [-- options]
   --help                           show this help
 
 Colour is used when stdout is a terminal and NO_COLOR is unset.
-The exit code is non-zero when any expectation of the scenario fails.`;
+
+Exit codes:
+  0  every expectation of the scenario was met
+  1  an expectation failed
+  2  a usage error, or a store that failed (opening, any call, closing)`;
 
 const STORES = new Set<string>(['memory', 'sqlite', 'postgres']);
 const PROVIDERS = new Set<string>(['openai', 'anthropic', 'gemini']);

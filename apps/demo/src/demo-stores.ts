@@ -25,13 +25,24 @@ export interface DemoStoreOptions {
 export interface DemoStores extends DispatcherStores {
   /** Where the records live, for the output. */
   readonly location: string;
-  /** Whether records outlive the process. */
+  /** Whether records outlive the process: `false` for the memory store and an in-memory SQLite database. */
   readonly durable: boolean;
   close(): Promise<void>;
 }
 
 /** Where the demo's SQLite file goes unless told otherwise. */
 export const DEFAULT_SQLITE_PATH = join(DEMO_DATA_DIR, 'demo.sqlite');
+
+/**
+ * Whether a SQLite database at `path` outlives the process. better-sqlite3 opens an anonymous
+ * database for `:memory:` and for a name that is empty once trimmed (`anonymous` in its
+ * lib/database.js): in memory, or a temporary file SQLite deletes on close. Every other name is a
+ * file (`./:memory:` included).
+ */
+export function isDurableSqlitePath(path: string): boolean {
+  const name = path.trim();
+  return name !== '' && name !== ':memory:';
+}
 
 /** Opens the chosen store. Throws an `Error` with a message for the person running the demo. */
 export async function openDemoStores(options: DemoStoreOptions): Promise<DemoStores> {
@@ -43,13 +54,14 @@ export async function openDemoStores(options: DemoStoreOptions): Promise<DemoSto
     }
     case 'sqlite': {
       const path = options.sqlitePath ?? DEFAULT_SQLITE_PATH;
-      mkdirSync(dirname(path), { recursive: true });
+      const durable = isDurableSqlitePath(path);
+      if (durable) mkdirSync(dirname(path), { recursive: true });
       const stores = openSqliteStores({ path, clock, digester });
       return {
         auditLog: stores.auditLog,
         idempotencyStore: stores.idempotencyStore,
         location: path,
-        durable: true,
+        durable,
         close: async () => stores.close(),
       };
     }

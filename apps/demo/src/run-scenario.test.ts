@@ -1,13 +1,14 @@
 // The demo's scenario as a test: every expectation met, on the memory store and on a SQLite file
-// used twice (the second run must still hold, with the idempotency records of the first).
+// used twice (the second run must still hold, with the idempotency records of the first); and
+// stopped, as a value, by a store that fails.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock } from '@toolseal/audit';
+import { systemClock, type AuditEntry } from '@toolseal/audit';
 import { createDigester } from '@toolseal/digests';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDemoStores, type StoreKind } from './demo-stores.js';
-import { DEMO_KEY, runScenario, type ScenarioReport } from './run-scenario.js';
+import { DEMO_KEY, runScenario, type ScenarioReport, type TurnRecord } from './run-scenario.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-demo-'));
 const sqlitePath = join(directory, 'demo.sqlite');
@@ -16,7 +17,9 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 async function run(kind: StoreKind): Promise<ScenarioReport> {
   const stores = await openDemoStores({ kind, sqlitePath, clock: systemClock, digester: createDigester({ key: DEMO_KEY }) });
   try {
-    return await runScenario({ stores, storeKind: kind });
+    const outcome = await runScenario({ stores, storeKind: kind });
+    if (!outcome.ok) throw new Error(`the ${kind} store failed: ${outcome.error.message}`);
+    return outcome.report;
   } finally {
     await stores.close();
   }
@@ -61,5 +64,19 @@ describe('the demo scenario', () => {
     expect(second.chain.ok && second.chain.checked).toBe(first.chain.ok ? first.chain.checked * 2 - 3 : -1);
     const approved = second.turns.filter((turn) => turn.title.startsWith('A person approves the exact request'));
     expect(approved.map((turn) => turn.calls[0]?.delivery)).toEqual(['local_replay', 'local_replay', 'local_replay']);
+  });
+});
+
+describe('the demo scenario on a store that fails at the first call', () => {
+  it('stops before any turn is reported when the audit log answers an append without an entry', async () => {
+    const stores = await openDemoStores({ kind: 'memory', clock: systemClock, digester: createDigester({ key: DEMO_KEY }) });
+    // Far outside the contract (an append resolves to its entry): the dispatcher withholds the
+    // call (gate `audit`, `audit_entry: null`) without any store call throwing.
+    const noEntry: unknown = {};
+    stores.auditLog.append = () => Promise.resolve(noEntry as AuditEntry);
+    const reported: TurnRecord[] = [];
+    const outcome = await runScenario({ stores, storeKind: 'memory', providers: ['openai'], onTurn: (turn) => reported.push(turn) });
+    expect(outcome).toEqual({ ok: false, error: { operation: 'auditLog.append', message: 'auditLog.append recorded no entry for the call' } });
+    expect(reported).toEqual([]);
   });
 });

@@ -20,12 +20,14 @@ import {
   type DispatchedTurn,
   type DispatchGate,
   type Dispatcher,
+  type DispatcherStores,
 } from '@toolseal/dispatcher';
 import { CedarWorld, PLANTED_SECRET, PLANTED_TOKEN } from './cedar-world.js';
 import { createDemoProviders, type DemoProvider, type ScriptedCall } from './demo-providers.js';
 import type { DemoStores } from './demo-stores.js';
 import { createDemoTools, INJECTION_TEXT } from './demo-tools.js';
 import { readFixture } from './repository-files.js';
+import { watchStores, type StoreFailure, type WatchedStores } from './watch-stores.js';
 
 /**
  * The demo's digest key. It is published here so that a second run can verify what the first one
@@ -115,7 +117,15 @@ export interface ScenarioOptions {
    * 2-core CI machine.
    */
   crashDeadlineMs?: number;
+  /**
+   * The dispatcher's `storeTimeoutMs`: how long it waits for one store call (default
+   * `DEMO_STORE_TIMEOUT_MS`). The demo calls a store failed after half of it (`watchStores`).
+   */
+  storeTimeoutMs?: number;
 }
+
+/** The dispatcher's default `storeTimeoutMs`, set explicitly: the demo's own bound derives from it. */
+export const DEMO_STORE_TIMEOUT_MS = 10_000;
 
 export interface ScenarioReport {
   run_id: string;
@@ -130,6 +140,37 @@ export interface ScenarioReport {
   failures: string[];
   ok: boolean;
   summary: string;
+}
+
+/**
+ * A run of the scenario: its report, or the store failure that stopped it. A store call that
+ * throws, rejects or is slow to answer (`watchStores`; the demo's own lookups and the chain
+ * verification included) ends the run after its turn: what the scenario would show next is not the
+ * scenario any more.
+ */
+export type ScenarioRun = { ok: true; report: ScenarioReport } | { ok: false; error: StoreFailure };
+
+/** Unwinds the scenario from the turn where a store failed (never leaves `runScenario`). */
+class StoreFailureStop extends Error {
+  readonly failure: StoreFailure;
+
+  constructor(failure: StoreFailure) {
+    super(failure.message);
+    this.failure = failure;
+  }
+}
+
+/**
+ * Throws `StoreFailureStop` when a store call failed, or a call of `dispatched` was withheld for
+ * want of an audit entry (gate `audit`: an append that answered without one, which no throw shows).
+ */
+function checkStores(watched: WatchedStores, dispatched?: DispatchedTurn): void {
+  const failure =
+    watched.failure() ??
+    (dispatched?.results.some((result) => result.audit_entry === null) === true
+      ? { operation: 'auditLog.append', message: 'auditLog.append recorded no entry for the call' }
+      : null);
+  if (failure !== null) throw new StoreFailureStop(failure);
 }
 
 interface MatrixRow {
@@ -206,9 +247,24 @@ function approve(preview: ApprovalRequest, key: string, now: number): Approval {
  * Runs the support-agent scenario once per provider on `stores` and returns everything it saw:
  * per call the decision, the provider payload the model receives and the protected audit, each
  * compared with the outcome the specification expects. The scenario holds on a fresh store and
- * on one an earlier run wrote to (the approved refund's idempotency record then replays).
+ * on one an earlier run wrote to (the approved refund's idempotency record then replays). A store
+ * failure stops it: `{ ok: false }`, and no turn after the failing call is reported.
  */
-export async function runScenario(options: ScenarioOptions): Promise<ScenarioReport> {
+export async function runScenario(options: ScenarioOptions): Promise<ScenarioRun> {
+  const storeTimeoutMs = options.storeTimeoutMs ?? DEMO_STORE_TIMEOUT_MS;
+  // Half: well before the dispatcher stops waiting (1x to 1.25x), so that its timer never wins.
+  const watched = watchStores(options.stores, { answerWithinMs: Math.max(1, Math.floor(storeTimeoutMs / 2)) });
+  try {
+    return { ok: true, report: await playScenario(options, storeTimeoutMs, watched) };
+  } catch (error) {
+    // A store that failed explains whatever broke after it (the demo's own lookup rejecting, say).
+    const failure = error instanceof StoreFailureStop ? error.failure : watched.failure();
+    if (failure !== null) return { ok: false, error: failure };
+    throw error;
+  }
+}
+
+async function playScenario(options: ScenarioOptions, storeTimeoutMs: number, watched: WatchedStores): Promise<ScenarioReport> {
   const runId = randomUUID().slice(0, 8);
   const { stores } = options;
   const digester: Digester = createDigester({ key: DEMO_KEY });
@@ -216,21 +272,30 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRep
   const now = (): Date => new Date(clock.now());
   const world = new CedarWorld();
   const { registry, tools } = createDemoTools(world, digester, now);
-  const dispatcher: Dispatcher = createDispatcher({ registry, tools, stores, digester, clock, owner: `toolseal-demo-${runId}` });
+  const dispatcher: Dispatcher = createDispatcher({
+    registry,
+    tools,
+    stores: watched.stores,
+    digester,
+    clock,
+    owner: `toolseal-demo-${runId}`,
+    storeTimeoutMs,
+  });
   const matrix = (readFixture('proposal-matrix.json') as { rows: MatrixRow[] }).rows;
   const providers = createDemoProviders().filter((provider) => options.providers?.includes(provider.name) ?? true);
   const turns: TurnRecord[] = [];
   let persisted = 0;
 
   for (const provider of providers) {
-    const script = new ProviderScript(provider, dispatcher, world, digester, runId, (turn) => {
+    const script = new ProviderScript(provider, dispatcher, world, digester, runId, watched, (turn) => {
       turns.push(turn);
       options.onTurn?.(turn);
     });
-    persisted += await playScript(script, world, matrix, stores, options.crashDeadlineMs ?? 1_000);
+    persisted += await playScript(script, world, matrix, watched.stores, options.crashDeadlineMs ?? 1_000);
   }
 
-  const chain = await stores.auditLog.verifyChain();
+  const chain = await watched.stores.auditLog.verifyChain();
+  checkStores(watched);
   const all: { description: string; met: boolean }[] = [];
   for (const turn of turns) {
     for (const call of turn.calls) {
@@ -272,16 +337,26 @@ class ProviderScript {
   readonly world: CedarWorld;
   readonly digester: Digester;
   readonly runId: string;
+  readonly #watched: WatchedStores;
   readonly #emit: (turn: TurnRecord) => void;
   #index = 0;
   #callSequence = 0;
 
-  constructor(provider: DemoProvider, dispatcher: Dispatcher, world: CedarWorld, digester: Digester, runId: string, emit: (turn: TurnRecord) => void) {
+  constructor(
+    provider: DemoProvider,
+    dispatcher: Dispatcher,
+    world: CedarWorld,
+    digester: Digester,
+    runId: string,
+    watched: WatchedStores,
+    emit: (turn: TurnRecord) => void,
+  ) {
     this.provider = provider;
     this.dispatcher = dispatcher;
     this.world = world;
     this.digester = digester;
     this.runId = runId;
+    this.#watched = watched;
     this.#emit = emit;
   }
 
@@ -319,6 +394,8 @@ class ProviderScript {
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
     });
+    // Before the turn is recorded: a store failure reports no turn, not a turn of failed calls.
+    checkStores(this.#watched, dispatched);
     const sealed = options.tamper === undefined ? dispatched.sealed : options.tamper(structuredClone(dispatched.sealed));
     const formatted = this.provider.format(parsed.calls, sealed, dispatched.verify);
     const records = calls.map(({ call, expect }): CallRecord => {
@@ -404,7 +481,7 @@ async function playScript(
   script: ProviderScript,
   world: CedarWorld,
   matrix: MatrixRow[],
-  stores: DemoStores,
+  stores: DispatcherStores,
   crashDeadlineMs: number,
 ): Promise<number> {
   const provider = script.provider.name;
