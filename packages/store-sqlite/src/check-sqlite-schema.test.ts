@@ -292,19 +292,52 @@ describe('openSqliteStores checks every table, index and trigger of the schema a
     expect(statement).toBeDefined();
     editFile(path, (database) => {
       database.exec(statement ?? '');
-      // Objects the schema does not create: a host's own table, index, view, and a trigger copying appends out.
+      // Objects the schema does not create: a host's own table, index, view, and a trigger on its own table.
       database.exec(`CREATE TABLE appended (sequence INTEGER);
+        CREATE TABLE appended_count (n INTEGER);
         CREATE INDEX audit_log_kind_time ON audit_log (kind, recorded_at);
         CREATE VIEW refunds AS SELECT sequence FROM audit_log WHERE kind = 'sealed_call';
-        CREATE TRIGGER copy_appends AFTER INSERT ON audit_log BEGIN INSERT INTO appended VALUES (NEW.sequence); END;`);
+        CREATE TRIGGER count_appended AFTER INSERT ON appended BEGIN INSERT INTO appended_count VALUES (1); END;`);
     });
     const stores = openSqliteStores({ path });
     try {
       expect(stores.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
       expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
       expect((await stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-4', operation_id: null, idempotency_key: null, body: {} })).sequence).toBe(4);
-      expect(stores.database.prepare('SELECT sequence FROM appended').pluck().all()).toEqual([4]);
+      stores.database.exec('INSERT INTO appended VALUES (4)');
+      expect(stores.database.prepare('SELECT count(*) FROM appended_count').pluck().get()).toBe(1);
       expect(() => stores.database.exec('DELETE FROM audit_log WHERE sequence = 1')).toThrow(/append-only/);
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('the review: refuses a trigger of someone else\'s on one of the store\'s tables, which can undo what its own do', async () => {
+    const path = await storeFile();
+    // Stops every purge from raising the token floor: a purged key's fencing tokens would come back.
+    editFile(path, (database) =>
+      database.exec('CREATE TRIGGER keep_floor BEFORE UPDATE ON idempotency_token_floor BEGIN SELECT RAISE(IGNORE); END'),
+    );
+    expectRefusedUnchanged(path, [/trigger keep_floor on table idempotency_token_floor is not one this store creates/]);
+    const copying = await storeFile();
+    editFile(copying, (database) =>
+      database.exec(`CREATE TABLE appended (sequence INTEGER);
+        CREATE TRIGGER copy_appends AFTER INSERT ON audit_log BEGIN INSERT INTO appended VALUES (NEW.sequence); END;`),
+    );
+    expectRefusedUnchanged(copying, [/trigger copy_appends on table audit_log is not one this store creates/]);
+  });
+
+  it('the review: tells a trigger from a table of the same name (SQLite keeps them apart)', async () => {
+    const path = await storeFile();
+    editFile(path, (database) =>
+      database.exec(`CREATE TABLE notes (text TEXT);
+        CREATE TABLE audit_copy (n INTEGER);
+        CREATE TRIGGER audit_log AFTER INSERT ON notes BEGIN INSERT INTO audit_copy VALUES (1); END;`),
+    );
+    const stores = openSqliteStores({ path });
+    try {
+      expect(stores.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true });
     } finally {
       stores.close();
     }

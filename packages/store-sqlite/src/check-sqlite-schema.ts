@@ -23,7 +23,10 @@ interface StoredSchema {
   version: number | undefined;
 }
 
-/** Objects by name, as of each schema version (0: the `schema_version` table alone). Built once, at the first open. */
+/**
+ * Objects by `objectKey` (type and name: SQLite lets a trigger share a table's name), as of each
+ * schema version (0: the `schema_version` table alone). Built once, at the first open.
+ */
 let expectedSchemas: ReadonlyMap<number, ReadonlyMap<string, ExpectedObject>> | undefined;
 
 /** How many object names a refusal lists before it says how many more there are. */
@@ -36,8 +39,9 @@ const LISTED_OBJECTS = 5;
  * as a database (a text file, one cut short), another application's database (no `schema_version`
  * table of this store's), one written by a newer schema version, and one where an object of the
  * schema was dropped or changed (without the triggers, raw SQL rewrites audit entries and records
- * unseen). Objects the schema does not create (a host's own index, view, table or trigger) are
- * left alone.
+ * unseen), and one with a trigger the schema does not create on one of the store's tables (it can
+ * undo what the store's triggers do). Other objects the schema does not create (a host's own index,
+ * view, table, or trigger on a table of its own) are left alone.
  *
  * Reads only (one read transaction, so a migration committed meanwhile is seen whole or not at
  * all): called before the first write of an open, it leaves a refused file exactly as it was.
@@ -62,7 +66,7 @@ export function checkSqliteSchema(database: Database, path: string): number {
   // A new file (or an empty database of any application): the migrations create everything.
   if (objects.size === 0) return 0;
   const foreign = `is a SQLite database of another application, not this store's:`;
-  if (!objects.has('schema_version')) {
+  if (!objects.has(SCHEMA_VERSION_KEY)) {
     throw refusal(`${foreign} it has no schema_version table (it holds ${describeObjects([...objects.values()])})`);
   }
   if (version === undefined) throw refusal(`${foreign} its schema_version table is not the one this store creates`);
@@ -76,16 +80,24 @@ export function checkSqliteSchema(database: Database, path: string): number {
   if (version === 0) {
     // Left by a first open that stopped between creating schema_version and the first migration;
     // anything else in it was put there by someone else.
-    const others = [...objects.values()].filter((object) => object.name !== 'schema_version');
+    const others = [...objects.values()].filter((object) => objectKey(object) !== SCHEMA_VERSION_KEY);
     if (others.length > 0) throw refusal(`${foreign} beside an empty schema_version table it holds ${describeObjects(others)}`);
     return 0;
   }
   const problems: string[] = [];
   for (const object of expected.values()) {
-    const found = objects.get(object.name);
+    const found = objects.get(objectKey(object));
     const named = `${object.type} ${object.name} (schema version ${object.version})`;
     if (found === undefined) problems.push(`${named} is missing`);
     else if (!sameObject(found, object)) problems.push(`${named} is not the one this store creates`);
+  }
+  // A trigger of someone else's on one of the store's tables can undo what its statements and
+  // triggers do (a BEFORE UPDATE ... RAISE(IGNORE) on the token floor stops purges raising it).
+  const tables = new Set([...expected.values()].filter((object) => object.type === 'table').map((object) => object.name));
+  for (const [key, object] of objects) {
+    if (object.type === 'trigger' && tables.has(object.tbl_name) && !expected.has(key)) {
+      problems.push(`trigger ${object.name} on table ${object.tbl_name} is not one this store creates (drop it)`);
+    }
   }
   if (problems.length > 0) {
     throw refusal(
@@ -100,22 +112,29 @@ export function checkSqliteSchema(database: Database, path: string): number {
 /** Every object of the file, and its schema version when it has this store's `schema_version` table. */
 function readStoredSchema(database: Database): StoredSchema {
   const objects = readObjects(database);
-  const table = objects.get('schema_version');
-  const ours = expectedSchema(0)?.get('schema_version');
+  const table = objects.get(SCHEMA_VERSION_KEY);
+  const ours = expectedSchema(0)?.get(SCHEMA_VERSION_KEY);
   if (table === undefined || ours === undefined || !sameObject(table, ours)) return { objects, version: undefined };
   const row = database.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_version').get();
   return { objects, version: row?.version ?? 0 };
 }
 
-/** The tables, indexes, views and triggers of `database` by name, SQLite's own (`sqlite_...`) left out. */
+/** How objects are told apart: by type and name (a trigger may share a table's name). */
+function objectKey(object: SchemaObject): string {
+  return `${object.type} ${object.name}`;
+}
+
+const SCHEMA_VERSION_KEY = 'table schema_version';
+
+/** The tables, indexes, views and triggers of `database` by `objectKey`, SQLite's own (`sqlite_...`) left out. */
 function readObjects(database: Database): Map<string, SchemaObject> {
   const rows = database
     .prepare<[], SchemaObject>("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY rowid")
     .all();
-  return new Map(rows.map((row) => [row.name, row]));
+  return new Map(rows.map((row) => [objectKey(row), row]));
 }
 
-/** The objects of schema version `version` by name; `undefined` for a version this package never wrote. */
+/** The objects of schema version `version` by `objectKey`; `undefined` for a version this package never wrote. */
 function expectedSchema(version: number): ReadonlyMap<string, ExpectedObject> | undefined {
   expectedSchemas ??= replayMigrations();
   return expectedSchemas.get(version);
@@ -134,8 +153,8 @@ function replayMigrations(): ReadonlyMap<number, ReadonlyMap<string, ExpectedObj
     let previous: ReadonlyMap<string, ExpectedObject> = new Map();
     const snapshot = (version: number) => {
       const current = new Map<string, ExpectedObject>();
-      for (const object of readObjects(scratch).values()) {
-        current.set(object.name, { ...object, version: previous.get(object.name)?.version ?? version });
+      for (const [key, object] of readObjects(scratch)) {
+        current.set(key, { ...object, version: previous.get(key)?.version ?? version });
       }
       schemas.set(version, current);
       previous = current;
