@@ -57,6 +57,13 @@ describe('judgeOutputKey', () => {
       `pass${tags('word')}`,
       'access_t\u043e\u200bken',
       's\u0435cr\u0435t_\u043a\u0435y',
+      // The review: Cyrillic г and п, Latin small capitals, Coptic ⲟ.
+      'passwo\u0433d',
+      'toke\u043f',
+      '\u0455\u0435c\u0433\u0435t',
+      '\u1d18assword',
+      'pa\ua731\ua731word',
+      'passw\u2c9frd',
     ]) {
       expect(judgeOutputKey(kbSearch, name), name).toBe('credential');
     }

@@ -76,12 +76,13 @@ function judgeKey(tool: RegisteredTool, extra: ReadonlySet<string>, key: string)
 }
 
 // Letters drawn like a Latin letter in common fonts, from Unicode's confusables data (a short list:
-// the letters of the Cyrillic, Greek and Armenian alphabets and the Latin letters beyond ASCII that
-// a reader takes for a-z; NFKC already reads fullwidth and mathematical letters as ASCII).
+// the letters of the Cyrillic, Greek, Armenian and Coptic alphabets and the Latin letters beyond
+// ASCII, small capitals included, that a reader takes for a-z; NFKC already reads fullwidth and
+// mathematical letters as ASCII).
 const LOOK_ALIKES: Readonly<Record<string, string>> = {
   // Cyrillic
   а: 'a', в: 'b', с: 'c', ԁ: 'd', е: 'e', һ: 'h', і: 'i', ј: 'j', к: 'k', ӏ: 'l', м: 'm', н: 'h', о: 'o', р: 'p',
-  ԛ: 'q', ѕ: 's', т: 't', ԝ: 'w', х: 'x', у: 'y', ү: 'y',
+  ԛ: 'q', ѕ: 's', т: 't', ԝ: 'w', х: 'x', у: 'y', ү: 'y', г: 'r', п: 'n',
   А: 'a', В: 'b', С: 'c', Е: 'e', Н: 'h', І: 'i', Ј: 'j', К: 'k', М: 'm', О: 'o', Р: 'p', Ԛ: 'q', Ѕ: 's',
   Т: 't', Ԝ: 'w', Х: 'x', Ү: 'y',
   // Greek
@@ -89,8 +90,12 @@ const LOOK_ALIKES: Readonly<Record<string, string>> = {
   Α: 'a', Β: 'b', Ε: 'e', Ζ: 'z', Η: 'h', Ι: 'i', Κ: 'k', Μ: 'm', Ν: 'n', Ο: 'o', Ρ: 'p', Τ: 't', Χ: 'x', Υ: 'y',
   // Armenian
   ց: 'g', հ: 'h', ո: 'n', օ: 'o', զ: 'q', ս: 'u',
-  // Latin beyond ASCII
+  // Coptic
+  ⲟ: 'o', ⲣ: 'p', ⲥ: 'c',
+  // Latin beyond ASCII, the small capitals included
   ɑ: 'a', ɡ: 'g', ı: 'i', ɩ: 'i', ȷ: 'j', ʏ: 'y', ᴏ: 'o',
+  ᴀ: 'a', ʙ: 'b', ᴄ: 'c', ᴅ: 'd', ᴇ: 'e', ɢ: 'g', ʜ: 'h', ɪ: 'i', ᴊ: 'j', ᴋ: 'k', ʟ: 'l', ᴍ: 'm', ɴ: 'n',
+  ᴘ: 'p', ʀ: 'r', ꜱ: 's', ᴛ: 't', ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ᴢ: 'z',
 };
 const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
 // Marks (accents, and the variation selectors, which are marks too) and the TAG characters
