@@ -55,6 +55,12 @@ describe('findCredentialsInJsonStrings: JSON text of JSON text', () => {
     ['triple-encoded (level 3)', { text: encode(downstream, 3) }, '/data/text'],
     ['quadruple-encoded (level 4)', { text: encode(downstream, 4) }, '/data/text'],
     ['a member at level 2 holding a triple-encoded object', { text: JSON.stringify({ body: encode(downstream, 3) }) }, '/data/text'],
+    // The review: the literal's content opens with a `\u` escape of `{`, `[`, `"` or whitespace.
+    ['a double-encoded object opening with \\u007b', { text: `"\\u007b${twice.slice(2)}` }, '/data/text'],
+    ['a double-encoded object opening with \\u007B', { text: `"\\u007B${twice.slice(2)}` }, '/data/text'],
+    ['a double-encoded object after an escaped space \\u0020', { text: `"\\u0020${twice.slice(1)}` }, '/data/text'],
+    ['a double-encoded array opening with \\u005b', { text: `"\\u005b${JSON.stringify(JSON.stringify([{ password: 'Tr0ub4dor&3-prod' }])).slice(2)}` }, '/data/text'],
+    ['a triple-encoded object opening with \\u0022', { text: `"\\u0022${encode(downstream, 3).slice(3)}` }, '/data/text'],
     [
       'behind a 1 MB member',
       { text: JSON.stringify(JSON.stringify({ pad: 'p'.repeat(1 << 20), password: 'Tr0ub4dor&3-prod' })) },
