@@ -1,6 +1,6 @@
 import type { JsonValue } from '@toolseal/contracts';
 import { findInData } from './find-in-data.js';
-import { judgeOutputKey } from './judge-output-key.js';
+import { isCredentialOutputKey } from './judge-output-key.js';
 import type { OutputViolation } from './output-violation.js';
 import type { RegisteredTool } from './tool-registry.js';
 
@@ -183,7 +183,7 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       index = end;
       const container = open[open.length - 1];
       if (container === IN_OBJECT && readingKey) {
-        credentialMember = judgeOutputKey(tool, value) === 'credential';
+        credentialMember = isCredentialOutputKey(tool, value);
         readingKey = false;
         continue;
       }

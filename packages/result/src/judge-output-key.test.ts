@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
-import { judgeOutputKey } from './judge-output-key.js';
+import { isCredentialOutputKey, judgeOutputKey } from './judge-output-key.js';
 import { createToolRegistry, type RegisteredTool } from './tool-registry.js';
 
 const specs = loadToolSpecs();
@@ -76,7 +76,7 @@ const KEY_PIECES = [
   'pass', 'word', 'token', 'next', 'Page', 'api', 'key', 'secret', 'pin', 'code', 'response', 'id', 'tenant', 'role', 'q',
   '_', '-', ' ', 'A', 'o', 'e', 'a', 'k',
   '\u0430', '\u043e', '\u0435', '\u0440', '\u0456', '\u043a', '\u0443', '\u03bf', '\u03b1', '\u00e0', '\u0301', '\ufe0f',
-  '\u200b', '\u{e0070}', '\u{e0061}', '\u{e007f}', 'пароль', '名前', 'é',
+  '\u200b', '\u{e0070}', '\u{e0061}', '\u{e007f}', 'пароль', '名前', 'é', '\u0433', '\u043f', '\u1d18', '\u2c9f',
 ];
 const keyName = fc.array(fc.constantFrom(...KEY_PIECES), { minLength: 1, maxLength: 5 }).map((pieces) => pieces.join(''));
 
@@ -87,6 +87,15 @@ describe('one verdict for a key name, wherever it appears (property)', () => {
         expect(judgeOutputKey(tool, name) !== null).toBe(tool.scanSensitiveKeys({ [name]: null }).length > 0);
       }),
       { numRuns: 2_000 },
+    );
+  });
+
+  it('isCredentialOutputKey (no scan in the common case) answers exactly judgeOutputKey === credential', () => {
+    fc.assert(
+      fc.property(keyName, fc.constantFrom(kbSearch, kbSurvey), (name, tool) => {
+        expect(isCredentialOutputKey(tool, name), name).toBe(judgeOutputKey(tool, name) === 'credential');
+      }),
+      { numRuns: 5_000 },
     );
   });
 
