@@ -1069,6 +1069,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
+   * The store's `findCompleted` for the call's intent digest (at most `EARLIER_ATTEMPT_LOOKUP_LIMIT`
+   * records), its answer read by `read`; `null` when the call has no intent digest or the store
+   * no `findCompleted`.
+   */
+  function lookUpCompleted<T>(state: CallState, read: (found: unknown, intent_sha256: Sha256Hex) => T): Promise<T | LookupFailure> | null {
+    const intent_sha256 = state.intentSha256;
+    const findCompleted = idempotencyStore.findCompleted;
+    if (intent_sha256 === null || typeof findCompleted !== 'function') return null;
+    const input: FindCompletedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
+    return lookUp(
+      () => findCompleted.call(idempotencyStore, input),
+      (listed) => read(listed, intent_sha256),
+    );
+  }
+
+  /**
    * Reads the record under an expired approval's key with `get`, which writes nothing: a call
    * without a live approval never claims a key just to look at it, since that claim, however
    * brief, would answer a live approval under the same key `in_progress` (OUTCOME_UNKNOWN) though
@@ -1265,14 +1281,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     abort: CallAbort,
     request_sha256: Sha256Hex,
   ): Promise<DispatchedCall | null> {
-    const intent_sha256 = state.intentSha256;
-    const findCompleted = idempotencyStore.findCompleted;
-    if (intent_sha256 === null || typeof findCompleted !== 'function') return null;
-    const input: FindCompletedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
-    const found = await lookUp(
-      () => findCompleted.call(idempotencyStore, input),
-      (listed) => readCompletedAttemptOfRequest(listed, intent_sha256, request_sha256),
-    );
+    const found = await lookUpCompleted(state, (listed, intent_sha256) => readCompletedAttemptOfRequest(listed, intent_sha256, request_sha256));
+    if (found === null) return null;
     if (found.kind !== 'found') {
       state.notes.push(found.kind === 'input_rejected' ? 'idempotency_store_input_rejected' : 'completed_lookup_failed');
       return null;
@@ -1367,14 +1377,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     state: CallState,
     ownKey: string,
   ): Promise<'IDEMPOTENCY_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | 'input_rejected' | null> {
-    const intent_sha256 = state.intentSha256;
-    const findCompleted = idempotencyStore.findCompleted;
-    if (intent_sha256 === null || typeof findCompleted !== 'function') return null;
-    const input: FindCompletedInput = { intent_sha256, limit: EARLIER_ATTEMPT_LOOKUP_LIMIT };
-    const found = await lookUp(
-      () => findCompleted.call(idempotencyStore, input),
-      (listed) => readCompletedAttempts(listed, intent_sha256, ownKey),
-    );
+    const found = await lookUpCompleted(state, (listed, intent_sha256) => readCompletedAttempts(listed, intent_sha256, ownKey));
+    if (found === null) return null;
     switch (found.kind) {
       case 'input_rejected':
         return 'input_rejected';
