@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
+import { SCHEMA_TRIGGERS } from './__fixtures__/sqlite-tamper.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-schema-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -13,21 +14,6 @@ let files = 0;
 const nextPath = (name = 'store') => join(directory, `${name}-${(files += 1)}.db`);
 const REQUEST = 'a'.repeat(64);
 
-/** Every trigger the README says schema version 5 has: the spec these tests hold the code to. */
-const SCHEMA_TRIGGERS = [
-  'audit_head_follows_log',
-  'audit_head_no_delete',
-  'audit_head_no_insert',
-  'audit_log_append_at_head',
-  'audit_log_append_only_delete',
-  'audit_log_append_only_replace',
-  'audit_log_append_only_update',
-  'idempotency_records_above_token_floor',
-  'idempotency_records_raise_token_floor',
-  'idempotency_token_floor_no_delete',
-  'idempotency_token_floor_no_insert',
-  'idempotency_token_floor_only_rises',
-];
 
 /** What `open` throws (`undefined` when it returns). */
 function refusal(open: () => unknown): unknown {

@@ -14,7 +14,7 @@ import { checkIntentDigestMigration, findCompletedConformanceCases, findUnresolv
 import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3, { type Statement } from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { dropAppendOnlyTriggers, sqliteTamper } from './__fixtures__/sqlite-tamper.js';
+import { dropAppendOnlyTriggers, SCHEMA_TRIGGERS, sqliteTamper } from './__fixtures__/sqlite-tamper.js';
 import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
 import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
 import { migrateSqlite, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
@@ -222,7 +222,7 @@ describe('SQLite stores: migrations', () => {
     try {
       expect(stores.schemaVersion).toBe(5);
       expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
-      expect(triggerNames(stores.database)).toEqual(ALL_TRIGGERS);
+      expect(triggerNames(stores.database)).toEqual(SCHEMA_TRIGGERS);
       expect(() => stores.database.prepare('INSERT OR REPLACE INTO audit_head (id, sequence, entry_hash) VALUES (1, 3, ?)').run(previous)).toThrow(
         /only follows appends/,
       );
@@ -259,7 +259,7 @@ describe('SQLite stores: migrations', () => {
     try {
       expect(stores.schemaVersion).toBe(5);
       expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
-      expect(triggerNames(stores.database)).toEqual(ALL_TRIGGERS);
+      expect(triggerNames(stores.database)).toEqual(SCHEMA_TRIGGERS);
       const floor = () => stores.database.prepare('SELECT id, token FROM idempotency_token_floor').all();
       expect(floor()).toEqual([{ id: 1, token: T0 }]);
       // The records of version 4 read back as they were.
@@ -546,20 +546,6 @@ describe('SQLite stores: options (configuration review)', () => {
 });
 
 const AUDIT_COLUMNS = 'sequence, recorded_at, kind, call_id, operation_id, idempotency_key, previous_hash, entry_hash, canonical';
-const ALL_TRIGGERS = [
-  'audit_head_follows_log',
-  'audit_head_no_delete',
-  'audit_head_no_insert',
-  'audit_log_append_at_head',
-  'audit_log_append_only_delete',
-  'audit_log_append_only_replace',
-  'audit_log_append_only_update',
-  'idempotency_records_above_token_floor',
-  'idempotency_records_raise_token_floor',
-  'idempotency_token_floor_no_delete',
-  'idempotency_token_floor_no_insert',
-  'idempotency_token_floor_only_rises',
-];
 const triggerNames = (database: import('better-sqlite3').Database) =>
   database.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
 
@@ -642,7 +628,7 @@ describe('SQLite stores: append-only triggers', () => {
       database.exec('DROP TRIGGER audit_head_no_insert');
       database.prepare('INSERT INTO audit_head (id, sequence, entry_hash) VALUES (1, ?, ?)').run(5, (rowsBefore[4] as { entry_hash: string }).entry_hash);
       database.exec(SQLITE_MIGRATIONS.find((migration) => migration.version === 4)?.statements.find((statement) => statement.includes('audit_head_no_insert')) ?? '');
-      expect(triggerNames(database)).toEqual(ALL_TRIGGERS);
+      expect(triggerNames(database)).toEqual(SCHEMA_TRIGGERS);
       expect(rows()).toEqual(rowsBefore);
       expect(head()).toEqual(headBefore);
       expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 5 });

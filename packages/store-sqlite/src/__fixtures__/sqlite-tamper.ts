@@ -42,3 +42,19 @@ export function sqliteTamper(database: Database): AuditTamper {
     },
   };
 }
+
+/** Every trigger the README says schema version 5 has: the list the tests hold the code to. */
+export const SCHEMA_TRIGGERS: readonly string[] = [
+  'audit_head_follows_log',
+  'audit_head_no_delete',
+  'audit_head_no_insert',
+  'audit_log_append_at_head',
+  'audit_log_append_only_delete',
+  'audit_log_append_only_replace',
+  'audit_log_append_only_update',
+  'idempotency_records_above_token_floor',
+  'idempotency_records_raise_token_floor',
+  'idempotency_token_floor_no_delete',
+  'idempotency_token_floor_no_insert',
+  'idempotency_token_floor_only_rises',
+];
