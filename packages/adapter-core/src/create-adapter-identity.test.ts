@@ -71,3 +71,20 @@ describe('createAdapterIdentity', () => {
     }
   });
 });
+
+describe('the accepted revisions (review)', () => {
+  it('cannot be changed once the identity is made, by any means: the set is private', () => {
+    const identity = createAdapterIdentity('openai', 'responses', 'openai-responses-v2', ['openai-responses-v1']);
+    const revisions = identity.acceptedAdapterRevisions;
+    expect([...revisions]).toEqual(['openai-responses-v2', 'openai-responses-v1']);
+    expect(revisions.size).toBe(2);
+    expect(revisions.has('openai-responses-v1')).toBe(true);
+    expect(() => Set.prototype.add.call(revisions, 'forged-v9')).toThrow(TypeError);
+    expect(() => (revisions as unknown as { add: (value: string) => void }).add('forged-v9')).toThrow(TypeError);
+    expect(() => Object.assign(revisions, { has: () => true })).toThrow(TypeError);
+    expect(revisions.has('forged-v9')).toBe(false);
+    const seen: string[] = [];
+    revisions.forEach((revision) => seen.push(revision));
+    expect(seen).toEqual(['openai-responses-v2', 'openai-responses-v1']);
+  });
+});

@@ -53,5 +53,48 @@ export function createAdapterIdentity(
     }
     accepted.add(revision);
   }
-  return Object.freeze({ provider, apiFamily, adapterRevision, acceptedAdapterRevisions: accepted });
+  return Object.freeze({ provider, apiFamily, adapterRevision, acceptedAdapterRevisions: new RevisionSet(accepted) });
+}
+
+/**
+ * The accepted revisions, read-only: a `Set` in a frozen identity could still be added to (its
+ * entries are internal slots, which freezing does not reach), by `add` or by
+ * `Set.prototype.add.call`, and correlation would then take a package sealed under the added
+ * revision. This wraps a private set, which nothing outside can reach.
+ */
+class RevisionSet implements ReadonlySet<string> {
+  readonly #revisions: ReadonlySet<string>;
+
+  constructor(revisions: ReadonlySet<string>) {
+    this.#revisions = revisions;
+    Object.freeze(this);
+  }
+
+  get size(): number {
+    return this.#revisions.size;
+  }
+
+  has(revision: string): boolean {
+    return this.#revisions.has(revision);
+  }
+
+  forEach(callback: (value: string, key: string, set: ReadonlySet<string>) => void, thisArg?: unknown): void {
+    for (const revision of this.#revisions) callback.call(thisArg, revision, revision, this);
+  }
+
+  entries(): SetIterator<[string, string]> {
+    return this.#revisions.entries();
+  }
+
+  keys(): SetIterator<string> {
+    return this.#revisions.keys();
+  }
+
+  values(): SetIterator<string> {
+    return this.#revisions.values();
+  }
+
+  [Symbol.iterator](): SetIterator<string> {
+    return this.#revisions.values();
+  }
 }
