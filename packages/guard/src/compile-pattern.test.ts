@@ -11,6 +11,7 @@ import {
   patternCacheStats,
 } from './compile-pattern.js';
 import { deepFreeze } from './deep-freeze.js';
+import { compileSchema } from './pinned-ajv.js';
 
 /** The characters test strings are made of: ASCII classes, line terminators, astral, lone surrogates. */
 const ALPHABET = ['a', 'b', 'c', 'A', 'Z', '0', '7', '_', '-', '.', ' ', '\t', '\n', '\r', '\u2028', '\u00a0', '\ufeff', '\u3000', 'é', '\u{1F600}', '\u{1F601}', '\ud83d', '\ude00', '$', '^', '\\'];
@@ -542,5 +543,47 @@ describe('compilePattern: the compiled object', () => {
   it('reads a non-string as its string, as RegExp.prototype.test does', () => {
     expect(compilePattern('^12$').test(12 as unknown as string)).toBe(true);
     expect(compilePattern('^null$').test(null as unknown as string)).toBe(true);
+  });
+});
+
+describe('one budget for a whole validated value (review)', () => {
+  // Each string costs about the base budget (the DFA keeps overflowing its cache), so with a base
+  // budget per string a value of many such strings held one validation for 91 s (4,096 of them).
+  const branches = Array.from({ length: 51 }, (_, index) => `a[ab]{${10 + index}}c`).join('|');
+  const source = `[ab]*(?:${branches})`;
+  let seed = 3;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x80000000;
+  };
+  const crafted = (length: number) => {
+    let text = '';
+    for (let index = 0; index < length; index++) text += random() < 0.5 ? 'a' : 'b';
+    // Each matches at its end, so the validator goes on to the next string.
+    return `${text}a${'b'.repeat(10)}c`;
+  };
+
+  it('a validator stops a value of many costly strings with PatternBudgetExceeded, having tested only a few', () => {
+    const validate = compileSchema({ type: 'array', maxItems: 4096, items: { type: 'string', maxLength: 1000, pattern: source } });
+    const items = Array.from({ length: 200 }, () => crafted(88));
+    let tested = 0;
+    const counting = new Proxy(items, {
+      get(target, property, receiver) {
+        if (typeof property === 'string' && /^[0-9]+$/.test(property)) tested++;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    expect(() => validate(counting)).toThrow(PatternBudgetExceeded);
+    // The base budget once, plus 32 a character, covers a handful of these strings, not 200.
+    expect(tested).toBeLessThan(20);
+    // Each string alone is within a call's own budget: outside a validation, every one answers.
+    const alone = compilePattern(source);
+    expect(items.slice(0, 3).map((text) => alone.test(text))).toEqual([true, true, true]);
+  });
+
+  it('cheap patterns are untouched: 4,096 strings of an identifier pattern validate in one value', () => {
+    const validate = compileSchema({ type: 'array', maxItems: 4096, items: { type: 'string', pattern: '^[A-Z]{2}-[0-9]{1,8}$' } });
+    expect(validate(Array.from({ length: 4096 }, (_, index) => `AB-${index}`))).toBe(true);
+    expect(validate(['AB-1', 'ab-2'])).toBe(false);
   });
 });

@@ -63,6 +63,36 @@ export const PATTERN_BUDGET_BASE = 1 << 19;
 /** See `PATTERN_BUDGET_BASE`. */
 export const PATTERN_BUDGET_PER_CHARACTER = 32;
 
+// The validation running now (`beginPatternScope`), if any: its `test` calls share one budget,
+// `PATTERN_BUDGET_BASE` once for each pattern they use (its warm-up; a schema holds a bounded
+// number of patterns) plus `PATTERN_BUDGET_PER_CHARACTER` for every character they test, so a value
+// of many strings cannot spend the base budget once per string (4,096 crafted strings of 100
+// characters held one validation for 91 s). Validation is synchronous: nothing interleaves.
+let scopeDepth = 0;
+/** Numbers the scopes, so each pattern adds its base budget once per scope. */
+let scopeGeneration = 0;
+let scopeAllowance = 0;
+let scopeSpent = 0;
+
+/**
+ * Internal to @toolseal/guard (`compileSchema` wraps every validator in it): from here to the
+ * matching `endPatternScope`, every `CompiledPattern.test` call draws on one budget, the base once
+ * per pattern. Nested scopes join the outer one.
+ */
+export function beginPatternScope(): void {
+  if (scopeDepth === 0) {
+    scopeGeneration += 1;
+    scopeAllowance = 0;
+    scopeSpent = 0;
+  }
+  scopeDepth += 1;
+}
+
+/** Ends the scope `beginPatternScope` began. */
+export function endPatternScope(): void {
+  scopeDepth -= 1;
+}
+
 /**
  * Compiles a JSON Schema `pattern` (an ECMAScript regular expression, Unicode mode) to a matcher
  * whose `test` never backtracks: a lazily built DFA over sets of NFA states, as RE2 does, so
@@ -156,6 +186,8 @@ class LazyDfa {
   /** The current `test` call's budget (`PATTERN_BUDGET_BASE`...), and what is left of it. */
   private budget = 0;
   private budgetLeft = 0;
+  /** The last pattern scope this pattern drew its base budget in (see `beginPatternScope`). */
+  private scope = 0;
   /** Bumped each time the cache is dropped, so a step never writes to a state that is gone. */
   private epoch = 0;
   private initial = UNKNOWN;
@@ -190,8 +222,28 @@ class LazyDfa {
   test(text: string): boolean {
     if (this.matchesAll) return true;
     const length = text.length;
-    this.budget = PATTERN_BUDGET_BASE + PATTERN_BUDGET_PER_CHARACTER * length;
+    const own = PATTERN_BUDGET_BASE + PATTERN_BUDGET_PER_CHARACTER * length;
+    if (scopeDepth === 0) {
+      this.budget = own;
+      this.budgetLeft = own;
+      return this.run(text, length);
+    }
+    // Within a validation: what the call may spend is also bounded by what the validation has left.
+    if (this.scope !== scopeGeneration) {
+      this.scope = scopeGeneration;
+      scopeAllowance += PATTERN_BUDGET_BASE;
+    }
+    scopeAllowance += PATTERN_BUDGET_PER_CHARACTER * length;
+    this.budget = Math.max(0, Math.min(own, scopeAllowance - scopeSpent));
     this.budgetLeft = this.budget;
+    try {
+      return this.run(text, length);
+    } finally {
+      scopeSpent += this.budget - this.budgetLeft;
+    }
+  }
+
+  private run(text: string, length: number): boolean {
     let state = this.initial >= 0 ? this.initial : this.start();
     let table = this.table;
     for (let at = 0; at < length; ) {

@@ -1,4 +1,4 @@
-import { compilePattern } from './compile-pattern.js';
+import { beginPatternScope, compilePattern, endPatternScope } from './compile-pattern.js';
 import { CONTRACT_BASE_ID, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
 import { findStalledRefCycle } from './find-stalled-ref-cycle.js';
 import { subschemasOf } from './subschemas.js';
@@ -115,7 +115,7 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   // under `CONTRACT_BASE_ID`, which changes nothing else (a relative `$ref` to another document
   // resolves nowhere either way).
   const rooted = Object.hasOwn(schema, '$id') ? schema : { $id: CONTRACT_BASE_ID, ...schema };
-  const validate = newPinnedAjv(PINNED_FORMATS, false).compile<T>(rooted);
+  const validate = withOnePatternBudget(newPinnedAjv(PINNED_FORMATS, false).compile<T>(rooted));
   // A validator that throws (a `$dynamicRef` that resolves to itself recurses until the stack runs
   // out) would turn a check of untrusted data into an exception: refused here, at start-up, on a
   // few values it must simply answer for.
@@ -131,6 +131,32 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
 }
 
 export { CONTRACT_BASE_ID };
+
+/**
+ * `validate`, each call of which is one pattern scope (`beginPatternScope`): all the `pattern`
+ * tests of one validated value share one budget, whatever the number of strings in it. `errors`
+ * and the other members read through to Ajv's function.
+ */
+function withOnePatternBudget<T>(validate: ValidateFunction<T>): ValidateFunction<T> {
+  const scoped = function (this: unknown, data: unknown, context?: Parameters<ValidateFunction<T>>[1]): boolean {
+    beginPatternScope();
+    try {
+      return validate.call(this, data, context);
+    } finally {
+      endPatternScope();
+    }
+  } as ValidateFunction<T>;
+  for (const member of ['errors', 'schema', 'schemaEnv', 'evaluated', 'source'] as const) {
+    Object.defineProperty(scoped, member, {
+      get: () => validate[member],
+      set: (value: unknown) => {
+        (validate as unknown as Record<string, unknown>)[member] = value;
+      },
+      enumerable: true,
+    });
+  }
+  return scoped;
+}
 
 /** Whether a `$dynamicRef` appears in any subschema of `schema` (never in a property name or a value). */
 function usesDynamicRef(schema: unknown): boolean {
