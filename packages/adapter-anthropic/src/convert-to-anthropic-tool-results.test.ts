@@ -1,4 +1,11 @@
-import { assertParsed, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import {
+  assertParsed,
+  createLyingLengthArray,
+  createRecordingVerifier,
+  fakeSealedResult,
+  findProtectedValues,
+  NON_INTEGER_LENGTHS,
+} from '@toolseal/adapter-testing';
 import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { anthropicParallel } from './__fixtures__/anthropic-messages-fixtures.js';
@@ -86,53 +93,31 @@ describe('convertToAnthropicToolResults', () => {
     expect(outcome.ok && outcome.payload.content.length).toBe(calls.length + MAX_MESSAGE_CONTENT_BLOCKS);
   });
 
-  /** An array Proxy of text whose `length` answers `lengths` in turn (the last one for every later read). */
-  function lyingText(lengths: readonly unknown[]) {
-    let lengthReads = 0;
-    const text = new Proxy<string[]>([], {
-      get(target, property, receiver) {
-        if (property === 'length') return lengths[Math.min(lengthReads++, lengths.length - 1)];
-        if (typeof property === 'string' && /^(0|[1-9][0-9]*)$/.test(property)) return 'Continue.';
-        return Reflect.get(target, property, receiver);
-      },
-    });
-    return { text, lengthReads: () => lengthReads };
-  }
-
   it('reads the length of the extra text once: a Proxy that grows it later adds no block', () => {
     const calls = parsedCalls();
-    const lying = lyingText([1, 3]);
+    const lying = createLyingLengthArray('Continue.', [1, 3]);
     const outcome = convertToAnthropicToolResults({
       calls,
       results: calls.map((call) => fakeSealedResult(call)),
       verify: createRecordingVerifier().verify,
-      options: { text: lying.text },
+      options: { text: lying.array },
     });
     expect(outcome.ok && outcome.payload.content.filter((block) => block.type === 'text')).toEqual([{ type: 'text', text: 'Continue.' }]);
     expect(lying.lengthReads()).toBe(1);
   });
 
-  it.each<[string, unknown]>([
-    ['an object whose valueOf answers 1', 'valueOf'],
-    ['the string "1"', '1'],
-    ['NaN', Number.NaN],
-    ['1.5', 1.5],
-  ])('throws on extra text whose length is %s (only a Proxy answers so), converting nothing', (_label, answer) => {
+  // Four of the six shared lengths, the ones this test has always run: -1 and Infinity meet the
+  // same check (the parser's tests run all six).
+  const textLengths = NON_INTEGER_LENGTHS.filter(([label]) => label !== '-1' && label !== 'Infinity');
+
+  it.each(textLengths)('throws on extra text whose length is %s (only a Proxy answers so), converting nothing', (_label, make) => {
     const calls = parsedCalls();
-    let conversions = 0;
-    const length =
-      answer === 'valueOf'
-        ? {
-            valueOf: () => {
-              conversions++;
-              return 1;
-            },
-          }
-        : answer;
+    const { length, conversions } = make();
     const recording = createRecordingVerifier();
     const input = { calls, results: calls.map((call) => fakeSealedResult(call)), verify: recording.verify };
-    expect(() => convertToAnthropicToolResults({ ...input, options: { text: lyingText([length]).text } })).toThrow(TypeError);
-    expect(conversions).toBe(0);
+    const text = createLyingLengthArray('Continue.', [length]).array;
+    expect(() => convertToAnthropicToolResults({ ...input, options: { text } })).toThrow(TypeError);
+    expect(conversions()).toBe(0);
     expect(recording.seen).toHaveLength(0);
   });
 

@@ -2,7 +2,7 @@
 // argument size and limits) are tested once in @toolseal/adapter-core and run on this adapter by
 // the conformance kit (conformance.test.ts).
 import { readFileSync } from 'node:fs';
-import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
+import { assertParseOutcomeCatalogued, assertParseRefused, createLyingLengthArray, NON_INTEGER_LENGTHS } from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
@@ -481,29 +481,6 @@ describe('parseAnthropicMessagesToolCalls: how many content blocks it walks', ()
   // same refusal: far above any real message, low enough that no host-made array is walked forever.
   const textBlock = { type: 'text', text: 'Looking that up.' };
 
-  /**
-   * An array Proxy whose `length` answers `lengths` in turn (the last one for every later read) and
-   * whose every index holds `block`; counts both kinds of read. Only a Proxy can do either.
-   */
-  function lyingContent(block: object, lengths: readonly unknown[]) {
-    let lengthReads = 0;
-    let indexReads = 0;
-    const content = new Proxy<unknown[]>([], {
-      get(target, property, receiver) {
-        if (property !== 'length') return Reflect.get(target, property, receiver);
-        const answer = lengths[Math.min(lengthReads, lengths.length - 1)];
-        lengthReads++;
-        return answer;
-      },
-      getOwnPropertyDescriptor(target, property) {
-        if (typeof property !== 'string' || !/^(0|[1-9][0-9]*)$/.test(property)) return Reflect.getOwnPropertyDescriptor(target, property);
-        indexReads++;
-        return { value: block, writable: true, enumerable: true, configurable: true };
-      },
-    });
-    return { content, lengthReads: () => lengthReads, indexReads: () => indexReads };
-  }
-
   it('is 100,000 blocks, as OpenAI bounds output items', () => {
     expect(MAX_MESSAGE_CONTENT_BLOCKS).toBe(100_000);
   });
@@ -521,43 +498,27 @@ describe('parseAnthropicMessagesToolCalls: how many content blocks it walks', ()
 
   it('refuses an overlong content before reading any block, with its length read once', () => {
     // A length that shrinks after the check cannot let the walk in: the first answer decides.
-    const lying = lyingContent(textBlock, [MAX_MESSAGE_CONTENT_BLOCKS + 1, 1]);
-    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith(lying.content)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    const lying = createLyingLengthArray(textBlock, [MAX_MESSAGE_CONTENT_BLOCKS + 1, 1]);
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith(lying.array)), 'MALFORMED_TOOL_CALL', 'malformed_response');
     expect(lying.indexReads()).toBe(0);
     expect(lying.lengthReads()).toBe(1);
   });
 
   it('walks no further than the length it checked, however long the content claims to be later', () => {
     // Every index holds the same tool_use: a walk past index 0 would find its id twice.
-    const lying = lyingContent(toolUse('toolu_1', 'get_order', {}), [1, 2 ** 32 - 1]);
-    const outcome = parseAnthropicMessagesToolCalls(messageWith(lying.content));
+    const lying = createLyingLengthArray(toolUse('toolu_1', 'get_order', {}), [1, 2 ** 32 - 1]);
+    const outcome = parseAnthropicMessagesToolCalls(messageWith(lying.array));
     expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['toolu_1']);
     expect(lying.indexReads()).toBe(1);
     expect(lying.lengthReads()).toBe(1);
   });
 
-  it.each<[string, unknown]>([
-    ['an object whose valueOf answers 1', 'valueOf'],
-    ['the string "1"', '1'],
-    ['NaN', Number.NaN],
-    ['-1', -1],
-    ['1.5', 1.5],
-    ['Infinity', Number.POSITIVE_INFINITY],
-  ])('refuses content whose length is %s (only a Proxy answers so) without reading a block', (_label, answer) => {
-    let conversions = 0;
-    const length =
-      answer === 'valueOf'
-        ? {
-            valueOf: () => {
-              conversions++;
-              return 1;
-            },
-          }
-        : answer;
-    const lying = lyingContent(toolUse('toolu_1', 'get_order', {}), [length]);
-    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith(lying.content)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+  it.each(NON_INTEGER_LENGTHS)('refuses content whose length is %s (only a Proxy answers so) without reading a block', (_label, make) => {
+    const { length, conversions } = make();
+    const lying = createLyingLengthArray(toolUse('toolu_1', 'get_order', {}), [length]);
+    assertParseRefused(parseAnthropicMessagesToolCalls(messageWith(lying.array)), 'MALFORMED_TOOL_CALL', 'malformed_response');
     expect(lying.indexReads()).toBe(0);
-    expect(conversions).toBe(0);
+    expect(conversions()).toBe(0);
   });
 });
 

@@ -2,7 +2,7 @@
 // argument size and limits) are tested once in @toolseal/adapter-core and run on this adapter by
 // the conformance kit (conformance.test.ts).
 import { readFileSync } from 'node:fs';
-import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
+import { assertParseOutcomeCatalogued, assertParseRefused, createLyingLengthArray, NON_INTEGER_LENGTHS } from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GeminiInteractionsResponse } from './gemini-interactions-api.js';
@@ -346,29 +346,6 @@ describe('parseGeminiInteractionsToolCalls: how many steps it walks', () => {
   // same refusal: far above any real interaction, low enough that no host-made array is walked forever.
   const thought = { type: 'thought', signature: 'c2ln' };
 
-  /**
-   * An array Proxy whose `length` answers `lengths` in turn (the last one for every later read) and
-   * whose every index holds `step`; counts both kinds of read. Only a Proxy can do either.
-   */
-  function lyingSteps(step: object, lengths: readonly unknown[]) {
-    let lengthReads = 0;
-    let indexReads = 0;
-    const steps = new Proxy<unknown[]>([], {
-      get(target, property, receiver) {
-        if (property !== 'length') return Reflect.get(target, property, receiver);
-        const answer = lengths[Math.min(lengthReads, lengths.length - 1)];
-        lengthReads++;
-        return answer;
-      },
-      getOwnPropertyDescriptor(target, property) {
-        if (typeof property !== 'string' || !/^(0|[1-9][0-9]*)$/.test(property)) return Reflect.getOwnPropertyDescriptor(target, property);
-        indexReads++;
-        return { value: step, writable: true, enumerable: true, configurable: true };
-      },
-    });
-    return { steps, lengthReads: () => lengthReads, indexReads: () => indexReads };
-  }
-
   it('is 100,000 steps, as OpenAI bounds output items', () => {
     expect(MAX_INTERACTION_STEPS).toBe(100_000);
   });
@@ -386,44 +363,28 @@ describe('parseGeminiInteractionsToolCalls: how many steps it walks', () => {
 
   it('refuses overlong steps before reading any, with their length read once', () => {
     // A length that shrinks after the check cannot let the walk in: the first answer decides.
-    const lying = lyingSteps(thought, [MAX_INTERACTION_STEPS + 1, 1]);
-    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(lying.steps, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    const lying = createLyingLengthArray(thought, [MAX_INTERACTION_STEPS + 1, 1]);
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(lying.array, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
     expect(lying.indexReads()).toBe(0);
     expect(lying.lengthReads()).toBe(1);
   });
 
   it('walks no further than the length it checked, however long the steps claim to be later', () => {
     // Every index holds the same call: a walk past index 0 would find its id twice.
-    const lying = lyingSteps(functionCall('fc-1', 'get_order', {}), [1, 2 ** 32 - 1]);
-    const outcome = parseGeminiInteractionsToolCalls(interactionWith(lying.steps));
+    const lying = createLyingLengthArray(functionCall('fc-1', 'get_order', {}), [1, 2 ** 32 - 1]);
+    const outcome = parseGeminiInteractionsToolCalls(interactionWith(lying.array));
     expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['fc-1']);
     expect(lying.indexReads()).toBe(1);
     expect(lying.lengthReads()).toBe(1);
   });
 
-  it.each<[string, unknown]>([
-    ['an object whose valueOf answers 1', 'valueOf'],
-    ['the string "1"', '1'],
-    ['NaN', Number.NaN],
-    ['-1', -1],
-    ['1.5', 1.5],
-    ['Infinity', Number.POSITIVE_INFINITY],
-  ])('refuses steps whose length is %s (only a Proxy answers so) without reading a step', (_label, answer) => {
-    let conversions = 0;
-    const length =
-      answer === 'valueOf'
-        ? {
-            valueOf: () => {
-              conversions++;
-              return 1;
-            },
-          }
-        : answer;
+  it.each(NON_INTEGER_LENGTHS)('refuses steps whose length is %s (only a Proxy answers so) without reading a step', (_label, make) => {
+    const { length, conversions } = make();
     // `completed`: steps read as empty would give no calls, so only the length check can refuse them.
-    const lying = lyingSteps(functionCall('fc-1', 'get_order', {}), [length]);
-    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(lying.steps, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    const lying = createLyingLengthArray(functionCall('fc-1', 'get_order', {}), [length]);
+    assertParseRefused(parseGeminiInteractionsToolCalls(interactionWith(lying.array, 'completed')), 'MALFORMED_TOOL_CALL', 'malformed_response');
     expect(lying.indexReads()).toBe(0);
-    expect(conversions).toBe(0);
+    expect(conversions()).toBe(0);
   });
 });
 

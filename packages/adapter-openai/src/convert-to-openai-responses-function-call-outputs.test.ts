@@ -1,4 +1,12 @@
-import { assertParsed, createRecordingVerifier, fakeSealedResult, findProtectedValues } from '@toolseal/adapter-testing';
+import {
+  assertParsed,
+  createLyingLengthArray,
+  createObjectLength,
+  createRecordingVerifier,
+  fakeSealedResult,
+  findProtectedValues,
+  NON_INTEGER_LENGTHS,
+} from '@toolseal/adapter-testing';
 import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { openaiParallel as response, openaiSingle } from './__fixtures__/openai-responses-fixtures.js';
@@ -167,40 +175,17 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
         });
       }
 
-      /**
-       * An array Proxy whose `length` answers `lengths` in turn (the last one for every later read)
-       * and whose every index holds the single call's item; counts both kinds of read.
-       */
-      function lyingOutput(lengths: readonly unknown[]) {
-        let lengthReads = 0;
-        let indexReads = 0;
-        const output = new Proxy<unknown[]>([], {
-          get(target, property, receiver) {
-            if (property !== 'length') return Reflect.get(target, property, receiver);
-            const answer = lengths[Math.min(lengthReads, lengths.length - 1)];
-            lengthReads++;
-            return answer;
-          },
-          getOwnPropertyDescriptor(target, property) {
-            if (typeof property !== 'string' || !/^(0|[1-9][0-9]*)$/.test(property)) return Reflect.getOwnPropertyDescriptor(target, property);
-            indexReads++;
-            return { value: single, writable: true, enumerable: true, configurable: true };
-          },
-        });
-        return { output, lengthReads: () => lengthReads, indexReads: () => indexReads };
-      }
-
       it(`throws for one claiming ${MAX_RESPONSE_OUTPUT_ITEMS + 1} items at the check and 1 later, reading no item`, () => {
-        const lying = lyingOutput([MAX_RESPONSE_OUTPUT_ITEMS + 1, 1]);
-        expect(() => formatSingleStateless(lying.output)).toThrow(misuse);
+        const lying = createLyingLengthArray(single, [MAX_RESPONSE_OUTPUT_ITEMS + 1, 1]);
+        expect(() => formatSingleStateless(lying.array)).toThrow(misuse);
         expect(lying.indexReads()).toBe(0);
         expect(lying.lengthReads()).toBe(1);
       });
 
       it('walks no further than the length it checked, however long the output claims to be later', () => {
         // Every index holds the same item: a walk past index 0 would find its call id twice and throw.
-        const lying = lyingOutput([1, 2 ** 32 - 1]);
-        const outcome = formatSingleStateless(lying.output);
+        const lying = createLyingLengthArray(single, [1, 2 ** 32 - 1]);
+        const outcome = formatSingleStateless(lying.array);
         expect(outcome.ok && outcome.payload.input[0]).toEqual({
           type: 'function_call',
           id: 'fc_0a1b2c3d4e5f60718293a4b5c6d7e8f9',
@@ -213,38 +198,19 @@ describe('convertToOpenAIResponsesFunctionCallOutputs', () => {
       });
 
       it('converts a length that is an object never: one answering 1 at the check and 2**32-1 during the walk throws', () => {
-        let conversions = 0;
-        const length = {
-          valueOf: () => (conversions++ === 0 ? 1 : 2 ** 32 - 1),
-        };
-        const lying = lyingOutput([length]);
-        expect(() => formatSingleStateless(lying.output)).toThrow(misuse);
+        const { length, conversions } = createObjectLength([1, 2 ** 32 - 1]);
+        const lying = createLyingLengthArray(single, [length]);
+        expect(() => formatSingleStateless(lying.array)).toThrow(misuse);
         expect(lying.indexReads()).toBe(0);
-        expect(conversions).toBe(0);
+        expect(conversions()).toBe(0);
       });
 
-      it.each<[string, unknown]>([
-        ['an object whose valueOf answers 1', 'valueOf'],
-        ['the string "1"', '1'],
-        ['NaN', Number.NaN],
-        ['-1', -1],
-        ['1.5', 1.5],
-        ['Infinity', Number.POSITIVE_INFINITY],
-      ])('throws for one whose length is %s (only a Proxy answers so), reading no item', (_label, answer) => {
-        let conversions = 0;
-        const length =
-          answer === 'valueOf'
-            ? {
-                valueOf: () => {
-                  conversions++;
-                  return 1;
-                },
-              }
-            : answer;
-        const lying = lyingOutput([length]);
-        expect(() => formatSingleStateless(lying.output)).toThrow(misuse);
+      it.each(NON_INTEGER_LENGTHS)('throws for one whose length is %s (only a Proxy answers so), reading no item', (_label, make) => {
+        const { length, conversions } = make();
+        const lying = createLyingLengthArray(single, [length]);
+        expect(() => formatSingleStateless(lying.array)).toThrow(misuse);
         expect(lying.indexReads()).toBe(0);
-        expect(conversions).toBe(0);
+        expect(conversions()).toBe(0);
       });
     });
 

@@ -2,7 +2,13 @@
 // argument size) are tested once in @toolseal/adapter-core and run on this adapter by the
 // conformance kit (conformance.test.ts).
 import { readFileSync } from 'node:fs';
-import { assertParseOutcomeCatalogued, assertParseRefused } from '@toolseal/adapter-testing';
+import {
+  assertParseOutcomeCatalogued,
+  assertParseRefused,
+  createLyingLengthArray,
+  createObjectLength,
+  NON_INTEGER_LENGTHS,
+} from '@toolseal/adapter-testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_OPENAI_CALL_ID_LENGTH, MAX_RESPONSE_OUTPUT_ITEMS, type OpenAIResponsesResponse } from './openai-responses-api.js';
@@ -349,80 +355,38 @@ describe('parseOpenAIResponsesToolCalls: how many output items it walks', () => 
   // is read once, must be a non-negative integer, and is the only one the walk uses.
   const message = { type: 'message' };
 
-  /**
-   * An array Proxy whose `length` answers `lengths` in turn (the last one for every later read) and
-   * whose every index holds `item`; counts both kinds of read. Only a Proxy can do either.
-   */
-  function lyingOutput(item: object, lengths: readonly unknown[]) {
-    let lengthReads = 0;
-    let indexReads = 0;
-    const output = new Proxy<unknown[]>([], {
-      get(target, property, receiver) {
-        if (property !== 'length') return Reflect.get(target, property, receiver);
-        const answer = lengths[Math.min(lengthReads, lengths.length - 1)];
-        lengthReads++;
-        return answer;
-      },
-      getOwnPropertyDescriptor(target, property) {
-        if (typeof property !== 'string' || !/^(0|[1-9][0-9]*)$/.test(property)) return Reflect.getOwnPropertyDescriptor(target, property);
-        indexReads++;
-        return { value: item, writable: true, enumerable: true, configurable: true };
-      },
-    });
-    return { output, lengthReads: () => lengthReads, indexReads: () => indexReads };
-  }
-
   it('refuses an overlong output before reading any item, with its length read once', () => {
     // A length that shrinks after the check cannot let the walk in: the first answer decides.
-    const lying = lyingOutput(message, [MAX_RESPONSE_OUTPUT_ITEMS + 1, 1]);
-    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(lying.output)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    const lying = createLyingLengthArray(message, [MAX_RESPONSE_OUTPUT_ITEMS + 1, 1]);
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(lying.array)), 'MALFORMED_TOOL_CALL', 'malformed_response');
     expect(lying.indexReads()).toBe(0);
     expect(lying.lengthReads()).toBe(1);
   });
 
   it('walks no further than the length it checked, however long the output claims to be later', () => {
     // Every index holds the same call: a walk past index 0 would find its call id twice.
-    const lying = lyingOutput(functionCall('call_1', 'get_order', '{}'), [1, 2 ** 32 - 1]);
-    const outcome = parseOpenAIResponsesToolCalls(responseWith(lying.output));
+    const lying = createLyingLengthArray(functionCall('call_1', 'get_order', '{}'), [1, 2 ** 32 - 1]);
+    const outcome = parseOpenAIResponsesToolCalls(responseWith(lying.array));
     expect(outcome.ok && outcome.calls.map((call) => call.call_id)).toEqual(['call_1']);
     expect(lying.indexReads()).toBe(1);
     expect(lying.lengthReads()).toBe(1);
   });
 
   it('converts a length that is an object never: one answering 1 at the check and 2**32-1 during the walk is refused', () => {
-    let conversions = 0;
-    const length = {
-      valueOf: () => (conversions++ === 0 ? 1 : 2 ** 32 - 1),
-    };
-    const lying = lyingOutput(functionCall('call_1', 'get_order', '{}'), [length]);
-    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(lying.output)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    const { length, conversions } = createObjectLength([1, 2 ** 32 - 1]);
+    const lying = createLyingLengthArray(functionCall('call_1', 'get_order', '{}'), [length]);
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(lying.array)), 'MALFORMED_TOOL_CALL', 'malformed_response');
     expect(lying.indexReads()).toBe(0);
-    expect(conversions).toBe(0);
+    expect(conversions()).toBe(0);
   });
 
-  it.each<[string, unknown]>([
-    ['an object whose valueOf answers 1', 'valueOf'],
-    ['the string "1"', '1'],
-    ['NaN', Number.NaN],
-    ['-1', -1],
-    ['1.5', 1.5],
-    ['Infinity', Number.POSITIVE_INFINITY],
-  ])('refuses an output whose length is %s (only a Proxy answers so) without reading an item', (_label, answer) => {
-    let conversions = 0;
-    const length =
-      answer === 'valueOf'
-        ? {
-            valueOf: () => {
-              conversions++;
-              return 1;
-            },
-          }
-        : answer;
+  it.each(NON_INTEGER_LENGTHS)('refuses an output whose length is %s (only a Proxy answers so) without reading an item', (_label, make) => {
+    const { length, conversions } = make();
     // An output read as empty would give no calls, so only the length check can refuse it.
-    const lying = lyingOutput(functionCall('call_1', 'get_order', '{}'), [length]);
-    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(lying.output)), 'MALFORMED_TOOL_CALL', 'malformed_response');
+    const lying = createLyingLengthArray(functionCall('call_1', 'get_order', '{}'), [length]);
+    assertParseRefused(parseOpenAIResponsesToolCalls(responseWith(lying.array)), 'MALFORMED_TOOL_CALL', 'malformed_response');
     expect(lying.indexReads()).toBe(0);
-    expect(conversions).toBe(0);
+    expect(conversions()).toBe(0);
   });
 });
 

@@ -33,3 +33,6 @@ export {
   PROTECTED_KEY_NAMES,
   type ProtectedValueHit,
 } from './find-protected-values.js';
+export { createLyingLengthArray, type LyingLengthArray } from './create-lying-length-array.js';
+export { createObjectLength, type ObjectLength } from './create-object-length.js';
+export { NON_INTEGER_LENGTHS, type NonIntegerLength, type NonIntegerLengthCase } from './non-integer-lengths.js';
