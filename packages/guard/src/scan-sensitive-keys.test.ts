@@ -910,6 +910,20 @@ describe('isCredentialKeyName', () => {
     }
     expect(() => isCredentialKeyName(7 as unknown as string)).toThrow(TypeError);
   });
+
+  it('the review: qualified short credential names, framework credentials and encoded forms are credential names', () => {
+    for (const name of [
+      'MYSQL_PWD', 'db_pwd', 'user_jwt', 'id_jwts', 'sms_otp', 'card_cvv', 'SENTRY_DSN', 'PHPSESSID',
+      'APP_KEY', 'GITHUB_PAT', 'connect.sid', 'token_base64', 'secret_b64', 'api_key_base64',
+    ]) {
+      expect(isCredentialKeyName(name), name).toBe(true);
+      expect(isLiftableKeyName(name), name).toBe(false);
+    }
+    // Business names near them stay unflagged.
+    for (const name of ['otp_enabled_at', 'dsn_count', 'keyboard', 'monkey', 'app_name', 'compass', 'inside', 'image_base64', 'payload_b64']) {
+      expect(isCredentialKeyName(name), name).toBe(false);
+    }
+  });
 });
 
 describe('keys with long runs of digits (review: a quadratic expression stripped trailing digits)', () => {

@@ -99,6 +99,11 @@ const CREDENTIAL_KEYS = [
   'conn_string',
   'database_url',
   'dsn',
+  // Named credentials of common frameworks and hosts: an application's key (Laravel's `APP_KEY`),
+  // a GitHub personal access token, Express's session cookie (`connect.sid`).
+  'app_key',
+  'github_pat',
+  'connect_sid',
 ];
 
 /**
@@ -239,6 +244,17 @@ const CREDENTIAL_SUFFIXES = [
   // account itself is not a credential (Kubernetes' `serviceAccountName`), so no wider rule.
   'serviceaccountkey',
   'serviceaccountjson',
+  // Short credential names that were flagged only as they are (`pwd`, `jwt`, `otp`, `cvv`, `dsn`):
+  // qualified they are no less one (`db_pwd`, `MYSQL_PWD`, `user_jwt`, `sms_otp`, `card_cvv`,
+  // `SENTRY_DSN`), and `*sessid` is a session cookie's name (`PHPSESSID`).
+  'pwd',
+  'jwt',
+  'jwts',
+  'otp',
+  'otps',
+  'cvv',
+  'dsn',
+  'sessid',
   // Plurals: a list of credentials is no less one (`user_passwords`, `stripe_api_keys`). Not
   // `tokens`: `prompt_tokens` and `max_tokens` are counts.
   'passwords',
@@ -427,6 +443,8 @@ function withoutTrailingDigits(text: string): string {
 }
 // Words that name a form of the value, not another thing: `token_value`, `credentials_json`.
 const FORM_WORDS = /(?:value|json)$/;
+// Encodings of the value, named with digits: tried before the digits are cut (`token_base64`, `secret_b64`).
+const ENCODING_WORDS = /(?:base64|base32|b64|hex)$/;
 
 /** The match of `stem` by the credential rules only (exact names and suffixes), or `null`. */
 function credentialRuleMatch(stem: string): string | null {
@@ -441,13 +459,19 @@ function credentialRuleMatch(stem: string): string | null {
  * value (`secret_1`, `token2`, `my_token_2`, `cookie2`, `token_v2`, `jwt_v2`, `token_value`,
  * `credentials_json`, `token_value_v2`): the normalized name without its trailing digits, or
  * without a version (`v` and digits, as `@toolseal/result`'s link-field naming reads `url_v2`), then
- * without a trailing `value` or `json`, judged by the credential rules only (exact names and
- * suffixes), or `null`. Each name is cut at most three ways, so the judgment costs a few suffix
+ * without a trailing `value` or `json`, and, first of all, without a trailing encoding (`base64`,
+ * `base32`, `b64`, `hex`: `token_base64`), judged by the credential rules only (exact names and
+ * suffixes), or `null`. Each name is cut at most four ways, so the judgment costs a few suffix
  * checks. Control and business-ambiguous names are not judged this way: `receipt_1` or `role_2`
  * are ordinary business keys as often as not. Count words are not form words, so
  * `token_count2`, `prompt_tokens_v2` and `max_tokens` stay as they were.
  */
 export function qualifiedCredentialMatch(normalized: string): string | null {
+  const decoded = normalized.replace(ENCODING_WORDS, '');
+  if (decoded !== normalized) {
+    const match = credentialRuleMatch(decoded);
+    if (match !== null) return match;
+  }
   let stem = normalized;
   const numbered = withoutTrailingDigits(normalized);
   if (numbered !== normalized) {
