@@ -236,11 +236,10 @@ class LazyDfa {
     scopeAllowance += PATTERN_BUDGET_PER_CHARACTER * length;
     this.budget = Math.max(0, Math.min(own, scopeAllowance - scopeSpent));
     this.budgetLeft = this.budget;
-    try {
-      return this.run(text, length);
-    } finally {
-      scopeSpent += this.budget - this.budgetLeft;
-    }
+    // Not counted when `run` throws: the validation ends with it.
+    const answer = this.run(text, length);
+    scopeSpent += this.budget - this.budgetLeft;
+    return answer;
   }
 
   private run(text: string, length: number): boolean {

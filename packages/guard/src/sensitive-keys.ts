@@ -467,10 +467,14 @@ function credentialRuleMatch(stem: string): string | null {
  * `token_count2`, `prompt_tokens_v2` and `max_tokens` stay as they were.
  */
 export function qualifiedCredentialMatch(normalized: string): string | null {
-  const decoded = normalized.replace(ENCODING_WORDS, '');
-  if (decoded !== normalized) {
-    const match = credentialRuleMatch(decoded);
-    if (match !== null) return match;
+  // Most names end in none of them: two character checks before the expression.
+  const last = normalized.charCodeAt(normalized.length - 1);
+  if (last === 0x34 || last === 0x32 || last === 0x78) {
+    const decoded = normalized.replace(ENCODING_WORDS, '');
+    if (decoded !== normalized) {
+      const match = credentialRuleMatch(decoded);
+      if (match !== null) return match;
+    }
   }
   let stem = normalized;
   const numbered = withoutTrailingDigits(normalized);
