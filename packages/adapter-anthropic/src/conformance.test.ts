@@ -1,8 +1,16 @@
 import type { Message, StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
-import { adapterConformanceCases, type ConformanceCall, otherFieldsAsText } from '@toolseal/adapter-testing';
-import { describe, it } from 'vitest';
+import { adapterConformanceCases, type ConformanceCall, type ConformanceCase, otherFieldsAsText } from '@toolseal/adapter-testing';
+import type { ProviderAdapter } from '@toolseal/contracts';
+import { describe, expect, it } from 'vitest';
 import { message } from './__fixtures__/anthropic-messages-fixtures.js';
-import { createAnthropicMessagesAdapter, type AnthropicMessagesFormatOptions, type AnthropicToolResultMessage } from './index.js';
+import {
+  createAnthropicMessagesAdapter,
+  type AnthropicMessagesFormatOptions,
+  type AnthropicMessagesResponse,
+  type AnthropicToolResultMessage,
+} from './index.js';
+
+type AnthropicAdapter = ProviderAdapter<AnthropicMessagesResponse, AnthropicToolResultMessage, AnthropicMessagesFormatOptions>;
 
 /** The kind of each block in message order: the tool_result blocks must come first, then the text. */
 function readItemOrder(payload: AnthropicToolResultMessage) {
@@ -55,12 +63,10 @@ function makeMessage(calls: readonly ConformanceCall[], responseId: string, stop
   return stopReason === undefined ? built : { ...built, stop_reason: stopReason };
 }
 
-describe.each<[string, AnthropicMessagesFormatOptions]>([
-  ['tool results only', {}],
-  ['tool results then text', { text: ['Continue with the refund.'] }],
-])('Anthropic Messages adapter conformance (%s)', (_label, options) => {
-  const cases = adapterConformanceCases({
-    adapter: createAnthropicMessagesAdapter(),
+/** The kit's cases for `adapter`, described as the shipped adapter's descriptor describes it. */
+function conformanceCases(adapter: AnthropicAdapter, options: AnthropicMessagesFormatOptions): ConformanceCase[] {
+  return adapterConformanceCases({
+    adapter,
     makeResponse: (calls, responseId) => makeMessage(calls, responseId),
     formatOptions: () => options,
     readResults,
@@ -90,5 +96,77 @@ describe.each<[string, AnthropicMessagesFormatOptions]>([
       makeMessage(calls, responseId, 'pause_turn'),
     ],
   });
-  for (const { name, run } of cases) it(name, run);
+}
+
+describe.each<[string, AnthropicMessagesFormatOptions]>([
+  ['tool results only', {}],
+  ['tool results then text', { text: ['Continue with the refund.'] }],
+])('Anthropic Messages adapter conformance (%s)', (_label, options) => {
+  for (const { name, run } of conformanceCases(createAnthropicMessagesAdapter(), options)) it(name, run);
+});
+
+/**
+ * The failure messages of the kit's format cases for `adapter` (its parsing is the shipped
+ * adapter's, which the cases above pass, so only a format case can fail).
+ */
+async function formatFailures(adapter: AnthropicAdapter): Promise<string[]> {
+  const failures: string[] = [];
+  for (const { name, run } of conformanceCases(adapter, {})) {
+    if (!name.includes('format: ')) continue;
+    try {
+      await run();
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return failures;
+}
+
+/** The shipped adapter with `formatToolResults` replaced. */
+function withFormat(format: AnthropicAdapter['formatToolResults']): AnthropicAdapter {
+  const shipped = createAnthropicMessagesAdapter();
+  return { provider: shipped.provider, apiFamily: shipped.apiFamily, adapterRevision: shipped.adapterRevision, parseToolCalls: shipped.parseToolCalls, formatToolResults: format };
+}
+
+// Broken adapters of review 6 that passed every case of the kit, each built on the shipped one:
+// the kit must now fail each of them (the shipped adapter passes every case, above).
+describe('the conformance kit fails broken Anthropic adapters (review 6)', () => {
+  it('one shared payload object, refilled on every call: conversation A would send the results of B', async () => {
+    const shipped = createAnthropicMessagesAdapter();
+    const shared: AnthropicToolResultMessage = { role: 'user', content: [] };
+    const broken = withFormat((input) => {
+      const outcome = shipped.formatToolResults(input);
+      if (!outcome.ok) return outcome;
+      shared.content.length = 0;
+      shared.content.push(...outcome.payload.content);
+      return { ok: true, payload: shared };
+    });
+    const failures = await formatFailures(broken);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures.join('\n')).toMatch(/a payload changed after two other turns were formatted/);
+  });
+
+  it('tool_result blocks whose toJSON sends the first and last result texts swapped', async () => {
+    const shipped = createAnthropicMessagesAdapter();
+    const broken = withFormat((input) => {
+      const outcome = shipped.formatToolResults(input);
+      if (!outcome.ok) return outcome;
+      const texts = outcome.payload.content.flatMap((block) => (block.type === 'tool_result' ? [block.content[0].text] : []));
+      const swapped = texts.length > 1 ? [texts[texts.length - 1]!, ...texts.slice(1, -1), texts[0]!] : texts;
+      let index = 0;
+      const content = outcome.payload.content.map((block) => {
+        if (block.type !== 'tool_result') return block;
+        const sent = swapped[index++]!;
+        // The object shows the right text; JSON.stringify, and so the SDK, sends another.
+        return Object.defineProperty({ ...block }, 'toJSON', {
+          enumerable: false,
+          value: () => ({ ...block, content: [{ type: 'text', text: sent }] }),
+        });
+      });
+      return { ok: true, payload: { role: 'user', content } };
+    });
+    const failures = await formatFailures(broken);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures.join('\n')).toMatch(/reads the payload object otherwise than its JSON/);
+  });
 });

@@ -21,7 +21,7 @@ interface KitResponse {
   /** `completed` when finished; anything else marks the response unfinished (its calls may be cut). */
   status: string;
   /** `args` is the JSON text of the arguments, `value` the arguments as an SDK would parse them. */
-  calls: Array<{ id: string; name: string; args: string; value: unknown }>;
+  calls: Array<{ id: string; item: string; name: string; args: string; value: unknown }>;
 }
 /**
  * The kitref payload. Its fields are sent in the order its keys hold (as `JSON.stringify` writes
@@ -30,9 +30,10 @@ interface KitResponse {
 interface KitPayload {
   /** The response this payload continues. */
   previous_id?: string;
-  /** The calls echoed back, in call order. */
-  echo: Array<{ id: string; name: string; args: string }>;
-  results: Array<{ id: string; text: string; error: boolean }>;
+  /** The calls echoed back, in call order, each with the id of its item in the response. */
+  echo: Array<{ id: string; item: string | null; name: string; args: string }>;
+  /** `name`: the tool name of the call the result answers. */
+  results: Array<{ id: string; name: string; text: string; error: boolean }>;
   /** Ordinary text in the user's voice. */
   texts: string[];
 }
@@ -120,6 +121,14 @@ interface Flaws {
   dropEcho?: boolean;
   /** Names no response it continues, though the descriptor declares `continuesResponse: true` (review 10, B3). */
   dropContinuationId?: boolean;
+  /** Returns one payload object, refilled on every call (review 6, finding 1: a reused buffer). */
+  sharedPayload?: boolean;
+  /** Results whose `toJSON` sends the first and last texts swapped (review 6, finding 4). */
+  wireSwapsResults?: boolean;
+  /** Labels each result with the next call's tool name (review 6, finding 2). */
+  rotateResultNames?: boolean;
+  /** Echoes each call with the next call's item id (review 6, finding 3). */
+  rotateEchoItemIds?: boolean;
 }
 
 /**
@@ -243,6 +252,9 @@ function valueArgumentsOf(value: unknown, flaws: Flaws): ToolCall['arguments'] |
 function kitAdapter(flaws: Flaws = {}): KitAdapter {
   const identity = { provider: 'kitref', api_family: 'calls', adapter_revision: 'kitref-v1' };
   let lastParsed = '';
+  /** The item id of each call parsed so far, by response and call id: echoed back in a continuation. */
+  const itemIds = new Map<string, string>();
+  const shared: KitPayload = { echo: [], results: [], texts: [] };
   return {
     provider: identity.provider,
     apiFamily: identity.api_family,
@@ -295,6 +307,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
                 : { format: 'json_text', text: flaws.normalizeArgumentText === true ? JSON.stringify(JSON.parse(call.args)) : call.args };
           }
           seen.add(call.id);
+          if (typeof call.item === 'string') itemIds.set(JSON.stringify([response.id, call.id]), call.item);
           calls.push({ ...identity, response_id: response.id, call_id: call.id, tool_name: call.name, arguments: args });
         }
         if (flaws.sortCalls === true) calls.sort((left, right) => (left.call_id < right.call_id ? -1 : 1));
@@ -402,13 +415,38 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         // The flaw: the package, verified against this call, is asked again which call it answers.
         const sealed = input.results.find((each) => ownData(ownData(ownData(each, 'protected_audit'), 'provider_context'), 'call_id') === call.call_id);
         const id = flaws.labelFromPackage === true && sealed !== undefined ? sealed.protected_audit.provider_context.call_id : call.call_id;
-        return [{ id, text: entry.text, error: flaws.noErrorFlag === true ? false : entry.error }];
+        return [{ id, name: call.tool_name, text: entry.text, error: flaws.noErrorFlag === true ? false : entry.error }];
       });
+      if (flaws.rotateResultNames === true) {
+        const names = results.map((item) => item.name);
+        results.forEach((item, index) => {
+          item.name = names[(index + 1) % names.length]!;
+        });
+      }
+      if (flaws.wireSwapsResults === true && results.length > 1) {
+        const texts = results.map((item) => item.text);
+        const swapped = [texts[texts.length - 1]!, ...texts.slice(1, -1), texts[0]!];
+        results.forEach((item, index) => {
+          // The object shows its own text; JSON.stringify, and so the SDK, sends another.
+          Object.defineProperty(item, 'toJSON', { enumerable: false, value: () => ({ ...item, text: swapped[index]! }) });
+        });
+      }
       const echo = input.calls.map((call) =>
         flaws.echoOtherCalls === true
-          ? { id: call.call_id, name: 'kit_write', args: '{"item_id":"ITEM-666","amount":9999}' }
-          : { id: call.call_id, name: call.tool_name, args: call.arguments.format === 'json_text' ? call.arguments.text : JSON.stringify(call.arguments.value) },
+          ? { id: call.call_id, item: null, name: 'kit_write', args: '{"item_id":"ITEM-666","amount":9999}' }
+          : {
+              id: call.call_id,
+              item: itemIds.get(JSON.stringify([call.response_id, call.call_id])) ?? null,
+              name: call.tool_name,
+              args: call.arguments.format === 'json_text' ? call.arguments.text : JSON.stringify(call.arguments.value),
+            },
       );
+      if (flaws.rotateEchoItemIds === true) {
+        const items = echo.map((each) => each.item);
+        echo.forEach((each, index) => {
+          each.item = items[(index + 1) % items.length]!;
+        });
+      }
       const texts =
         flaws.liftDataIntoText === true
           ? results.flatMap((item) => {
@@ -432,6 +470,12 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
             ? { previous_id: previousId, results, echo: sentEcho, texts }
             : { previous_id: previousId, echo: sentEcho, results, texts };
       if (flaws.dropContinuationId === true) delete payload.previous_id;
+      if (flaws.sharedPayload === true) {
+        // The flaw: one object for every conversation, refilled in place.
+        for (const key of Object.keys(shared) as Array<keyof KitPayload>) delete shared[key];
+        Object.assign(shared, payload);
+        return { ok: true, payload: shared };
+      }
       return { ok: true, payload };
     },
   };
@@ -441,7 +485,7 @@ function kitResponse(calls: readonly ConformanceCall[], responseId: string, stat
   return {
     id: responseId,
     status,
-    calls: calls.map((call) => ({ id: call.call_id, name: call.tool_name, args: call.arguments_text, value: call.arguments })),
+    calls: calls.map((call) => ({ id: call.call_id, item: call.item_id, name: call.tool_name, args: call.arguments_text, value: call.arguments })),
   };
 }
 
@@ -452,14 +496,19 @@ function kitCases(flaws: Flaws = {}, maxCallIdLength?: number, hooks = true) {
     makeResponse: (calls: readonly ConformanceCall[], responseId: string) => kitResponse(calls, responseId),
     ...(maxCallIdLength === undefined ? {} : { maxCallIdLength }),
     formatOptions: () => ({}),
-    readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
+    readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, tool_name: item.name, text: item.text, is_error: item.error })),
     errorFlag: true,
     ...(hooks
       ? {
           argumentFormat: flaws.valueArguments === true ? ('json_value' as const) : ('json_text' as const),
           readModelText: (payload: KitPayload) => payload.texts,
           readEchoedCalls: (payload: KitPayload) =>
-            payload.echo.map((each) => ({ call_id: each.id, tool_name: each.name, arguments: { format: 'json_text' as const, text: each.args } })),
+            payload.echo.map((each) => ({
+              call_id: each.id,
+              tool_name: each.name,
+              arguments: { format: 'json_text' as const, text: each.args },
+              item_id: each.item,
+            })),
           readContinuationId: (payload: KitPayload) => payload.previous_id ?? null,
           echoesCalls: true,
           continuesResponse: true,
@@ -686,6 +735,81 @@ describe('adapterConformanceCases catches broken adapters', () => {
   ])('an adapter %s fails', async (_label, flaws, caseNames) => {
     const failing = await failingCases(flaws);
     for (const caseName of caseNames) expect(failing).toContain(caseName);
+  });
+
+  // The broken adapters of review 6, each modelled on the reference adapter: every one passed all
+  // 74 cases of the kit before. Each must fail the cases named here, with the message of the check
+  // that catches it.
+  const roundTripFormatCase = 'format: round trip of results as canonical model_result text, in call order';
+  const arrivalOrderCase = 'format: results correlate by call id under every order of arrival';
+  /** The failing case names of `flaws`, each with its message. */
+  async function failureMessages(flaws: Flaws, hooks = true): Promise<Map<string, string>> {
+    const messages = new Map<string, string>();
+    for (const { name, run } of kitCases(flaws, undefined, hooks)) {
+      try {
+        await run();
+      } catch (error) {
+        messages.set(name, error instanceof Error ? error.message : String(error));
+      }
+    }
+    return messages;
+  }
+  it.each<[string, Flaws, string[], RegExp]>([
+    [
+      'finding 1: returning one payload object, refilled on every call',
+      { sharedPayload: true },
+      [roundTripFormatCase, arrivalOrderCase, echoCase, continuationCase, `${FAST_PATH_PREFIX}${arrivalOrderCase}`],
+      /a payload changed after two other turns were formatted/,
+    ],
+    [
+      'finding 4: sending other result texts (toJSON) than its payload object shows',
+      { wireSwapsResults: true },
+      [roundTripFormatCase, arrivalOrderCase, `${FAST_PATH_PREFIX}${roundTripFormatCase}`],
+      /readResults reads the payload object otherwise than its JSON/,
+    ],
+    [
+      "finding 2: labelling each result with another call's tool name",
+      { rotateResultNames: true },
+      [roundTripFormatCase, `${FAST_PATH_PREFIX}${roundTripFormatCase}`],
+      /names the tool "kit_write", not the tool of its call/,
+    ],
+    [
+      "finding 3: echoing each call with another call's item id",
+      { rotateEchoItemIds: true },
+      [echoCase, echoDeclaredCase, `${FAST_PATH_PREFIX}${echoCase}`],
+      /carries the item id "kititem_[0-9a-f]{8}", not the one its call's item had in the response/,
+    ],
+  ])('review 6: an adapter %s fails', async (_label, flaws, caseNames, message) => {
+    const failing = await failureMessages(flaws);
+    for (const caseName of caseNames) {
+      expect(failing.has(caseName), caseName).toBe(true);
+      expect(failing.get(caseName)).toMatch(message);
+    }
+    // Parsing is the reference adapter's: only format cases fail.
+    expect([...failing.keys()].every((name) => name.startsWith('format: ') || name.startsWith(FAST_PATH_PREFIX))).toBe(true);
+  });
+
+  it('review 6: catches a reused payload object and a toJSON that sends other texts without any optional hook', async () => {
+    for (const flaws of [{ sharedPayload: true }, { wireSwapsResults: true }, { rotateResultNames: true }]) {
+      expect((await failureMessages(flaws, false)).has(roundTripFormatCase), JSON.stringify(flaws)).toBe(true);
+    }
+  });
+
+  it('review 6: a result item without tool_name, or an echo without item_id, is not compared', async () => {
+    // A provider whose items carry no tool name or item id leaves the fields out: nothing to check.
+    const cases = adapterConformanceCases({
+      adapter: kitAdapter({ rotateResultNames: true, rotateEchoItemIds: true }),
+      makeResponse: (calls: readonly ConformanceCall[], responseId: string) => kitResponse(calls, responseId),
+      formatOptions: () => ({}),
+      readResults: (payload: KitPayload) => payload.results.map((item) => ({ call_id: item.id, text: item.text, is_error: item.error })),
+      errorFlag: true,
+      readEchoedCalls: (payload: KitPayload) =>
+        payload.echo.map((each) => ({ call_id: each.id, tool_name: each.name, arguments: { format: 'json_text' as const, text: each.args } })),
+      echoesCalls: true,
+    });
+    for (const { name, run } of cases.filter((each) => each.name.startsWith('format: '))) {
+      await expect(Promise.resolve().then(run), name).resolves.toBeUndefined();
+    }
   });
 
   it('passes the reference adapter for a provider that hands over parsed arguments (argumentFormat json_value)', async () => {

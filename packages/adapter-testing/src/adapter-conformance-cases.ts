@@ -44,12 +44,27 @@ export interface ConformanceCall {
    * a `\u` escape, whitespace), which the adapter must hand on byte for byte.
    */
   arguments_text: string;
+  /**
+   * An id for the response item that carries the call, for a provider whose items have an id of
+   * their own besides the call id (OpenAI Responses `function_call.id`, `fc_...`): write it
+   * verbatim as the item's id, and the kit checks that a stateless continuation echoes it back
+   * (`ConformanceEchoedCall.item_id`). Well formed (`kititem_` and hex digits), and different for
+   * every call and every response. A provider without item ids ignores it.
+   */
+  item_id: string;
 }
 
 /** One result item as the provider's payload carries it. */
 export interface ConformanceResultItem {
   /** The provider call id the item answers. */
   call_id: string;
+  /**
+   * The tool name the item carries, where the provider's result item names the tool (Gemini
+   * `function_result.name`); leave it out where it names none (Anthropic `tool_result`, OpenAI
+   * `function_call_output`). When given it must be the tool name of the call the item answers: a
+   * result labelled with another call's tool, or with text of the adapter's own, fails.
+   */
+  tool_name?: string;
   /** The text the model will read: must be the canonical JSON of `model_result`. */
   text: string;
   /** The provider's error flag, or `null` when the provider has none. */
@@ -68,6 +83,14 @@ export interface ConformanceEchoedCall {
    * takes an object.
    */
   arguments: RawArguments;
+  /**
+   * The provider's item id the echo carries, where the provider's echoed item has one besides the
+   * call id (OpenAI Responses `function_call.id`): the id as the payload carries it, `null` when the
+   * echo carries none. Leave it out where the echo has no such field (Gemini `function_call.id` is
+   * the call id). When given it must be the item id `makeResponse` wrote for that very call
+   * (`ConformanceCall.item_id`): another call's id, or any other text, fails.
+   */
+  item_id?: string | null;
 }
 
 /**
@@ -107,7 +130,10 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
   /**
    * The result items of a payload, in payload order (skip anything that is not a result). Every
    * place the payload carries a result text must be an item here: the kit counts the tool data it
-   * planted (`KIT_DATA_MARKER`) in the whole serialized payload against these items' texts.
+   * planted (`KIT_DATA_MARKER`) in the whole serialized payload against these items' texts. Give
+   * each item's `tool_name` where the provider's result item carries the tool's name (Gemini
+   * `function_result.name`). The kit calls this hook, and every other `read...` hook, on the
+   * payload object and on its JSON round trip (what is sent), and requires the same answer.
    */
   readResults(payload: TPayload): ConformanceResultItem[];
   /** Whether the provider's result items carry an error flag (`is_error`). */
@@ -203,6 +229,22 @@ export interface ConformanceCase {
 /** The prefix of the format cases run a second time with trusted records that keep `sealed`. */
 export const FAST_PATH_PREFIX = 'fast path: ';
 
+/** A format case: synchronous, so the payloads it accepts can be watched while it runs. */
+interface FormatCase {
+  name: string;
+  run(): void;
+}
+
+/** A payload a format case accepted, with what it sent when it was returned. */
+interface WatchedPayload<TPayload> {
+  payload: TPayload;
+  /** Its JSON round trip when `formatToolResults` returned it. */
+  snapshot: TPayload;
+  calls: readonly ToolCall[];
+  sealed: readonly SealedResult[];
+  label: string;
+}
+
 const RESPONSE_ID = 'kit-response-0001';
 const OTHER_RESPONSE_ID = 'kit-response-0002';
 
@@ -210,7 +252,7 @@ const OTHER_RESPONSE_ID = 'kit-response-0002';
  * A call as the kit writes it: `arguments_text`, when left out, is the JSON text of `arguments`
  * (`textOfCall` fills it in before `makeResponse` sees the call).
  */
-type KitCall = Omit<ConformanceCall, 'arguments_text'> & { arguments_text?: string };
+type KitCall = Omit<ConformanceCall, 'arguments_text' | 'item_id'> & { arguments_text?: string };
 
 /**
  * The turn most cases use. Its call ids are out of lexical order, ascending and descending alike,
@@ -266,6 +308,23 @@ const ROUNDED_INTEGER_TEXTS: readonly string[] = [
 ];
 const SIZE_RULES = new Set(['max_bytes']);
 
+/**
+ * The two turns every format case formats after its own, before checking its payloads again
+ * (`afterLaterTurns`): other responses, other call ids, tools, arguments and outcomes than `TURN`,
+ * and each a different number of calls, so a payload overwritten by either no longer matches.
+ */
+const LATER_TURNS: ReadonlyArray<readonly [string, readonly KitCall[], ReadonlyArray<ConformanceSealOptions['outcome']>]> = [
+  [
+    'kit-response-0003',
+    [
+      { call_id: 'kitcall_e5', tool_name: 'kit_write', arguments: { item_id: 'ITEM-7', amount: 9 } },
+      { call_id: 'kitcall_d4', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-8' } },
+    ],
+    ['outcome_unknown', 'data'],
+  ],
+  ['kit-response-0004', [{ call_id: 'kitcall_f6', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-9' } }], ['error']],
+];
+
 /** Every `FormatFailureReason`, once (a `Record` over the union: one missing fails to compile). */
 const FORMAT_FAILURE_REASONS: Readonly<Record<FormatFailureReason, true>> = {
   missing_result: true,
@@ -292,14 +351,29 @@ function valuesJsonCannotExpress(parsedArguments: boolean): Array<[string, () =>
 }
 
 /**
- * `call` as `makeResponse` receives it: with `arguments_text` the JSON text of its arguments when
- * the kit gave none. A BigInt, planted only for providers that hand over parsed arguments (which
- * read `arguments`, not the text), is written as the number it holds: `JSON.stringify` throws on one.
+ * `call` as `makeResponse` receives it in the response `responseId`: with `arguments_text` the JSON
+ * text of its arguments when the kit gave none, and its `item_id`. A BigInt, planted only for
+ * providers that hand over parsed arguments (which read `arguments`, not the text), is written as
+ * the number it holds: `JSON.stringify` throws on one.
  */
-function textOfCall(call: KitCall): ConformanceCall {
+function textOfCall(call: KitCall, responseId: string): ConformanceCall {
   const text =
     call.arguments_text ?? JSON.stringify(call.arguments, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value));
-  return { ...call, arguments_text: text };
+  return { ...call, arguments_text: text, item_id: itemIdOf(responseId, call.call_id) };
+}
+
+/**
+ * The item id the kit gives the call `callId` of the response `responseId`: `kititem_` and a
+ * 32-bit FNV-1a digest of both in hex, so each call of each response has its own, and every one is
+ * printable ASCII whatever characters the ids hold (the kit's refusal cases plant some).
+ */
+function itemIdOf(responseId: string, callId: string): string {
+  let hash = 0x811c9dc5;
+  for (const character of `${responseId}\n${callId}`) {
+    hash ^= character.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `kititem_${hash.toString(16).padStart(8, '0')}`;
 }
 
 /** `target` with the own properties of each source defined on it as they are (an accessor stays one). */
@@ -544,6 +618,23 @@ function sameArguments(echoed: RawArguments, ran: RawArguments): boolean {
 }
 
 /**
+ * `payload` as a provider SDK sends it: its JSON round trip, `JSON.parse(JSON.stringify(payload))`
+ * (a `toJSON` applied, getters read once, non-enumerable and `undefined` fields dropped). Fails when
+ * the payload does not serialize as JSON.
+ */
+function wireOf<TPayload>(payload: TPayload, label = ''): TPayload {
+  const at = label === '' ? '' : `${label}: `;
+  let serialized: string | undefined;
+  try {
+    serialized = JSON.stringify(payload);
+  } catch (error) {
+    assert.fail(`${at}the payload must serialize as JSON (JSON.stringify threw ${String(error)})`);
+  }
+  assert.equal(typeof serialized, 'string', `${at}the payload must serialize as JSON`);
+  return JSON.parse(serialized ?? 'null') as TPayload;
+}
+
+/**
  * The conformance cases every provider adapter runs in its own tests, whatever its test framework:
  *
  * ```ts
@@ -571,7 +662,10 @@ function sameArguments(echoed: RawArguments, ran: RawArguments): boolean {
  * key anywhere in a payload and no model-visible text but the host's, echoed calls and
  * continuation ids that are those of the turn (two responses parsed before either is formatted),
  * and error results, `failed` and `unknown` (OUTCOME_UNKNOWN) alike, flagged where the provider
- * has a flag. Every format case runs twice: the
+ * has a flag. Every payload is checked as sent (its JSON round trip, which every hook must read as
+ * it reads the object), and checked again, against a snapshot taken when it was returned, after
+ * two other turns were formatted (no payload object reused or written into later); result items
+ * that name a tool name their call's, and echoed item ids are the response's. Every format case runs twice: the
  * second time (names prefixed `fast path: `) with trusted records that keep what `sealResult`
  * returned, so the verifier's `canonicalTextOf` vouches for the packages.
  */
@@ -615,7 +709,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   const prefix = options.label === undefined ? '' : `${options.label}: `;
 
   function makeResponse(calls: readonly KitCall[], responseId: string): TResponse {
-    return options.makeResponse(calls.map(textOfCall), responseId);
+    return options.makeResponse(calls.map((call) => textOfCall(call, responseId)), responseId);
   }
 
   function parse(calls: readonly KitCall[], responseId = RESPONSE_ID): ParseToolCallsOutcome {
@@ -692,16 +786,21 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
 
   /**
    * What every accepted payload must satisfy, whatever the case (`sealed`: the packages sealed for
-   * `calls`, in call order):
+   * `calls`, in call order). Every check reads the payload's JSON round trip
+   * (`JSON.parse(JSON.stringify(payload))`: what a provider SDK sends), and every hook must read
+   * the object and its round trip alike, so a `toJSON`, a getter or a non-enumerable field that
+   * sends other text than the object shows fails:
    * - one result item per call, in call order, each labelled with its call's id and carrying the
-   *   canonical text of the package sealed for that very call;
+   *   canonical text of the package sealed for that very call, and naming that call's tool where
+   *   `readResults` gives a `tool_name`;
    * - tool data only inside the result items `readResults` identifies: the kit's data marker occurs
    *   in the whole serialized payload exactly as often as in those items' texts;
    * - no protected value or protected-only key anywhere in it;
    * - each item's error flag says what its text's status says (`status !== 'succeeded'`), or is
    *   `null` for a provider without a flag;
    * - with `readEchoedCalls`: exactly the calls that ran, in call order, or nothing echoed, as
-   *   `echoesCalls` declares (either, undeclared);
+   *   `echoesCalls` declares (either, undeclared); an echo's `item_id`, where given, the one
+   *   `makeResponse` wrote for that call;
    * - with `readContinuationId`: the id of the response the calls were parsed from, or no id, as
    *   `continuesResponse` declares (either, undeclared);
    * - with `readModelText`: no text for the model besides the results and echoes but `hostText`;
@@ -710,15 +809,19 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
    */
   function assertSoundPayload(payload: TPayload, calls: readonly ToolCall[], sealed: readonly SealedResult[], label = ''): void {
     const at = label === '' ? '' : `${label}: `;
-    let serialized: string | undefined;
-    try {
-      serialized = JSON.stringify(payload);
-    } catch (error) {
-      assert.fail(`${at}the payload must serialize as JSON (JSON.stringify threw ${String(error)})`);
+    const wire = wireOf(payload, label);
+    const body = JSON.stringify(wire);
+    /** What `read` gives for the round trip, after checking it gives the same for the object. */
+    function readBoth<T>(hook: string, read: (each: TPayload) => T): T {
+      const sent = read(wire);
+      assert.deepStrictEqual(
+        read(payload),
+        sent,
+        `${at}${hook} reads the payload object otherwise than its JSON (what is sent): the object shows one thing and sends another`,
+      );
+      return sent;
     }
-    assert.equal(typeof serialized, 'string', `${at}the payload must serialize as JSON`);
-    const body = serialized ?? '';
-    const items = readResults(payload);
+    const items = readBoth('readResults', readResults);
     assert.deepEqual(
       items.map((item) => item.call_id),
       calls.map((call) => call.call_id),
@@ -730,6 +833,13 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         canonicalize(sealed[index]!.model_result),
         `${at}the item for ${item.call_id} does not carry the text sealed for that call`,
       );
+      if (item.tool_name !== undefined) {
+        assert.equal(
+          item.tool_name,
+          calls[index]!.tool_name,
+          `${at}the item for ${item.call_id} names the tool ${JSON.stringify(item.tool_name)}, not the tool of its call`,
+        );
+      }
     });
     const inItems = items.reduce((total, item) => total + occurrences(item.text, KIT_DATA_MARKER), 0);
     assert.equal(
@@ -746,8 +856,8 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         `${at}the error flag of ${item.call_id} (${String(item.is_error)}) does not match the status its text sends (${statusOf(item)})`,
       );
     }
-    if (readEchoedCalls !== undefined) {
-      const echoed = readEchoedCalls(payload);
+    const echoed = readEchoedCalls === undefined ? undefined : readBoth('readEchoedCalls', readEchoedCalls);
+    if (echoed !== undefined) {
       if (echoesCalls === false) {
         assert.deepEqual(echoed, [], `${at}the payload must echo no call (echoesCalls: false)`);
       }
@@ -767,11 +877,18 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
             sameArguments(each.arguments, call.arguments),
             `${at}the echo of ${call.call_id} carries other arguments than the ones that ran: ${JSON.stringify(each.arguments)}`,
           );
+          if (each.item_id !== undefined) {
+            assert.equal(
+              each.item_id,
+              itemIdOf(call.response_id, call.call_id),
+              `${at}the echo of ${call.call_id} carries the item id ${JSON.stringify(each.item_id)}, not the one its call's item had in the response`,
+            );
+          }
         });
       }
     }
     if (readContinuationId !== undefined) {
-      const continued = readContinuationId(payload);
+      const continued = readBoth('readContinuationId', readContinuationId);
       if (continuesResponse === false) {
         assert.equal(continued, null, `${at}the payload must name no response it continues (continuesResponse: false)`);
       }
@@ -783,12 +900,11 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       }
     }
     if (readItemOrder !== undefined) {
-      const order = readItemOrder(payload);
+      const order = readBoth('readItemOrder', readItemOrder);
       const count = (kind: ConformanceItemKind) => order.filter((each) => each === kind).length;
       assert.equal(count('result'), items.length, `${at}readItemOrder must name one 'result' per result item: ${JSON.stringify(order)}`);
-      if (readEchoedCalls !== undefined) {
-        const echoedCount = readEchoedCalls(payload).length;
-        assert.equal(count('echo'), echoedCount, `${at}readItemOrder must name one 'echo' per echoed call: ${JSON.stringify(order)}`);
+      if (echoed !== undefined) {
+        assert.equal(count('echo'), echoed.length, `${at}readItemOrder must name one 'echo' per echoed call: ${JSON.stringify(order)}`);
       }
       const firstResult = order.indexOf('result');
       assert.ok(
@@ -803,7 +919,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     }
     if (readModelText !== undefined) {
       assert.deepEqual(
-        readModelText(payload),
+        readBoth('readModelText', readModelText),
         hostText,
         `${at}the model must read no text besides the results, the echoed calls and the host's own text (hostText)`,
       );
@@ -814,8 +930,70 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
    * The result (format) cases, run once with the plain harness and once with trusted records that
    * keep what `sealResult` returned (`fastPath`), so `verify.canonicalTextOf` vouches for them.
    */
-  function formatCases(fastPath: boolean): ConformanceCase[] {
+  function formatCases(fastPath: boolean): FormatCase[] {
     const harnessOf = (): ConformanceHarness => createConformanceHarness({ keepSealed: fastPath });
+
+    /**
+     * The payloads the running case accepted (`watch`), each with the JSON round trip it had when
+     * it was returned: `afterLaterTurns` checks them again once other turns were formatted. Format
+     * cases run synchronously, so one list serves whichever case is running.
+     */
+    let watched: WatchedPayload<TPayload>[] | undefined;
+    /** `LATER_TURNS`, parsed and sealed on first use. */
+    let laterTurns: Array<ReturnType<typeof sealedTurn>> | undefined;
+
+    /** Records an accepted payload, with a snapshot of what it sends now, for `afterLaterTurns`. */
+    function watch(payload: TPayload, calls: readonly ToolCall[], sealed: readonly SealedResult[], label: string): void {
+      watched?.push({ payload, snapshot: wireOf(payload, label), calls, sealed, label });
+    }
+
+    /**
+     * Formats the two `LATER_TURNS` (other responses, call ids, tools, arguments and outcomes, each
+     * checked as sound), then requires every payload the case accepted to send exactly what it sent
+     * when it was returned, and to be sound still for its own calls and packages. An adapter that
+     * reuses one payload object (a module-level buffer it refills), or keeps writing into a payload
+     * it returned, would send conversation A the results of conversation B: a host may await
+     * anything (an audit append, a store write) between formatting and sending.
+     */
+    function afterLaterTurns(accepted: readonly WatchedPayload<TPayload>[]): void {
+      if (accepted.length === 0) return;
+      // Sealed once and formatted anew for every case: a harness costs tens of milliseconds.
+      laterTurns ??= LATER_TURNS.map(([responseId, turn, outcomes]) =>
+        sealedTurn(responseId, (index) => ({ outcome: outcomes[index]! }), turn),
+      );
+      for (const { harness, response, calls, results } of laterTurns) {
+        const responseId = calls[0]!.response_id;
+        const outcome = format(response, calls, results, harness.verify);
+        assert.ok(outcome.ok, `later turn ${responseId}: ${JSON.stringify(outcome)}`);
+        assertSoundPayload(outcome.payload, calls, results, `later turn ${responseId}`);
+      }
+      for (const { payload, snapshot, calls, sealed, label } of accepted) {
+        const at = label === '' ? '' : `${label}: `;
+        assert.deepStrictEqual(
+          wireOf(payload, label),
+          snapshot,
+          `${at}a payload changed after two other turns were formatted: it must be a new object of its own, never one the adapter reuses or writes into later`,
+        );
+        assertSoundPayload(payload, calls, sealed, `${at}checked again after two other turns were formatted`);
+      }
+    }
+
+    /** `each`, followed by `afterLaterTurns` for every payload it accepted. */
+    function withLaterTurns(each: FormatCase): FormatCase {
+      return {
+        name: each.name,
+        run() {
+          const accepted: WatchedPayload<TPayload>[] = [];
+          watched = accepted;
+          try {
+            each.run();
+          } finally {
+            watched = undefined;
+          }
+          afterLaterTurns(accepted);
+        },
+      };
+    }
 
     /** Parses the turn (`TURN` unless given) and seals call 0 and 1 as data, call 2 as an error. */
     function sealedTurn(
@@ -829,15 +1007,19 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       return { harness, response, calls, results };
     }
 
-    /** Formats the sealed turn, asserts it was accepted and sound, and returns its payload. */
+    /**
+     * Formats the sealed turn, asserts it was accepted and sound, watches it (`afterLaterTurns`),
+     * and returns what it sends: its JSON round trip, which the case reads from then on.
+     */
     function formatAccepted(turn: ReturnType<typeof sealedTurn>, label = ''): TPayload {
       const outcome = format(turn.response, turn.calls, turn.results, turn.harness.verify);
       assert.ok(outcome.ok, `${label === '' ? '' : `${label}: `}${JSON.stringify(outcome)}`);
       assertSoundPayload(outcome.payload, turn.calls, turn.results, label);
-      return outcome.payload;
+      watch(outcome.payload, turn.calls, turn.results, label);
+      return wireOf(outcome.payload, label);
     }
 
-    return [
+    const cases: FormatCase[] = [
       {
         name: 'format: round trip of results as canonical model_result text, in call order',
         run() {
@@ -866,9 +1048,18 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         run() {
           const { harness, response, calls, results } = sealedTurn();
           const expected = format(response, calls, results, harness.verify);
-          assert.ok(expected.ok);
+          assert.ok(expected.ok, JSON.stringify(expected));
+          assertSoundPayload(expected.payload, calls, results, 'call order');
+          watch(expected.payload, calls, results, 'call order');
+          // A snapshot of what the first payload sends, taken now: a payload object the adapter
+          // reuses would make a comparison with the object itself trivially equal.
+          const sent = wireOf(expected.payload, 'call order');
           for (const order of permutations(results)) {
-            assert.deepEqual(format(response, calls, order, harness.verify), expected);
+            const label = `arrival order ${order.map((result) => result.protected_audit.provider_context.call_id).join(', ')}`;
+            const outcome = format(response, calls, order, harness.verify);
+            assert.ok(outcome.ok, `${label}: ${JSON.stringify(outcome)}`);
+            assert.deepStrictEqual(wireOf(outcome.payload, label), sent, `${label}: the payload differs from the one for results in call order`);
+            watch(outcome.payload, calls, results, label);
           }
         },
       },
@@ -937,7 +1128,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
               }
               // Accepted: every text must be exactly the canonical text of what was sealed and
               // verified for its own call, in an item labelled with that call's id.
-              const items = readResults(outcome.payload);
+              const items = readResults(wireOf(outcome.payload, at));
               assert.deepEqual(
                 items.map((item) => [item.call_id, item.text]),
                 results.map((result, each) => [calls[each]!.call_id, canonicalize(result.model_result)]),
@@ -945,6 +1136,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
               );
               assert.ok(!JSON.stringify(outcome.payload).includes(PLANTED_NOTE), `${at}: the forged text reached the payload`);
               assertSoundPayload(outcome.payload, calls, results, at);
+              watch(outcome.payload, calls, results, at);
             }
           }
         },
@@ -1001,7 +1193,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
               // A provider that sends text takes back the text it sent: not a re-serialization.
               const turn = sealedTurn(RESPONSE_ID, undefined, EXACT_TEXT_TURN);
               readEchoedCalls(formatAccepted(turn, 'exact argument text')).forEach((each, index) => {
-                const sent = textOfCall(EXACT_TEXT_TURN[index]!).arguments_text;
+                const sent = textOfCall(EXACT_TEXT_TURN[index]!, RESPONSE_ID).arguments_text;
                 assert.ok(
                   each.arguments.format === 'json_text' && each.arguments.text === sent,
                   `the echo of ${each.call_id} carries ${JSON.stringify(each.arguments)}, not the text the provider sent, ${JSON.stringify(sent)}`,
@@ -1292,6 +1484,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         },
       },
     ];
+    return cases.map(withLaterTurns);
   }
 
   const cases: ConformanceCase[] = [
@@ -1319,7 +1512,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           assert.equal(call.call_id, expected.call_id);
           assert.equal(call.tool_name, expected.tool_name);
           if (argumentFormat === 'json_text') {
-            const sent = textOfCall(expected).arguments_text;
+            const sent = textOfCall(expected, RESPONSE_ID).arguments_text;
             assert.deepEqual(call.arguments, { format: 'json_text', text: sent }, `${call.call_id}: the arguments must be the text the provider sent`);
           } else if (argumentFormat === 'json_value') {
             assert.equal(call.arguments.format, 'json_value', `${call.call_id}: the provider sent parsed arguments, the call carries text the adapter wrote`);
@@ -1339,7 +1532,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
             run() {
               // What the guard judges (a duplicate key, every digit) is only in the text the model
               // wrote: an adapter that parses and re-serializes it hands the dispatcher other arguments.
-              const calls = EXACT_ARGUMENT_TEXTS.map(([label, text], index): [string, ConformanceCall] => [
+              const calls = EXACT_ARGUMENT_TEXTS.map(([label, text], index): [string, KitCall & { arguments_text: string }] => [
                 label,
                 { call_id: `kitcall_exact_${index}`, tool_name: 'kit_lookup', arguments: JSON.parse(text) as JsonObject, arguments_text: text },
               ]);
@@ -1608,7 +1801,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           run() {
             // Its calls may be cut short: arguments that lost their trailing values still parse.
             for (const calls of [TURN, [TURN[1]!]]) {
-              const responses = makeUnfinishedResponses(calls.map(textOfCall), RESPONSE_ID);
+              const responses = makeUnfinishedResponses(calls.map((call) => textOfCall(call, RESPONSE_ID)), RESPONSE_ID);
               assert.ok(responses.length > 0, 'makeUnfinishedResponses must give at least one response');
               responses.forEach((response, index) => {
                 const outcome = adapter.parseToolCalls(response);
