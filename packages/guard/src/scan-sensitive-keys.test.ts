@@ -920,7 +920,11 @@ describe('isCredentialKeyName', () => {
       expect(isLiftableKeyName(name), name).toBe(false);
     }
     // Business names near them stay unflagged.
-    for (const name of ['otp_enabled_at', 'dsn_count', 'keyboard', 'monkey', 'app_name', 'compass', 'inside', 'image_base64', 'payload_b64']) {
+    for (const name of [
+      'otp_enabled_at', 'dsn_count', 'keyboard', 'monkey', 'app_name', 'compass', 'inside', 'image_base64', 'payload_b64',
+      // Names that end in `pwd`, `otp` or `dsn` once separators are gone (review): not suffixes.
+      'ssd_sn', 'records_n', 'bounce_dsn', 'is_pwd', 'OLDPWD', 'hotp', 'iso_tp', 'color_hex',
+    ]) {
       expect(isCredentialKeyName(name), name).toBe(false);
     }
   });

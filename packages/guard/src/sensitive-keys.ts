@@ -104,6 +104,14 @@ const CREDENTIAL_KEYS = [
   'app_key',
   'github_pat',
   'connect_sid',
+  // Qualified forms of `pwd`, `otp` and `dsn`, which are too short to be suffixes.
+  'db_pwd',
+  'mysql_pwd',
+  'sms_otp',
+  'email_otp',
+  'sentry_dsn',
+  'database_dsn',
+  'db_dsn',
 ];
 
 /**
@@ -244,16 +252,13 @@ const CREDENTIAL_SUFFIXES = [
   // account itself is not a credential (Kubernetes' `serviceAccountName`), so no wider rule.
   'serviceaccountkey',
   'serviceaccountjson',
-  // Short credential names that were flagged only as they are (`pwd`, `jwt`, `otp`, `cvv`, `dsn`):
-  // qualified they are no less one (`db_pwd`, `MYSQL_PWD`, `user_jwt`, `sms_otp`, `card_cvv`,
-  // `SENTRY_DSN`), and `*sessid` is a session cookie's name (`PHPSESSID`).
-  'pwd',
+  // Short credential names that were flagged only as they are: qualified they are no less one
+  // (`user_jwt`, `card_cvv`), and `*sessid` is a session cookie's name (`PHPSESSID`). Not `pwd`,
+  // `otp` or `dsn`, which end ordinary names once separators are gone (`is_pwd`, `hotp`,
+  // `ssd_sn`, `records_n`): their qualified forms are listed by name.
   'jwt',
   'jwts',
-  'otp',
-  'otps',
   'cvv',
-  'dsn',
   'sessid',
   // Plurals: a list of credentials is no less one (`user_passwords`, `stripe_api_keys`). Not
   // `tokens`: `prompt_tokens` and `max_tokens` are counts.
