@@ -738,9 +738,9 @@ function beforeNamedStatements(target: pg.Pool, before: (name: string) => Promis
  * Two hosts' idempotency stores on one new schema: `a` on the shared pool, `b` on a pool of its own
  * (`poolB`, which the caller ends), so hooks on `poolB` see only B's statements.
  */
-async function twoHosts(clock: ManualClock) {
+async function twoHosts(clock: ManualClock, poolBMax = 2) {
   const schema = nextSchema();
-  const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+  const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: poolBMax });
   const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
   const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
   return { a, b, poolB };
@@ -1116,37 +1116,51 @@ describe.skipIf(!available)('PostgreSQL stores: purging a backlog', () => {
   });
 });
 
+/**
+ * Host B claims a key host A holds with a 5 ms lease, and before each of B's takeovers A takes the
+ * key over again (its lease then runs out too), so B's conditional update always finds the record
+ * changed. `beforeTakeover` runs first, with the takeover's number. Answers what B's claim threw.
+ */
+async function loseEveryRace(
+  hosts: Awaited<ReturnType<typeof twoHosts>>,
+  clock: ManualClock,
+  beforeTakeover: (takeover: number) => void = () => undefined,
+): Promise<{ failure: unknown; takeovers: number }> {
+  const { a, b, poolB } = hosts;
+  const key = 'hot-key';
+  expect(await a.claim({ key, request_sha256: REQUEST, owner: 'A0', lease_ms: 5 })).toMatchObject({ kind: 'claimed' });
+  let takeovers = 0;
+  beforeNamedStatements(poolB, async (name) => {
+    if (name !== 'update_record') return;
+    clock.advance(10);
+    takeovers += 1;
+    beforeTakeover(takeovers);
+    const taken = await a.claim({ key, request_sha256: REQUEST, owner: `A${takeovers}`, lease_ms: 5 });
+    if (taken.kind !== 'claimed') throw new Error('the other host did not take the key over');
+    clock.advance(10);
+  });
+  clock.advance(10);
+  const failure = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 }).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  return { failure, takeovers };
+}
+
 describe.skipIf(!available)('PostgreSQL stores: a claim that keeps losing its race', () => {
   it('the review: gives up after 32 attempts with PostgresWriteContentionError, writing nothing', { timeout: 30_000 }, async () => {
     const clock = new ManualClock(1_000);
-    const { a, b, poolB } = await twoHosts(clock);
+    const hosts = await twoHosts(clock);
     try {
-      const key = 'hot-key';
-      expect(await a.claim({ key, request_sha256: REQUEST, owner: 'A0', lease_ms: 5 })).toMatchObject({ kind: 'claimed' });
-      // Before each of B's takeovers, another host takes the key over (its lease then runs out
-      // too), so B's conditional update always finds the record changed.
-      let takeovers = 0;
-      beforeNamedStatements(poolB, async (name) => {
-        if (name !== 'update_record') return;
-        clock.advance(10);
-        takeovers += 1;
-        const taken = await a.claim({ key, request_sha256: REQUEST, owner: `A${takeovers}`, lease_ms: 5 });
-        if (taken.kind !== 'claimed') throw new Error('the other host did not take the key over');
-        clock.advance(10);
-      });
-      clock.advance(10);
-      const failure = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 }).then(
-        () => null,
-        (error: unknown) => error,
-      );
+      const { failure, takeovers } = await loseEveryRace(hosts, clock);
       expect(PostgresWriteContentionError.isInstance(failure)).toBe(true);
       expect(failure).toBeInstanceOf(PostgresWriteContentionError);
       expect((failure as PostgresWriteContentionError).attempts).toBe(32);
       // The first attempt was the insert; every later one a takeover that lost.
       expect(takeovers).toBe(31);
-      expect(await a.get(key)).toMatchObject({ owner: 'A31', state: 'claimed' });
+      expect(await hosts.a.get('hot-key')).toMatchObject({ owner: 'A31', state: 'claimed' });
     } finally {
-      await poolB.end();
+      await hosts.poolB.end();
     }
   });
 });
@@ -1154,37 +1168,21 @@ describe.skipIf(!available)('PostgreSQL stores: a claim that keeps losing its ra
 describe.skipIf(!available)('PostgreSQL stores: a claim backing off', () => {
   it('gives its pooled connection back while it waits: a pool of one serves others meanwhile', { timeout: 30_000 }, async () => {
     const clock = new ManualClock(1_000);
-    const schema = nextSchema();
-    const poolB = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+    const hosts = await twoHosts(clock, 1);
     try {
-      const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
-      const b = (await openPostgresStores({ pool: poolB, schema, clock })).idempotencyStore;
-      const key = 'hot-key';
-      expect(await a.claim({ key, request_sha256: REQUEST, owner: 'A0', lease_ms: 5 })).toMatchObject({ kind: 'claimed' });
-      let takeovers = 0;
       // The takeover count at the moment another caller of B's pool got its only connection.
       let servedAt: number | null = null;
       let served: Promise<void> | undefined;
-      beforeNamedStatements(poolB, async (name) => {
-        if (name !== 'update_record') return;
-        clock.advance(10);
-        takeovers += 1;
+      let latest = 0;
+      const { failure, takeovers } = await loseEveryRace(hosts, clock, (takeover) => {
+        latest = takeover;
         // Past the immediate retries: B backs off after this attempt loses.
-        if (takeovers === 8) {
-          served = poolB.connect().then((client) => {
-            servedAt = takeovers;
-            client.release();
-          });
-        }
-        const taken = await a.claim({ key, request_sha256: REQUEST, owner: `A${takeovers}`, lease_ms: 5 });
-        if (taken.kind !== 'claimed') throw new Error('the other host did not take the key over');
-        clock.advance(10);
+        if (takeover !== 8) return;
+        served = hosts.poolB.connect().then((client) => {
+          servedAt = latest;
+          client.release();
+        });
       });
-      clock.advance(10);
-      const failure = await b.claim({ key, request_sha256: REQUEST, owner: 'B', lease_ms: 30_000 }).then(
-        () => null,
-        (error: unknown) => error,
-      );
       await served;
       // Still the same bounded contention: 32 attempts, nothing written by B.
       expect(PostgresWriteContentionError.isInstance(failure) && failure.attempts === 32).toBe(true);
@@ -1192,7 +1190,7 @@ describe.skipIf(!available)('PostgreSQL stores: a claim backing off', () => {
       // Served in the wait after the attempt that lost, not once B had given up.
       expect(servedAt).toBe(8);
     } finally {
-      await poolB.end();
+      await hosts.poolB.end();
     }
   });
 });
