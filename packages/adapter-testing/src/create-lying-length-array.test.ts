@@ -61,6 +61,24 @@ describe('createLyingLengthArray', () => {
     expect(lying.indexReads()).toBe(4);
   });
 
+  it('lies through the descriptor of length too, counting those reads with the others', () => {
+    const lying = createLyingLengthArray(item, [1, 2 ** 32 - 1]);
+    expect(readOwnData(lying.array, 'length')).toBe(1);
+    expect(lying.array.length).toBe(2 ** 32 - 1);
+    expect(Object.getOwnPropertyDescriptor(lying.array, 'length')).toEqual({ value: 2 ** 32 - 1, writable: true, enumerable: false, configurable: false });
+    expect(lying.lengthReads()).toBe(3);
+    expect(lying.indexReads()).toBe(0);
+  });
+
+  it('catches a walk that checks the descriptor length and loops over array.length', () => {
+    const lying = createLyingLengthArray(item, [1, 4]);
+    const walked: unknown[] = [];
+    const checked = readOwnData(lying.array, 'length');
+    if (checked === 1) for (let index = 0; index < lying.array.length; index++) walked.push(lying.array[index]);
+    expect(walked).toHaveLength(4);
+    expect(lying.lengthReads()).toBeGreaterThan(1);
+  });
+
   it('throws a TypeError for no lengths at all', () => {
     expect(() => createLyingLengthArray(item, [])).toThrow(TypeError);
   });

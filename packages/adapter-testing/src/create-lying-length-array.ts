@@ -2,11 +2,12 @@
 export interface LyingLengthArray<Item> {
   /**
    * A Proxy over an empty array: `Array.isArray` answers `true`, `length` answers the given
-   * lengths in turn, and every index holds the item, read through `[index]`, `index in array` or
+   * lengths in turn (read as `array.length` or through its descriptor, `readOwnData(array,
+   * 'length')`), and every index holds the item, read through `[index]`, `index in array` or
    * `Object.getOwnPropertyDescriptor` (`readOwnData`). Only a Proxy can do either.
    */
   readonly array: Item[];
-  /** How many times `length` was read so far. */
+  /** How many times `length` was read so far, either way. */
   lengthReads(): number;
   /** How many times an index was read so far, by any of the three ways above. */
   indexReads(): number;
@@ -34,13 +35,14 @@ export function createLyingLengthArray<Item>(item: Item, lengths: readonly unkno
   const answers = [...lengths];
   let lengthReads = 0;
   let indexReads = 0;
+  const nextLength = (): unknown => {
+    const answer = answers[Math.min(lengthReads, answers.length - 1)];
+    lengthReads++;
+    return answer;
+  };
   const array = new Proxy<Item[]>([], {
     get(target, property, receiver) {
-      if (property === 'length') {
-        const answer = answers[Math.min(lengthReads, answers.length - 1)];
-        lengthReads++;
-        return answer;
-      }
+      if (property === 'length') return nextLength();
       if (!isArrayIndex(property)) return Reflect.get(target, property, receiver);
       indexReads++;
       return item;
@@ -51,6 +53,9 @@ export function createLyingLengthArray<Item>(item: Item, lengths: readonly unkno
       return true;
     },
     getOwnPropertyDescriptor(target, property) {
+      // `length` lies here too (`readOwnData(array, 'length')`), as any Proxy may: the target's own
+      // `length` is non-configurable but writable, so a descriptor with another value is allowed.
+      if (property === 'length') return { value: nextLength(), writable: true, enumerable: false, configurable: false };
       if (!isArrayIndex(property)) return Reflect.getOwnPropertyDescriptor(target, property);
       indexReads++;
       // Configurable, as the target (an extensible empty array) does not hold it: a Proxy may
