@@ -101,3 +101,52 @@ describe('an input validator that throws', () => {
     expect((await stores.auditLog.query({ kind: 'sealed_call', call_id: held.call_id }, { limit: 1 })).entries).toHaveLength(1);
   });
 });
+
+describe('a contract whose combinators multiply the validation work', () => {
+  const OPS = ['and', 'or', 'nand', 'nor'];
+  /** A filter grammar whose every oneOf branch recurses through `args` before `op` tells them apart. */
+  function filterSpec(): ToolSpec {
+    const spec = structuredClone(loadToolSpecs().getOrder);
+    const args = { type: 'array', maxItems: 8, items: { $ref: '#/$defs/expr' } };
+    return {
+      ...spec,
+      contract: { ...spec.contract, tool_name: 'walk_tree' },
+      input_schema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        additionalProperties: false,
+        required: ['filter'],
+        properties: { filter: { $ref: '#/$defs/expr' } },
+        $defs: {
+          expr: {
+            oneOf: [
+              ...OPS.map((op) => ({ type: 'object', additionalProperties: false, required: ['args', 'op'], properties: { args, op: { const: op } } })),
+              { type: 'object', additionalProperties: false, required: ['eq', 'field'], properties: { eq: { type: 'string', maxLength: 64 }, field: { type: 'string', maxLength: 64 } } },
+            ],
+          },
+        },
+      },
+      echo: {},
+    } as ToolSpec;
+  }
+  const filter = (levels: number): string => {
+    let expr = '{"eq":"b","field":"a"}';
+    for (let level = 0; level < levels; level++) expr = `{"args":[${expr}],"op":"and"}`;
+    return `{"filter":${expr}}`;
+  };
+
+  it('the review: holds a 363-byte filter on the $ref budget (it held the event loop for minutes), and the handler never runs', async () => {
+    const { dispatcher, handled } = hostWith(createToolRegistry([filterSpec()]), 32);
+    const shallow = only(await dispatcher.dispatch([toolCall('walk_tree', filter(2))], { principal: CEDAR_DRAFTER }));
+    expect(shallow.gate).toBe('handler');
+    expect(handled).toHaveLength(1);
+
+    const text = filter(15);
+    expect(text.length).toBe(363);
+    const held = only(await dispatcher.dispatch([toolCall('walk_tree', text)], { principal: CEDAR_DRAFTER }));
+    expect(held.gate).toBe('input_schema');
+    expect(held.sealed.model_result.error?.code).toBe('FACTS_UNAVAILABLE');
+    expect(held.sealed.model_result.execution.outcome).toBe('not_started');
+    expect(handled).toHaveLength(1);
+  });
+});

@@ -1,6 +1,14 @@
 // Internal to @toolseal/guard: `$ref` resolution as Ajv does it inside one contract (each schema has
 // its own Ajv instance: a `$ref` resolves only to the schema itself or to a resource it embeds).
+import type { UriResolver } from 'ajv/dist/types/index.js';
+import ajvUri from 'ajv/dist/runtime/uri.js';
 import { subschemasOf } from './subschemas.js';
+
+// Ajv's own URI library (fast-uri, which the pinned Ajv resolves every `$id` and `$ref` with), so
+// that a `$ref` names here what it names in the compiled validator: WHATWG `new URL` keeps `%75`
+// as it is where fast-uri normalizes it to `u`, and a cycle through such a spelling went unseen.
+// CommonJS: under NodeNext its default import is `module.exports`, whose `default` is the library.
+const uri: UriResolver = (ajvUri as unknown as { default?: UriResolver }).default ?? (ajvUri as unknown as UriResolver);
 
 /**
  * The base URI of a schema compiled without `$id` (see `compileSchema`): a reserved `.invalid`
@@ -18,10 +26,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `reference` resolved against `base` (RFC 3986), or `undefined` when it cannot be. */
+/** `reference` resolved against `base` (RFC 3986) as the pinned Ajv resolves it, or `undefined` when it cannot be. */
 function resolveUri(reference: string, base: string): string | undefined {
   try {
-    return new URL(reference, base).href;
+    const resolved = uri.resolve(base, reference);
+    return typeof resolved === 'string' ? resolved : undefined;
   } catch {
     return undefined;
   }

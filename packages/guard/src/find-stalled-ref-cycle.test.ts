@@ -37,6 +37,16 @@ describe('findStalledRefCycle', () => {
       },
       /\$ref$/,
     ],
+    [
+      'through a $ref that percent-encodes a letter of the resource it names (as the pinned Ajv resolves it)',
+      {
+        $id: 'https://ex.test/root',
+        type: 'object',
+        properties: { p: { $ref: 'https://ex.test/s%75b' } },
+        $defs: { a: { $id: 'https://ex.test/sub', anyOf: [{ $ref: '#' }, { type: 'string' }] } },
+      },
+      /^\/properties\/p\/\$ref\/anyOf\/0\/\$ref$/,
+    ],
     ['through an escaped pointer', { $ref: '#/$defs/a~1b', $defs: { 'a/b': { allOf: [{ $ref: '#/$defs/a~1b' }] } } }, /allOf\/0\/\$ref$/],
   ];
 

@@ -35,6 +35,11 @@ export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, CONTRACT_BASE_ID, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
 /**
+ * `ValidationBudgetExceeded`: thrown by a `compileSchema` validator, instead of an answer, when a
+ * value costs more `$ref` applications than `REF_STEP_BASE` plus `REF_STEPS_PER_VALUE` per value.
+ */
+export { ValidationBudgetExceeded, REF_STEP_BASE, REF_STEPS_PER_VALUE } from './ref-step-budget.js';
+/**
  * `compilePattern(pattern)`: a JSON Schema `pattern` (ECMAScript, Unicode mode) compiled to a
  * linear-time matcher, the engine the pinned Ajv matches `pattern` with; throws a TypeError at
  * compile time for what it refuses (backreferences, lookaround, `\b`, `\p{...}`, over the bounds).

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
 import { compileSchema, createPinnedAjv, type PinnedFormat } from './pinned-ajv.js';
+import { REF_STEP_BASE, REF_STEPS_PER_VALUE, ValidationBudgetExceeded } from './ref-step-budget.js';
 
 describe('createPinnedAjv', () => {
   it('pins the configuration', () => {
@@ -193,5 +195,99 @@ describe('compileSchema: meta-schema', () => {
     const schema = { $id: 'urn:toolseal:test:meta-check', type: 'string' };
     compileSchema(schema);
     expect(() => compileSchema({ $ref: 'urn:toolseal:test:meta-check' })).toThrow(/resolve reference/);
+  });
+});
+
+describe('compileSchema: uniqueItems', () => {
+  const strings = compileSchema({ type: 'array', uniqueItems: true, items: { type: 'string' } });
+  const mixed = compileSchema({ type: 'array', uniqueItems: true, items: { anyOf: ['string', 'number', 'null', 'boolean', 'object', 'array'].map((type) => ({ type })) } });
+
+  it('sees "__proto__" twice (Ajv kept scalar items as keys of a plain object, where it never was)', () => {
+    expect(strings(['__proto__', 'constructor', 'toString'])).toBe(true);
+    expect(strings(['__proto__', 'constructor', 'toString', 'constructor'])).toBe(false);
+    expect(strings(['__proto__', '__proto__'])).toBe(false);
+    expect(ajvErrorsToReasons(strings.errors)).toEqual([{ field: '', rule: 'unique_items' }]);
+  });
+
+  it('compares as JSON Schema does: by type and value, deep for objects and arrays', () => {
+    expect(mixed(['1', 1, true, 'true', null, 'null'])).toBe(true);
+    expect(mixed([0, -0])).toBe(false);
+    expect(mixed([{ a: 1, b: [2] }, { b: [2], a: 1 }])).toBe(false);
+    expect(mixed([{ a: 1 }, { a: '1' }, [1], ['1'], [[1]]])).toBe(true);
+    expect(mixed([[1, 2], [2, 1]])).toBe(true);
+    expect(mixed([[1, 2], 'x', [1, 2]])).toBe(false);
+  });
+
+  it('is off when uniqueItems is false', () => {
+    expect(compileSchema({ type: 'array', uniqueItems: false, items: { type: 'string' } })(['a', 'a'])).toBe(true);
+  });
+});
+
+describe('compileSchema: the $ref budget of one validation', () => {
+  const OPS = ['and', 'or', 'nand', 'nor'];
+  // A filter grammar: a oneOf of exact objects, one per operator, and a leaf.
+  const grammar = (discriminatorFirst: boolean): object => ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['filter'],
+    properties: { filter: { $ref: '#/$defs/expr' } },
+    $defs: {
+      expr: {
+        oneOf: [
+          ...OPS.map((op) => {
+            const args = { type: 'array', maxItems: 8, items: { $ref: '#/$defs/expr' } };
+            return {
+              type: 'object',
+              additionalProperties: false,
+              required: ['args', 'op'],
+              properties: discriminatorFirst ? { op: { const: op }, args } : { args, op: { const: op } },
+            };
+          }),
+          { type: 'object', additionalProperties: false, required: ['eq', 'field'], properties: { eq: { type: 'string' }, field: { type: 'string' } } },
+        ],
+      },
+    },
+  });
+  const nested = (levels: number): unknown => {
+    let expr: unknown = { eq: 'b', field: 'a' };
+    for (let level = 0; level < levels; level++) expr = { args: [expr], op: OPS[level % OPS.length] };
+    return { filter: expr };
+  };
+
+  it('stops a contract whose every oneOf branch recurses before the member that tells them apart', () => {
+    // Each level multiplied the work by four: 13 levels (319 bytes) took 15 s, 15 would take minutes.
+    const validate = compileSchema(grammar(false));
+    expect(validate(nested(3))).toBe(true);
+    const thrown = (() => {
+      try {
+        validate(nested(15));
+      } catch (error) {
+        return error;
+      }
+      return null;
+    })();
+    expect(thrown).toBeInstanceOf(ValidationBudgetExceeded);
+    expect(thrown).toBeInstanceOf(RangeError);
+    // The budget is the base and 32 per value: 15 levels of { args: [...], op } and a leaf of three.
+    expect((thrown as ValidationBudgetExceeded).budget).toBe(REF_STEP_BASE + REF_STEPS_PER_VALUE * (15 * 3 + 1 + 3));
+    expect((thrown as Error).message).toMatch(/before the recursive one/);
+    // The next validation has a budget of its own.
+    expect(validate(nested(2))).toBe(true);
+    expect(validate({ filter: { op: 'and', args: [{ eq: 1 }] } })).toBe(false);
+  });
+
+  it('lets the same grammar through at any depth when the discriminating member comes first', () => {
+    const validate = compileSchema(grammar(true));
+    expect(validate(nested(15))).toBe(true);
+    expect(validate(nested(200))).toBe(true);
+    expect(validate({ filter: { op: 'xor', args: [] } })).toBe(false);
+  });
+
+  it('grows with the value: a wide value of a recursive contract is no budget failure', () => {
+    const validate = compileSchema(grammar(true));
+    const leaves = Array.from({ length: 4_096 }, (_, index) => ({ eq: String(index), field: 'f' }));
+    expect(validate({ filter: { op: 'or', args: leaves.slice(0, 8) } })).toBe(true);
+    const list = compileSchema({ type: 'array', items: { $ref: '#/$defs/leaf' }, $defs: { leaf: { type: 'object', properties: { eq: { type: 'string' } } } } });
+    expect(list(leaves)).toBe(true);
   });
 });

@@ -1,6 +1,8 @@
 import { beginPatternScope, compilePattern, endPatternScope } from './compile-pattern.js';
 import { CONTRACT_BASE_ID, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
 import { findStalledRefCycle } from './find-stalled-ref-cycle.js';
+import { beginRefStepScope, COUNTED_REF_KEYWORD, endRefStepScope } from './ref-step-budget.js';
+import { UNIQUE_ITEMS_KEYWORD } from './unique-items-keyword.js';
 import { subschemasOf } from './subschemas.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { CodeOptions, ValidateFunction } from 'ajv/dist/2020.js';
@@ -42,10 +44,14 @@ const LINEAR_REG_EXP: NonNullable<CodeOptions['regExp']> = Object.assign(
  * ajv-formats, limited to `formats` (default: all of `PINNED_FORMATS`).
  */
 export function createPinnedAjv(options: { formats?: readonly PinnedFormat[] } = {}): Ajv2020 {
-  return newPinnedAjv(options.formats ?? PINNED_FORMATS, true);
+  return newPinnedAjv(options.formats ?? PINNED_FORMATS, true, false);
 }
 
-function newPinnedAjv(formats: readonly PinnedFormat[], validateSchema: boolean): Ajv2020 {
+/**
+ * The pinned Ajv; with `countRefs`, each `$ref` it compiles counts against the budget of the
+ * validation running (`compileSchema` gives each validation one: `ValidationBudgetExceeded`).
+ */
+function newPinnedAjv(formats: readonly PinnedFormat[], validateSchema: boolean, countRefs: boolean): Ajv2020 {
   for (const format of formats) {
     if (!PINNED_FORMATS.includes(format)) throw new TypeError(`createPinnedAjv: format ${format} is not pinned`);
   }
@@ -63,6 +69,14 @@ function newPinnedAjv(formats: readonly PinnedFormat[], validateSchema: boolean)
     code: { regExp: LINEAR_REG_EXP },
   });
   addFormats(ajv, { mode: 'full', formats: [...formats] });
+  // Ajv's own keeps the scalar items it has seen as keys of a plain object, where "__proto__" is
+  // never seen twice (see `UNIQUE_ITEMS_KEYWORD`).
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(UNIQUE_ITEMS_KEYWORD);
+  if (countRefs) {
+    ajv.removeKeyword('$ref');
+    ajv.addKeyword(COUNTED_REF_KEYWORD);
+  }
   return ajv;
 }
 
@@ -95,11 +109,11 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   if ((schema as { $async?: unknown }).$async === true) {
     throw new TypeError('compileSchema: asynchronous schemas are not supported');
   }
-  metaSchemaChecker ??= newPinnedAjv(PINNED_FORMATS, true);
+  metaSchemaChecker ??= newPinnedAjv(PINNED_FORMATS, true, false);
   if (!metaSchemaChecker.validateSchema(schema)) {
     throw new Error(`compileSchema: invalid schema: ${metaSchemaChecker.errorsText(metaSchemaChecker.errors)}`);
   }
-  if (usesDynamicRef(schema)) {
+  if (usesKeyword(schema, '$dynamicRef')) {
     throw new TypeError('compileSchema: `$dynamicRef` is not supported in contracts (one that resolves to itself recurses until the stack runs out, for some inputs only)');
   }
   const stalled = findStalledRefCycle(schema);
@@ -115,7 +129,12 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   // under `CONTRACT_BASE_ID`, which changes nothing else (a relative `$ref` to another document
   // resolves nowhere either way).
   const rooted = Object.hasOwn(schema, '$id') ? schema : { $id: CONTRACT_BASE_ID, ...schema };
-  const validate = withOnePatternBudget(newPinnedAjv(PINNED_FORMATS, false).compile<T>(rooted));
+  // A schema with a `$ref` gets a budget of `$ref` applications per validation, in proportion to
+  // the value: combinators that apply recursive subschemas to the same values again and again
+  // multiply the work with each level of nesting (`ValidationBudgetExceeded`). Without one, no
+  // subschema applies more often than the schema has places, and nothing is counted.
+  const countsRefs = usesKeyword(schema, '$ref');
+  const validate = withOneBudget(newPinnedAjv(PINNED_FORMATS, false, countsRefs).compile<T>(rooted), countsRefs);
   // A validator that throws (a `$dynamicRef` that resolves to itself recurses until the stack runs
   // out) would turn a check of untrusted data into an exception: refused here, at start-up, on a
   // few values it must simply answer for.
@@ -134,15 +153,18 @@ export { CONTRACT_BASE_ID };
 
 /**
  * `validate`, each call of which is one pattern scope (`beginPatternScope`): all the `pattern`
- * tests of one validated value share one budget, whatever the number of strings in it. `errors`
- * and the other members read through to Ajv's function.
+ * tests of one validated value share one budget, whatever the number of strings in it; with
+ * `countsRefs`, one `$ref` budget too (`beginRefStepScope`). `errors` and the other members read
+ * through to Ajv's function.
  */
-function withOnePatternBudget<T>(validate: ValidateFunction<T>): ValidateFunction<T> {
+function withOneBudget<T>(validate: ValidateFunction<T>, countsRefs: boolean): ValidateFunction<T> {
   const scoped = function (this: unknown, data: unknown, context?: Parameters<ValidateFunction<T>>[1]): boolean {
     beginPatternScope();
+    const outer = countsRefs ? beginRefStepScope(data) : null;
     try {
       return validate.call(this, data, context);
     } finally {
+      if (outer !== null) endRefStepScope(outer);
       endPatternScope();
     }
   } as ValidateFunction<T>;
@@ -158,8 +180,8 @@ function withOnePatternBudget<T>(validate: ValidateFunction<T>): ValidateFunctio
   return scoped;
 }
 
-/** Whether a `$dynamicRef` appears in any subschema of `schema` (never in a property name or a value). */
-function usesDynamicRef(schema: unknown): boolean {
+/** Whether `keyword` appears in any subschema of `schema` (never in a property name or a value). */
+function usesKeyword(schema: unknown, keyword: string): boolean {
   const stack: unknown[] = [schema];
   const seen = new Set<object>();
   while (stack.length > 0) {
@@ -167,7 +189,7 @@ function usesDynamicRef(schema: unknown): boolean {
     if (typeof node !== 'object' || node === null || Array.isArray(node) || seen.has(node)) continue;
     seen.add(node);
     const record = node as Record<string, unknown>;
-    if (Object.hasOwn(record, '$dynamicRef')) return true;
+    if (Object.hasOwn(record, keyword)) return true;
     stack.push(...subschemasOf(record));
   }
   return false;
