@@ -5,7 +5,7 @@ import { createMemoryStores, StoreInputError, systemClock } from '@toolseal/audi
 import { createDigester } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEY } from './run-scenario.js';
-import { watchStores } from './watch-stores.js';
+import { VERIFY_MS_PER_ENTRY, watchStores } from './watch-stores.js';
 
 const memoryStores = () => createMemoryStores({ clock: systemClock, digester: createDigester({ key: DEMO_KEY }) });
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -40,7 +40,30 @@ describe('watchStores', () => {
     expect(bare.stores.idempotencyStore.findCompleted).toBeUndefined();
   });
 
-  it('a call unanswered for answerWithinMs is a failure, even when its answer comes later; verifyChain is not timed', async () => {
+  it('gives verifyChain answerWithinMs and VERIFY_MS_PER_ENTRY for each entry seen, then stops waiting for it', async () => {
+    const stores = memoryStores();
+    const watched = watchStores(stores, { answerWithinMs: 20 });
+    for (let index = 0; index < 3; index++) {
+      await watched.stores.auditLog.append({ kind: 'note', call_id: null, operation_id: null, idempotency_key: null, body: { index } });
+    }
+    // A log of 3 entries: 20 + 3 ms. One that answers in 60 ms is a failure, and the demo stops waiting.
+    stores.auditLog.verifyChain = () => new Promise(() => undefined);
+    const started = Date.now();
+    await expect(watched.stores.auditLog.verifyChain()).rejects.toThrow(`auditLog.verifyChain did not answer within ${20 + 3 * VERIFY_MS_PER_ENTRY} ms`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(watched.failure()).toEqual({ operation: 'auditLog.verifyChain', message: `auditLog.verifyChain did not answer within ${20 + 3 * VERIFY_MS_PER_ENTRY} ms` });
+  });
+
+  it('counts the entries a head answer reports (a log that holds earlier runs)', async () => {
+    const stores = memoryStores();
+    const watched = watchStores(stores, { answerWithinMs: 20 });
+    stores.auditLog.head = async () => ({ sequence: 5_000, entry_hash: '0'.repeat(64) });
+    await watched.stores.auditLog.head();
+    stores.auditLog.verifyChain = () => new Promise(() => undefined);
+    await expect(watched.stores.auditLog.verifyChain()).rejects.toThrow(`within ${20 + 5_000 * VERIFY_MS_PER_ENTRY} ms`);
+  });
+
+  it('a call unanswered for answerWithinMs is a failure, even when its answer comes later; verifyChain has more time', async () => {
     const stores = memoryStores();
     const verifyChain = stores.auditLog.verifyChain.bind(stores.auditLog);
     stores.auditLog.verifyChain = async (options) => {
@@ -53,6 +76,11 @@ describe('watchStores', () => {
       return get(key);
     };
     const watched = watchStores(stores, { answerWithinMs: 20 });
+    // A head of 1,000 entries gives the verification 1,020 ms: its 60 ms are no failure.
+    const head = stores.auditLog.head.bind(stores.auditLog);
+    stores.auditLog.head = async () => ({ sequence: 1_000, entry_hash: '0'.repeat(64) });
+    await watched.stores.auditLog.head();
+    stores.auditLog.head = head;
     expect((await watched.stores.auditLog.verifyChain()).ok).toBe(true);
     expect(watched.failure()).toBeNull();
     expect(await watched.stores.idempotencyStore.get('absent')).toBeUndefined();

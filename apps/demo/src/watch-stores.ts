@@ -28,11 +28,17 @@ export interface WatchOptions {
    * of it) and carries on (a retry, a minimal audit entry, TIMEOUT_BEFORE_EXECUTE), and the late
    * answer can land before the turn ends: a PostgreSQL row lock released after 18 s answered the
    * first appends and their retries at once, and every call of the turn looked sealed and audited.
-   * Not applied to `auditLog.verifyChain`, which the dispatcher never calls and whose time grows
-   * with the log.
+   * `auditLog.verifyChain`, which the dispatcher never calls and whose time grows with the log,
+   * gets `VERIFY_MS_PER_ENTRY` more per entry the watch has seen (the highest sequence of an
+   * `append` or `head` answer: call `head` first for a log that holds earlier runs), and is the one
+   * call whose promise the watch ends: unanswered by then, it rejects with that failure, so that
+   * the demo stops waiting for it.
    */
   answerWithinMs: number;
 }
+
+/** What the chain verification may take per entry (ms), on top of `answerWithinMs`: some 30 times what one takes on a slow store. */
+export const VERIFY_MS_PER_ENTRY = 1;
 
 /**
  * Watches the calls made to `stores`. The dispatcher answers a store failure as a value (a TOOL_ERROR
@@ -48,7 +54,14 @@ export function watchStores(stores: DispatcherStores, options: WatchOptions): Wa
   const fail = (operation: string, error: unknown): void => {
     failed ??= { operation, message: `${operation}: ${describeError(error)}` };
   };
-  const unanswered = (operation: string): StoreFailure => ({ operation, message: `${operation} did not answer within ${answerWithinMs} ms` });
+  /** The highest entry sequence an `append` or `head` answered (what `verifyChain` will walk). */
+  let knownEntries = 0;
+  const noteEntries = (operation: string, result: unknown): void => {
+    if (operation !== 'auditLog.append' && operation !== 'auditLog.head') return;
+    const sequence: unknown = typeof result === 'object' && result !== null ? Reflect.get(result, 'sequence') : undefined;
+    if (typeof sequence === 'number' && Number.isSafeInteger(sequence) && sequence > knownEntries) knownEntries = sequence;
+  };
+  const unanswered = (operation: string, withinMs = answerWithinMs): StoreFailure => ({ operation, message: `${operation} did not answer within ${withinMs} ms` });
   const watch = <Store extends object>(store: Store, name: string): Store =>
     new Proxy(store, {
       get(target, property) {
@@ -66,19 +79,22 @@ export function watchStores(stores: DispatcherStores, options: WatchOptions): Wa
           if (!isThenable(answer)) return answer;
           const call = nextCall++;
           waiting.set(call, operation);
-          const timer =
-            operation === 'auditLog.verifyChain'
-              ? undefined
-              : setTimeout(() => {
-                  failed ??= unanswered(operation);
-                }, answerWithinMs).unref();
+          const verifying = operation === 'auditLog.verifyChain';
+          const withinMs = verifying ? answerWithinMs + VERIFY_MS_PER_ENTRY * knownEntries : answerWithinMs;
+          let stopWaiting: ((failure: StoreFailure) => void) | undefined;
+          const timer = setTimeout(() => {
+            const failure = unanswered(operation, withinMs);
+            failed ??= failure;
+            stopWaiting?.(failure);
+          }, withinMs).unref();
           const settled = (): void => {
             clearTimeout(timer);
             waiting.delete(call);
           };
-          return Promise.resolve(answer).then(
+          const answered = Promise.resolve(answer).then(
             (result: unknown) => {
               settled();
+              noteEntries(operation, result);
               return result;
             },
             (error: unknown) => {
@@ -87,6 +103,16 @@ export function watchStores(stores: DispatcherStores, options: WatchOptions): Wa
               throw error;
             },
           );
+          if (!verifying) return answered;
+          // The one call the watch stops waiting for: a chain verification that never answers
+          // would hold the demo open forever (the dispatcher's own calls it times itself).
+          const gaveUp = new Promise<never>((_, reject) => {
+            stopWaiting = (failure) => {
+              waiting.delete(call);
+              reject(new Error(failure.message));
+            };
+          });
+          return Promise.race([answered, gaveUp]);
         };
       },
     });
