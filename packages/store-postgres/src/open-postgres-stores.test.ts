@@ -1195,6 +1195,38 @@ describe.skipIf(!available)('PostgreSQL stores: a claim backing off', () => {
   });
 });
 
+describe.skipIf(!available)('PostgreSQL stores: close', () => {
+  it('waits for a claim backing off: it ends as it would have (32 attempts), and only then the pool', { timeout: 30_000 }, async () => {
+    const clock = new ManualClock(1_000);
+    const schema = nextSchema();
+    const a = (await openPostgresStores({ pool, schema, clock })).idempotencyStore;
+    // B's stores own their pool, which close() ends.
+    const storesB = await openPostgresStores({ connectionString: DATABASE_URL, schema, clock });
+    let closing: Promise<void> | undefined;
+    let closedAtTakeover: number | null = null;
+    let latest = 0;
+    const { failure, takeovers } = await loseEveryRace({ a, b: storesB.idempotencyStore, poolB: storesB.pool }, clock, (takeover) => {
+      latest = takeover;
+      // Past the immediate retries: B backs off after this attempt loses, holding no connection.
+      if (takeover === 8) closing = storesB.close().then(() => void (closedAtTakeover = latest));
+    });
+    // Without the wait the next attempt after the backoff failed: "Cannot use a pool after calling end on the pool".
+    expect(PostgresWriteContentionError.isInstance(failure) && failure.attempts === 32).toBe(true);
+    expect(takeovers).toBe(31);
+    await closing;
+    expect(closedAtTakeover).toBe(31);
+    expect(storesB.pool.ended).toBe(true);
+  });
+
+  it('settles at once with nothing in flight, and a caller-owned pool stays open', async () => {
+    const stores = await openPostgresStores({ pool, schema: nextSchema(), clock: new ManualClock(1_000) });
+    expect(await stores.idempotencyStore.get('absent')).toBeUndefined();
+    await stores.close();
+    expect(pool.ended).toBe(false);
+    expect(await stores.auditLog.head()).toBeNull();
+  });
+});
+
 describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
   const claimInput = (key: string, owner: string, lease_ms = 1_000) => ({ key, request_sha256: REQUEST, owner, lease_ms });
   const tokenFloor = async (schema: string) => (await pool.query<{ id: number; token: string }>(`SELECT id, token FROM "${schema}".idempotency_token_floor`)).rows;

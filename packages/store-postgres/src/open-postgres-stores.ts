@@ -125,7 +125,10 @@ export interface PostgresStores {
   schema: string;
   /** The schema version after opening. */
   schemaVersion: number;
-  /** Ends the pool if the stores created it; a caller-owned pool stays open. */
+  /**
+   * Waits for every call made before it to settle (a write backing off after lost races included),
+   * then ends the pool if the stores created it; a caller-owned pool stays open.
+   */
   close(): Promise<void>;
 }
 
@@ -739,16 +742,42 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     },
   };
 
+  // Every call's promise until it settles: `close` waits for the calls made before it.
+  const inFlight = new Set<Promise<unknown>>();
   return {
-    auditLog,
-    idempotencyStore,
+    auditLog: tracked(auditLog, inFlight),
+    idempotencyStore: tracked(idempotencyStore, inFlight),
     pool,
     schema,
     schemaVersion,
     close: async () => {
+      // A write backing off after lost races holds no connection while it waits, so ending the
+      // pool at once would fail its next attempt (writing nothing, but failing a call that was
+      // made before close). Calls made after close began are not waited for.
+      await Promise.allSettled([...inFlight]);
       if (ownsPool) await pool.end();
     },
   };
+}
+
+/** `store` with the promise of each of its method calls kept in `inFlight` until it settles. */
+function tracked<Store extends object>(store: Store, inFlight: Set<Promise<unknown>>): Store {
+  const wrapped: Record<string, unknown> = { ...(store as Record<string, unknown>) };
+  for (const [name, method] of Object.entries(store)) {
+    if (typeof method !== 'function') continue;
+    wrapped[name] = (...args: unknown[]): unknown => {
+      const running: unknown = Reflect.apply(method, store, args);
+      if (running instanceof Promise) {
+        inFlight.add(running);
+        const settled = (): void => {
+          inFlight.delete(running);
+        };
+        running.then(settled, settled);
+      }
+      return running;
+    };
+  }
+  return wrapped as Store;
 }
 
 
