@@ -5,6 +5,7 @@ import { StoreInputError } from '@toolseal/audit';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
+import { migrateSqlite } from './migrate-sqlite.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
 import { SCHEMA_TRIGGERS } from './__fixtures__/sqlite-tamper.js';
 
@@ -344,5 +345,50 @@ describe('openSqliteStores checks every table, index and trigger of the schema a
         stores.close();
       }
     }
+  });
+});
+
+describe('migrateSqlite checks the file as openSqliteStores does, before it writes anything', () => {
+  /** `migrateSqlite` on `path` expecting a refusal naming the path, and the file exactly as it was. */
+  function expectMigrationRefusedUnchanged(path: string, patterns: readonly RegExp[]): void {
+    const before = snapshot(path);
+    const database = new BetterSqlite3(path);
+    let thrown: unknown;
+    try {
+      thrown = refusal(() => migrateSqlite(database, '2026-12-02T00:00:00.000Z'));
+    } finally {
+      database.close();
+    }
+    expect(StoreInputError.isInstance(thrown) && thrown.field, String(thrown)).toBe('path');
+    for (const pattern of [new RegExp(JSON.stringify(path).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')), ...patterns]) expect(String(thrown)).toMatch(pattern);
+    const after = snapshot(path);
+    expect(after.bytes.equals(before.bytes), `${path}: bytes changed`).toBe(true);
+    expect(after.sideFiles).toEqual(before.sideFiles);
+  }
+
+  it("refuses another application's database without creating its schema_version table (it used to migrate into it)", () => {
+    const path = nextPath('foreign-migrate');
+    editFile(path, (database) => database.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('keep me')"));
+    expectMigrationRefusedUnchanged(path, [/is a SQLite database of another application/]);
+    readFile(path, (database) => expect(namesIn(database, 'table')).toEqual(['notes']));
+  });
+
+  it('refuses a store file whose trigger was dropped', async () => {
+    const path = await storeFile();
+    const [trigger] = SCHEMA_TRIGGERS;
+    editFile(path, (database) => database.exec(`DROP TRIGGER ${trigger}`));
+    expectMigrationRefusedUnchanged(path, [new RegExp(`trigger ${trigger} \\(schema version \\d\\) is missing`)]);
+  });
+
+  it('migrates a new file and answers an up-to-date one with its version', () => {
+    const path = nextPath('migrate-new');
+    const database = new BetterSqlite3(path);
+    try {
+      expect(migrateSqlite(database, '2026-12-02T00:00:00.000Z')).toBe(SQLITE_SCHEMA_VERSION);
+      expect(migrateSqlite(database, '2026-12-02T00:00:00.000Z')).toBe(SQLITE_SCHEMA_VERSION);
+    } finally {
+      database.close();
+    }
+    openSqliteStores({ path }).close();
   });
 });

@@ -8,8 +8,8 @@ export {
   type SqliteStores,
 } from './open-sqlite-stores.js';
 export { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
+export { migrateSqlite } from './migrate-sqlite.js';
 export {
-  migrateSqlite,
   SQLITE_MIGRATIONS,
   SQLITE_SCHEMA_VERSION,
   type SqliteMigration,

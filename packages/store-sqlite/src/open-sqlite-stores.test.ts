@@ -17,7 +17,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { dropAppendOnlyTriggers, SCHEMA_TRIGGERS, sqliteTamper } from './__fixtures__/sqlite-tamper.js';
 import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
 import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
-import { migrateSqlite, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
+import { migrateSqlite } from './migrate-sqlite.js';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-sqlite-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

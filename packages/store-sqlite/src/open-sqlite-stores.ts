@@ -52,7 +52,7 @@ import { checkSqliteSchema } from './check-sqlite-schema.js';
 import { checkWritable } from './check-writable.js';
 import { SQLITE_BATCH_LIMITS } from './sqlite-batch-limits.js';
 import { SqliteLockWaiter } from './sqlite-lock-waiter.js';
-import { migrateSqlite } from './sqlite-migrations.js';
+import { applyCheckedSqliteMigrations } from './migrate-sqlite.js';
 
 /** Default `busyTimeoutMs`: the longest one attempt to take a lock blocks the event loop. */
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 25;
@@ -226,7 +226,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   try {
     // Opening is synchronous (start-up): switching to WAL and creating or migrating the schema may
     // wait for another connection's write lock, blocking, up to the whole lock timeout. Reopening
-    // an up-to-date file takes no write lock (migrateSqlite reads the version first).
+    // an up-to-date file takes no write lock (the migrations read the version first).
     database.pragma(`busy_timeout = ${Math.max(busyTimeoutMs, lockTimeoutMs)}`);
     // Before the first write (switching a rollback-journal file to WAL rewrites its header, the
     // migrations create tables): a file that is not this store's database, or one whose triggers
@@ -235,14 +235,9 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     if (path !== ':memory:') database.pragma('journal_mode = WAL');
     database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     const openedAt = readClock(clock);
-    try {
-      schemaVersion = migrateSqlite(database, formatRecordedAt(openedAt), openedAt);
-    } catch (error) {
-      // The file changed since the check (a process of a newer version upgraded it before this
-      // one took the write lock): refused in the same words as when the check had seen it.
-      checkSqliteSchema(database, path);
-      throw error;
-    }
+    // The file changed since the check (a process of a newer version upgraded it before this one
+    // took the write lock): refused in the same words as when the check had seen it.
+    schemaVersion = applyCheckedSqliteMigrations(database, path, formatRecordedAt(openedAt), openedAt);
     // An up-to-date file is reopened without a write: a read-only one must not pass for healthy.
     checkWritable(database, path);
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);

@@ -172,18 +172,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version ?? 0;
 
 /**
- * Brings the database to SQLITE_SCHEMA_VERSION. Idempotent: reopening applies nothing and takes no
- * write lock (the version is read first); two processes migrating at once serialize on the write
- * lock (BEGIN IMMEDIATE) and apply each step once. Refuses a database written by a newer version
- * of this package. It does not look for another application's tables or a dropped trigger:
- * `openSqliteStores` does (`checkSqliteSchema`) before it writes anything.
- *
- * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to
- * version 5 seeds the token floor with it (see `upgradeStatements`). `openSqliteStores` passes its
- * clock's reading; with 0, fencing across a clock step back covers only the records purged after
- * the upgrade.
+ * Applies the migrations the database lacks, up to SQLITE_SCHEMA_VERSION (see `migrateSqlite`,
+ * which checks the file first): reading the version first, so that an up-to-date file takes no
+ * write lock; under BEGIN IMMEDIATE otherwise, reading it again under the lock. Refuses a version
+ * newer than this package's.
  */
-export function migrateSqlite(database: Database, appliedAt: string, clockReading = 0): number {
+export function applySqliteMigrations(database: Database, appliedAt: string, clockReading = 0): number {
   if (!Number.isSafeInteger(clockReading) || clockReading < 0) {
     throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds');
   }
