@@ -119,9 +119,11 @@ function reportedViolations(tool: RegisteredTool, violations: readonly OutputVio
  * `@toolseal/audit` sits beside this package (layer 3), so it cannot be imported here; the
  * dispatcher's tests pin that both rules agree. A reference a store would refuse is an output
  * contract violation, decided before anything is stored: otherwise the write's record could never
- * be completed with it (the dispatcher marks a refused output's record `unknown`).
+ * be completed with it (the dispatcher marks a refused output's record `unknown`). Every such
+ * reference is one `PROTECTED_AUDIT_SCHEMA` allows (at most 256 code points), and `sealResult`
+ * holds an error subject's references to the same rule.
  */
-function isDownstreamReference(value: JsonValue | undefined): boolean {
+export function isDownstreamReference(value: unknown): value is string | null | undefined {
   if (value === undefined || value === null) return true;
   return (
     typeof value === 'string' &&

@@ -156,6 +156,95 @@ describe('findCredentialsInJsonStrings: JSON text of JSON text', () => {
     ]);
   });
 
+  it('refuses a secret holding a placeholder character or word: a placeholder is the whole value (review 1, F1)', () => {
+    // Each passed before: `<`, `>`, `...`, `***`, `xxxx`, `sample` anywhere in the value made it a
+    // placeholder, and the password reached the model.
+    for (const password of ['Tq9#vL2m>Rz8', 'Tq9#vL2m<Rz8', 'Tq9...vL2mRz8', 'Tq9***vL2mRz8', 'qXxXx9vL2mRz8', 'Sample-9vL2mRz8', '$Tq9#vL2mRz8)', 'Tq9…vL2mRz8', 'yourTq9#vL2m', 'Dummy#9vL2mRz8', '<Tq9#vL2m!Rz8>x']) {
+      expect(find({ text: JSON.stringify({ username: 'svc-billing', password }) }), password).toEqual([{ rule: 'credential_value', path: '/data/text' }]);
+    }
+    // What documentation writes instead of one still passes, each as the whole value.
+    for (const placeholder of [
+      '<your client secret>',
+      'Bearer <token>',
+      'Basic <base64(client_id:client_secret)>',
+      '${DB_PASSWORD}',
+      '${{ secrets.API_KEY }}',
+      '{{ api_key }}',
+      '%PASSWORD%',
+      '[REDACTED]',
+      '(not shown)',
+      '********',
+      'xxxx-xxxx-xxxx-xxxx',
+      '…'.repeat(8),
+      'YOUR_API_KEY_HERE',
+      'your-client-secret',
+      'example-password',
+      'sample_token',
+      'dummy secret value',
+      'changeme123',
+      'change_me',
+      'REDACTED',
+      'placeholder',
+    ]) {
+      expect(find({ text: JSON.stringify({ username: 'svc-billing', password: placeholder }) }), placeholder).toEqual([]);
+    }
+  });
+
+  it('refuses a random password under a credential key, whatever placeholder fragments it holds (review 1, F1: 29% passed)', () => {
+    const printable = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
+    fc.assert(
+      fc.property(fc.string({ unit: printable, minLength: 16, maxLength: 16 }), (password) => {
+        expect(find({ text: JSON.stringify({ username: 'svc-billing', password }) }), password).toEqual([{ rule: 'credential_value', path: '/data/text' }]);
+      }),
+      // Seeded: about one random string in 100,000 is, as a whole, a placeholder's form (`<...>`
+      // of name characters), and this test is about fragments.
+      { numRuns: 2_000, seed: 20_260_719 },
+    );
+  });
+
+  it('reads JSON text used as a key, as values are, within the four levels (review 1, F2)', () => {
+    const inner = JSON.stringify({ password: 'Tr0ub4dor&3-prod' });
+    const cases: [string, string][] = [
+      ['a key of the object', JSON.stringify({ [inner]: true })],
+      ['a key of a nested object', JSON.stringify({ result: { [inner]: 1 } })],
+      ['a key in an array', JSON.stringify([{ [inner]: null }])],
+      ['a double-encoded key', JSON.stringify({ [JSON.stringify(inner)]: true })],
+      ['a key of JSON text in a value', JSON.stringify({ body: JSON.stringify({ [inner]: true }) })],
+      ['a key with an array of secrets', JSON.stringify({ [JSON.stringify({ recovery_codes: ['8f3k-29dj-x7q2'] })]: 0 })],
+    ];
+    for (const [name, text] of cases) {
+      expect(find({ text }), name).toEqual([{ rule: 'credential_value', path: '/data/text' }]);
+    }
+    // A key without a credential, and JSON text past the four levels, pass.
+    expect(find({ text: JSON.stringify({ [JSON.stringify({ note: 'Tr0ub4dor&3-prod' })]: true }) })).toEqual([]);
+    expect(find({ text: JSON.stringify({ [encode(downstream, 4)]: true }) })).toEqual([]);
+  });
+
+  it('refuses an object or array a credential key holds when a secret is anywhere in it (review 1, F4)', () => {
+    for (const [name, value] of [
+      ['client_secret holding an object', { client_secret: { value: 'Tq9#vL2m!Rz8' } }],
+      ['credentials holding a user and a password', { credentials: { user: 'svc', pass: 'Tq9#vL2m!Rz8' } }],
+      ['secrets holding names that are no credential names', { secrets: { DB_PASS: 'Tq9#vL2m!Rz8', STRIPE: 'Tq9#vL2m!Rz9' } }],
+      ['an array of objects under recovery_codes', { recovery_codes: [{ code: '8f3k-29dj-x7q2' }] }],
+      ['deeper: an object in an array in an object', { password: { history: [{ set_at: 1, was: 'Tq9#vL2m!Rz8' }] } }],
+      ['in a vault response', { data: { data: { secrets: { db: { primary: 'Tq9#vL2m!Rz8' } } } } }],
+    ] as const) {
+      for (const times of [1, 2]) expect(find({ text: encode(value, times) }), `${name} x${times}`).toEqual([{ rule: 'credential_value', path: '/data/text' }]);
+    }
+    // Short values, placeholders and a JSON Schema describing a password pass; so does the same
+    // object under a name that is no credential name, and a secret after the object closed.
+    for (const value of [
+      { password: { type: 'string', minLength: 8 } },
+      { credentials: { user: '<user>', password: '<password>' } },
+      { secrets: { enabled: true, count: 3, rotation: 'none' } },
+      { settings: { value: 'Tq9#vL2m!Rz8' } },
+      { items: [{ password: 'short' }, 'Tq9#vL2m!Rz8'] },
+      { a: { password: {} }, b: 'Tq9#vL2m!Rz8' },
+    ]) {
+      expect(find({ text: JSON.stringify(value) }), JSON.stringify(value)).toEqual([]);
+    }
+  });
+
   it('keeps the common case: data with no string starting with {, [ or " finds nothing', () => {
     expect(
       find({
@@ -247,6 +336,21 @@ describe('keys inside a string holding JSON: the tool key scan, at sealing and a
     expect(sealAndVerify(snippet)).toEqual(REFUSED);
   });
 
+  // Review 1: each passed before (sealed as data, and a package rewritten to carry it verified).
+  const refusedAfterReview1: [string, string][] = [
+    ['F1: a password holding >', JSON.stringify({ username: 'svc-billing', password: 'Tq9#vL2m>Rz8' })],
+    ['F1: a password holding sample', JSON.stringify({ username: 'svc-billing', password: 'Sample-9vL2mRz8' })],
+    ['F2: JSON text as a key', JSON.stringify({ [JSON.stringify({ password: SECRET })]: true })],
+    ['F2: JSON text as a key of a nested object', JSON.stringify({ result: { [JSON.stringify({ password: SECRET })]: 1 } })],
+    ['F3: client secret with an en dash', `{"client\u2013secret":"${SECRET}"}`],
+    ['F3: password with a parenthesised translation', `{"password (\u043f\u0430\u0440\u043e\u043b\u044c)":"${SECRET}"}`],
+    ['F4: client_secret holding an object', JSON.stringify({ client_secret: { value: SECRET } })],
+    ['F4: secrets holding names that are no credential names', JSON.stringify({ secrets: { DB_PASS: SECRET, STRIPE: 'Tq9#vL2m!Rz9' } })],
+  ];
+  it.each(refusedAfterReview1)('refuses, and verification agrees (review 1): %s', (_name, snippet) => {
+    expect(sealAndVerify(snippet)).toEqual(REFUSED);
+  });
+
   // Refused before this change and still refused: what the scan is for.
   const stillRefused: [string, string][] = [
     ['access_token', JSON.stringify({ access_token: 'c2Vzc2lvbi0xMjM0NTY', token_type: 'bearer' })],
@@ -307,7 +411,9 @@ describe('the walk over the JSON text reads what the parsed value holds (propert
   // Values whose verdict is plain: a secret (8 characters or more, no placeholder), or not one.
   const SECRETS = ['Tr0ub4dor&3-prod', 'line one\n"quoted" \\ path', 'ünïcødé tëxt hère', '\u2028 sep\u2029arated'];
   const NOT_SECRETS = ['short', '<token>', 'YOUR_API_KEY', ''];
-  const KEYS = ['password', 'pass"word', 'note', 'api_key', 'tenant', 'recovery_codes', 'p\u0430ssword', '__proto__', 'items', 'a\\b', ''];
+  // Keys that are JSON text too (review 1): read as the model reads them, as values are.
+  const JSON_KEYS = ['{"password":"Tr0ub4dor&3-prod"}', '["Tr0ub4dor&3-prod"]', '{"note":"Tr0ub4dor&3-prod"}'];
+  const KEYS = ['password', 'pass"word', 'note', 'api_key', 'tenant', 'recovery_codes', 'p\u0430ssword', '__proto__', 'items', 'a\\b', '', ...JSON_KEYS];
   const { value: jsonValue } = fc.letrec<{ value: unknown }>((tie) => ({
     value: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
@@ -318,14 +424,19 @@ describe('the walk over the JSON text reads what the parsed value holds (propert
   }));
   const secretLike = (value: unknown) => typeof value === 'string' && SECRETS.includes(value);
 
-  /** The same rule over the parsed value: a credential key holding a secret, or an array (of arrays) holding one. */
+  /**
+   * The same rule over the parsed value: a credential key holding a secret, or an object or array
+   * holding one at any depth (review 1: whatever key holds it there), or a key that is JSON text
+   * holding one.
+   */
   function referenceHolds(value: unknown, underCredential: boolean): boolean {
-    if (Array.isArray(value)) return value.some((item) => referenceHolds(item, underCredential && !isPlainObject(item)));
+    if (Array.isArray(value)) return value.some((item) => referenceHolds(item, underCredential));
     if (isPlainObject(value)) {
-      return Object.entries(value).some(([key, member]) => referenceHolds(member, judgeCredential(key)));
+      return Object.entries(value).some(([key, member]) => keyHolds(key) || referenceHolds(member, underCredential || judgeCredential(key)));
     }
     return underCredential && secretLike(value);
   }
+  const keyHolds = (key: string) => JSON_KEYS.includes(key) && referenceHolds(JSON.parse(key), false);
   const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
   // The key verdict is `judgeOutputKey`'s (its own tests pin it): this property is about the walk.
   const judgeCredential = (key: string) => judgeOutputKey(kbSearch, key) === 'credential';

@@ -8,7 +8,11 @@ import type { RegisteredTool } from './tool-registry.js';
 // object (`{...}`), an array (`[...]`) or a string literal (`"..."`: JSON text of JSON text,
 // `JSON.stringify(JSON.stringify(response))`). Only such a string is parsed: a failed parse costs a
 // thrown SyntaxError, and prose that merely starts with a quote (`"Hello," she said.`) is common.
-const CLOSER_OF: Readonly<Record<string, string>> = { '{': '}', '[': ']', '"': '"' };
+// The code unit that closes what `opener` opens, or -1 (compared as code units: every key and value
+// of a string holding JSON comes here, and most open nothing).
+function closerOf(opener: number): number {
+  return opener === 0x7b ? 0x7d : opener === 0x5b ? 0x5d : opener === 0x22 ? 0x22 : -1;
+}
 // The same seen in a JSON text holding the string: its opening quote, JSON's whitespace as its
 // escapes, then `{`, `[` or an escaped quote. No match anywhere: no string of the value can be
 // JSON text of an object, an array or a string.
@@ -19,20 +23,37 @@ const JSON_TEXT_IN_TEXT = /"(?: |\\[tnr])*(?:[{[]|\\")/;
 const MAX_JSON_LEVELS = 4;
 // The shortest value taken for a secret: shorter ones (`x`, `pw`, `none`) are examples or flags.
 const MIN_SECRET_LENGTH = 8;
-// What documentation writes instead of a secret: `<token>`, `{{api_key}}`, `${SECRET}`, `[redacted]`,
-// `...`, `***`, `xxxx`, and the words of placeholders.
-const PLACEHOLDER = /^[<{[($%].*[>}\])]$|\.\.\.|…|\*\*\*|x{4}|your|example|placeholder|redacted|changeme|change_me|dummy|sample|<|>/i;
+// What documentation writes instead of a secret, as the whole value (trimmed), never as a part of
+// it: a generated password holding a `<`, a `...` or the letters `sample` is still a secret (read
+// as a part, about three in ten random 16-character passwords passed). Optionally after an HTTP
+// authentication scheme (`Bearer <token>`, `Basic ***`), one of:
+// - a template: a name in `<...>`, `{{...}}`, `${...}`, `{...}`, `%...%`, `[...]` or `(...)`, of
+//   letters, digits, spaces and `_ . , : / | ' ( ) -` (`<your client secret>`, `${DB_PASSWORD}`,
+//   `{{ secrets.API_KEY }}`, `[redacted]`): the openers the guard's connection-string rule takes
+//   for a placeholder's (`CONNECTION_KEY` of `@toolseal/guard`), and parentheses;
+// - a mask, of mask characters only, as the guard reads a masked password (`MASKED_VALUE`, and a
+//   URL's `scott:***@`): `***`, `...`, `…`, `xxxxxxxx`, `xxxx-xxxx-xxxx`;
+// - `your` and words (`YOUR_API_KEY`, `your-api-key`);
+// - words (letters and separators, digits only at the end) that hold a placeholder word:
+//   `example`, `placeholder`, `redacted`, `changeme`, `dummy`, `sample` (`example-password`,
+//   `REDACTED`, `changeme123`).
+// Every repetition is of a character class, never of a group: linear, and no backtrack entry per
+// character (V8 overflows its backtrack stack on a group repeated over megabytes).
+const PLACEHOLDER =
+  /^(?:(?:bearer|basic|token|bot|digest)[ \t]+)?(?:<[\p{L}\p{N} _.,:/|'()-]*>|\$?\{\{[\p{L}\p{N} _.,:/|'()-]*\}\}|\$?\{[\p{L}\p{N} _.,:/|'()-]*\}|%[\p{L}\p{N} _.,:/|'()-]*%|\[[\p{L}\p{N} _.,:/|'()-]*\]|\([\p{L}\p{N} _.,:/|'-]*\)|[*x.…][-_ :*x.…]*|your[\p{L} _.-]*|(?=[\p{L} _.-]*(?:example|placeholder|redacted|change[-_ ]?me|dummy|sample))[\p{L} _.-]+\p{N}*)$/iu;
 
 /**
  * Where a string of `data` is, as a whole, the JSON text of an object or array in which a key that
  * `tool`'s key scan reads as a credential's (`judgeOutputKey`: `password`, `client_secret`,
  * `session_token`, `authorization`, a name the tool's `sensitive_keys.extra` adds, a look-alike of
- * one such as `pаssword` with a Cyrillic `а`; never a name its `sensitive_keys.allow` lifts) holds a
- * string that looks like a secret (8 characters or more, not a placeholder such as `<token>`,
- * `your-api-key` or `***`), or an array (of arrays) holding one, at any depth and in JSON strings
- * within it up to four levels; a string that is, as a whole, a JSON string literal (the JSON text of
- * JSON text) is read as its content, each such unwrapping one of the four levels:
- * `credential_value` at the string's contract-safe pointer under `prefix`. A handler that returns
+ * one such as `pаssword` with a Cyrillic `а` or `client–secret` with an en dash; never a name its
+ * `sensitive_keys.allow` lifts) holds a string that looks like a secret (8 characters or more, and
+ * not, as a whole, a placeholder such as `<token>`, `your-api-key` or `***`), or an object or array
+ * holding one anywhere within it (whatever key holds it there: `{"secrets": {"STRIPE": "..."}}`),
+ * at any depth and in JSON strings within it up to four levels, in its values and in its keys; a string
+ * that is, as a whole, a JSON string literal (the JSON text of JSON text) is read as its content,
+ * each such unwrapping one of the four levels: `credential_value` at the string's contract-safe
+ * pointer under `prefix`. A handler that returns
  * the downstream's whole object as a string (`JSON.stringify(response)`) would otherwise pass its
  * password through the contract's exact schema and the recursive key rule (spec 000: "reject
  * credentials ... recursively"). Every member the text holds is read, as the model reads the text:
@@ -118,11 +139,12 @@ const ESCAPED_WHITESPACE: ReadonlySet<number> = new Set([0x6e, 0x74, 0x72]);
 function jsonTextHoldsCredential(tool: RegisteredTool, text: string, level: number): boolean {
   let first = 0;
   while (first < text.length && isJsonWhitespace(text.charCodeAt(first))) first++;
+  const closer = closerOf(text.charCodeAt(first));
+  if (closer === -1) return false;
   let last = text.length - 1;
   while (last > first && isJsonWhitespace(text.charCodeAt(last))) last--;
-  const closer = CLOSER_OF[text.charAt(first)];
-  if (closer === undefined || last === first || text.charAt(last) !== closer) return false;
-  if (closer === '"' && !mayBeEncodedJsonText(text, first, last)) return false;
+  if (last === first || text.charCodeAt(last) !== closer) return false;
+  if (closer === 0x22 && !mayBeEncodedJsonText(text, first, last)) return false;
   let parsed: unknown;
   try {
     // Iterative in V8: no nesting overflows the stack. It decides whether the text is JSON; the
@@ -138,23 +160,35 @@ function jsonTextHoldsCredential(tool: RegisteredTool, text: string, level: numb
   return membersHoldCredential(tool, text, first, last, level);
 }
 
-// What the value being read sits in: an object, an array, or an array that a credential key holds
-// (directly or through arrays: `{"recovery_codes": ["..."]}`).
+// What the value being read sits in: an object, an array, or an object or array that a credential
+// key holds, at any depth (`{"recovery_codes": ["..."]}`, `{"client_secret": {"value": "..."}}`,
+// `{"credentials": {"user": "svc", "pass": "..."}}`): spec 000 rejects credentials recursively,
+// and the key scan refuses such a key in `data` whatever it holds. Under one, every string counts,
+// whatever key holds it (`{"secrets": {"STRIPE": "..."}}`).
 const IN_OBJECT = 0;
 const IN_ARRAY = 1;
-const IN_CREDENTIAL_ARRAY = 2;
+const IN_CREDENTIAL_OBJECT = 2;
+const IN_CREDENTIAL_ARRAY = 3;
+
+/** Whether the value read next in `container` is under a credential key (`credentialMember`: the member's key is one). */
+function isUnderCredential(container: number | undefined, credentialMember: boolean): boolean {
+  return container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT ? credentialMember : container === IN_CREDENTIAL_ARRAY;
+}
 
 /**
  * Whether the JSON text `text[first..last]` of an object or array (`JSON.parse` accepted it) holds
- * a secret-looking string under a credential key, or JSON text holding one at the next level. Reads
- * the tokens of the text, as the model reads them, in one pass: every member counts, a duplicate
- * key's first value and `__proto__` included. Iterative; only a string with an escape is decoded
- * by `JSON.parse`.
+ * a secret-looking string under a credential key (in an object or array it holds too, at any
+ * depth), or JSON text holding one at the next level, in a value or in a key. Reads the tokens of
+ * the text, as the model reads them, in one pass: every member counts, a duplicate key's first
+ * value and `__proto__` included. Iterative; only a string with an escape is decoded by
+ * `JSON.parse`.
  */
 function membersHoldCredential(tool: RegisteredTool, text: string, first: number, last: number, level: number): boolean {
   const open: number[] = [];
   // The next string of an object is a key (after `{` or `,`), and whether the member being read
-  // has a credential key.
+  // has a credential key (every member of an object under one has). One flag, not one per open
+  // object: after an inner object or array closes, its parent reads a `,` or closes before any
+  // value, and the next key sets the flag again.
   let readingKey = false;
   let credentialMember = false;
   // The next quote and backslash at or after where they were last looked for, kept until the walk
@@ -182,25 +216,27 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       const value = escaped ? (JSON.parse(text.slice(index, end + 1)) as string) : text.slice(index + 1, end);
       index = end;
       const container = open[open.length - 1];
-      if (container === IN_OBJECT && readingKey) {
-        credentialMember = isCredentialOutputKey(tool, value);
+      if (readingKey) {
+        // The key scan's verdict is not needed where every member is under a credential key.
+        credentialMember = container === IN_CREDENTIAL_OBJECT || isCredentialOutputKey(tool, value);
         readingKey = false;
+        // A key is text the model reads as it reads a value: JSON text in it is read at the next
+        // level too (`{"{\"password\":\"...\"}": true}`), within the same four levels.
+        if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, value, level + 1)) return true;
         continue;
       }
-      const underCredential = container === IN_OBJECT ? credentialMember : container === IN_CREDENTIAL_ARRAY;
-      if (underCredential && looksLikeSecret(value)) return true;
+      if (isUnderCredential(container, credentialMember) && looksLikeSecret(value)) return true;
       if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, value, level + 1)) return true;
     } else if (unit === 0x7b) {
-      open.push(IN_OBJECT);
+      open.push(isUnderCredential(open[open.length - 1], credentialMember) ? IN_CREDENTIAL_OBJECT : IN_OBJECT);
       readingKey = true;
     } else if (unit === 0x5b) {
-      const container = open[open.length - 1];
-      const underCredential = container === IN_OBJECT ? credentialMember : container === IN_CREDENTIAL_ARRAY;
-      open.push(underCredential ? IN_CREDENTIAL_ARRAY : IN_ARRAY);
+      open.push(isUnderCredential(open[open.length - 1], credentialMember) ? IN_CREDENTIAL_ARRAY : IN_ARRAY);
     } else if (unit === 0x7d || unit === 0x5d) {
       open.pop();
     } else if (unit === 0x2c) {
-      readingKey = open[open.length - 1] === IN_OBJECT;
+      const container = open[open.length - 1];
+      readingKey = container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT;
     }
   }
   return false;

@@ -68,6 +68,40 @@ describe('judgeOutputKey', () => {
       expect(judgeOutputKey(kbSearch, name), name).toBe('credential');
     }
   });
+
+  it('splits words at any character that is no letter or digit, as at ASCII separators (review 1, F3)', () => {
+    // Each was read as a word of another language (`control`), so a secret under it in a string
+    // holding JSON reached the model, while the ASCII spelling was refused.
+    const separated = [
+      'client\u2013secret', // en dash
+      'client\u2010secret', // hyphen
+      'api\u2011key', // non-breaking hyphen
+      'access\u00b7token', // middle dot
+      'password\u{1f511}', // emoji
+      'api\u3000key', // ideographic space
+      'client\u2014secret\u2122', // em dash, a symbol
+      'access\u2024token', // one dot leader
+      '\u00abpassword\u00bb', // guillemets
+      'p\u0430ss\u2013word', // a look-alike letter and a separator
+      'password (\u043f\u0430\u0440\u043e\u043b\u044c)', // a parenthesised translation
+      '\u540d\u524d_token', // beside a word of another language
+      'pin\u2013code', // the tool's extra name
+    ];
+    for (const name of separated) {
+      const tool = name === 'pin\u2013code' ? kbSurvey : kbSearch;
+      expect(judgeOutputKey(tool, name), name).toBe('credential');
+      expect(isCredentialOutputKey(tool, name), name).toBe(true);
+      expect(findCredentialsInJsonStrings(tool, { snippet: JSON.stringify({ [name]: SECRET }) }, null), name).toEqual([
+        { rule: 'credential_value', path: '/data/snippet' },
+      ]);
+    }
+    // Invisible characters still join a word (the guard drops them too), and words of other
+    // languages alone are still no credential names.
+    for (const name of ['pass\u3164word', 'pass\u00adword', 'to\u034fken']) expect(judgeOutputKey(kbSearch, name), name).toBe('credential');
+    for (const name of ['\u043f\u0430\u0440\u043e\u043b\u044c', '\u540d\u524d\u2013\u540d\u524d', 'pr\u00e9nom\u2013nom', 'r\u00e9sum\u00e9\u00b7title', '\u{1f511}']) {
+      expect(judgeOutputKey(kbSearch, name), name).toBe('control');
+    }
+  });
 });
 
 // Pieces of key names: ASCII words and separators, look-alike letters, marks, invisible and TAG
@@ -77,6 +111,8 @@ const KEY_PIECES = [
   '_', '-', ' ', 'A', 'o', 'e', 'a', 'k',
   '\u0430', '\u043e', '\u0435', '\u0440', '\u0456', '\u043a', '\u0443', '\u03bf', '\u03b1', '\u00e0', '\u0301', '\ufe0f',
   '\u200b', '\u{e0070}', '\u{e0061}', '\u{e007f}', 'пароль', '名前', 'é', '\u0433', '\u043f', '\u1d18', '\u2c9f',
+  // Separators and decorations beyond ASCII (review 1).
+  '\u2013', '\u2011', '\u00b7', '\u{1f511}', ' (', ')', '\u3164',
 ];
 const keyName = fc.array(fc.constantFrom(...KEY_PIECES), { minLength: 1, maxLength: 5 }).map((pieces) => pieces.join(''));
 

@@ -32,8 +32,11 @@ const judgedNames = new WeakMap<RegisteredTool, ToolVerdicts>();
  * credential name when its look-alike reading is one: TAG characters read as the ASCII they mirror,
  * accents and other marks (variation selectors included) dropped, and the Cyrillic, Greek,
  * Armenian and Latin letters that look like a Latin letter read as that letter (`pаssword` with a
- * Cyrillic `а`, `pàssword`, `арі_кеу` in Cyrillic letters only). A word of another language stays
- * what it is (`prénom`, `名前`, and `пароль`, which means password: names are read in English only).
+ * Cyrillic `а`, `pàssword`, `арі_кеу` in Cyrillic letters only), and any character that is neither
+ * a letter nor a digit a separator between words, as `_` and `-` are (`client–secret` with an en
+ * dash, `access·token`, `password🔑`). A word of another language stays what it is (`prénom`,
+ * `名前`, and `пароль`, which means password: names are read in English only), and beside English
+ * words it is set aside (`password (пароль)` reads as `password`).
  * A credential name is never `null`: `sensitive_keys.allow` cannot lift one (`isLiftableKeyName`).
  */
 export function judgeOutputKey(tool: RegisteredTool, key: string): OutputKeyVerdict | null {
@@ -123,14 +126,37 @@ const LOOK_ALIKES: Readonly<Record<string, string>> = {
   ᴘ: 'p', ʀ: 'r', ꜱ: 's', ᴛ: 't', ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ᴢ: 'z',
 };
 const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'gu');
-// Marks (accents, and the variation selectors, which are marks too) and the TAG characters
-// `revealTagText` leaves (U+E0000 to U+E001F, the cancel tag U+E007F).
-const MARKS_AND_TAGS = /[\p{M}\u{E0000}-\u{E007F}]/gu;
+// Marks (accents, and the variation selectors, which are marks too), the TAG characters
+// `revealTagText` leaves (U+E0000 to U+E001F, the cancel tag U+E007F), and what the guard's
+// `normalizeKeyName` drops as invisible (format characters and the other default-ignorable code
+// points: a zero-width space, a soft hyphen, the Hangul filler, which is a letter to Unicode):
+// nothing a reader sees, so nothing that splits a word either.
+const MARKS_TAGS_AND_INVISIBLES = /[\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\u{E0000}-\u{E007F}]/gu;
+// What separates the words of a name: every character that is neither a letter nor a digit, in any
+// script, as `_`, `-` and a space do in ASCII (the guard's `normalizeKeyName` drops those): an en
+// dash, the hyphens U+2010 and U+2011, a middle dot, an emoji, brackets. `client–secret` is then
+// read as `client-secret` is, not as a word of another language. A class, linear in the key.
+const SEPARATORS = /[^\p{L}\p{N}]+/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
+const WORD_SEPARATOR = '_';
 
-/** `key` as a reader takes it: TAG characters as their ASCII, marks dropped, look-alike letters as Latin ones. */
+/**
+ * `key` as a reader takes it: TAG characters as their ASCII, marks and invisible characters
+ * dropped, look-alike letters as Latin ones, and every other character that is no letter or digit
+ * a separator between words. A word still not ASCII then is a word of another language, which
+ * names are not read in (`пароль`, `名前`): it is set aside, so that a name glossed in another
+ * language (`password (пароль)`, `名前_token`) reads as its English words, and one with none reads
+ * as `""`, no name. Only keys that are not ASCII come here: ASCII ones take the fast path.
+ */
 function readLookAlikes(key: string): string {
-  return revealTagText(key)
+  const reading = revealTagText(key)
     .normalize('NFKD')
-    .replace(MARKS_AND_TAGS, '')
-    .replace(LOOK_ALIKE, (letter) => LOOK_ALIKES[letter] ?? letter);
+    .replace(MARKS_TAGS_AND_INVISIBLES, '')
+    .replace(LOOK_ALIKE, (letter) => LOOK_ALIKES[letter] ?? letter)
+    .replace(SEPARATORS, WORD_SEPARATOR);
+  if (!NON_ASCII.test(reading)) return reading;
+  return reading
+    .split(WORD_SEPARATOR)
+    .filter((word) => !NON_ASCII.test(word))
+    .join(WORD_SEPARATOR);
 }

@@ -71,18 +71,10 @@ describe('sealResult canonical texts', () => {
     }
   });
 
-  it('remembers only a text of the known shape: a receipt of another type (a misused error subject) is walked every time', () => {
-    const inner = { n: 1 };
-    const receipt = Object.freeze({ inner }) as unknown as string;
-    const output = sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', receipt } }));
-    expect(output.canonical_protected_audit).toBe(canonicalize(output.sealed.protected_audit));
-    inner.n = 2;
-    const body = { protected_audit: output.sealed.protected_audit };
-    expect(canonicalize(body, { reuseRemembered: true })).toBe(canonicalize(body));
-    expect(canonicalize(body, { reuseRemembered: true })).toContain('"inner":{"n":2}');
-    for (const maxDepth of [3, 4]) {
-      expect(outcomeOf(() => canonicalize(body, { maxDepth, reuseRemembered: true }))).toEqual(outcomeOf(() => canonicalize(body, { maxDepth })));
-    }
+  it('seals no receipt of another type (a misused error subject): the protected projection always has the known shape (review 1)', () => {
+    // Sealed before, and walked on every audit append; its own verification called it malformed.
+    const receipt = Object.freeze({ inner: { n: 1 } }) as unknown as string;
+    expect(() => sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', receipt } }))).toThrow(/^sealResult: subject\.receipt must be null or a string/);
   });
 
   it('keeps a text remembered first by code holding the projection, and still answers its own', () => {
@@ -150,12 +142,13 @@ describe('sealResult canonical texts', () => {
     expect(Object.keys(output).sort()).toEqual(['canonical_model_result', 'sealed', 'violations']);
   });
 
-  it('gives no protected text, and does not throw, for a receipt with a lone surrogate (a replay from a foreign store)', () => {
-    const receipt = `R-${String.fromCharCode(0xd800)}`;
-    const { sealed, canonical_protected_audit } = sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', receipt } }));
-    expect(sealed.protected_audit.downstream.receipt).toBe(receipt);
-    expect(canonical_protected_audit).toBeNull();
-    expect(() => canonicalize(sealed.protected_audit)).toThrow();
+  it('throws a TypeError naming the field for an error receipt or status_ref with a lone surrogate (review 1: sealed before, with no protected text)', () => {
+    const lone = `R-${String.fromCharCode(0xd800)}`;
+    for (const field of ['receipt', 'status_ref'] as const) {
+      expect(() => sealResult(orderInput({ subject: { kind: 'error', code: 'NOT_FOUND', [field]: lone } }))).toThrow(
+        new RegExp(`^sealResult: subject\\.${field} holds a lone surrogate`),
+      );
+    }
   });
 });
 
@@ -638,6 +631,71 @@ describe('sealResult', () => {
         },
       ),
       { numRuns: 300 },
+    );
+    expect(sealed).toBeGreaterThan(0);
+  });
+
+  it("throws a TypeError for an error subject's receipt or status_ref its own verification or the data path refuses, never sealing one (review 1)", () => {
+    // Review finding F5: copied unchecked, a 300-character, numeric or object receipt was sealed and
+    // then refused by verifyResult on the very same package (malformed_package); a NUL was sealed
+    // although a handler's receipt with one is refused (downstream_reference).
+    const refused: [string, unknown][] = [
+      ['300 characters', 'r'.repeat(300)],
+      ['257 characters', 'r'.repeat(257)],
+      ['257 UTF-16 units (a pair at the end)', `${'r'.repeat(255)}😀`],
+      ['a number', 42],
+      ['an object', { id: 'rcpt-1' }],
+      ['an array', ['rcpt-1']],
+      ['a boolean', true],
+      ['empty', ''],
+      ['a NUL', 'rcpt\u00001'],
+      ['only a NUL', '\u0000'],
+    ];
+    for (const field of ['receipt', 'status_ref'] as const) {
+      for (const [name, value] of refused) {
+        const subject = { kind: 'error', code: 'OUTCOME_UNKNOWN', [field]: value } as SealResultInput['subject'];
+        expect(() => sealResult(orderInput({ call: keyedCall, subject })), `${field}: ${name}`).toThrow(
+          new RegExp(`^sealResult: subject\\.${field} must be null or a string of 1 to 256 characters without NUL`),
+        );
+      }
+    }
+    // What a handler's references may be: absent, null, 1 to 256 units, control characters other
+    // than NUL included (as the dispatcher's worst-case package holds). Sealed, and verified.
+    const trusted = { registry, tool_name: 'get_order', principal, call: keyedCall, arguments: { order_id: 'ORDER-C7' }, digester };
+    for (const value of [undefined, null, 'r', 'r'.repeat(256), '\u0001'.repeat(256), `${'r'.repeat(254)}😀`]) {
+      const subject = { kind: 'error', code: 'OUTCOME_UNKNOWN', receipt: value, status_ref: value } as SealResultInput['subject'];
+      const output = sealResult(orderInput({ call: keyedCall, subject }));
+      expect(output.sealed.protected_audit.downstream).toMatchObject({ receipt: value ?? null, status_ref: value ?? null });
+      expect(verifyResult(output.sealed, trusted)).toEqual({ ok: true });
+      expect(output.canonical_protected_audit).toBe(canonicalize(output.sealed.protected_audit));
+    }
+  });
+
+  it('either throws a TypeError for an error receipt or status_ref or seals a package that passes its own verification (property)', () => {
+    const reference = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.string({ unit: 'grapheme', minLength: 250, maxLength: 260 }),
+      fc.constantFrom<unknown>(0, 1.5, true, {}, [], 'rcpt\u0000'),
+    );
+    const trusted = { registry, tool_name: 'get_order', principal, call: keyedCall, arguments: { order_id: 'ORDER-C7' }, digester };
+    let sealed = 0;
+    fc.assert(
+      fc.property(reference, reference, (receipt, status_ref) => {
+        const subject = { kind: 'error', code: 'OUTCOME_UNKNOWN', receipt, status_ref } as SealResultInput['subject'];
+        let output: ReturnType<typeof sealResult>;
+        try {
+          output = sealResult(orderInput({ call: keyedCall, subject }));
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+          return;
+        }
+        sealed++;
+        expect(verifyResult(output.sealed, trusted)).toEqual({ ok: true });
+        expect(output.canonical_protected_audit).toBe(canonicalize(output.sealed.protected_audit));
+      }),
+      { numRuns: 500 },
     );
     expect(sealed).toBeGreaterThan(0);
   });

@@ -21,7 +21,7 @@ import { ERROR_CATALOG, makeError } from '@toolseal/errors';
 import { deepFreeze, isWellFormedText } from '@toolseal/guard';
 import { composeCanonicalModelResult } from './canonical-model-result.js';
 import { tryComposeCanonicalProtectedAudit, tryComposeKnownShape } from './canonical-protected-audit.js';
-import { checkHandlerOutput } from './check-output.js';
+import { checkHandlerOutput, isDownstreamReference } from './check-output.js';
 import { callFieldOutsideSchema } from './is-protected-audit.js';
 import type { OutputViolation } from './output-violation.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -73,9 +73,16 @@ export type SealSubject =
        * an argument field the tool's input schema declares (`RegisteredTool.inputFields`).
        */
       reasons?: readonly ErrorReason[];
-      /** Downstream receipt known to the dispatcher, for `protected_audit` only. */
+      /**
+       * Downstream receipt known to the dispatcher, for `protected_audit` only. Absent, `null`, or
+       * what a handler's `receipt` must be (1 to 256 characters, no NUL, no lone surrogate);
+       * anything else throws a `TypeError`.
+       */
       receipt?: string | null;
-      /** Opaque status reference (e.g. for OUTCOME_UNKNOWN), for `protected_audit` only. */
+      /**
+       * Opaque status reference (e.g. for OUTCOME_UNKNOWN), for `protected_audit` only; held to the
+       * same rule as `receipt`.
+       */
       status_ref?: string | null;
     };
 
@@ -139,9 +146,9 @@ export interface SealResultOutput {
    * (`{ ...output }`) does not have it. Reading it also remembers the text beside the frozen
    * projection (`rememberCanonicalText` of `@toolseal/digests`): an audit log whose entry body holds
    * the projection then writes this text instead of walking it (the dispatcher reads it before
-   * every audit append). `null` when a downstream
-   * reference of an error subject holds a lone surrogate (such a package cannot be stored or
-   * audited: the audit append refuses it).
+   * every audit append). `null` when the projection has no canonical form (a lone surrogate);
+   * every string `sealResult` copies into it is checked for one first (an error subject's
+   * downstream references included), so a package it seals always has one.
    */
   readonly canonical_protected_audit: string | null;
   /**
@@ -236,6 +243,21 @@ interface Downstream {
 }
 
 /**
+ * An error subject's `receipt` or `status_ref` (read once), held to the rule a handler's are held
+ * to (`isDownstreamReference`: absent or `null`, or 1 to 256 UTF-16 units without NUL or a lone
+ * surrogate, what every idempotency store can hold). Within `PROTECTED_AUDIT_SCHEMA`, so
+ * `sealResult` never seals a package its own verification calls malformed (a number, an object, a
+ * 300-character receipt did), nor one the data path would refuse (a NUL).
+ */
+function errorReference(value: unknown, field: 'receipt' | 'status_ref'): string | null {
+  if (typeof value === 'string' && value.length > 0 && !isWellFormedText(value)) throw loneSurrogate(`subject.${field}`);
+  if (!isDownstreamReference(value)) {
+    throw new TypeError(`sealResult: subject.${field} must be null or a string of 1 to 256 characters without NUL (a downstream reference every idempotency store can hold)`);
+  }
+  return value ?? null;
+}
+
+/**
  * Seals one call into its two projections (spec 000, "Protected audit and triple binding").
  *
  * A data subject is checked against the tool's whole output contract first; output that breaks it
@@ -246,8 +268,9 @@ interface Downstream {
  *
  * Throws only for caller bugs (malformed trusted input, lone surrogates in the principal or call
  * ids and redactions without a string path and snake_case string reason included, arguments without a canonical JSON form, an error the catalog forbids or whose
- * reason fields the tool's input schema does not declare, a broken clock), never because of what a
- * handler returned.
+ * reason fields the tool's input schema does not declare, an error's `receipt` or `status_ref`
+ * that a handler's would be refused for, a broken clock), never because of what a handler
+ * returned.
  */
 export function sealResult(input: SealResultInput): SealResultOutput {
   const redactions = checkTrustedInput(input);
@@ -281,8 +304,9 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       }
       options.reasons = [...subject.reasons];
     }
+    // Checked before the error is built: a caller bug throws before anything is sealed.
+    downstream = { receipt: errorReference(subject.receipt, 'receipt'), status_ref: errorReference(subject.status_ref, 'status_ref') };
     modelResult = errorResult(registry, subject.code, options, execution.delivery, clockReadingText(reading));
-    downstream = { receipt: subject.receipt ?? null, status_ref: subject.status_ref ?? null };
   } else {
     if (execution.outcome !== undefined && execution.outcome !== 'committed') {
       throw new TypeError('sealResult: a data result has outcome "committed"; seal an error otherwise');
@@ -349,8 +373,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
 
   // Both projections are immutable from here on: what was validated and hashed stays what it is.
   // Each level is frozen as it is built (the model projection above; `deepFreeze` for what this
-  // function did not build member by member: `data`, an error, the downstream references and the
-  // redactions).
+  // function did not build member by member: `data`, an error and the redactions).
   const protectedAudit: ProtectedAudit = Object.freeze({
     schema_version: PROTECTED_AUDIT_SCHEMA_VERSION,
     principal_ref,
@@ -362,9 +385,8 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       adapter_revision: call.adapter_revision,
     }),
     tool_contract,
-    // Walked: an error subject's receipt and status reference come from the caller unchecked (a
-    // replay hands over what its store returned), so they could be anything.
-    downstream: deepFreeze({
+    // Strings or `null` only: a handler's references and an error subject's are checked alike.
+    downstream: Object.freeze({
       operation_id: call.operation_id,
       idempotency_key: call.idempotency_key,
       receipt: downstream.receipt,

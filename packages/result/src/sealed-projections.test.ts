@@ -85,10 +85,11 @@ describe('sealed projections', () => {
     const refusedAll = [...containers(refused.model_result), ...containers(refused.protected_audit)];
     expect(refusedAll.every((container) => Object.isFrozen(container))).toBe(true);
     expect(Object.isFrozen(redactions[0])).toBe(false);
-    // An error subject's references are not checked (a replay passes what its store returned):
-    // whatever they are, they end up frozen with the rest.
-    const odd = seal({ subject: { kind: 'error', code: 'NOT_FOUND', receipt: { nested: ['x'] } as unknown as string } }).sealed;
-    expect([...containers(odd.model_result), ...containers(odd.protected_audit)].every((container) => Object.isFrozen(container))).toBe(true);
+    // An error subject's references are checked as a handler's are (review 1): one of another
+    // type is refused, never sealed; a sealed one is a string, frozen with the rest.
+    expect(() => seal({ subject: { kind: 'error', code: 'NOT_FOUND', receipt: { nested: ['x'] } as unknown as string } })).toThrow(TypeError);
+    const withReceipt = seal({ subject: { kind: 'error', code: 'NOT_FOUND', receipt: 'rcpt-1', status_ref: 'ref-1' } }).sealed;
+    expect([...containers(withReceipt.model_result), ...containers(withReceipt.protected_audit)].every((container) => Object.isFrozen(container))).toBe(true);
     expect(() => {
       (sealed.model_result.data as { status: string }).status = 'refunded';
     }).toThrow(TypeError);
