@@ -26,21 +26,35 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+// Ajv's `normalizeId`: a trailing `#` or `#/` names the resource itself (`{ $ref: '#/' }` is the root).
+const TRAILING_HASH = /#\/?$/;
+
 /** `reference` resolved against `base` (RFC 3986) as the pinned Ajv resolves it, or `undefined` when it cannot be. */
 function resolveUri(reference: string, base: string): string | undefined {
   try {
-    const resolved = uri.resolve(base, reference);
+    const resolved = uri.resolve(base, reference.replace(TRAILING_HASH, ''));
     return typeof resolved === 'string' ? resolved : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The subschema the JSON Pointer `pointer` (RFC 6901, URI-encoded) names in `resource`, or `undefined`. */
-function resolvePointer(resource: unknown, pointer: string): unknown {
-  if (pointer === '') return resource;
+// Ajv's `PREVENT_SCOPE_CHANGE`: a step by one of these names never takes the `$id` it reaches as a base.
+const PREVENT_SCOPE_CHANGE = new Set(['properties', 'patternProperties', 'enum', 'dependencies', 'definitions']);
+
+/**
+ * The subschema the JSON Pointer `pointer` (RFC 6901, URI-encoded) names in `resource`, with the
+ * base its own `$id` resolves against, or `undefined`. As Ajv's `getJsonPointer`, each step into a
+ * subschema with an `$id` on the way changes that base.
+ */
+function resolvePointer(resource: Resource, pointer: string): { readonly node: unknown; readonly base: string } | undefined {
+  // The base the node's own `$id` is resolved against by whoever enters it: for the resource
+  // itself, the base around it (its `$id` gave the resource's URI).
+  if (pointer === '') return { node: resource.node, base: resource.outerBase };
   if (!pointer.startsWith('/')) return undefined; // An `$anchor` name: not followed.
-  let current: unknown = resource;
+  let current: unknown = resource.node;
+  let currentBase = resource.uri;
+  let parentBase = resource.uri;
   for (const raw of pointer.slice(1).split('/')) {
     let segment: string;
     try {
@@ -51,8 +65,12 @@ function resolvePointer(resource: unknown, pointer: string): unknown {
     if (Array.isArray(current) && INDEX.test(segment)) current = current[Number(segment)];
     else if (isRecord(current) && Object.hasOwn(current, segment)) current = current[segment];
     else return undefined;
+    parentBase = currentBase;
+    if (!PREVENT_SCOPE_CHANGE.has(segment) && isRecord(current) && typeof current.$id === 'string') {
+      currentBase = resolveUri(current.$id, currentBase) ?? currentBase;
+    }
   }
-  return current;
+  return { node: current, base: parentBase };
 }
 
 /** The base URI of `node`'s resource: its own `$id` resolved against `base` (without fragment), or `base`. */
@@ -65,14 +83,21 @@ function resourceBase(node: Readonly<Record<string, unknown>>, base: string): st
  * Every schema resource of `schema` by its absolute URI: the root under its `$id` (or the default
  * base), and each subschema with an `$id`, resolved against the resource around it.
  */
-function collectResources(schema: unknown, rootBase: string): Map<string, unknown> {
-  const resources = new Map<string, unknown>([[rootBase, schema]]);
+/** A schema resource: its root node, its URI, and the base URI around it (its `$id` is resolved against that). */
+interface Resource {
+  readonly node: unknown;
+  readonly uri: string;
+  readonly outerBase: string;
+}
+
+function collectResources(schema: unknown, rootBase: string): Map<string, Resource> {
+  const resources = new Map<string, Resource>([[rootBase, { node: schema, uri: rootBase, outerBase: CONTRACT_BASE_ID }]]);
   const seen = new Set<object>();
   const visit = (node: unknown, base: string, nesting: number): void => {
     if (!isRecord(node) || seen.has(node) || nesting > MAX_SCHEMA_NESTING) return;
     seen.add(node);
     const here = nesting === 0 ? base : resourceBase(node, base);
-    if (here !== base && !resources.has(here)) resources.set(here, node);
+    if (here !== base && !resources.has(here)) resources.set(here, { node, uri: here, outerBase: base });
     // Subschemas only: an `$id` inside a `const`, `enum`, `default` or `examples` value names nothing.
     for (const subschema of subschemasOf(node)) visit(subschema, here, nesting + 1);
   };
@@ -105,8 +130,7 @@ export function createRefResolver(schema: unknown): RefResolver {
     const uri = hash === -1 ? target : target.slice(0, hash);
     const resource = resources.get(uri);
     if (resource === undefined) return undefined;
-    const node = resolvePointer(resource, hash === -1 ? '' : target.slice(hash + 1));
-    return node === undefined ? undefined : { node, base: uri };
+    return resolvePointer(resource, hash === -1 ? '' : target.slice(hash + 1));
   };
   return { rootBase, resolveRef, resourceBase };
 }

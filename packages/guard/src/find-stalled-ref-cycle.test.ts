@@ -47,6 +47,23 @@ describe('findStalledRefCycle', () => {
       },
       /^\/properties\/p\/\$ref\/anyOf\/0\/\$ref$/,
     ],
+    ...(() => {
+      // The review: stalled cycles Ajv follows that the check resolved elsewhere.
+      const base = 'https://ex.test/root';
+      const stall = (ref: string) => ({ anyOf: [{ not: { const: 7 } }, { $ref: ref }] });
+      const cases: [string, Record<string, unknown>, RegExp][] = [
+        ['through "#/", the resource itself to Ajv', { $id: base, type: 'object', properties: { p: { $ref: 'sub' } }, $defs: { s: { $id: 'sub', ...stall('#/') } } }, /\$ref$/],
+        ['through "sub#/"', { $id: base, type: 'object', properties: { p: { $ref: 'sub' } }, $defs: { s: { $id: 'sub', ...stall('sub#/') } } }, /\$ref$/],
+        ['to an $id inside dependencies', { $id: base, type: 'object', properties: { p: { $ref: 'dep' } }, dependencies: { zz: { $id: 'dep', ...stall('#') } } }, /\$ref$/],
+        ['to an $id inside contentSchema', { $id: base, type: 'object', properties: { p: { $ref: 'cs' } }, contentMediaType: 'application/json', contentSchema: { $id: 'cs', ...stall('#') } }, /\$ref$/],
+        [
+          'through a pointer that passes a subschema with an $id (its base changes on the way, as in Ajv)',
+          { $id: base, type: 'object', properties: { p: { $ref: '#/$defs/s/$defs/t' } }, $defs: { s: { $id: 'sub', ...stall(`${base}#/$defs/s/$defs/t`), $defs: { t: stall('#') } } } },
+          /\$ref$/,
+        ],
+      ];
+      return cases;
+    })(),
     ['through an escaped pointer', { $ref: '#/$defs/a~1b', $defs: { 'a/b': { allOf: [{ $ref: '#/$defs/a~1b' }] } } }, /allOf\/0\/\$ref$/],
   ];
 

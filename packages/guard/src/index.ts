@@ -35,10 +35,11 @@ export { utf8ByteLength, utf8LengthWithin } from './utf8-byte-length.js';
 export { jsonByteLength } from './json-byte-length.js';
 export { createPinnedAjv, compileSchema, CONTRACT_BASE_ID, PINNED_FORMATS, type PinnedFormat } from './pinned-ajv.js';
 /**
- * `ValidationBudgetExceeded`: thrown by a `compileSchema` validator, instead of an answer, when a
- * value costs more `$ref` applications than `REF_STEP_BASE` plus `REF_STEPS_PER_VALUE` per value.
+ * `ValidationBudgetExceeded`: thrown by a `compileSchema` validator of a schema with a `$ref`,
+ * instead of an answer, when a value costs more work than `VALIDATION_WORK_BASE` plus
+ * `VALIDATION_WORK_FACTOR` per subschema and unit of the value's size.
  */
-export { ValidationBudgetExceeded, REF_STEP_BASE, REF_STEPS_PER_VALUE } from './ref-step-budget.js';
+export { ValidationBudgetExceeded, VALIDATION_WORK_BASE, VALIDATION_WORK_FACTOR } from './validation-budget.js';
 /**
  * `compilePattern(pattern)`: a JSON Schema `pattern` (ECMAScript, Unicode mode) compiled to a
  * linear-time matcher, the engine the pinned Ajv matches `pattern` with; throws a TypeError at

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ajvErrorsToReasons } from './ajv-errors-to-reasons.js';
 import { compileSchema, createPinnedAjv, type PinnedFormat } from './pinned-ajv.js';
-import { REF_STEP_BASE, REF_STEPS_PER_VALUE, ValidationBudgetExceeded } from './ref-step-budget.js';
+import { ValidationBudgetExceeded, VALIDATION_WORK_BASE } from './validation-budget.js';
 
 describe('createPinnedAjv', () => {
   it('pins the configuration', () => {
@@ -223,9 +223,9 @@ describe('compileSchema: uniqueItems', () => {
   });
 });
 
-describe('compileSchema: the $ref budget of one validation', () => {
+describe('compileSchema: the work budget of one validation (schemas with a $ref)', () => {
   const OPS = ['and', 'or', 'nand', 'nor'];
-  // A filter grammar: a oneOf of exact objects, one per operator, and a leaf.
+  // A filter grammar: a oneOf of exact objects, one per operator, and a leaf with a list.
   const grammar = (discriminatorFirst: boolean): object => ({
     type: 'object',
     additionalProperties: false,
@@ -243,37 +243,69 @@ describe('compileSchema: the $ref budget of one validation', () => {
               properties: discriminatorFirst ? { op: { const: op }, args } : { args, op: { const: op } },
             };
           }),
-          { type: 'object', additionalProperties: false, required: ['eq', 'field'], properties: { eq: { type: 'string' }, field: { type: 'string' } } },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['field'],
+            properties: { field: { type: 'string' }, in: { type: 'array', maxItems: 4096, items: { type: 'string', maxLength: 256 } } },
+          },
         ],
       },
     },
   });
-  const nested = (levels: number): unknown => {
-    let expr: unknown = { eq: 'b', field: 'a' };
+  const nested = (levels: number, leaf: object = { field: 'a' }): unknown => {
+    let expr: unknown = leaf;
     for (let level = 0; level < levels; level++) expr = { args: [expr], op: OPS[level % OPS.length] };
     return { filter: expr };
   };
+  const thrownBy = (run: () => unknown): unknown => {
+    try {
+      run();
+    } catch (error) {
+      return error;
+    }
+    return null;
+  };
 
   it('stops a contract whose every oneOf branch recurses before the member that tells them apart', () => {
-    // Each level multiplied the work by four: 13 levels (319 bytes) took 15 s, 15 would take minutes.
+    // Each level multiplied the work by four: 15 levels (363 bytes) took three and a half minutes.
     const validate = compileSchema(grammar(false));
     expect(validate(nested(3))).toBe(true);
-    const thrown = (() => {
-      try {
-        validate(nested(15));
-      } catch (error) {
-        return error;
-      }
-      return null;
-    })();
+    const thrown = thrownBy(() => validate(nested(15)));
     expect(thrown).toBeInstanceOf(ValidationBudgetExceeded);
     expect(thrown).toBeInstanceOf(RangeError);
-    // The budget is the base and 32 per value: 15 levels of { args: [...], op } and a leaf of three.
-    expect((thrown as ValidationBudgetExceeded).budget).toBe(REF_STEP_BASE + REF_STEPS_PER_VALUE * (15 * 3 + 1 + 3));
+    expect((thrown as ValidationBudgetExceeded).budget).toBeGreaterThan(VALIDATION_WORK_BASE);
     expect((thrown as Error).message).toMatch(/before the recursive one/);
     // The next validation has a budget of its own.
     expect(validate(nested(2))).toBe(true);
-    expect(validate({ filter: { op: 'and', args: [{ eq: 1 }] } })).toBe(false);
+    expect(validate({ filter: { op: 'and', args: [{ field: 1 }] } })).toBe(false);
+  });
+
+  it('the review: counts the work of each application, not only the $refs (a long list under each level took 66 s)', () => {
+    // 14 levels over a leaf with 2,048 strings of 240 characters (498 KB): every application of the
+    // leaf walks the list, and a budget of $ref applications let 32 per value of them through.
+    const validate = compileSchema(grammar(false));
+    const leaf = { field: 'a', in: Array.from({ length: 2_048 }, () => 'x'.repeat(240)) };
+    expect(thrownBy(() => validate(nested(14, leaf)))).toBeInstanceOf(ValidationBudgetExceeded);
+    expect(compileSchema(grammar(true))(nested(14, leaf))).toBe(true);
+  });
+
+  it('the review: stops definitions that each apply the next one twice, without recursion', () => {
+    const $defs: Record<string, object> = { d24: { type: 'array', items: { type: 'string' } } };
+    for (let index = 0; index < 24; index++) {
+      $defs[`d${index}`] = { type: 'array', items: { type: 'string' }, allOf: [{ $ref: `#/$defs/d${index + 1}` }, { $ref: `#/$defs/d${index + 1}` }] };
+    }
+    const validate = compileSchema({ type: 'object', properties: { tags: { $ref: '#/$defs/d0' } }, $defs });
+    expect(thrownBy(() => validate({ tags: ['x'] }))).toBeInstanceOf(ValidationBudgetExceeded);
+    expect(validate({})).toBe(true);
+  });
+
+  it('the review: counts $refs under dependencies too', () => {
+    // The grammar's definitions and its entry moved under `dependencies`, which the count skipped.
+    const schema = JSON.parse(JSON.stringify(grammar(false)).replaceAll('#/$defs/expr', '#/dependencies/filter/$defs/expr')) as { properties: unknown; $defs: unknown };
+    const validate = compileSchema({ type: 'object', dependencies: { filter: { properties: schema.properties, $defs: schema.$defs } } });
+    expect(validate(nested(2))).toBe(true);
+    expect(thrownBy(() => validate(nested(12)))).toBeInstanceOf(ValidationBudgetExceeded);
   });
 
   it('lets the same grammar through at any depth when the discriminating member comes first', () => {
@@ -283,11 +315,42 @@ describe('compileSchema: the $ref budget of one validation', () => {
     expect(validate({ filter: { op: 'xor', args: [] } })).toBe(false);
   });
 
-  it('grows with the value: a wide value of a recursive contract is no budget failure', () => {
-    const validate = compileSchema(grammar(true));
-    const leaves = Array.from({ length: 4_096 }, (_, index) => ({ eq: String(index), field: 'f' }));
-    expect(validate({ filter: { op: 'or', args: leaves.slice(0, 8) } })).toBe(true);
-    const list = compileSchema({ type: 'array', items: { $ref: '#/$defs/leaf' }, $defs: { leaf: { type: 'object', properties: { eq: { type: 'string' } } } } });
-    expect(list(leaves)).toBe(true);
+  it('the review: grows with the schema as well as the value (a flat union of 100 $ref alternatives over 1,000 items)', () => {
+    const $defs: Record<string, object> = { event: { oneOf: Array.from({ length: 100 }, (_, index) => ({ $ref: `#/$defs/e${index}` })) } };
+    for (let index = 0; index < 100; index++) {
+      $defs[`e${index}`] = { type: 'object', additionalProperties: false, required: ['kind'], properties: { kind: { const: `k${index}` }, at: { type: 'integer' } } };
+    }
+    const validate = compileSchema({ type: 'object', required: ['events'], properties: { events: { type: 'array', items: { $ref: '#/$defs/event' } } }, $defs });
+    expect(validate({ events: Array.from({ length: 1_000 }, (_, index) => ({ kind: `k${index % 100}`, at: index })) })).toBe(true);
+    expect(validate({ events: [{ kind: 'k100' }] })).toBe(false);
+  });
+
+  it('the review: a getter that throws while the value is sized leaves no budget scope open', () => {
+    const withRef = compileSchema({ type: 'object', properties: { r: { $ref: '#/$defs/x' } }, $defs: { x: { type: 'string' } } });
+    const hostile = Object.defineProperty({}, 'r', {
+      enumerable: true,
+      get() {
+        throw new Error('getter');
+      },
+    });
+    expect(() => withRef(hostile)).toThrow('getter');
+    // The pattern scope ended too: each validation has its pattern budget again (with the scope left
+    // open, one of these threw PatternBudgetExceeded from the 18th on).
+    const withPattern = compileSchema({ type: 'object', properties: { s: { type: 'string', pattern: '[ab]*a[ab]{200}$' } } });
+    let seed = 1;
+    const text = (): string =>
+      Array.from({ length: 1_000 }, () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) & 1_024 ? 'a' : 'b')).join('');
+    for (let index = 0; index < 40; index++) expect(typeof withPattern({ s: text() })).toBe('boolean');
+    expect(withRef({ r: 'x' })).toBe(true);
+  });
+
+  it('the review: refuses a $dynamicRef under dependencies as anywhere else', () => {
+    expect(() => compileSchema({ type: 'object', dependencies: { zz: { $dynamicRef: '#' } } })).toThrow(/\$dynamicRef/);
+  });
+
+  it('leaves a schema without a $ref uncounted (nothing applies to a place twice)', () => {
+    const validate = compileSchema({ type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } });
+    expect(Object.hasOwn(validate.schema as object, 'x-toolseal-work')).toBe(false);
+    expect(validate(Array.from({ length: 10_000 }, () => ({ a: 'x' })))).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { beginPatternScope, compilePattern, endPatternScope } from './compile-pattern.js';
 import { CONTRACT_BASE_ID, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
 import { findStalledRefCycle } from './find-stalled-ref-cycle.js';
-import { beginRefStepScope, COUNTED_REF_KEYWORD, endRefStepScope } from './ref-step-budget.js';
+import { beginWorkScope, endWorkScope, instrumentSchema, WORK_KEYWORD_DEFINITION, type WorkScope } from './validation-budget.js';
 import { UNIQUE_ITEMS_KEYWORD } from './unique-items-keyword.js';
 import { subschemasOf } from './subschemas.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -48,10 +48,11 @@ export function createPinnedAjv(options: { formats?: readonly PinnedFormat[] } =
 }
 
 /**
- * The pinned Ajv; with `countRefs`, each `$ref` it compiles counts against the budget of the
- * validation running (`compileSchema` gives each validation one: `ValidationBudgetExceeded`).
+ * The pinned Ajv; with `countsWork`, it knows the keyword `instrumentSchema` puts in every
+ * subschema, which spends the work of each application from the budget of the validation running
+ * (`compileSchema` gives each validation one: `ValidationBudgetExceeded`).
  */
-function newPinnedAjv(formats: readonly PinnedFormat[], validateSchema: boolean, countRefs: boolean): Ajv2020 {
+function newPinnedAjv(formats: readonly PinnedFormat[], validateSchema: boolean, countsWork: boolean): Ajv2020 {
   for (const format of formats) {
     if (!PINNED_FORMATS.includes(format)) throw new TypeError(`createPinnedAjv: format ${format} is not pinned`);
   }
@@ -73,10 +74,7 @@ function newPinnedAjv(formats: readonly PinnedFormat[], validateSchema: boolean,
   // never seen twice (see `UNIQUE_ITEMS_KEYWORD`).
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(UNIQUE_ITEMS_KEYWORD);
-  if (countRefs) {
-    ajv.removeKeyword('$ref');
-    ajv.addKeyword(COUNTED_REF_KEYWORD);
-  }
+  if (countsWork) ajv.addKeyword(WORK_KEYWORD_DEFINITION);
   return ajv;
 }
 
@@ -129,12 +127,15 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   // under `CONTRACT_BASE_ID`, which changes nothing else (a relative `$ref` to another document
   // resolves nowhere either way).
   const rooted = Object.hasOwn(schema, '$id') ? schema : { $id: CONTRACT_BASE_ID, ...schema };
-  // A schema with a `$ref` gets a budget of `$ref` applications per validation, in proportion to
-  // the value: combinators that apply recursive subschemas to the same values again and again
-  // multiply the work with each level of nesting (`ValidationBudgetExceeded`). Without one, no
-  // subschema applies more often than the schema has places, and nothing is counted.
-  const countsRefs = usesKeyword(schema, '$ref');
-  const validate = withOneBudget(newPinnedAjv(PINNED_FORMATS, false, countsRefs).compile<T>(rooted), countsRefs);
+  // A schema with a `$ref` gets a work budget per validation, in proportion to its subschemas and
+  // the value's size: through `$ref`s, combinators can apply subschemas to the same values again
+  // and again, multiplying the work with each level of nesting (`ValidationBudgetExceeded`).
+  // Without one, no subschema applies to a place more than once, and nothing is counted.
+  const instrumented = usesKeyword(schema, '$ref') ? instrumentSchema(rooted as Record<string, unknown>) : null;
+  const validate = withOneBudget(
+    newPinnedAjv(PINNED_FORMATS, false, instrumented !== null).compile<T>(instrumented?.schema ?? rooted),
+    instrumented?.subschemas ?? 0,
+  );
   // A validator that throws (a `$dynamicRef` that resolves to itself recurses until the stack runs
   // out) would turn a check of untrusted data into an exception: refused here, at start-up, on a
   // few values it must simply answer for.
@@ -153,18 +154,21 @@ export { CONTRACT_BASE_ID };
 
 /**
  * `validate`, each call of which is one pattern scope (`beginPatternScope`): all the `pattern`
- * tests of one validated value share one budget, whatever the number of strings in it; with
- * `countsRefs`, one `$ref` budget too (`beginRefStepScope`). `errors` and the other members read
- * through to Ajv's function.
+ * tests of one validated value share one budget, whatever the number of strings in it; for an
+ * instrumented schema of `subschemas` subschemas, one work budget too (`beginWorkScope`). `errors`
+ * and the other members read through to Ajv's function.
  */
-function withOneBudget<T>(validate: ValidateFunction<T>, countsRefs: boolean): ValidateFunction<T> {
+function withOneBudget<T>(validate: ValidateFunction<T>, subschemas: number): ValidateFunction<T> {
   const scoped = function (this: unknown, data: unknown, context?: Parameters<ValidateFunction<T>>[1]): boolean {
     beginPatternScope();
-    const outer = countsRefs ? beginRefStepScope(data) : null;
+    let outer: WorkScope | null = null;
     try {
+      // Inside the `try`: reading the value to size it may throw (a getter), and the pattern
+      // scope must end all the same, or every later validation of the process would share it.
+      if (subschemas > 0) outer = beginWorkScope(data, subschemas);
       return validate.call(this, data, context);
     } finally {
-      if (outer !== null) endRefStepScope(outer);
+      if (outer !== null) endWorkScope(outer);
       endPatternScope();
     }
   } as ValidateFunction<T>;
