@@ -106,6 +106,29 @@ describe('rules fail closed: describes and statePermits must answer a boolean', 
     expect((await refundValidator({ lookup: () => found(base) }).validate(cedar.actor, text(baseline))).decision).not.toBe('hold');
   });
 
+  it('holds for facts that list a line id twice, whichever of the two rows comes first', async () => {
+    // Review 7 F2: the rules kept the last row per line id, so a line already refunded followed by a
+    // stale eligible row passed, and the same two rows in the other order were rejected.
+    const base = baselineFacts();
+    const line = base.lines[0] as RefundOrderFacts['lines'][number];
+    const refunded = { ...line, eligible_quantity: 0 };
+    const cheaper = { ...line, unit_amount: 100 };
+    const decision = await readyDecision();
+    for (const [label, lines] of [
+      ['refunded row then eligible row', [refunded, line]],
+      ['eligible row then refunded row', [line, refunded]],
+      ['the same row twice', [line, line]],
+      ['two unit amounts', [cheaper, line]],
+      ['a repeat after another line', [line, { line_id: 'LINE-2', eligible_quantity: 1, unit_amount: 10 }, line]],
+    ] as const) {
+      const facts = { ...base, lines } as RefundOrderFacts;
+      const validator = refundValidator({ lookup: () => found(structuredClone(facts)) });
+      expectHold(await settle(() => validator.validate(cedar.actor, text(baseline))), `validate, ${label}`);
+      expectHold(await settle(() => validator.recheck(decision, found(structuredClone(facts)))), `recheck, ${label}`);
+      expectHold(await settle(() => validator.recheckCurrent(cedar.actor, decision)), `recheckCurrent, ${label}`);
+    }
+  });
+
   it('keeps false from statePermits a state change, and true from both a pass', async () => {
     const decision = await readyDecision();
     const closed = refundValidator({ lookup: () => found({ ...baselineFacts(), state: 'refunded_already' }) });

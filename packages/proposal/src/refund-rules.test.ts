@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REFUND_RULES_V1, type RefundOrderFacts, type RefundProposal } from './refund-rules.js';
+import { REFUND_RULES_V1, type RefundOrderFacts, type RefundOrderLine, type RefundProposal } from './refund-rules.js';
 
 // A two-line order: LINE-A 2 units of 1500, LINE-B 1 unit of 4000; remaining 7000 of 7000.
 const facts: RefundOrderFacts = {
@@ -89,6 +89,16 @@ describe('REFUND_RULES_V1', () => {
     const { tenant_id: _owner, ...ownerless } = facts;
     expect(REFUND_RULES_V1.describes(proposal(1, []), ownerless as unknown as RefundOrderFacts)).toBe(false);
     expect(REFUND_RULES_V1.describes(proposal(1, []), { ...facts, tenant_id: 7 } as unknown as RefundOrderFacts)).toBe(false);
+  });
+
+  it('describes no facts that list a line id twice, in either row order (the rules would have to pick one)', () => {
+    const [lineA, lineB, lineC] = facts.lines as [RefundOrderLine, RefundOrderLine, RefundOrderLine];
+    const refundedA = { ...lineA, eligible_quantity: 0 };
+    for (const lines of [[refundedA, lineA], [lineA, refundedA], [lineA, lineA], [lineA, lineB, lineC, lineA]]) {
+      expect(REFUND_RULES_V1.describes(proposal(3000, [['LINE-A', 2]]), { ...facts, lines }), JSON.stringify(lines)).toBe(false);
+    }
+    // Line ids are compared exactly, as the rules look them up: ids that differ only in case are two lines.
+    expect(REFUND_RULES_V1.describes(proposal(3000, [['LINE-A', 2]]), { ...facts, lines: [lineA, { ...lineB, line_id: 'line-a' }] })).toBe(true);
   });
 
   it('keeps the owner in the snapshot: an order that changed hands is not the one reviewed', () => {

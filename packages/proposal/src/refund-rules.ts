@@ -72,10 +72,13 @@ const isQuantity = (value: unknown): boolean => typeof value === 'number' && Num
 
 /**
  * Whether `facts` have every field the rules read, of its type: strings for the owning tenant, ids,
- * unit, state and revision; non-negative finite amounts; non-negative whole quantities. Every rule
- * is a comparison, and a comparison with a value of another type (`"n/a"`, `null`, `"5"`) is
- * silently false, which would skip the rejection it guards: such facts make the validator hold
- * instead (fail closed).
+ * unit, state and revision; non-negative finite amounts; non-negative whole quantities; and each
+ * line id at most once. Every rule is a comparison, and a comparison with a value of another type
+ * (`"n/a"`, `null`, `"5"`) is silently false, which would skip the rejection it guards: such facts
+ * make the validator hold instead (fail closed). A line id listed twice (a JOIN that repeats a
+ * line, two ledger rows for one line) is the same kind of unreliable fact: the rules would have to
+ * pick one record, and which one decided (the line already refunded or a stale eligible row) would
+ * then depend on row order, so those facts hold too.
  */
 function isRefundOrderFacts(facts: RefundOrderFacts): boolean {
   const value: unknown = facts;
@@ -84,10 +87,13 @@ function isRefundOrderFacts(facts: RefundOrderFacts): boolean {
   if (typeof tenant_id !== 'string' || typeof order_id !== 'string' || typeof unit !== 'string') return false;
   if (typeof state !== 'string' || typeof revision !== 'string') return false;
   if (!isAmount(remaining_eligible_amount) || !Array.isArray(lines)) return false;
+  const lineIds = new Set<string>();
   return (lines as unknown[]).every((line) => {
     if (typeof line !== 'object' || line === null) return false;
     const { line_id, eligible_quantity, unit_amount } = line as { [key: string]: unknown };
-    return typeof line_id === 'string' && isQuantity(eligible_quantity) && isAmount(unit_amount);
+    if (typeof line_id !== 'string' || lineIds.has(line_id)) return false;
+    lineIds.add(line_id);
+    return isQuantity(eligible_quantity) && isAmount(unit_amount);
   });
 }
 
