@@ -611,7 +611,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       // The audit log refused or is down: the result is withheld from the model (TOOL_ERROR,
       // human review). A write's idempotency record still holds the real result for a replay.
-      const withheld = seal(turn, state, errorSubject('TOOL_ERROR'), sealed.model_result.execution.delivery);
+      // The TOOL_ERROR is a new answer the dispatcher makes here, not the replay or the reconciled
+      // receipt it replaces, so its delivery is `fresh` (spec 000: `execution.delivery` is "how
+      // this delivery was obtained"; `receipt_reconciled` next to TOOL_ERROR and outcome `unknown`
+      // would tell the model a status query reconciled a receipt it is not given), as for every
+      // other error the dispatcher seals (`refuseUnrecordable` included).
+      const withheld = seal(turn, state, errorSubject('TOOL_ERROR'), 'fresh');
       trusted.sealed = withheld;
       return {
         call_id: state.call.call_id,

@@ -2,6 +2,8 @@
 // (spec 000): TIMEOUT_BEFORE_EXECUTE means "Nothing was executed" and invites a retry, so it may
 // only be said when the handler did not run AND the key is free for that retry; OUTCOME_UNKNOWN
 // means it may have run. A store outage is not a dispatcher bug, and neither is reported as the other.
+// An audit log that refuses a call's entry withholds the result: the TOOL_ERROR in its place is the
+// dispatcher's own new answer (delivery `fresh`), whatever the withheld result's delivery was.
 import { StoreInputError, type MarkStartedInput } from '@toolseal/audit';
 import type { JsonObject } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
@@ -184,5 +186,82 @@ describe('markStarted whose answer is lost (applied by the store, the connection
     expect(result.sealed.model_result.error?.code).toBe('OUTCOME_UNKNOWN');
     expect((await auditBodyOf(host, result))['notes']).toContain('release_fenced');
     expect((await store.get(keyOf(result)))?.owner).toBe('other-host');
+  });
+});
+
+describe('an audit log that refuses the entry of a replay or a reconciliation: the withheld TOOL_ERROR is a fresh answer', () => {
+  /** Every `sealed_call` append fails while `down` says so (full and minimal bodies alike). */
+  function auditLogDown(host: TestHost): { down: boolean } {
+    const log = { down: false };
+    const append = host.stores.auditLog.append.bind(host.stores.auditLog);
+    host.stores.auditLog.append = (input) => (log.down && input.kind === 'sealed_call' ? Promise.reject(new Error('log down')) : append(input));
+    return log;
+  }
+
+  /** The call's fate was withheld: TOOL_ERROR as the catalog states it, sealed as the dispatcher's own new answer. */
+  function expectWithheldFresh(result: DispatchedCall): void {
+    expect(result.gate).toBe('audit');
+    expect(result.audit_entry).toBeNull();
+    expect(result.sealed.model_result).toMatchObject({
+      status: 'failed',
+      data: null,
+      error: { code: 'TOOL_ERROR', recovery: 'human_review' },
+      // Spec 000: delivery is "how this delivery was obtained". No status query reconciled this
+      // TOOL_ERROR and no idempotency record held it.
+      execution: { outcome: 'unknown', delivery: 'fresh' },
+    });
+  }
+
+  it('the review (review 6, F1): a reconciled write whose entry the log refuses answers TOOL_ERROR with delivery fresh, never receipt_reconciled', async () => {
+    const host = createTestHost({
+      deadlines: { create_refund_draft: 30 },
+      tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
+    });
+    // The write commits downstream, then its handler never answers: OUTCOME_UNKNOWN.
+    const original = host.impl.create_refund_draft;
+    host.impl.create_refund_draft = (input) => {
+      void original(input);
+      return new Promise<never>(() => undefined);
+    };
+    const lost = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(lost.sealed.model_result.error?.code).toBe('OUTCOME_UNKNOWN');
+
+    // The retry's status query finds the receipt, but the log takes neither entry of the call.
+    const log = auditLogDown(host);
+    log.down = true;
+    const call = toolCall('create_refund_draft', BASELINE_REFUND);
+    const turn = await host.dispatcher.dispatch([call], context);
+    const withheld = only(turn);
+    expectWithheldFresh(withheld);
+    // The package the model gets is the one its turn verifies (the adapter's check).
+    expect(turn.verify(withheld.sealed, call)).toEqual({ ok: true });
+    expect((await host.stores.idempotencyStore.get(keyOf(lost)))?.state).toBe('completed');
+    expect(host.calls['create_refund_draft']).toBe(1);
+
+    // The log is back: the reconciled result replays from the record the reconciliation completed.
+    log.down = false;
+    const replayed = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(replayed.gate).toBe('idempotency');
+    expect(replayed.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { outcome: 'committed', delivery: 'local_replay' } });
+    expect(host.calls['create_refund_draft']).toBe(1);
+  });
+
+  it('a replay whose entry the log refuses answers TOOL_ERROR with delivery fresh, not local_replay', async () => {
+    const host = writeHost();
+    const first = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(first.sealed.model_result.execution).toMatchObject({ outcome: 'committed', delivery: 'fresh' });
+
+    const log = auditLogDown(host);
+    log.down = true;
+    const call = toolCall('create_refund_draft', BASELINE_REFUND);
+    const turn = await host.dispatcher.dispatch([call], context);
+    const withheld = only(turn);
+    expectWithheldFresh(withheld);
+    expect(turn.verify(withheld.sealed, call)).toEqual({ ok: true });
+    expect(host.calls['create_refund_draft']).toBe(1);
+
+    log.down = false;
+    const replayed = only(await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
+    expect(replayed.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { delivery: 'local_replay' } });
   });
 });
