@@ -7,6 +7,29 @@ interface CedarFacts {
   orders: { tenant_id: string; facts: RefundOrderFacts }[];
 }
 
+/**
+ * The refunds service's answer to a draft: the draft written (or the one its key already holds), or
+ * why nothing was written.
+ */
+export type DraftOutcome =
+  | { kind: 'drafted'; data: JsonObject }
+  /** The order no longer permits this draft: not eligible, or its remaining amount does not cover it. */
+  | { kind: 'state_changed' }
+  /** No order of that id for the principal's tenant. */
+  | { kind: 'not_found' };
+
+/** An order's mutable part: what a draft consumes. */
+interface OrderLedger {
+  remaining_eligible_amount: number;
+  revision: string;
+}
+
+/** `order-c7-r1` → `order-c7-r2`: a revision names one state of the order, never two. */
+function nextRevision(revision: string): string {
+  const match = /^(.*-r)(\d+)$/.exec(revision);
+  return match === null ? `${revision}-r2` : `${match[1] ?? ''}${Number(match[2]) + 1}`;
+}
+
 /** How a simulated downstream system behaves for the next calls. */
 export type DownstreamMode = 'normal' | 'inject_status' | 'nested_token' | 'throw_secret';
 
@@ -27,7 +50,14 @@ const ORDER_CONTACTS: Readonly<Record<string, string>> = { 'ORDER-C7': 'pat.lee@
 export class CedarWorld {
   /** The authenticated support drafter (from the host's authentication, never from a model). */
   readonly drafter: PrincipalContext;
+  /** The orders as the fixture states them: the trusted state each matrix row starts from. */
   readonly #orders: { tenant_id: string; facts: RefundOrderFacts }[];
+  /**
+   * Each order's remaining amount and revision now, by order id: a draft lowers the one and bumps
+   * the other, so the facts the proposal gate reads after a draft are the facts the draft left
+   * (review 7, F1: with fixed facts, every recheck passed and one 6000 line was drafted three times).
+   */
+  readonly #ledger = new Map<string, OrderLedger>();
   /** Trusted order state for the spec 002 matrix: eligible, revoked, or the lookup down. */
   facts: { state: 'eligible' | 'revoked'; lookup: 'up' | 'down' } = { state: 'eligible', lookup: 'up' };
   /** Behaviour of the orders system and the knowledge base (attacks). */
@@ -47,11 +77,61 @@ export class CedarWorld {
     const cedar = readFixture('proposal', 'cedar-facts.json') as CedarFacts;
     this.drafter = Object.freeze({ ...cedar.actor, roles: [...cedar.actor.roles] });
     this.#orders = cedar.orders;
+    for (const { facts } of this.#orders) {
+      this.#ledger.set(facts.order_id, { remaining_eligible_amount: facts.remaining_eligible_amount, revision: facts.revision });
+    }
   }
 
-  /** The order as `principal` may see it; `undefined` for "does not exist" and "not yours" alike. */
+  /** The order as `principal` may see it now; `undefined` for "does not exist" and "not yours" alike. */
   orderFor(principal: PrincipalContext, orderId: string): RefundOrderFacts | undefined {
-    return this.#orders.find((order) => order.facts.order_id === orderId && order.tenant_id === principal.tenant_id)?.facts;
+    const order = this.#orders.find((entry) => entry.facts.order_id === orderId && entry.tenant_id === principal.tenant_id);
+    const ledger = this.#ledger.get(orderId);
+    if (order === undefined || ledger === undefined) return undefined;
+    return { ...order.facts, remaining_eligible_amount: ledger.remaining_eligible_amount, revision: ledger.revision };
+  }
+
+  /**
+   * The refunds service drafts a refund of `amount` on `orderId` under the idempotency key `key`, as
+   * one conditional write on the state the refund rules read (dispatcher README, "Proposal gate":
+   * the recheck reserves nothing, so another draft of the order can pass it at the same time). A key
+   * that already holds a draft answers that draft again, consuming nothing (the service
+   * deduplicates by key). Otherwise the draft is written only while the order is `principal`'s, in
+   * the eligible state, and its remaining amount still covers `amount`; then, in the same step, the
+   * remaining amount is lowered by `amount` and the revision bumped. When that no longer holds,
+   * nothing is written: `state_changed`. `build` makes the draft's data from its `draft_ref`.
+   */
+  draftRefund(principal: PrincipalContext, key: string, orderId: string, amount: number, build: (draftRef: string) => JsonObject): DraftOutcome {
+    const existing = this.drafts.get(key);
+    if (existing !== undefined) return { kind: 'drafted', data: existing };
+    const order = this.orderFor(principal, orderId);
+    const ledger = this.#ledger.get(orderId);
+    if (order === undefined || ledger === undefined) return { kind: 'not_found' };
+    if (this.facts.state !== 'eligible' || ledger.remaining_eligible_amount < amount) return { kind: 'state_changed' };
+    ledger.remaining_eligible_amount -= amount;
+    ledger.revision = nextRevision(ledger.revision);
+    const data = build(`DRAFT-${String(this.next()).padStart(4, '0')}`);
+    this.drafts.set(key, data);
+    return { kind: 'drafted', data };
+  }
+
+  /**
+   * Sets every order the drafts have consumed back to the fixture's remaining amount: spec 002's
+   * matrix gives each row its own trusted facts ("Each matrix variation changes only the stated
+   * fields or trusted state"), so a row after the approved draft is judged against the fixture's
+   * 6000 again, not against what that draft left. The revision is bumped, never set back: an order
+   * refunded and restored is another state than the one a decision before the refund saw. The
+   * drafts themselves stay (their keys still answer them). Answers the ids of the orders restored.
+   */
+  restoreOrders(): string[] {
+    const restored: string[] = [];
+    for (const { facts } of this.#orders) {
+      const ledger = this.#ledger.get(facts.order_id);
+      if (ledger === undefined || ledger.remaining_eligible_amount === facts.remaining_eligible_amount) continue;
+      ledger.remaining_eligible_amount = facts.remaining_eligible_amount;
+      ledger.revision = nextRevision(ledger.revision);
+      restored.push(facts.order_id);
+    }
+    return restored;
   }
 
   ownsOrder(principal: PrincipalContext, orderId: string): boolean {

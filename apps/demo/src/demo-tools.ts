@@ -91,17 +91,22 @@ export function createDemoTools(world: CedarWorld, digester: Digester, now: () =
   const createRefundDraft = (input: HandlerInput): HandlerOutcome => {
     world.executions['create_refund_draft'] = (world.executions['create_refund_draft'] ?? 0) + 1;
     const key = input.idempotency_key ?? '';
-    // The refunds service deduplicates by the idempotency key it is given.
-    if (!world.drafts.has(key)) {
-      const data: JsonObject = {
-        draft_ref: `DRAFT-${String(world.next()).padStart(4, '0')}`,
-        order_ref: text(input.arguments, 'order_id'),
-        amount: input.arguments['amount'] ?? null,
-        unit: text(input.arguments, 'unit'),
-      };
+    const amount = input.arguments['amount'];
+    // The input contract admits only a whole amount from 1 to 10000; nothing is written on another.
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) return { kind: 'error', code: 'FACTS_UNAVAILABLE' };
+    // The recheck right before this run reserves nothing (spec 002: "neither approval nor a
+    // reservation of eligibility"): another draft of the order may have passed it at the same time.
+    // So the refunds service enforces the transition itself, in one conditional write (it
+    // deduplicates by the idempotency key it is given, and lowers the order's remaining amount only
+    // while that still covers this draft), and a draft that no longer fits is STATE_CHANGED, as the
+    // matrix answers a state change between review and execution: nothing written, refresh the state.
+    const outcome = world.draftRefund(input.principal, key, text(input.arguments, 'order_id'), amount, (draftRef) => {
+      const data: JsonObject = { draft_ref: draftRef, order_ref: text(input.arguments, 'order_id'), amount, unit: text(input.arguments, 'unit') };
       if (input.arguments['reason'] !== undefined) data['reason'] = input.arguments['reason'];
-      world.drafts.set(key, data);
-    }
+      return data;
+    });
+    if (outcome.kind === 'state_changed') return { kind: 'error', code: 'STATE_CHANGED' };
+    if (outcome.kind === 'not_found') return { kind: 'error', code: 'NOT_FOUND' };
     const status = draftOf(key);
     return status.kind === 'committed' ? { ...status, kind: 'data' } : { kind: 'error', code: 'FACTS_UNAVAILABLE' };
   };

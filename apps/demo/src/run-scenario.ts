@@ -216,16 +216,23 @@ function actualAs(expectation: Expectation, record: Omit<CallRecord, 'expected' 
   return describe(actual);
 }
 
+/**
+ * Sets the trusted state a step of the scenario runs against. Every state of the matrix is the
+ * fixture's order with only the stated change (spec 002), so the remaining amount an approved draft
+ * consumed is restored first (under a new revision; `CedarWorld.restoreOrders`).
+ */
 function setFacts(world: CedarWorld, facts: 'baseline' | 'eligibility_revoked' | 'lookup_unavailable'): string {
+  const restored = world.restoreOrders();
   world.facts = {
     state: facts === 'eligibility_revoked' ? 'revoked' : 'eligible',
     lookup: facts === 'lookup_unavailable' ? 'down' : 'up',
   };
-  return {
+  const note = {
     baseline: 'trusted facts: ORDER-C7 eligible (remaining 6000 CREDIT_A, LINE-1 × 1)',
     eligibility_revoked: 'trusted facts: ORDER-C7 eligibility revoked',
     lookup_unavailable: 'trusted facts: the order lookup is down',
   }[facts];
+  return restored.length === 0 ? note : `${note}; set back after the approved draft consumed it (${restored.join(', ')} at a new revision)`;
 }
 
 function short(digest: string): string {
