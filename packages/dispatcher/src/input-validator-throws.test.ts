@@ -135,7 +135,7 @@ describe('a contract whose combinators multiply the validation work', () => {
     return `{"filter":${expr}}`;
   };
 
-  it('the review: holds a 363-byte filter on the $ref budget (it held the event loop for minutes), and the handler never runs', async () => {
+  it('the review: holds a 363-byte filter on the validation work budget (it held the event loop for minutes), and the handler never runs', async () => {
     const { dispatcher, handled } = hostWith(createToolRegistry([filterSpec()]), 32);
     const shallow = only(await dispatcher.dispatch([toolCall('walk_tree', filter(2))], { principal: CEDAR_DRAFTER }));
     expect(shallow.gate).toBe('handler');
