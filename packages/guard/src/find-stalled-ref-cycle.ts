@@ -37,13 +37,18 @@ interface Reached {
  * that reach it (which a few probe values at start-up need not be) validation recurses until the
  * stack runs out, and the RangeError replaces the answer. A cycle through a keyword that moves
  * into the instance ends, because the instance is finite (`{ properties: { child: { $ref: '#' } } }`).
- * `$ref`s are resolved as `createDeclaredFields` resolves them; one that names nothing in the
- * schema is left to Ajv, which refuses it.
+ * `$ref`s are resolved as `createDeclaredFields` resolves them; when there is no cycle, the first
+ * one that names nothing in the schema is reported (`unresolved`, the reference): Ajv refuses most
+ * of those anyway, and one it resolves is one it resolves differently (through the keyword
+ * `compileSchema` adds to count work, say).
  */
-export function findStalledRefCycle(schema: unknown): { readonly where: string; readonly tooDeep: boolean } | null {
+export function findStalledRefCycle(schema: unknown): { readonly where: string; readonly tooDeep: boolean; readonly unresolved?: string } | null {
   if (!isRecord(schema)) return null;
   const { rootBase, resolveRef, resourceBase } = createRefResolver(schema);
 
+  // The first `$ref` that names nothing the resolver finds: Ajv refuses most such (another document,
+  // a missing definition), and one it resolves anyway is resolved differently from this check.
+  let unresolved: { readonly where: string; readonly tooDeep: boolean; readonly unresolved: string } | null = null;
   const enter = (node: unknown, parentBase: string, where: string, isRoot = false): Reached | null =>
     isRecord(node) ? { node, base: isRoot ? parentBase : resourceBase(node, parentBase), where } : null;
 
@@ -79,6 +84,7 @@ export function findStalledRefCycle(schema: unknown): { readonly where: string; 
     }
     if (Object.hasOwn(node, '$ref') && typeof node.$ref === 'string') {
       const target = resolveRef(node.$ref, base);
+      if (target === undefined) unresolved ??= { where: `${where}/$ref`, tooDeep: false, unresolved: node.$ref };
       const entered = target === undefined ? null : enter(target.node, target.base, `${where}/$ref`);
       if (entered !== null) same.push(entered);
     }
@@ -129,7 +135,7 @@ export function findStalledRefCycle(schema: unknown): { readonly where: string; 
       path.push({ same: next(child).same, index: 0, node: child.node });
     }
   }
-  return null;
+  return unresolved;
 }
 
 /** A property name as a JSON Pointer segment (RFC 6901). */

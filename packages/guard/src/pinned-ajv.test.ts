@@ -348,6 +348,25 @@ describe('compileSchema: the work budget of one validation (schemas with a $ref)
     expect(() => compileSchema({ type: 'object', dependencies: { zz: { $dynamicRef: '#' } } })).toThrow(/\$dynamicRef/);
   });
 
+  it('the review: refuses a $ref into the keyword that counts the work, a $dynamicAnchor, and that keyword in a contract', () => {
+    expect(() => compileSchema({ properties: { id: { $ref: '#/x-toolseal-work' } } })).toThrow(/can't resolve reference "#\/x-toolseal-work"/);
+    expect(() => compileSchema({ $defs: { id: { type: 'string' } }, properties: { id: { $ref: '#/$defs/id/x-toolseal-work' } } })).toThrow(/can't resolve reference/);
+    expect(() =>
+      compileSchema({ type: 'object', properties: { p: { $ref: '#D' } }, $defs: { s: { $dynamicAnchor: 'D', anyOf: [{ not: { const: 7 } }, { $ref: '#D' }] } } }),
+    ).toThrow(/\$dynamicAnchor/);
+    expect(() => compileSchema({ 'x-toolseal-work': 0, $ref: '#/$defs/s', $defs: { s: { type: 'string' } } })).toThrow(/x-toolseal-work/);
+  });
+
+  it('the review: counts the length of keys in the value, which propertyNames checks (a valid map of long keys was refused)', () => {
+    const validate = compileSchema({
+      type: 'object',
+      properties: { tags: { $ref: '#/$defs/map' } },
+      $defs: { map: { type: 'object', propertyNames: { type: 'string', maxLength: 4_000 }, additionalProperties: { type: 'integer' } } },
+    });
+    const map = Object.fromEntries(Array.from({ length: 256 }, (_, index) => [`${index}`.padEnd(1_000, 'k'), index]));
+    expect(validate({ tags: map })).toBe(true);
+  });
+
   it('leaves a schema without a $ref uncounted (nothing applies to a place twice)', () => {
     const validate = compileSchema({ type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } });
     expect(Object.hasOwn(validate.schema as object, 'x-toolseal-work')).toBe(false);
