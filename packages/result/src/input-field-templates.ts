@@ -6,7 +6,8 @@ import { createDeclaredFields, MAX_DECLARED_FIELDS, type DeclaredFields } from '
  * of a tool's errors must name one of them (or be `""`, the whole arguments): a reason then points
  * at a place of the tool's own contract and carries no names a handler, check or rule set made up,
  * even though the model reads it as `trusted_control`. Its array indexes are digits all the same:
- * the dispatcher also requires each to address an item of the call's arguments. `declaredPrefix` cuts reasons derived
+ * `sealResult` and `verifyResult` also require the field to name a place the call's arguments hold
+ * (`namesHeldPlace`), and so does the dispatcher for its components' reasons. `declaredPrefix` cuts reasons derived
  * from the model's own input (guard and schema violations), which may name keys the contract does
  * not know.
  */

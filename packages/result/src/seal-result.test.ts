@@ -454,6 +454,91 @@ describe('sealResult', () => {
     }
   });
 
+  it('seals receipt_reconciled only as a succeeded result holding its receipt (spec 000; review 6, F2)', () => {
+    const trusted = { registry, tool_name: 'get_order', principal, call: keyedCall, arguments: { order_id: 'ORDER-C7' }, digester };
+    const reconciled = (subject: SealResultInput['subject'], tool_name = 'get_order') =>
+      sealResult(orderInput({ tool_name, call: keyedCall, subject, execution: { delivery: 'receipt_reconciled' } }));
+
+    // Data naming its receipt: the reconciliation it says it is.
+    const withReceipt = reconciled({ kind: 'data', output: copy(orderOutput) });
+    expect(withReceipt.sealed.model_result).toMatchObject({ status: 'succeeded', execution: { outcome: 'committed', delivery: 'receipt_reconciled' } });
+    expect(withReceipt.sealed.protected_audit.downstream.receipt).toBe('orders-read-881');
+    expect(verifyResult(withReceipt.sealed, trusted)).toEqual({ ok: true });
+
+    // Data naming none reconciled nothing: OUTCOME_UNKNOWN, a new (`fresh`) answer, data withheld.
+    // (Sealed before as a succeeded reconciliation without a receipt.)
+    const { receipt: _receipt, ...withoutReceipt } = { ...copy(orderOutput), status_ref: 'status-c7' };
+    for (const output of [withoutReceipt, { ...withoutReceipt, receipt: null }]) {
+      const unreconciled = reconciled({ kind: 'data', output });
+      expect(unreconciled.violations).toEqual([]);
+      expect(unreconciled.sealed.model_result).toMatchObject({ status: 'unknown', data: null, error: { code: 'OUTCOME_UNKNOWN' } });
+      expect(unreconciled.sealed.model_result.execution).toEqual({ outcome: 'unknown', delivery: 'fresh', complete: true, truncated: false });
+      expect(unreconciled.sealed.protected_audit.downstream).toMatchObject({ receipt: null, status_ref: 'status-c7' });
+      expect(unreconciled.sealed.protected_audit.redactions).toEqual([{ path: '', reason: 'no_downstream_receipt' }]);
+      expect(unreconciled.canonical_model_result).not.toContain('ORDER-C7');
+      expect(verifyResult(unreconciled.sealed, trusted)).toEqual({ ok: true });
+    }
+
+    // Output breaking its contract is refused as ever (what the dispatcher seals before it answers
+    // STATUS_CONFLICT), as a new answer: no error's outcome is the commit a receipt confirms.
+    for (const output of [withoutReceipt, copy(orderOutput)]) {
+      const broken = reconciled({ kind: 'data', output: { ...output, data: { ...orderOutput.data, status: 'succeeded_now' } } });
+      expect(broken.violations).toEqual([{ rule: 'enum', path: '/data/status' }]);
+      expect(broken.sealed.model_result).toMatchObject({ error: { code: 'OUTPUT_CONTRACT_VIOLATION' }, execution: { outcome: 'unknown', delivery: 'fresh' } });
+      expect(verifyResult(broken.sealed, trusted)).toEqual({ ok: true });
+    }
+
+    // No error is delivered so: every catalogued outcome is `not_started` or `unknown`.
+    for (const code of ERROR_CODES) {
+      const entry = ERROR_CATALOG[code];
+      const retryAfterMs = entry.retry_after.policy === 'required' ? entry.retry_after.min_ms : undefined;
+      const subject: SealResultInput['subject'] = { kind: 'error', code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+      expect(() => reconciled(subject), code).toThrow(/^sealResult: execution\.delivery "receipt_reconciled" cannot carry the error /);
+      expect(() => reconciled({ ...subject, receipt: 'orders-read-881' }), code).toThrow(TypeError);
+      // Delivered fresh, the same error seals as before.
+      expect(sealResult(orderInput({ call: keyedCall, subject })).sealed.model_result.error?.code).toBe(code);
+    }
+    // An unregistered tool is sealed as UNKNOWN_TOOL, which no reconciliation answers.
+    expect(() => reconciled({ kind: 'data', output: copy(orderOutput) }, 'send_email')).toThrow(/cannot carry the error UNKNOWN_TOOL/);
+  });
+
+  it('refuses a reason field naming a place the arguments do not hold, after the template matched (review 6, F3)', () => {
+    // `/lines/*/quantity` matches any index up to six digits: `/lines/900100/quantity` for one line
+    // carried digits of the caller's choosing (a numeric subject id) into a trusted_control error.
+    const refusal = (code: 'RULE_REJECTED' | 'INVALID_ARGUMENTS', field: string, args: SealResultInput['arguments'] = proposal) =>
+      sealResult({
+        ...orderInput(),
+        tool_name: 'create_refund_draft',
+        call: draftCall,
+        arguments: args,
+        subject: { kind: 'error', code, reasons: [{ field, rule: code === 'RULE_REJECTED' ? 'quantity_exceeds_eligible' : 'required' }] },
+      });
+    const held = /^sealResult: an error reason field names a place the arguments do not hold/;
+    for (const field of ['/lines/900100/quantity', '/lines/1/quantity', '/lines/1']) {
+      expect(() => refusal('RULE_REJECTED', field), field).toThrow(held);
+      expect(() => refusal('INVALID_ARGUMENTS', field), field).toThrow(held);
+    }
+    for (const field of ['', '/lines', '/lines/0', '/lines/0/quantity', '/order_id']) {
+      expect(refusal('RULE_REJECTED', field).sealed.model_result.error?.reasons, field).toEqual([{ field, rule: 'quantity_exceeds_eligible' }]);
+    }
+    // A `required` refusal names the member its parent lacks; nothing below a missing member exists,
+    // and a string has no places.
+    const { lines: _lines, ...withoutLines } = proposal;
+    const { quantity: _quantity, ...lineWithoutQuantity } = proposal.lines[0]!;
+    expect(refusal('INVALID_ARGUMENTS', '/reason').sealed.model_result.error?.reasons).toEqual([{ field: '/reason', rule: 'required' }]);
+    expect(refusal('INVALID_ARGUMENTS', '/lines', withoutLines).sealed.model_result.error?.reasons).toEqual([{ field: '/lines', rule: 'required' }]);
+    expect(refusal('INVALID_ARGUMENTS', '/lines/0/quantity', { ...proposal, lines: [lineWithoutQuantity] }).sealed.model_result.error?.reasons).toEqual([
+      { field: '/lines/0/quantity', rule: 'required' },
+    ]);
+    expect(() => refusal('INVALID_ARGUMENTS', '/lines/0/quantity', withoutLines)).toThrow(held);
+    expect(() => refusal('INVALID_ARGUMENTS', '/lines/0', { ...proposal, lines: 'LINE-1' })).toThrow(held);
+    // Arguments that never parsed: the guard's INVALID_ARGUMENTS names places of the raw text,
+    // which the seal never sees; any other code names `""` then.
+    expect(refusal('INVALID_ARGUMENTS', '/lines/3/quantity', null).sealed.model_result.error?.reasons).toEqual([{ field: '/lines/3/quantity', rule: 'required' }]);
+    expect(() => refusal('RULE_REJECTED', '/lines/0/quantity', null)).toThrow(held);
+    expect(refusal('RULE_REJECTED', '', null).sealed.model_result.error?.reasons).toEqual([{ field: '', rule: 'quantity_exceeds_eligible' }]);
+  });
+
   it('throws for caller bugs, never for handler output', () => {
     expect(() => sealResult(orderInput({ execution: { delivery: 'fresh', outcome: 'not_started' } }))).toThrow(TypeError);
     expect(() => sealResult(orderInput({ execution: { delivery: 'cached' as 'fresh' } }))).toThrow(/delivery/);

@@ -24,6 +24,7 @@ import { tryComposeCanonicalProtectedAudit, tryComposeKnownShape } from './canon
 import { checkHandlerOutput, isDownstreamReference } from './check-output.js';
 import { callFieldOutsideSchema } from './is-protected-audit.js';
 import type { OutputViolation } from './output-violation.js';
+import { namesHeldPlace } from './reason-place.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { clockReadingMs, clockReadingText } from './utc-timestamp.js';
 
@@ -70,7 +71,10 @@ export type SealSubject =
       retryAfterMs?: number;
       /**
        * Field-level reasons, where the catalog allows them for `code`. Every field must be `""` or
-       * an argument field the tool's input schema declares (`RegisteredTool.inputFields`).
+       * an argument field the tool's input schema declares (`RegisteredTool.inputFields`) that
+       * names a place `arguments` hold: each array index an item they have, each member but the
+       * last one they have (the last may be missing: a `required` refusal). When `arguments` is
+       * `null` (they never parsed), only INVALID_ARGUMENTS reasons name other fields than `""`.
        */
       reasons?: readonly ErrorReason[];
       /**
@@ -109,6 +113,11 @@ export interface SealResultInput {
   /**
    * How the result was delivered. `outcome` may be omitted: data is always `committed`, and an
    * error always gets its catalog outcome. A data subject with any other outcome is a caller bug.
+   * `receipt_reconciled` (a status query reconciled a downstream receipt, spec 000) is for a data
+   * subject of a registered tool only: an error subject, or an unregistered tool's UNKNOWN_TOOL,
+   * is a caller bug. Its output must name its `receipt`: one naming none reconciled nothing and is
+   * sealed as OUTCOME_UNKNOWN, and one breaking the contract as OUTPUT_CONTRACT_VIOLATION, both
+   * delivered `fresh`.
    */
   execution: { delivery: Delivery; outcome?: ExecutionOutcome };
   /**
@@ -123,7 +132,8 @@ export interface SealResultInput {
    * string `path` of at most 256 characters without lone surrogates and a string `reason` matching
    * `^[a-z][a-z0-9_]{0,63}$`; anything else (a missing or non-string field included) throws a
    * `TypeError` before anything is sealed. A refused handler output adds
-   * `{ path: "", reason: "output_contract_violation" }`.
+   * `{ path: "", reason: "output_contract_violation" }`, and a reconciliation whose output names no
+   * receipt `{ path: "", reason: "no_downstream_receipt" }` (its data is withheld either way).
    */
   redactions?: readonly Redaction[];
 }
@@ -164,7 +174,7 @@ const REDACTION_REASON = /^[a-z][a-z0-9_]{0,63}$/;
 const MAX_REDACTIONS = 64;
 /** `Redaction.path` `@maxLength` (the protected-audit schema). */
 const MAX_REDACTION_PATH_LENGTH = 256;
-/** One slot stays free for the seal's own `output_contract_violation` redaction. */
+/** One slot stays free for the seal's own redaction (`output_contract_violation`, `no_downstream_receipt`). */
 const MAX_HOST_REDACTIONS = MAX_REDACTIONS - 1;
 
 /**
@@ -237,6 +247,18 @@ function checkTrustedInput(input: SealResultInput): Redaction[] {
   return copyRedactions(input.redactions);
 }
 
+/**
+ * Spec 000: `receipt_reconciled` says an explicit status query reconciled a downstream receipt, the
+ * downstream system's confirmation of a commit. Only a result whose outcome is `committed` (data)
+ * can say that: every catalogued error has outcome `not_started` or `unknown`. The host asking for
+ * an error so delivered is a caller bug, refused before anything is sealed.
+ */
+function reconciledErrorBug(code: ErrorCode): TypeError {
+  return new TypeError(
+    `sealResult: execution.delivery "receipt_reconciled" cannot carry the error ${String(code)} (a reconciled receipt confirms a commit; no error's outcome is "committed")`,
+  );
+}
+
 interface Downstream {
   receipt: string | null;
   status_ref: string | null;
@@ -268,9 +290,11 @@ function errorReference(value: unknown, field: 'receipt' | 'status_ref'): string
  *
  * Throws only for caller bugs (malformed trusted input, lone surrogates in the principal or call
  * ids and redactions without a string path and snake_case string reason included, arguments without a canonical JSON form, an error the catalog forbids or whose
- * reason fields the tool's input schema does not declare, an error's `receipt` or `status_ref`
- * that a handler's would be refused for, a broken clock), never because of what a handler
- * returned.
+ * reason fields the tool's input schema does not declare or name a place the arguments do not hold,
+ * an error (UNKNOWN_TOOL included) delivered `receipt_reconciled`, an error's `receipt` or
+ * `status_ref` that a handler's would be refused for, a broken clock), never because of what a
+ * handler returned. A `receipt_reconciled` output naming no receipt is no caller bug (the host
+ * learns it from the seal): it is sealed as OUTCOME_UNKNOWN, delivered `fresh`.
  */
 export function sealResult(input: SealResultInput): SealResultOutput {
   const redactions = checkTrustedInput(input);
@@ -290,16 +314,25 @@ export function sealResult(input: SealResultInput): SealResultOutput {
   const principal_ref = digester.principalRef({ tenant_id: principal.tenant_id, subject_id: principal.subject_id });
 
   if (tool === undefined) {
+    if (execution.delivery === 'receipt_reconciled') throw reconciledErrorBug('UNKNOWN_TOOL');
     modelResult = errorResult(registry, 'UNKNOWN_TOOL', {}, execution.delivery, clockReadingText(reading));
   } else if (subject.kind === 'error') {
+    if (execution.delivery === 'receipt_reconciled') throw reconciledErrorBug(subject.code);
     const options: { retryAfterMs?: number; reasons?: ErrorReason[] } = {};
     if (subject.retryAfterMs !== undefined) options.retryAfterMs = subject.retryAfterMs;
     if (subject.reasons !== undefined) {
-      // A reason names an argument field of this tool's contract, or nothing: `verifyResult`
-      // refuses any other field, so sealing one is a caller bug (see `InputFieldTemplates`).
+      // A reason names an argument field of this tool's contract, or nothing, and a place this
+      // call's arguments hold: `verifyResult` refuses any other field, so sealing one is a caller
+      // bug (see `InputFieldTemplates` and `namesHeldPlace`).
       for (const reason of subject.reasons) {
-        if (!tool.inputFields.declares(reason.field)) {
+        const { field } = reason;
+        if (!tool.inputFields.declares(field)) {
           throw new TypeError('sealResult: an error reason field is not an argument field the input schema declares');
+        }
+        if (!namesHeldPlace(subject.code, input.arguments, field)) {
+          throw new TypeError(
+            'sealResult: an error reason field names a place the arguments do not hold (an array index beyond their items, or a place below a member they lack)',
+          );
         }
       }
       options.reasons = [...subject.reasons];
@@ -322,7 +355,17 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       request_sha256,
       principal_ref,
     ]);
-    if (checked.ok) {
+    // Spec 000: `receipt_reconciled` says a status query reconciled a downstream receipt, so only
+    // the committed result holding that receipt is delivered so. An error sealed in its place is a
+    // new answer of the seal (`fresh`): no error's outcome is the `committed` a receipt confirms.
+    const reconciled = execution.delivery === 'receipt_reconciled';
+    if (checked.ok && reconciled && checked.value.receipt === null) {
+      // An answer naming no receipt reconciled nothing: the outcome stays unknown (as the
+      // dispatcher answers it), and its data never reaches the model.
+      modelResult = errorResult(registry, 'OUTCOME_UNKNOWN', {}, 'fresh', clockReadingText(reading));
+      downstream = { receipt: null, status_ref: checked.value.status_ref };
+      redactions.push({ path: '', reason: 'no_downstream_receipt' });
+    } else if (checked.ok) {
       const value = checked.value;
       modelResult = Object.freeze({
         schema_version: MODEL_RESULT_SCHEMA_VERSION,
@@ -349,7 +392,7 @@ export function sealResult(input: SealResultInput): SealResultOutput {
       canonical = composeCanonicalModelResult(value.canonical_data, modelResult);
     } else {
       violations = checked.violations;
-      modelResult = errorResult(registry, 'OUTPUT_CONTRACT_VIOLATION', {}, execution.delivery, clockReadingText(reading));
+      modelResult = errorResult(registry, 'OUTPUT_CONTRACT_VIOLATION', {}, reconciled ? 'fresh' : execution.delivery, clockReadingText(reading));
       downstream = { receipt: checked.receipt, status_ref: checked.status_ref };
       redactions.push({ path: '', reason: 'output_contract_violation' });
     }

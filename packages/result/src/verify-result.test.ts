@@ -1,5 +1,6 @@
 import type { CallContext, PrincipalContext, SealedResult } from '@toolseal/contracts';
 import { canonicalize, createDigester } from '@toolseal/digests';
+import { ERROR_CATALOG, ERROR_CODES } from '@toolseal/errors';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { budgetToolSpec, copy, loadToolSpecs, runOfAOrB } from './__fixtures__/load-fixtures.js';
@@ -68,8 +69,36 @@ describe('delivery evidence', () => {
       );
       expect(verifyResult(forged, trustedA)).toEqual({ ok: false, reasons: ['downstream'] });
       const keyed = { ...callA, idempotency_key: 'idem-A' };
-      const replayed = seal(keyed, 'ORDER-C7', { execution: { delivery } });
+      // A reconciliation names its receipt (one naming none is sealed as OUTCOME_UNKNOWN).
+      const replayed = seal(keyed, 'ORDER-C7', { subject: { kind: 'data', output: { ...order('ORDER-C7'), receipt: 'rcpt-A' } }, execution: { delivery } });
+      expect(replayed.model_result.execution.delivery).toBe(delivery);
       expect(verifyResult(replayed, trustedFor(keyed, 'ORDER-C7'))).toEqual({ ok: true });
+    }
+  });
+
+  it('fails a reconciliation that is not a succeeded result holding its receipt, digests recomputed (review 6, F2)', () => {
+    // Spec 000: "`receipt_reconciled` says an explicit status query reconciled a downstream receipt".
+    const keyed = { ...callA, idempotency_key: 'idem-A' };
+    const trusted = trustedFor(keyed, 'ORDER-C7');
+    const reconciled = seal(keyed, 'ORDER-C7', { subject: { kind: 'data', output: { ...order('ORDER-C7'), receipt: 'rcpt-A' } }, execution: { delivery: 'receipt_reconciled' } });
+    expect(verifyResult(reconciled, trusted)).toEqual({ ok: true });
+    // The receipt is not bound by the digests: only the delivery check sees it go.
+    expect(verifyResult(mutated(reconciled, (p) => (p.protected_audit.downstream.receipt = null)), trusted)).toEqual({ ok: false, reasons: ['downstream'] });
+    const fresh = seal(keyed, 'ORDER-C7');
+    const claimed = rebindDigests(mutated(fresh, (p) => (p.model_result.execution.delivery = 'receipt_reconciled')), digester);
+    expect(verifyResult(claimed, trusted)).toEqual({ ok: false, reasons: ['downstream'] });
+    expect(verifyResult(mutated(claimed, (p) => (p.protected_audit.downstream.receipt = 'rcpt-A')), trusted)).toEqual({ ok: true });
+
+    // No error says a receipt was reconciled (OUTCOME_UNKNOWN, TIMEOUT_BEFORE_EXECUTE and
+    // APPROVAL_REQUIRED verified so before), with a receipt beside it or not.
+    for (const code of ERROR_CODES) {
+      const entry = ERROR_CATALOG[code];
+      const retryAfterMs = entry.retry_after.policy === 'required' ? entry.retry_after.min_ms : undefined;
+      const error = seal(keyed, 'ORDER-C7', { subject: { kind: 'error', code, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) } });
+      expect(verifyResult(error, trusted), code).toEqual({ ok: true });
+      const forged = rebindDigests(mutated(error, (p) => (p.model_result.execution.delivery = 'receipt_reconciled')), digester);
+      expect(verifyResult(forged, trusted), code).toEqual({ ok: false, reasons: ['downstream'] });
+      expect(verifyResult(mutated(forged, (p) => (p.protected_audit.downstream.receipt = 'rcpt-A')), trusted), code).toEqual({ ok: false, reasons: ['downstream'] });
     }
   });
 });
@@ -243,6 +272,54 @@ describe('verifyResult', () => {
       });
       expect(verifyResult(forged, trusted)).toEqual({ ok: false, reasons: ['error_catalog'] });
     }
+  });
+
+  it('fails an error reason naming a place the trusted arguments do not hold, even with every digest recomputed (review 6, F3)', () => {
+    // The template `/lines/*/quantity` declares any index: `/lines/900100/quantity` for one line
+    // carried a numeric subject id to the model inside a trusted_control error, and verified.
+    const args = { order_id: 'ORDER-C7', amount: 6000, unit: 'CREDIT_A', lines: [{ line_id: 'LINE-1', quantity: 1 }] };
+    const trusted: TrustedContext = { ...trustedA, principal: { ...principal, subject_id: '900100' }, tool_name: 'create_refund_draft', arguments: args };
+    const sealedWith = (code: 'RULE_REJECTED' | 'INVALID_ARGUMENTS', field: string, argsSealed: SealResultInput['arguments']) =>
+      sealResult({
+        registry,
+        tool_name: 'create_refund_draft',
+        principal: trusted.principal,
+        call: callA,
+        arguments: argsSealed,
+        subject: { kind: 'error', code, reasons: [{ field, rule: code === 'RULE_REJECTED' ? 'quantity_exceeds_eligible' : 'required' }] },
+        execution: { delivery: 'fresh' },
+        now: () => '2026-07-19T00:00:01Z',
+        digester,
+      }).sealed;
+    const rejected = sealedWith('RULE_REJECTED', '/lines/0/quantity', args);
+    expect(verifyResult(rejected, trusted)).toEqual({ ok: true });
+    const withField = (sealed: SealedResult, field: string) =>
+      rebindDigests(
+        mutated(sealed, (p) => {
+          (p.model_result.error as { reasons: { field: string; rule: string }[] }).reasons[0]!.field = field;
+        }),
+        digester,
+      );
+    for (const field of ['/lines/900100/quantity', '/lines/1/quantity', '/lines/1']) {
+      expect(verifyResult(withField(rejected, field), trusted), field).toEqual({ ok: false, reasons: ['error_catalog'] });
+    }
+    for (const field of ['', '/lines', '/lines/0', '/order_id']) expect(verifyResult(withField(rejected, field), trusted), field).toEqual({ ok: true });
+
+    // A `required` refusal names the member its parent lacks, never a place below it.
+    const { lines: _lines, ...withoutLines } = args;
+    const missing = sealedWith('INVALID_ARGUMENTS', '/lines', withoutLines);
+    const trustedMissing = { ...trusted, arguments: withoutLines };
+    expect(verifyResult(missing, trustedMissing)).toEqual({ ok: true });
+    expect(verifyResult(withField(missing, '/lines/0/quantity'), trustedMissing)).toEqual({ ok: false, reasons: ['error_catalog'] });
+    expect(verifyResult(withField(missing, '/reason'), trustedMissing)).toEqual({ ok: true });
+
+    // Arguments that never parsed: the guard's INVALID_ARGUMENTS names places of the raw text.
+    const trustedUnparsed = { ...trusted, arguments: null };
+    const guardRefusal = sealedWith('INVALID_ARGUMENTS', '/lines/3/quantity', null);
+    expect(verifyResult(guardRefusal, trustedUnparsed)).toEqual({ ok: true });
+    const ruleRefusal = sealedWith('RULE_REJECTED', '', null);
+    expect(verifyResult(ruleRefusal, trustedUnparsed)).toEqual({ ok: true });
+    expect(verifyResult(withField(ruleRefusal, '/lines/0/quantity'), trustedUnparsed)).toEqual({ ok: false, reasons: ['error_catalog'] });
   });
 
   it('refuses to seal an error whose reason field the input schema does not declare (caller bug)', () => {

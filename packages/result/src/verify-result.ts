@@ -21,6 +21,7 @@ import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
 import { isProtectedAudit } from './is-protected-audit.js';
 import { MODEL_RESULT_SCHEMA } from './package-schema.js';
+import { namesHeldPlace } from './reason-place.js';
 import type { SealResultOutput } from './seal-result.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.js';
 import { clockReadingMs, parseUtcTimestamp, timestampFraction } from './utc-timestamp.js';
@@ -140,8 +141,9 @@ export function failWith(reasons: Iterable<VerifyFailureReason>): VerifyOutcome 
  * the call (`output_contract`) and, when `trusted.now` is given, `observed_at` is not beyond the
  * allowed clock skew in the future (`provenance`). It checks provenance against the registry,
  * compares `principal_ref`, the provider context, the tool contract and the downstream ids with
- * trusted values, and recomputes all three digests, compared in constant time. A digest is never
- * trusted because it looks like one. All of it runs for the dispatcher's own frozen package
+ * trusted values (and that a `receipt_reconciled` delivery is a succeeded result holding its
+ * `receipt`; `downstream`), and recomputes all three digests, compared in constant time. A digest
+ * is never trusted because it looks like one. All of it runs for the dispatcher's own frozen package
  * (`trusted.sealed`) too; only the guard walk and the canonicalization are skipped there.
  *
  * Returns every failing reason (a finite list). Never throws on any `sealed` value.
@@ -374,6 +376,13 @@ function checkModelResult(
   if (!isObservedAtAcceptable(provenance.observed_at, trusted.now)) reasons.add('provenance');
   // A replay or a reconciliation answers a keyed call (`sealResult` refuses one without a key).
   if (execution.delivery !== 'fresh' && trusted.call.idempotency_key === null) reasons.add('downstream');
+  // Spec 000: `receipt_reconciled` says a status query reconciled a downstream receipt, the
+  // downstream's confirmation of a commit: only a succeeded (`committed`) result holding that
+  // receipt says so. No error does (each has outcome `not_started` or `unknown`), and `sealResult`
+  // seals an output naming no receipt as OUTCOME_UNKNOWN, delivered `fresh`.
+  if (execution.delivery === 'receipt_reconciled' && (result.status !== 'succeeded' || audit.downstream.receipt === null)) {
+    reasons.add('downstream');
+  }
 
   if (result.status === 'succeeded') {
     if (result.error !== null || result.data === null || execution.outcome !== 'committed') {
@@ -430,9 +439,17 @@ function checkModelResult(
       if (result.status !== entry.status || execution.outcome !== entry.outcome) reasons.add('error_catalog');
       if (tool === undefined && checked.error.code !== 'UNKNOWN_TOOL') reasons.add('error_catalog');
       // A reason may only point at an argument field the tool's input contract declares: the text
-      // of a `trusted_control` error comes from the contract, never from a handler or a store.
+      // of a `trusted_control` error comes from the contract, never from a handler or a store. And
+      // at a place the trusted arguments hold (`namesHeldPlace`): a template's `*` would otherwise
+      // let any index through, digits a component chose (a numeric id).
       for (const reason of checked.error.reasons) {
-        if (tool === undefined ? reason.field !== '' : !tool.inputFields.declares(reason.field)) reasons.add('error_catalog');
+        if (
+          tool === undefined
+            ? reason.field !== ''
+            : !tool.inputFields.declares(reason.field) || !namesHeldPlace(checked.error.code, trusted.arguments, reason.field)
+        ) {
+          reasons.add('error_catalog');
+        }
       }
     }
   }
