@@ -83,24 +83,28 @@ function indexesExistIn(value: JsonValue | null, field: string): boolean {
 }
 
 /**
- * The longest prefix of `field` (a JSON Pointer) in which each segment that meets an array in
- * `value` is the index of one of its items: `field` is cut before the first segment that is not.
- * The walk follows `value` as far as it goes: a member the arguments leave out (a missing required
- * field) ends it, and a segment below it that is all digits counts as an index nothing holds.
+ * The longest prefix of `field` (a JSON Pointer) that names a place `value` holds, as
+ * `sealResult` of `@toolseal/result` requires of a reason (`namesHeldPlace`): each segment that
+ * meets an array is the index of one of its items, each that meets an object is one of its members
+ * or, as the last segment only, a member it leaves out (a missing required field), and nothing
+ * lies below a string, number, boolean or `null`. `field` is cut before the first segment that is
+ * not so. Arguments that never parsed (`null`) hold nothing: only `""` is held then.
  */
 function heldIndexPrefix(value: JsonValue | null, field: string): string {
   if (field === '') return field;
+  const segments = field.slice(1).split('/');
   let current: JsonValue | undefined = value ?? undefined;
   let end = 0;
-  for (const segment of field.slice(1).split('/')) {
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index] as string;
     if (Array.isArray(current)) {
       if (!/^(?:0|[1-9][0-9]{0,5})$/.test(segment) || Number(segment) >= current.length) return field.slice(0, end);
       current = current[Number(segment)];
     } else if (typeof current === 'object' && current !== null) {
-      current = Object.hasOwn(current, segment) ? current[segment] : undefined;
+      if (!Object.hasOwn(current, segment)) return index === segments.length - 1 ? field : field.slice(0, end);
+      current = current[segment];
     } else {
-      if (/^[0-9]+$/.test(segment)) return field.slice(0, end);
-      current = undefined;
+      return field.slice(0, end);
     }
     end += 1 + segment.length;
   }

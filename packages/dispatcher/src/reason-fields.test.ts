@@ -5,9 +5,11 @@ import { createOpenAIResponsesAdapter } from '@toolseal/adapter-openai';
 import type { ErrorReason, ToolCall } from '@toolseal/contracts';
 import { makeError } from '@toolseal/errors';
 import type { ProposalValidator } from '@toolseal/proposal';
+import { createInputFieldTemplates } from '@toolseal/result';
 import { describe, expect, it } from 'vitest';
 import { BASELINE_REFUND, CEDAR_DRAFTER, createTestHost, only, toolCall, type TestHost } from './__fixtures__/test-host.js';
 import type { DispatchedCall } from './dispatch-types.js';
+import { declaresEveryField } from './declared-reasons.js';
 
 const context = { principal: CEDAR_DRAFTER };
 const adapter = createOpenAIResponsesAdapter();
@@ -362,5 +364,26 @@ describe('reasons derived from the model arguments', () => {
     const call = toolCall('create_refund_draft', { ...BASELINE_REFUND, lines: [{ line_id: 'LINE-1', quantity: 0 }] });
     const result = only(await host.dispatcher.dispatch([call], context));
     expect(result.sealed.model_result.error).toMatchObject({ code: 'INVALID_ARGUMENTS', reasons: [{ field: '/lines/0/quantity', rule: 'minimum' }] });
+  });
+});
+
+describe('declaresEveryField: a reason must name a place the arguments hold, as sealResult requires', () => {
+  const fields = createInputFieldTemplates({
+    type: 'object',
+    additionalProperties: false,
+    properties: { a: { type: 'integer' }, shipping: { type: 'object', additionalProperties: false, properties: { city: { type: 'string' } } } },
+  });
+  const reason = (field: string): ErrorReason[] => [{ field, rule: 'type' }];
+
+  it('the review: refuses a field below a member the arguments leave out, or below a scalar (sealResult then threw, and the call became an unexpected TOOL_ERROR)', () => {
+    expect(declaresEveryField(fields, reason('/shipping/city'), { a: 1 })).toBe(false);
+    expect(declaresEveryField(fields, reason('/a/0'), { a: 1 })).toBe(false);
+  });
+
+  it('accepts the arguments themselves, a member they hold, and a member their object leaves out (a missing required field)', () => {
+    expect(declaresEveryField(fields, reason(''), { a: 1 })).toBe(true);
+    expect(declaresEveryField(fields, reason('/a'), { a: 1 })).toBe(true);
+    expect(declaresEveryField(fields, reason('/shipping'), { a: 1 })).toBe(true);
+    expect(declaresEveryField(fields, reason('/shipping/city'), { shipping: {} })).toBe(true);
   });
 });
