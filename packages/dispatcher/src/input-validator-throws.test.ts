@@ -14,8 +14,8 @@ import { createDispatcher } from './create-dispatcher.js';
 import type { DispatcherTool } from './dispatcher-tool.js';
 import { DispatcherConfigError } from './dispatcher-config-error.js';
 
-/** `get_order` renamed, taking a tree of nested arrays: a recursive, closed input contract. */
-function treeSpec(): ToolSpec {
+/** `get_order` renamed `walk_tree`, taking arguments of one required member `name` that `$defs` describe. */
+function recursiveSpec(name: string, member: object, $defs: object): ToolSpec {
   const spec = structuredClone(loadToolSpecs().getOrder);
   return {
     ...spec,
@@ -24,12 +24,17 @@ function treeSpec(): ToolSpec {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       additionalProperties: false,
-      required: ['tree'],
-      properties: { tree: { $ref: '#/$defs/node' } },
-      $defs: { node: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/node' } } },
+      required: [name],
+      properties: { [name]: member },
+      $defs,
     },
     echo: {},
   } as ToolSpec;
+}
+
+/** A tree of nested arrays: a recursive, closed input contract. */
+function treeSpec(): ToolSpec {
+  return recursiveSpec('tree', { $ref: '#/$defs/node' }, { node: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/node' } } });
 }
 
 /** Arguments `{ tree }` whose depth (the arguments object included) is `depth`. */
@@ -106,28 +111,15 @@ describe('a contract whose combinators multiply the validation work', () => {
   const OPS = ['and', 'or', 'nand', 'nor'];
   /** A filter grammar whose every oneOf branch recurses through `args` before `op` tells them apart. */
   function filterSpec(): ToolSpec {
-    const spec = structuredClone(loadToolSpecs().getOrder);
     const args = { type: 'array', maxItems: 8, items: { $ref: '#/$defs/expr' } };
-    return {
-      ...spec,
-      contract: { ...spec.contract, tool_name: 'walk_tree' },
-      input_schema: {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        type: 'object',
-        additionalProperties: false,
-        required: ['filter'],
-        properties: { filter: { $ref: '#/$defs/expr' } },
-        $defs: {
-          expr: {
-            oneOf: [
-              ...OPS.map((op) => ({ type: 'object', additionalProperties: false, required: ['args', 'op'], properties: { args, op: { const: op } } })),
-              { type: 'object', additionalProperties: false, required: ['eq', 'field'], properties: { eq: { type: 'string', maxLength: 64 }, field: { type: 'string', maxLength: 64 } } },
-            ],
-          },
-        },
+    return recursiveSpec('filter', { $ref: '#/$defs/expr' }, {
+      expr: {
+        oneOf: [
+          ...OPS.map((op) => ({ type: 'object', additionalProperties: false, required: ['args', 'op'], properties: { args, op: { const: op } } })),
+          { type: 'object', additionalProperties: false, required: ['eq', 'field'], properties: { eq: { type: 'string', maxLength: 64 }, field: { type: 'string', maxLength: 64 } } },
+        ],
       },
-      echo: {},
-    } as ToolSpec;
+    });
   }
   const filter = (levels: number): string => {
     let expr = '{"eq":"b","field":"a"}';
