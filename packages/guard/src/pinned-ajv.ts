@@ -1,7 +1,7 @@
 import { beginPatternScope, compilePattern, endPatternScope } from './compile-pattern.js';
 import { CONTRACT_BASE_ID, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
 import { findStalledRefCycle } from './find-stalled-ref-cycle.js';
-import { beginWorkScope, endWorkScope, instrumentSchema, WORK_KEYWORD, WORK_KEYWORD_DEFINITION, type WorkScope } from './validation-budget.js';
+import { beginWorkScope, endWorkScope, instrumentSchema, WORK_KEYWORD, WORK_KEYWORD_DEFINITION, type SchemaWork, type WorkScope } from './validation-budget.js';
 import { UNIQUE_ITEMS_KEYWORD } from './unique-items-keyword.js';
 import { subschemasOf } from './subschemas.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -145,7 +145,7 @@ export function compileSchema<T>(schema: object): ValidateFunction<T> {
   const instrumented = usesKeyword(schema, '$ref') ? instrumentSchema(rooted as Record<string, unknown>) : null;
   const validate = withOneBudget(
     newPinnedAjv(PINNED_FORMATS, false, instrumented !== null).compile<T>(instrumented?.schema ?? rooted),
-    instrumented?.size ?? 0,
+    instrumented?.work ?? null,
   );
   // A validator that throws (a `$dynamicRef` that resolves to itself recurses until the stack runs
   // out) would turn a check of untrusted data into an exception: refused here, at start-up, on a
@@ -166,17 +166,17 @@ export { CONTRACT_BASE_ID };
 /**
  * `validate`, each call of which is one pattern scope (`beginPatternScope`): all the `pattern`
  * tests of one validated value share one budget, whatever the number of strings in it; for an
- * instrumented schema of size `schemaSize`, one work budget too (`beginWorkScope`). `errors`
+ * instrumented schema (`work`), its work budgets too (`beginWorkScope`). `errors`
  * and the other members read through to Ajv's function.
  */
-function withOneBudget<T>(validate: ValidateFunction<T>, schemaSize: number): ValidateFunction<T> {
+function withOneBudget<T>(validate: ValidateFunction<T>, work: SchemaWork | null): ValidateFunction<T> {
   const scoped = function (this: unknown, data: unknown, context?: Parameters<ValidateFunction<T>>[1]): boolean {
     beginPatternScope();
     let outer: WorkScope | null = null;
     try {
       // Inside the `try`: reading the value to size it may throw (a getter), and the pattern
       // scope must end all the same, or every later validation of the process would share it.
-      if (schemaSize > 0) outer = beginWorkScope(data, schemaSize);
+      if (work !== null) outer = beginWorkScope(data, work);
       return validate.call(this, data, context);
     } finally {
       if (outer !== null) endWorkScope(outer);
