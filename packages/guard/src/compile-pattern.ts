@@ -75,6 +75,8 @@ const FIRST_USE_BASES = 8;
 let scopeGeneration = 0;
 let scopeAllowance = 0;
 let scopeSpent = 0;
+/** The patterns that made a map of answers in the scope running now (`endPatternScope` drops them). */
+const memoized: { forget(): void }[] = [];
 
 /**
  * Internal to @toolseal/guard (`compileSchema` wraps every validator in it): from here to the
@@ -93,6 +95,11 @@ export function beginPatternScope(): void {
 /** Ends the scope `beginPatternScope` began. */
 export function endPatternScope(): void {
   scopeDepth -= 1;
+  if (scopeDepth !== 0) return;
+  // The values of a validation are not kept past it (a pattern tested once keeps its last text
+  // until its next scope).
+  for (const pattern of memoized) pattern.forget();
+  memoized.length = 0;
 }
 
 /**
@@ -190,6 +197,17 @@ class LazyDfa {
   private budgetLeft = 0;
   /** The last pattern scope this pattern drew its base budget in (see `beginPatternScope`). */
   private scope = 0;
+  /**
+   * The answers of this validation (scope) so far, so that a text tested again costs nothing: a
+   * schema that applies a subschema to the same string again and again (definitions that each
+   * apply the next one twice) had the automaton run each time, on a budget that grew with each
+   * test. The first answer of a scope is kept in `lastText`/`lastAnswer`; a map is made only for
+   * a second text (most validations test a pattern once). Dropped when the scope ends.
+   */
+  private memoScope = 0;
+  private lastText: string | null = null;
+  private lastAnswer = false;
+  private memo: Map<string, boolean> | null = null;
   /** Bumped each time the cache is dropped, so a step never writes to a state that is gone. */
   private epoch = 0;
   private initial = UNKNOWN;
@@ -230,7 +248,17 @@ class LazyDfa {
       this.budgetLeft = own;
       return this.run(text, length);
     }
-    // Within a validation: what the call may spend is also bounded by what the validation has left.
+    // Within a validation: a text tested before in it gets the same answer at no cost.
+    if (this.memoScope === scopeGeneration) {
+      if (text === this.lastText) return this.lastAnswer;
+      const known = this.memo?.get(text);
+      if (known !== undefined) return known;
+    } else {
+      this.memoScope = scopeGeneration;
+      this.lastText = null;
+      this.memo = null;
+    }
+    // What the call may spend is also bounded by what the validation has left.
     if (this.scope !== scopeGeneration) {
       // The first scope a pattern is used in builds its DFA from nothing: a larger warm-up (a
       // deny-list of 143 words needed 1.2 million steps), granted once in the process's life.
@@ -243,7 +271,23 @@ class LazyDfa {
     // Not counted when `run` throws: the validation ends with it.
     const answer = this.run(text, length);
     scopeSpent += this.budget - this.budgetLeft;
+    if (this.lastText === null) {
+      this.lastText = text;
+      this.lastAnswer = answer;
+    } else {
+      if (this.memo === null) {
+        this.memo = new Map([[this.lastText, this.lastAnswer]]);
+        memoized.push(this);
+      }
+      this.memo.set(text, answer);
+    }
     return answer;
+  }
+
+  /** Forgets the texts of the scope that ended (`endPatternScope`). */
+  forget(): void {
+    this.lastText = null;
+    this.memo = null;
   }
 
   private run(text: string, length: number): boolean {

@@ -1,24 +1,33 @@
 // Internal to @toolseal/guard: `uniqueItems` for the pinned Ajv.
 import type { FuncKeywordDefinition } from 'ajv/dist/2020.js';
-import ajvEqual from 'ajv/dist/runtime/equal.js';
+import { spendValueWork } from './validation-budget.js';
 
-// CommonJS: under NodeNext its default import is `module.exports`, whose `default` is the function.
-type Equal = (a: unknown, b: unknown) => boolean;
-const equal: Equal = (ajvEqual as unknown as { default?: Equal }).default ?? (ajvEqual as unknown as Equal);
+/** `value` with the keys of every object in it sorted, for `JSON.stringify`: equal JSON values give equal texts. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  // Object.fromEntries defines each name as a data property: a `__proto__` key stays one.
+  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, record[key]]));
+}
 
 /**
  * Whether no two items of `items` are equal as JSON Schema compares them: scalars through a `Set`
- * (a string never equals a number; `0` and `-0` are one number), objects and arrays pair by pair
- * with Ajv's own deep equality (`inspectInputSchema` bounds how many such items a contract allows).
+ * (a string never equals a number; `0` and `-0` are one number), objects and arrays through a
+ * `Set` of their JSON texts with sorted keys (`1` and `1.0` are one number there too). One pass,
+ * linear in the items' size, which it spends from the validation's work budget (a pairwise
+ * comparison of objects applied again and again ran for seconds).
  */
 function hasUniqueItems(items: readonly unknown[]): boolean {
   const scalars = new Set<unknown>();
-  const containers: unknown[] = [];
+  let texts: Set<string> | null = null;
   for (let index = 0; index < items.length; index++) {
     const item = items[index];
     if (typeof item === 'object' && item !== null) {
-      for (const other of containers) if (equal(item, other)) return false;
-      containers.push(item);
+      const text = JSON.stringify(item, sortedKeys);
+      spendValueWork(text.length);
+      texts ??= new Set();
+      if (texts.has(text)) return false;
+      texts.add(text);
     } else {
       if (scalars.has(item)) return false;
       scalars.add(item);

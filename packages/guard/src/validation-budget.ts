@@ -75,6 +75,15 @@ function spendWork(data: unknown, subschemaSize: number): void {
   if (schemaWorkLeft < 0) throw new ValidationBudgetExceeded(schemaBudget);
 }
 
+/**
+ * Spends `units` of the value's side for work a keyword does beyond the own size of the value it
+ * is applied to (`uniqueItems` reading every item of an array of objects).
+ */
+export function spendValueWork(units: number): void {
+  valueWorkLeft -= units;
+  if (valueWorkLeft < 0) throw new ValidationBudgetExceeded(valueBudget);
+}
+
 /** The size of `data` (the own sizes of it and every value in it) and how many values it holds, counted up to `MAX_COUNTED_SIZE`; iterative. */
 function measureValue(data: unknown): { readonly size: number; readonly values: number } {
   let size = 0;
