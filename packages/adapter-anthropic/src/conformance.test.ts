@@ -1,5 +1,5 @@
 import type { Message, StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
-import { adapterConformanceCases, type ConformanceCall, type ConformanceCase, otherFieldsAsText } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, failingCases, type ConformanceCall, type ConformanceCase, otherFieldsAsText } from '@toolseal/adapter-testing';
 import type { ProviderAdapter } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
 import { message } from './__fixtures__/anthropic-messages-fixtures.js';
@@ -110,16 +110,7 @@ describe.each<[string, AnthropicMessagesFormatOptions]>([
  * adapter's, which the cases above pass, so only a format case can fail).
  */
 async function formatFailures(adapter: AnthropicAdapter): Promise<string[]> {
-  const failures: string[] = [];
-  for (const { name, run } of conformanceCases(adapter, {})) {
-    if (!name.includes('format: ')) continue;
-    try {
-      await run();
-    } catch (error) {
-      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return failures;
+  return failingCases(conformanceCases(adapter, {}), 'format: ');
 }
 
 /** The shipped adapter with `formatToolResults` replaced. */

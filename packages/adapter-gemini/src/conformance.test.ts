@@ -1,4 +1,4 @@
-import { adapterConformanceCases, type ConformanceCall, type ConformanceCase, otherFieldsAsText } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, failingCases, type ConformanceCall, type ConformanceCase, otherFieldsAsText } from '@toolseal/adapter-testing';
 import type { Interactions } from '@google/genai';
 import type { ProviderAdapter } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
@@ -112,16 +112,7 @@ describe.each(MODES)('Gemini Interactions adapter conformance (%s)', (_label, op
  * adapter's, which the cases above pass, so only a format case can fail).
  */
 async function formatFailures(adapter: GeminiAdapter, ...mode: [GeminiInteractionsFormatOptions, { echoesCalls: boolean; continuesResponse: boolean }]): Promise<string[]> {
-  const failures: string[] = [];
-  for (const { name, run } of conformanceCases(adapter, ...mode)) {
-    if (!name.includes('format: ')) continue;
-    try {
-      await run();
-    } catch (error) {
-      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return failures;
+  return failingCases(conformanceCases(adapter, ...mode), 'format: ');
 }
 
 /** The shipped adapter, with the `name` of every function_result step it writes renamed. */

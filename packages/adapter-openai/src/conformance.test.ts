@@ -1,4 +1,4 @@
-import { adapterConformanceCases, type ConformanceCall, type ConformanceCase, otherFieldsAsText } from '@toolseal/adapter-testing';
+import { adapterConformanceCases, failingCases, type ConformanceCall, type ConformanceCase, otherFieldsAsText } from '@toolseal/adapter-testing';
 import type { ProviderAdapter, SealedResult } from '@toolseal/contracts';
 import type { Response } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
@@ -131,16 +131,7 @@ describe.each<[string, (output: Response) => OpenAIResponsesFormatOptions, Decla
  * shipped adapter's, which the cases above pass, so only a format case can fail).
  */
 async function statelessFormatFailures(adapter: OpenAIAdapter): Promise<string[]> {
-  const failures: string[] = [];
-  for (const { name, run } of conformanceCases(adapter, ...STATELESS)) {
-    if (!name.includes('format: ')) continue;
-    try {
-      await run();
-    } catch (error) {
-      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return failures;
+  return failingCases(conformanceCases(adapter, ...STATELESS), 'format: ');
 }
 
 /** What a broken adapter writes as the id of the echoed item `index`, given every echoed item id and each call's package. */

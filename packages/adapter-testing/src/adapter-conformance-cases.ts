@@ -1816,3 +1816,21 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   ];
   return cases.map((each) => ({ name: `${prefix}${each.name}`, run: each.run }));
 }
+
+/**
+ * Runs the cases whose name contains `part` (`'format: '` for the format cases) and returns each
+ * failure as `"<name>: <message>"`, in order: for testing that the kit catches a deliberately
+ * broken adapter (the list must not be empty, and should name the case that covers the defect).
+ */
+export async function failingCases(cases: readonly ConformanceCase[], part: string): Promise<string[]> {
+  const failures: string[] = [];
+  for (const { name, run } of cases) {
+    if (!name.includes(part)) continue;
+    try {
+      await run();
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return failures;
+}

@@ -7,6 +7,7 @@ export {
   type ConformanceItemKind,
   type ConformanceResultItem,
   FAST_PATH_PREFIX,
+  failingCases,
 } from './adapter-conformance-cases.js';
 export {
   createConformanceHarness,
