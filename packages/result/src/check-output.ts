@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import { ajvErrorsToReasons, checkUntrustedValue, copyUntrustedValue, isWellFormedText, PatternBudgetExceeded, utf8LengthWithin } from '@toolseal/guard';
 import { tryCanonicalize } from './canonical-model-result.js';
+import { findCredentialPairs } from './credential-pairs.js';
 import { findCredentialValues, holdsCredentialValue } from './find-credential-values.js';
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
@@ -349,8 +350,9 @@ function carriesCredentialParameter(tool: RegisteredTool, url: URL): boolean {
  * flags, then the encoded size of `data` (its RFC 8785 text, computed once and returned for the
  * seal), then the business data (`checkOutputData`), then whether a string of `data` contains
  * one of `protectedValues` or the output's own `receipt` / `status_ref` (`findProtectedValues`),
- * then whether a string or key of `data` holds a credential form (`findCredentialValues`), and
- * last whether a string of `data` is JSON text holding a credential (`findCredentialsInJsonStrings`).
+ * then whether a string or key of `data` holds a credential form (`findCredentialValues`), then
+ * whether an object of `data` is a credential written as a name/value pair (`findCredentialPairs`),
+ * and last whether a string of `data` is JSON text holding a credential (`findCredentialsInJsonStrings`).
  */
 export function checkHandlerOutput(
   tool: RegisteredTool,
@@ -469,6 +471,7 @@ function checkEnvelope(
   const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);
   violations.push(...findProtectedValues(dataCopy, canonicalData, needles));
   violations.push(...findCredentialValues(dataCopy, canonicalData));
+  violations.push(...findCredentialPairs(tool, dataCopy, canonicalData));
   violations.push(...findCredentialsInJsonStrings(tool, dataCopy, canonicalData));
   // The handler strings outside `data` that reach the model: `resource_revision` (its pattern is
   // the tool's) and `observed_at` (a timestamp, whose fraction of up to nine digits could spell a

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@toolseal/contracts';
+import { looksLikeSecret, memberRole, NAME_MEMBER, OTHER_MEMBER, VALUE_MEMBER } from './credential-pairs.js';
 import { findInData } from './find-in-data.js';
 import { isCredentialOutputKey } from './judge-output-key.js';
 import type { OutputViolation } from './output-violation.js';
@@ -21,26 +22,6 @@ const JSON_TEXT_IN_TEXT = /"(?: |\\[tnr])*(?:[{[]|\\")/;
 // one of them (each level's text is shorter than the one holding it, so the work stays within this
 // many passes over the data).
 const MAX_JSON_LEVELS = 4;
-// The shortest value taken for a secret: shorter ones (`x`, `pw`, `none`) are examples or flags.
-const MIN_SECRET_LENGTH = 8;
-// What documentation writes instead of a secret, as the whole value (trimmed), never as a part of
-// it: a generated password holding a `<`, a `...` or the letters `sample` is still a secret (read
-// as a part, about three in ten random 16-character passwords passed). Optionally after an HTTP
-// authentication scheme (`Bearer <token>`, `Basic ***`), one of:
-// - a template: a name in `<...>`, `{{...}}`, `${...}`, `{...}`, `%...%`, `[...]` or `(...)`, of
-//   letters, digits, spaces and `_ . , : / | ' ( ) -` (`<your client secret>`, `${DB_PASSWORD}`,
-//   `{{ secrets.API_KEY }}`, `[redacted]`): the openers the guard's connection-string rule takes
-//   for a placeholder's (`CONNECTION_KEY` of `@toolseal/guard`), and parentheses;
-// - a mask, of mask characters only, as the guard reads a masked password (`MASKED_VALUE`, and a
-//   URL's `scott:***@`): `***`, `...`, `…`, `xxxxxxxx`, `xxxx-xxxx-xxxx`;
-// - `your` and words (`YOUR_API_KEY`, `your-api-key`);
-// - words (letters and separators, digits only at the end) that hold a placeholder word:
-//   `example`, `placeholder`, `redacted`, `changeme`, `dummy`, `sample` (`example-password`,
-//   `REDACTED`, `changeme123`).
-// Every repetition is of a character class, never of a group: linear, and no backtrack entry per
-// character (V8 overflows its backtrack stack on a group repeated over megabytes).
-const PLACEHOLDER =
-  /^(?:(?:bearer|basic|token|bot|digest)[ \t]+)?(?:<[\p{L}\p{N} _.,:/|'()-]*>|\$?\{\{[\p{L}\p{N} _.,:/|'()-]*\}\}|\$?\{[\p{L}\p{N} _.,:/|'()-]*\}|%[\p{L}\p{N} _.,:/|'()-]*%|\[[\p{L}\p{N} _.,:/|'()-]*\]|\([\p{L}\p{N} _.,:/|'-]*\)|[*x.…][-_ :*x.…]*|your[\p{L} _.-]*|(?=[\p{L} _.-]*(?:example|placeholder|redacted|change[-_ ]?me|dummy|sample))[\p{L} _.-]+\p{N}*)$/iu;
 
 /**
  * Where a string of `data` is, as a whole, the JSON text of an object or array in which a key that
@@ -50,7 +31,8 @@ const PLACEHOLDER =
  * `sensitive_keys.allow` lifts) holds a string that looks like a secret (8 characters or more, and
  * not, as a whole, a placeholder such as `<token>`, `your-api-key` or `***`), or an object or array
  * holding one anywhere within it (whatever key holds it there: `{"secrets": {"STRIPE": "..."}}`),
- * at any depth and in JSON strings within it up to four levels, in its values and in its keys; a string
+ * or an object in which a credential is written as a name/value pair (`{"name": "Authorization",
+ * "value": "Bearer ..."}`, as `findCredentialPairs` reads them in `data`), at any depth and in JSON strings within it up to four levels, in its values and in its keys; a string
  * that is, as a whole, a JSON string literal (the JSON text of JSON text) is read as its content,
  * each such unwrapping one of the four levels: `credential_value` at the string's contract-safe
  * pointer under `prefix`. A handler that returns
@@ -66,11 +48,6 @@ const PLACEHOLDER =
 export function findCredentialsInJsonStrings(tool: RegisteredTool, data: JsonValue, jsonText: string | null, prefix = '/data'): OutputViolation[] {
   if (jsonText !== null && !JSON_TEXT_IN_TEXT.test(jsonText)) return [];
   return findInData(data, prefix, 'credential_value', (value, isKey) => !isKey && typeof value === 'string' && jsonTextHoldsCredential(tool, value, 1));
-}
-
-function looksLikeSecret(value: string): boolean {
-  const trimmed = value.trim();
-  return trimmed.length >= MIN_SECRET_LENGTH && !PLACEHOLDER.test(trimmed);
 }
 
 function isJsonWhitespace(code: number): boolean {
@@ -169,6 +146,9 @@ const IN_OBJECT = 0;
 const IN_ARRAY = 1;
 const IN_CREDENTIAL_OBJECT = 2;
 const IN_CREDENTIAL_ARRAY = 3;
+// What an open object has shown of a name/value pair.
+const NAMED = 1;
+const SECRET = 2;
 
 /** Whether the value read next in `container` is under a credential key (`credentialMember`: the member's key is one). */
 function isUnderCredential(container: number | undefined, credentialMember: boolean): boolean {
@@ -178,7 +158,8 @@ function isUnderCredential(container: number | undefined, credentialMember: bool
 /**
  * Whether the JSON text `text[first..last]` of an object or array (`JSON.parse` accepted it) holds
  * a secret-looking string under a credential key (in an object or array it holds too, at any
- * depth), or JSON text holding one at the next level, in a value or in a key. Reads the tokens of
+ * depth), an object holding a credential as a name/value pair, or JSON text holding one at the
+ * next level, in a value or in a key. Reads the tokens of
  * the text, as the model reads them, in one pass: every member counts, a duplicate key's first
  * value and `__proto__` included. Iterative; only a string with an escape is decoded by
  * `JSON.parse`.
@@ -191,6 +172,18 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
   // value, and the next key sets the flag again.
   let readingKey = false;
   let credentialMember = false;
+  // Name/value pairs (credential-pairs.ts), read as the model reads them: the role of the member
+  // being read (one variable, as `credentialMember`); for each open container, what its object has
+  // shown so far (NAMED: a name member naming a credential, SECRET: a value member holding a
+  // secret-looking string) and the open object whose value member holds it at any depth, or -1.
+  let role = OTHER_MEMBER;
+  const pairs: number[] = [];
+  const valueOf: number[] = [];
+  const show = (level: number, seen: number): boolean => {
+    const shown = (pairs[level] as number) | seen;
+    pairs[level] = shown;
+    return shown === (NAMED | SECRET);
+  };
   // The next quote and backslash at or after where they were last looked for, kept until the walk
   // passes them: each character is searched once for each, however many escapes a string holds.
   let nextQuote = -1;
@@ -219,6 +212,7 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       if (readingKey) {
         // The key scan's verdict is not needed where every member is under a credential key.
         credentialMember = container === IN_CREDENTIAL_OBJECT || isCredentialOutputKey(tool, value);
+        role = memberRole(value);
         readingKey = false;
         // A key is text the model reads as it reads a value: JSON text in it is read at the next
         // level too (`{"{\"password\":\"...\"}": true}`), within the same four levels.
@@ -226,14 +220,27 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
         continue;
       }
       if (isUnderCredential(container, credentialMember) && looksLikeSecret(value)) return true;
+      const top = open.length - 1;
+      if (container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT) {
+        if (role === NAME_MEMBER && isCredentialOutputKey(tool, value) && show(top, NAMED)) return true;
+        if (role === VALUE_MEMBER && looksLikeSecret(value) && show(top, SECRET)) return true;
+      }
+      const holder = valueOf[top] as number;
+      if (holder !== -1 && looksLikeSecret(value) && show(holder, SECRET)) return true;
       if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, value, level + 1)) return true;
-    } else if (unit === 0x7b) {
-      open.push(isUnderCredential(open[open.length - 1], credentialMember) ? IN_CREDENTIAL_OBJECT : IN_OBJECT);
-      readingKey = true;
-    } else if (unit === 0x5b) {
-      open.push(isUnderCredential(open[open.length - 1], credentialMember) ? IN_CREDENTIAL_ARRAY : IN_ARRAY);
+    } else if (unit === 0x7b || unit === 0x5b) {
+      const top = open.length - 1;
+      const container = open[top];
+      const underCredential = isUnderCredential(container, credentialMember);
+      open.push(unit === 0x7b ? (underCredential ? IN_CREDENTIAL_OBJECT : IN_OBJECT) : underCredential ? IN_CREDENTIAL_ARRAY : IN_ARRAY);
+      pairs.push(0);
+      const inObject = container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT;
+      valueOf.push(top === -1 ? -1 : inObject && role === VALUE_MEMBER ? top : (valueOf[top] as number));
+      readingKey = unit === 0x7b;
     } else if (unit === 0x7d || unit === 0x5d) {
       open.pop();
+      pairs.pop();
+      valueOf.pop();
     } else if (unit === 0x2c) {
       const container = open[open.length - 1];
       readingKey = container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT;

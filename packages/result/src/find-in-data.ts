@@ -1,4 +1,4 @@
-import type { JsonValue } from '@toolseal/contracts';
+import type { JsonObject, JsonValue } from '@toolseal/contracts';
 import type { OutputViolation } from './output-violation.js';
 
 const SAFE_SEGMENT = /^(?:[A-Za-z0-9_]{1,64}|0|[1-9][0-9]{0,5})$/;
@@ -6,7 +6,8 @@ const MAX_POINTER_SEGMENTS = 16;
 
 /**
  * Walks a guard-checked JSON value and reports `rule` wherever `matches` is true of a string, a
- * number or a key: at the value's pointer under `prefix`, at its object's for a key. The pointer
+ * number or a key, or `matchesObject` of an object: at the value's pointer under `prefix`, at its
+ * object's for a key. The pointer
  * stops growing at the first segment that is not contract-safe (a plain name or index) or past 16
  * segments: a key with any other character is never echoed. A plain-name key the output schema does
  * not declare can be: `checkHandlerOutput` cuts every reported path to the declared places.
@@ -16,33 +17,33 @@ export function findInData(
   prefix: string,
   rule: string,
   matches: (value: string | number, isKey: boolean) => boolean,
+  matchesObject: ((record: JsonObject) => boolean) | null = null,
 ): OutputViolation[] {
   const violations: OutputViolation[] = [];
-  walk(data, prefix, 0, true, rule, matches, violations);
+  walk(data, prefix, 0, true, { rule, matches, matchesObject, violations });
   return violations;
 }
 
-function walk(
-  value: JsonValue,
-  pointer: string,
-  depth: number,
-  safe: boolean,
-  rule: string,
-  matches: (value: string | number, isKey: boolean) => boolean,
-  violations: OutputViolation[],
-): void {
+interface Search {
+  readonly rule: string;
+  readonly matches: (value: string | number, isKey: boolean) => boolean;
+  readonly matchesObject: ((record: JsonObject) => boolean) | null;
+  readonly violations: OutputViolation[];
+}
+
+function walk(value: JsonValue, pointer: string, depth: number, safe: boolean, search: Search): void {
+  const { rule, violations } = search;
   if (typeof value === 'string' || typeof value === 'number') {
-    if (matches(value, false)) violations.push({ rule, path: pointer });
+    if (search.matches(value, false)) violations.push({ rule, path: pointer });
     return;
   }
   if (typeof value !== 'object' || value === null) return;
-  const entries: [string, JsonValue][] = Array.isArray(value)
-    ? value.map((item, index) => [String(index), item])
-    : Object.entries(value);
   const isArray = Array.isArray(value);
+  if (!isArray && search.matchesObject !== null && search.matchesObject(value)) violations.push({ rule, path: pointer });
+  const entries: [string, JsonValue][] = isArray ? value.map((item, index) => [String(index), item]) : Object.entries(value);
   for (const [key, child] of entries) {
-    if (!isArray && matches(key, true)) violations.push({ rule, path: pointer });
+    if (!isArray && search.matches(key, true)) violations.push({ rule, path: pointer });
     const extend = safe && depth < MAX_POINTER_SEGMENTS && SAFE_SEGMENT.test(key);
-    walk(child, extend ? `${pointer}/${key}` : pointer, depth + 1, extend, rule, matches, violations);
+    walk(child, extend ? `${pointer}/${key}` : pointer, depth + 1, extend, search);
   }
 }

@@ -16,6 +16,7 @@ import { checkUntrustedValue, compileSchema, utf8LengthWithin } from '@toolseal/
 import { canonicalDataOf, composeCanonicalModelResult, tryCanonicalize } from './canonical-model-result.js';
 import { checkCompletion, checkOutputData, isResourceRevision, MAX_CLOCK_SKEW_MS } from './check-output.js';
 import { CONTRACT_KEY_LIST, PROVIDER_CONTEXT_KEY_LIST } from './contract-keys.js';
+import { findCredentialPairs } from './credential-pairs.js';
 import { findCredentialValues, holdsCredentialValue } from './find-credential-values.js';
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
 import { containsProtectedValue, findProtectedValues, protectedNeedles } from './find-protected-values.js';
@@ -398,6 +399,7 @@ function checkModelResult(
         } else if (
           findProtectedValues(result.data, dataText, needles).length > 0 ||
           findCredentialValues(result.data, dataText).length > 0 ||
+          findCredentialPairs(tool, result.data, dataText).length > 0 ||
           findCredentialsInJsonStrings(tool, result.data, dataText).length > 0
         ) {
           // `sealResult` refuses data carrying a protected value of the call or a credential, also

@@ -1,0 +1,191 @@
+// A credential written as a name/value pair: the key scan reads names only as keys, and the value
+// form search misses a password or an API key of no known form. Made-up credentials, none live.
+import type { JsonObject, JsonValue } from '@toolseal/contracts';
+import { canonicalize, createDigester } from '@toolseal/digests';
+import { describe, expect, it } from 'vitest';
+import { copy, loadToolSpecs } from './__fixtures__/load-fixtures.js';
+import { rebindDigests } from './__fixtures__/rebind-digests.js';
+import { findCredentialPairs, memberRole, NAME_MEMBER, OTHER_MEMBER, VALUE_MEMBER } from './credential-pairs.js';
+import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
+import { sealResult } from './seal-result.js';
+import { createToolRegistry, type RegisteredTool } from './tool-registry.js';
+import type { ToolSpec } from './tool-spec.js';
+import { verifyResult } from './verify-result.js';
+
+// A tool that reports what a downstream answered: an open list of name/value entries, as HTTP
+// header lists, environment variables and tags are written.
+const entry = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', maxLength: 64 },
+    Key: { type: 'string', maxLength: 64 },
+    ParameterKey: { type: 'string', maxLength: 64 },
+    value: { type: 'string', maxLength: 256 },
+    Value: { type: 'string', maxLength: 256 },
+    ParameterValue: { type: 'string', maxLength: 256 },
+    values: { type: 'array', maxItems: 4, items: { type: 'string', maxLength: 256 } },
+    description: { type: 'string', maxLength: 256 },
+    count: { type: 'integer' },
+    body: { type: 'string', maxLength: 2048 },
+  },
+};
+const probeSpec: ToolSpec = (() => {
+  const spec = copy(loadToolSpecs().kbSearch) as ToolSpec;
+  spec.contract = { ...spec.contract, tool_name: 'probe' };
+  spec.output_schema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    additionalProperties: false,
+    required: ['entries'],
+    properties: { entries: { type: 'array', maxItems: 8, items: entry } },
+  };
+  spec.limits = { maxBytes: 16384, maxDepth: 4, maxArrayItems: 8, maxObjectKeys: 16, maxStringLength: 2048, maxTotalNodes: 256 };
+  spec.sensitive_keys = { extra: ['tenant_pin'] };
+  return spec;
+})();
+const registry = createToolRegistry([probeSpec]);
+const probe: RegisteredTool = (() => {
+  const tool = registry.get('probe');
+  if (tool === undefined) throw new Error('no probe');
+  return tool;
+})();
+
+// Both ways the function is called (with the canonical text, whose pre-check decides the common
+// case, and with `null`, which always walks) must agree.
+function pairs(data: JsonValue): unknown[] {
+  const withText = findCredentialPairs(probe, data, canonicalize(data));
+  expect(findCredentialPairs(probe, data, null)).toEqual(withText);
+  return withText;
+}
+const entries = (...items: JsonObject[]): JsonObject => ({ entries: items });
+
+describe('memberRole', () => {
+  it('reads the names APIs give the two members of a pair, in any case and with any separators', () => {
+    for (const name of ['name', 'Name', 'key', 'Key', 'k', 'header', 'header_name', 'ParameterKey', 'OptionName', 'env_var', 'label']) {
+      expect(memberRole(name), name).toBe(NAME_MEMBER);
+    }
+    for (const name of ['value', 'Value', 'VALUE', 'v', 'val', 'values', 'ParameterValue', 'header-value', 'secret']) {
+      expect(memberRole(name), name).toBe(VALUE_MEMBER);
+    }
+    // Prose and identifiers are not a pair's value: a knowledge-base article named
+    // `password-reset` holds prose in `content`.
+    for (const name of ['content', 'text', 'description', 'data', 'body', 'count', 'title', 'id', 'валуе', '']) {
+      expect(memberRole(name), name).toBe(OTHER_MEMBER);
+    }
+  });
+});
+
+describe('findCredentialPairs: a credential written as a name/value pair in data', () => {
+  const refused: [string, JsonObject, string][] = [
+    ['an HTTP header list', entries({ name: 'Content-Type', value: 'application/json' }, { name: 'Authorization', value: 'Bearer abcdefghijklmnop' }), '/data/entries/1'],
+    ['a header of no known credential form', entries({ name: 'X-Api-Key', value: 'q9Zr7Kp2Lm4Nx8Vb' }), '/data/entries/0'],
+    ['an environment variable', entries({ name: 'DB_PASSWORD', value: 'Tr0ub4dor&3-prod' }), '/data/entries/0'],
+    ['AWS tags (Key / Value)', entries({ Key: 'GITHUB_TOKEN', Value: 'q9Zr7Kp2Lm4Nx8Vb' }), '/data/entries/0'],
+    ['a stack parameter', entries({ ParameterKey: 'ClientSecret', ParameterValue: 'q9Zr7Kp2Lm4Nx8Vb' }), '/data/entries/0'],
+    ['the value member before the name member', entries({ value: 'q9Zr7Kp2Lm4Nx8Vb', name: 'session_token' }), '/data/entries/0'],
+    ['values in a list', entries({ name: 'Set-Cookie', values: ['theme=dark', 'sid=q9Zr7Kp2Lm4Nx8Vb'] }), '/data/entries/0'],
+    ['a look-alike name (Cyrillic а in password)', entries({ name: 'pаssword', value: 'Tr0ub4dor&3-prod' }), '/data/entries/0'],
+    ["a name the tool's sensitive_keys.extra adds", entries({ name: 'tenant_pin', value: '4815162342' }), '/data/entries/0'],
+  ];
+  it.each(refused)('refuses %s', (_name, data, path) => {
+    expect(pairs(data)).toEqual([{ rule: 'credential_value', path }]);
+  });
+
+  it('passes pairs of other names, placeholders, short values, names without a value and prose beside a name', () => {
+    for (const data of [
+      entries({ name: 'Content-Type', value: 'application/json' }, { name: 'Cache-Control', value: 'no-store, max-age=0' }),
+      entries({ name: 'Authorization', value: 'Bearer <token>' }, { name: 'X-Api-Key', value: 'YOUR_API_KEY' }, { name: 'password', value: '********' }),
+      entries({ name: 'pin', value: '1234' }, { name: 'password', value: 'short' }),
+      // A form field's description, a count, a body: no value member holds the secret.
+      entries({ name: 'password', description: 'At least twelve characters, one of them a digit', count: 12 }),
+      entries({ name: 'password-reset', body: 'To reset your password, open Settings and choose Security.' }),
+      // The value is not a string: a number is not taken for a secret (token counts, limits).
+      { entries: [{ name: 'tokens', value: 12345678 }] },
+      // The name member names something else; the secret-looking value is an ordinary one.
+      entries({ name: 'order_ref', value: 'ORDER-C7-2026-07' }),
+    ]) {
+      expect(pairs(data), JSON.stringify(data)).toEqual([]);
+    }
+  });
+
+  it('reads a pair within one object only: a name in one entry and a value in the next are no pair', () => {
+    expect(pairs(entries({ name: 'Authorization', description: 'see next' }, { name: 'note', value: 'q9Zr7Kp2Lm4Nx8Vb' }))).toEqual([]);
+  });
+});
+
+describe('findCredentialsInJsonStrings: name/value pairs in JSON text inside a string', () => {
+  const find = (body: string): unknown[] => {
+    const data = entries({ name: 'response', body });
+    const withText = findCredentialsInJsonStrings(probe, data, canonicalize(data));
+    expect(findCredentialsInJsonStrings(probe, data, null)).toEqual(withText);
+    return withText;
+  };
+  const refusedAt = [{ rule: 'credential_value', path: '/data/entries/0/body' }];
+
+  it('refuses a header list returned as text, at any depth and in either member order', () => {
+    expect(find(JSON.stringify({ status: 200, headers: [{ name: 'Authorization', value: 'Bearer abcdefghijklmnop' }] }))).toEqual(refusedAt);
+    expect(find(JSON.stringify([{ value: 'q9Zr7Kp2Lm4Nx8Vb', Key: 'X-Api-Key' }]))).toEqual(refusedAt);
+    expect(find(JSON.stringify({ env: [{ name: 'DB_PASSWORD', values: ['Tr0ub4dor&3-prod'] }] }))).toEqual(refusedAt);
+    // Twice encoded: the string literal's content is read as the next level.
+    expect(find(JSON.stringify(JSON.stringify([{ name: 'X-Api-Key', value: 'q9Zr7Kp2Lm4Nx8Vb' }])))).toEqual(refusedAt);
+  });
+
+  it('reads every member as the model does: a later duplicate value does not hide the first', () => {
+    expect(find('{"name":"X-Api-Key","value":"q9Zr7Kp2Lm4Nx8Vb","value":""}')).toEqual(refusedAt);
+    expect(find('{"name":"X-Api-Key","name":"Accept","value":"q9Zr7Kp2Lm4Nx8Vb"}')).toEqual(refusedAt);
+  });
+
+  it('passes pairs of other names, placeholders, and a name and a value in different objects', () => {
+    expect(find(JSON.stringify({ headers: [{ name: 'Accept', value: 'application/json' }, { name: 'Authorization', value: 'Bearer <token>' }] }))).toEqual([]);
+    expect(find(JSON.stringify([{ name: 'Authorization', note: 'see next' }, { name: 'note', value: 'q9Zr7Kp2Lm4Nx8Vb' }]))).toEqual([]);
+    // A value member of an inner object does not lend its secret to the outer one's name...
+    expect(find(JSON.stringify({ name: 'password', meta: { value: 'q9Zr7Kp2Lm4Nx8Vb' } }))).toEqual([]);
+    // ...but whatever the outer value member holds, at any depth, is its value.
+    expect(find(JSON.stringify({ name: 'password', value: { current: ['q9Zr7Kp2Lm4Nx8Vb'] } }))).toEqual(refusedAt);
+  });
+});
+
+describe('sealing and verification', () => {
+  const digester = createDigester();
+  const call = {
+    provider: 'openai',
+    api_family: 'responses',
+    response_id: 'resp_1',
+    call_id: 'call_1',
+    adapter_revision: 'openai-responses-v1',
+    operation_id: 'op-000001',
+    idempotency_key: null,
+  };
+  const input = (data: JsonObject) => ({
+    registry,
+    tool_name: 'probe',
+    principal: { tenant_id: 'tenant-cedar', subject_id: 'drafter-1', roles: [] },
+    call,
+    arguments: { query: 'headers' },
+    digester,
+    subject: { kind: 'data' as const, output: { data, resource_revision: 'kb-index-r1', observed_at: '2026-07-19T00:00:00Z' } },
+    execution: { delivery: 'fresh' as const },
+    now: (): string => '2026-07-19T00:00:01Z',
+  });
+  const leaking = entries({ name: 'Accept', value: 'application/json' }, { name: 'X-Api-Key', value: 'q9Zr7Kp2Lm4Nx8Vb' });
+
+  it('refuses the output at sealing, and the secret does not reach model_result', () => {
+    const sealed = sealResult(input(leaking));
+    expect(sealed.violations).toEqual([{ rule: 'credential_value', path: '/data/entries/1' }]);
+    expect(sealed.sealed.model_result.status).toBe('failed');
+    expect(sealed.canonical_model_result).not.toContain('q9Zr7Kp2Lm4Nx8Vb');
+  });
+
+  it('fails verification of a package whose data was rewritten to hold a pair, digests rebound', () => {
+    const clean = entries({ name: 'Accept', value: 'application/json' }, { name: 'X-Api-Key', value: '<key>' });
+    const sealed = sealResult(input(clean));
+    expect(sealed.sealed.model_result.status).toBe('succeeded');
+    expect(verifyResult(sealed.sealed, input(clean))).toEqual({ ok: true });
+    const forged = copy(sealed.sealed);
+    forged.model_result.data = leaking;
+    const verdict = verifyResult(rebindDigests(forged, digester), input(clean));
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reasons).toContain('output_contract');
+  });
+});
