@@ -43,6 +43,27 @@ export interface CheckedHandlerOutput {
   canonical_data: string;
 }
 
+/**
+ * Whether `value` (a guard-checked copy: plain JSON within the tool's depth limit) holds at most
+ * `max` values, every object, array, string, number, boolean and `null` counted as the guard's
+ * `maxTotalNodes` counts them. Stops counting past `max`.
+ */
+function holdsAtMostValues(value: JsonValue, max: number): boolean {
+  let count = 0;
+  const visit = (node: JsonValue): boolean => {
+    if (++count > max) return false;
+    if (typeof node !== 'object' || node === null) return true;
+    if (Array.isArray(node)) {
+      for (let index = 0; index < node.length; index++) if (!visit(node[index]!)) return false;
+      return true;
+    }
+    const keys = Object.keys(node);
+    for (let index = 0; index < keys.length; index++) if (!visit(node[keys[index]!]!)) return false;
+    return true;
+  };
+  return visit(value);
+}
+
 /** Outcome of checking a raw handler output. */
 export type HandlerOutputCheck =
   | { ok: true; value: CheckedHandlerOutput }
@@ -465,6 +486,10 @@ function checkEnvelope(
       violations.push({ rule: exact.violation.rule, path: `/data${exact.violation.path}` });
       return refuse();
     }
+  } else if (!holdsAtMostValues(dataCopy, tool.limits.maxTotalNodes)) {
+    // The walk above counted the envelope's values too (up to 8 beside `data`'s own).
+    violations.push({ rule: 'max_total_nodes', path: '/data' });
+    return refuse();
   }
   violations.push(...checkOutputData(tool, dataCopy, argumentsValue));
   if (violations.length > 0) return refuse();

@@ -88,11 +88,11 @@ export interface RegisteredTool {
   /** The guard limits applied to the whole raw handler output (data limits plus the envelope). */
   readonly handlerOutputLimits: Readonly<JsonLimits>;
   /**
-   * The guard limits on `data` alone: the tool's depth, item, key and string limits exactly, and
-   * `handlerOutputLimits`' value count (looser only by the few envelope values it also counts
-   * there). `verifyResult` applies them to a presented package's `data`; sealing applies them too
-   * where `checksDataLimits`. (Bytes are measured exactly on the canonical text of `data`, against
-   * `limits.maxBytes`.)
+   * The guard limits on `data` alone: the tool's depth, item, key, string and value limits exactly.
+   * `verifyResult` applies them to a presented package's `data`; sealing applies them too where
+   * `checksDataLimits`, and otherwise counts the values of `data` against `limits.maxTotalNodes`
+   * (the walk of the whole output allows the envelope's values beside them). (Bytes are measured
+   * exactly on the canonical text of `data`, against `limits.maxBytes`.)
    */
   readonly dataLimits: Readonly<JsonLimits>;
   /**
@@ -480,6 +480,7 @@ function compileTool(spec: unknown): RegisteredTool {
       maxDepth: limits.maxDepth,
       maxObjectKeys: limits.maxObjectKeys,
       maxStringLength: limits.maxStringLength,
+      maxTotalNodes: limits.maxTotalNodes,
     }),
     checksDataLimits:
       limits.maxObjectKeys < handlerOutputLimits.maxObjectKeys || limits.maxStringLength < handlerOutputLimits.maxStringLength,

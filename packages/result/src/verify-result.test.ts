@@ -806,6 +806,24 @@ describe("verifyResult holds a package's data to the tool's own output limits", 
     expect(loose.get('notes')?.checksDataLimits).toBe(false);
   });
 
+  it('holds data to maxTotalNodes exactly, at sealing and verification: the envelope\'s values are not counted against it (review)', () => {
+    // `{ items: [[...n strings]] }` is 3 + n values. The whole-output walk allows the envelope's
+    // values beside them (the envelope object, resource_revision, observed_at...): before the fix,
+    // data of up to 5 values more than the limit was sealed, and up to 8 more verified.
+    const limit = createToolRegistry([notesSpec({ maxTotalNodes: 6 })]);
+    expect(limit.get('notes')?.checksDataLimits).toBe(false);
+    const strings = (n: number): string[][] => [Array.from({ length: n }, () => 'x')];
+    expect(sealNotes(limit, strings(3)).violations).toEqual([]);
+    for (const n of [4, 8]) {
+      const refused = sealNotes(limit, strings(n));
+      expect(refused.sealed.model_result.error?.code).toBe('OUTPUT_CONTRACT_VIOLATION');
+      expect(refused.violations).toEqual([{ rule: 'max_total_nodes', path: '/data' }]);
+      const storedMore = sealNotes(loose, strings(n));
+      expect(verifyResult(copy(storedMore.sealed), trustedNotes(limit))).toEqual({ ok: false, reasons: ['output_contract'] });
+    }
+    expect(verifyResult(copy(sealNotes(loose, strings(3)).sealed), trustedNotes(limit))).toEqual({ ok: true });
+  });
+
   it('never refuses a package whose data sealing accepts under the same limits (property)', () => {
     fc.assert(
       fc.property(
