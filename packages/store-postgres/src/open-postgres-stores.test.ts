@@ -21,7 +21,7 @@ import {
 } from './open-postgres-stores.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 import { PostgresWriteContentionError } from './postgres-write-contention-error.js';
-import { migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, quoteSchemaName } from './postgres-migrations.js';
+import { FENCING_TOKEN_BOUND, migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, quoteSchemaName } from './postgres-migrations.js';
 
 const available = await probeDatabase();
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
@@ -385,10 +385,10 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   it('migrates once: reopening and concurrent opens apply nothing twice', async () => {
     const schema = nextSchema();
     const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStores({ pool, schema })));
-    expect(POSTGRES_SCHEMA_VERSION).toBe(6);
-    expect(opened.map((stores) => stores.schemaVersion)).toEqual([6, 6, 6, 6]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(7);
+    expect(opened.map((stores) => stores.schemaVersion)).toEqual([7, 7, 7, 7]);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
     const columns = await pool.query<{ column_name: string; data_type: string }>(
       `SELECT column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND table_name = 'audit_log' AND column_name = 'canonical'`,
@@ -450,9 +450,9 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     const before = await appendAtVersion3(schema);
     expect(await headTruncateTriggers(schema)).toEqual([]);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(6);
+    expect(stores.schemaVersion).toBe(7);
     const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
     expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
     await expect(pool.query(`TRUNCATE "${schema}".audit_head`)).rejects.toThrow(/only follows appends/);
     expect(await stores.auditLog.head()).toEqual(before);
@@ -490,9 +490,9 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       expect(await indexDefinition(schema, 'idempotency_records_intent')).toEqual([]);
       const clock = new ManualClock(T0);
       const stores = await openPostgresStores({ pool, schema, clock });
-      expect(stores.schemaVersion).toBe(6);
+      expect(stores.schemaVersion).toBe(7);
       const versions = await pool.query(`SELECT version FROM "${schema}".schema_version ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       expect(await headTruncateTriggers(schema)).toEqual(['audit_head_no_truncate']);
       expect(await indexDefinition(schema, 'idempotency_records_request')).toEqual([
         `CREATE INDEX idempotency_records_request ON ${schema}.idempotency_records USING btree (request_sha256, created_at)`,
@@ -510,7 +510,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
     await schemaAtVersion(schema, 1);
     await pool.query(`CREATE INDEX CONCURRENTLY idempotency_records_request ON "${schema}".idempotency_records (request_sha256, created_at)`);
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(6);
+    expect(stores.schemaVersion).toBe(7);
     expect(await indexDefinition(schema, 'idempotency_records_request')).toHaveLength(1);
     expect((await stores.idempotencyStore.findUnresolved?.({ request_sha256: REQUEST, limit: 1 }))?.map((record) => record.key)).toEqual(['key-old']);
   });
@@ -523,7 +523,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
       `CREATE INDEX CONCURRENTLY idempotency_records_intent ON "${schema}".idempotency_records (intent_sha256, created_at) WHERE intent_sha256 IS NOT NULL`,
     );
     const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-    expect(stores.schemaVersion).toBe(6);
+    expect(stores.schemaVersion).toBe(7);
     expect(await indexDefinition(schema, 'idempotency_records_intent')).toHaveLength(1);
     expect(await stores.idempotencyStore.get('key-old')).toEqual(intentMigrationOldRecord(REQUEST, T0));
     await recordIn(stores.idempotencyStore, 'key-new', 'started', 'b'.repeat(64), INTENT);
@@ -1014,9 +1014,9 @@ describe.skipIf(!available)('PostgreSQL stores: the audit_head guard', () => {
       expect(await inRolledBack(client, schema, deleteFromOwnTrigger(schema))).toEqual({ sequence: '2', entry_hash: head?.entry_hash });
 
       const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
-      expect(stores.schemaVersion).toBe(6);
+      expect(stores.schemaVersion).toBe(7);
       const versions = await pool.query(`SELECT version FROM ${s}.schema_version ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
       expect(await guardSource()).not.toContain('pg_trigger_depth');
       // The trigger of version 1 calls the replaced function: one guard, before UPDATE or DELETE.
       const triggers = await pool.query<{ tgname: string; proname: string }>(
@@ -1038,8 +1038,8 @@ describe.skipIf(!available)('PostgreSQL stores: the audit_head guard', () => {
       expect(entry.sequence).toBe(3);
       expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 3 });
       // Reopening applies nothing again.
-      expect((await openPostgresStores({ pool, schema })).schemaVersion).toBe(6);
-      expect((await pool.query(`SELECT count(*)::int AS count FROM ${s}.schema_version`)).rows).toEqual([{ count: 6 }]);
+      expect((await openPostgresStores({ pool, schema })).schemaVersion).toBe(7);
+      expect((await pool.query(`SELECT count(*)::int AS count FROM ${s}.schema_version`)).rows).toEqual([{ count: 7 }]);
     } finally {
       client.release();
     }
@@ -1218,6 +1218,31 @@ describe.skipIf(!available)('PostgreSQL stores: close', () => {
     expect(storesB.pool.ended).toBe(true);
   });
 
+  it('the review: closes once however often it is called (later calls answer the first promise); calls after it reject on the ended pool', async () => {
+    const stores = await openPostgresStores({ connectionString: DATABASE_URL, schema: nextSchema(), clock: new ManualClock(1_000) });
+    expect(await stores.idempotencyStore.get('absent')).toBeUndefined();
+    // A signal handler and a finally block both closing: the second call ended the pool again,
+    // which pg refuses ("Called end on pool more than once").
+    const first = stores.close();
+    const second = stores.close();
+    expect(second).toBe(first);
+    await expect(first).resolves.toBeUndefined();
+    expect(stores.pool.ended).toBe(true);
+    await expect(stores.close()).resolves.toBeUndefined();
+    // Calls after close are not served by the ended pool: they reject, writing nothing.
+    const ended = /Cannot use a pool after calling end on the pool/;
+    await expect(stores.auditLog.head()).rejects.toThrow(ended);
+    await expect(stores.idempotencyStore.claim({ key: 'late', request_sha256: REQUEST, owner: 'host', lease_ms: 1_000 })).rejects.toThrow(ended);
+    await expect(stores.auditLog.append({ kind: 'sealed_call', call_id: 'late', operation_id: null, idempotency_key: null, body: {} })).rejects.toThrow(ended);
+    await expect(stores.close()).resolves.toBeUndefined();
+    // A caller-owned pool: closing twice ends nothing, and the stores keep working on it.
+    const callers = await openPostgresStores({ pool, schema: nextSchema(), clock: new ManualClock(1_000) });
+    await callers.close();
+    await expect(callers.close()).resolves.toBeUndefined();
+    expect(pool.ended).toBe(false);
+    expect(await callers.auditLog.head()).toBeNull();
+  });
+
   it('settles at once with nothing in flight, and a caller-owned pool stays open', async () => {
     const stores = await openPostgresStores({ pool, schema: nextSchema(), clock: new ManualClock(1_000) });
     expect(await stores.idempotencyStore.get('absent')).toBeUndefined();
@@ -1257,9 +1282,9 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     const clock = new ManualClock(T0);
     const stores = await openPostgresStores({ pool, schema, clock });
     const store = stores.idempotencyStore;
-    expect(stores.schemaVersion).toBe(6);
+    expect(stores.schemaVersion).toBe(7);
     const versions = await pool.query(`SELECT version FROM ${s}.schema_version ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
     expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0) }]);
     // The records of version 4 read back as they were; a released one is claimed with its token + 1.
     expect(await store.get('key-old')).toMatchObject({ state: 'started', fencing_token: 7 });
@@ -1307,7 +1332,7 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     expect(await store.get('key-truncated')).toBeUndefined();
     // Reopening applies nothing and seeds nothing again.
     const reopened = await openPostgresStores({ pool, schema, clock: new ManualClock(T0 + 86_400_000) });
-    expect(reopened.schemaVersion).toBe(6);
+    expect(reopened.schemaVersion).toBe(7);
     expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 10_001) }]);
   });
 
@@ -1318,7 +1343,7 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     const upgraded = nextSchema();
     await schemaAtVersion4(upgraded);
     await expect(migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z', -1)).rejects.toThrow(RangeError);
-    expect(await migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z')).toBe(6);
+    expect(await migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z')).toBe(7);
     expect(await tokenFloor(upgraded)).toEqual([{ id: 1, token: '0' }]);
   });
 
@@ -1440,6 +1465,161 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     } finally {
       await Promise.all(pools.map((hostPool) => hostPool.end()));
     }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: the token floor bound (schema version 7)', () => {
+  // Roles belong to the cluster, not the database: one per test run, dropped with what it was granted.
+  const role = `${RUN_SCHEMA}_floor`;
+  afterAll(async () => {
+    const exists = await pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+    if (exists.rowCount === 0) return;
+    await pool.query(`DROP OWNED BY "${role}"`);
+    await pool.query(`DROP ROLE "${role}"`);
+  });
+
+  /** 2^53 + 2: the floor the review forged, after which every claim threw a RangeError. */
+  const BEYOND = '9007199254740994';
+  const claimInput = (key: string) => ({ key, request_sha256: REQUEST, owner: 'host', lease_ms: 1_000 });
+  const tokenFloor = async (schema: string) =>
+    (await pool.query<{ token: string }>(`SELECT token FROM "${schema}".idempotency_token_floor WHERE id = 1`)).rows[0]?.token;
+  /** A released record under `key` with `token`, written as a role with INSERT on the records can. */
+  const insertRecord = (schema: string) =>
+    `INSERT INTO "${schema}".idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+     VALUES ($1, '${REQUEST}', 'released', 'forger', $2, 0, 0, 0)`;
+
+  it('the review: a role with only the listed grants can neither lift the floor beyond the bound nor store a token beyond it, and claims keep working', async () => {
+    expect(FENCING_TOKEN_BOUND).toBe(Number.MAX_SAFE_INTEGER - 1);
+    await pool.query(`CREATE ROLE "${role}" NOLOGIN`);
+    const schema = nextSchema();
+    const s = `"${schema}"`;
+    const clock = new ManualClock(T0);
+    await (await openPostgresStores({ pool, schema, clock })).close();
+    for (const grant of RUNTIME_GRANTS) await pool.query(grant.replaceAll('$s', s).replaceAll('$r', `"${role}"`));
+    const rolePool = new pg.Pool({ connectionString: DATABASE_URL, max: 2, options: `-c role=${role}` });
+    try {
+      await expect(rolePool.query('SELECT current_user AS name')).resolves.toMatchObject({ rows: [{ name: role }] });
+      const stores = await openPostgresStores({ pool: rolePool, schema, clock });
+      const store = stores.idempotencyStore;
+      // A purged key (the floor at its token, T0 + 1), then a completed one.
+      const purged = await store.claim(claimInput('purged'));
+      if (purged.kind !== 'claimed') throw new Error(`expected a claim, got ${purged.kind}`);
+      expect((await store.release({ key: 'purged', fencing_token: purged.fencing_token })).ok).toBe(true);
+      clock.advance(60_000);
+      expect(await store.purgeExpired({ older_than_ms: 1_000 })).toBe(1);
+      expect(await tokenFloor(schema)).toBe(String(T0 + 1));
+      const done = await store.claim(claimInput('done'));
+      if (done.kind !== 'claimed') throw new Error(`expected a claim, got ${done.kind}`);
+      expect((await store.markStarted({ key: 'done', fencing_token: done.fencing_token, lease_ms: 1_000 })).ok).toBe(true);
+      expect((await store.complete({ key: 'done', fencing_token: done.fencing_token, result: { sealed_json: '{}', receipt: 'r-1' } })).ok).toBe(true);
+
+      // The review's attacks, as the role: the floor lifted beyond the bound directly, and a record
+      // with a token beyond it (whose DELETE lifted the floor to it). Both refused, nothing written.
+      const boundMessage = /idempotency_token_floor stays at or below 9007199254740990/;
+      for (const token of [BEYOND, String(FENCING_TOKEN_BOUND + 1)]) {
+        await expect(rolePool.query(`UPDATE ${s}.idempotency_token_floor SET token = $1`, [token]), token).rejects.toMatchObject({
+          code: '23514',
+          message: expect.stringMatching(boundMessage),
+        });
+        await expect(rolePool.query(insertRecord(schema), ['forged', token]), token).rejects.toMatchObject({
+          code: '23514',
+          constraint: 'idempotency_records_fencing_token_bound',
+        });
+        // Nor by giving a stored record such a token: updates are checked too.
+        await expect(rolePool.query(`UPDATE ${s}.idempotency_records SET fencing_token = $1 WHERE key = 'done'`, [token]), token).rejects.toMatchObject({
+          code: '23514',
+          constraint: 'idempotency_records_fencing_token_bound',
+        });
+      }
+      expect(await tokenFloor(schema)).toBe(String(T0 + 1));
+      expect(await store.get('forged')).toBeUndefined();
+      expect(await store.get('done')).toMatchObject({ state: 'completed', fencing_token: done.fencing_token });
+
+      // Claims keep working: a replay, and a new key above the floor and the clock.
+      expect(await store.claim(claimInput('done'))).toMatchObject({ kind: 'completed', delivery: 'local_replay' });
+      expect(await store.claim(claimInput('fresh'))).toMatchObject({ kind: 'claimed', fencing_token: T0 + 60_001 });
+
+      // What the role can still do (README, "Privileges"): lift the floor to the bound itself (and
+      // a record to it, whose DELETE lifts the floor there), which only the owner can lower. Replays
+      // and claims of stored records still work; a key without a record has no token left: its
+      // claim is refused (the constraint, 23514) with nothing written, never planned from a
+      // rounded number.
+      const atBound = String(FENCING_TOKEN_BOUND);
+      await rolePool.query(insertRecord(schema), ['at-bound', atBound]);
+      await rolePool.query(`DELETE FROM ${s}.idempotency_records WHERE key = 'at-bound'`);
+      expect(await tokenFloor(schema)).toBe(atBound);
+      await expect(rolePool.query(`UPDATE ${s}.idempotency_token_floor SET token = $1`, [BEYOND])).rejects.toMatchObject({ code: '23514' });
+      expect(await store.claim(claimInput('done'))).toMatchObject({ kind: 'completed', delivery: 'local_replay' });
+      clock.advance(60_000);
+      expect(await store.claim(claimInput('fresh'))).toMatchObject({ kind: 'claimed', fencing_token: T0 + 60_002, took_over: true });
+      await expect(store.claim(claimInput('unclaimed'))).rejects.toMatchObject({ code: '23514', constraint: 'idempotency_records_fencing_token_bound' });
+      expect(await store.get('unclaimed')).toBeUndefined();
+      await stores.close();
+    } finally {
+      await rolePool.end();
+    }
+  });
+
+  it('migrates a version 6 schema (its records kept, not scanned) to version 7, where the forged floor that went through before is refused', async () => {
+    const schema = nextSchema();
+    const s = `"${schema}"`;
+    await pool.query(`CREATE SCHEMA ${s}`);
+    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 6)) {
+      for (const text of migration.statements(s)) await pool.query(text);
+      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
+    }
+    await pool.query(
+      `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+       VALUES ('key-old', $1, 'started', 'host-old', 7, $2, $3, $4)`,
+      [REQUEST, T0 + 60_000, T0 - 5, T0],
+    );
+    // A record forged at version 6 with a token beyond the bound: version 7 does not scan for it.
+    await pool.query(insertRecord(schema), ['key-forged', BEYOND]);
+    // At version 6 the review's forged floor goes through (rolled back here).
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`UPDATE ${s}.idempotency_token_floor SET token = $1`, [BEYOND]);
+      expect((await client.query<{ token: string }>(`SELECT token FROM ${s}.idempotency_token_floor`)).rows).toEqual([{ token: BEYOND }]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+
+    const stores = await openPostgresStores({ pool, schema, clock: new ManualClock(T0) });
+    expect(stores.schemaVersion).toBe(7);
+    const versions = await pool.query(`SELECT version FROM ${s}.schema_version ORDER BY version`);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+    const constraint = await pool.query<{ definition: string; convalidated: boolean }>(
+      `SELECT pg_get_constraintdef(oid) AS definition, convalidated FROM pg_constraint
+       WHERE conrelid = $1::regclass AND conname = 'idempotency_records_fencing_token_bound'`,
+      [`${s}.idempotency_records`],
+    );
+    expect(constraint.rows).toEqual([{ definition: "CHECK ((fencing_token <= '9007199254740990'::bigint)) NOT VALID", convalidated: false }]);
+    // The guard's triggers of version 5 call the replaced body, with its search_path still pinned.
+    const guard = await pool.query<{ proconfig: string[] }>(`SELECT proconfig FROM pg_proc WHERE oid = $1::regprocedure`, [
+      `${s}.idempotency_token_floor_guard()`,
+    ]);
+    expect(guard.rows).toEqual([{ proconfig: ['search_path=pg_catalog, pg_temp'] }]);
+    await expect(pool.query(`UPDATE ${s}.idempotency_token_floor SET token = $1`, [BEYOND])).rejects.toThrow(/stays at or below 9007199254740990/);
+    await expect(pool.query(`DELETE FROM ${s}.idempotency_token_floor`)).rejects.toThrow(/only rises/);
+    await expect(pool.query(insertRecord(schema), ['key-new-forged', BEYOND])).rejects.toMatchObject({ code: '23514' });
+    expect(await tokenFloor(schema)).toBe('0');
+    // The records of version 6 read back as they were.
+    expect(await stores.idempotencyStore.get('key-old')).toMatchObject({ state: 'started', fencing_token: 7 });
+    // The row forged before the upgrade: VALIDATE finds it, and deleting it is refused rather than
+    // lifting the floor beyond the bound (README, version 7).
+    await expect(pool.query(`ALTER TABLE ${s}.idempotency_records VALIDATE CONSTRAINT idempotency_records_fencing_token_bound`)).rejects.toMatchObject({
+      code: '23514',
+    });
+    await expect(pool.query(`DELETE FROM ${s}.idempotency_records WHERE key = 'key-forged'`)).rejects.toThrow(/stays at or below/);
+    expect(await tokenFloor(schema)).toBe('0');
+    // Claims keep working.
+    expect(await stores.idempotencyStore.claim(claimInput('key-new'))).toMatchObject({ kind: 'claimed', fencing_token: T0 + 1 });
+    // Reopening applies nothing again.
+    expect((await openPostgresStores({ pool, schema })).schemaVersion).toBe(7);
+    expect((await pool.query(`SELECT count(*)::int AS count FROM ${s}.schema_version`)).rows).toEqual([{ count: 7 }]);
   });
 });
 

@@ -47,7 +47,7 @@ import { createDigester, type Digester } from '@toolseal/digests';
 import { setImmediate } from 'node:timers/promises';
 import pg from 'pg';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
-import { checkSchemaName, migratePostgres, quoteSchemaName } from './postgres-migrations.js';
+import { checkSchemaName, FENCING_TOKEN_BOUND, migratePostgres, quoteSchemaName } from './postgres-migrations.js';
 import { postgresStatementName } from './postgres-statement-name.js';
 import { PostgresAppendQueueFullError } from './postgres-append-queue-full-error.js';
 import { PostgresWriteContentionError } from './postgres-write-contention-error.js';
@@ -127,7 +127,11 @@ export interface PostgresStores {
   schemaVersion: number;
   /**
    * Waits for every call made before it to settle (a write backing off after lost races included),
-   * then ends the pool if the stores created it; a caller-owned pool stays open.
+   * then ends the pool if the stores created it; a caller-owned pool stays open. Idempotent: every
+   * later call answers the first call's promise, and ends nothing again. A store call made after
+   * `close` began is not waited for: on a pool the stores created it rejects once the pool has
+   * ended (pg: "Cannot use a pool after calling end on the pool"), writing nothing; on a
+   * caller-owned pool it works as before, as long as that pool is open.
    */
   close(): Promise<void>;
 }
@@ -438,8 +442,13 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   async function run(operation: IdempotencyOperation): Promise<ClaimOutcome | FencedOutcome> {
     const checked = checkIdempotencyOperation(operation);
     let attempt = 0;
-    // A claim first tries the insert: one round trip for a new key.
-    let reread = checked.type !== 'claim';
+    // A claim first tries the insert: one round trip for a new key. Not with a floor at
+    // FENCING_TOKEN_BOUND (schema version 7: only a role that lifted it there on purpose puts it
+    // there): the insert's token, the floor + 1, would break the records' bound, which PostgreSQL
+    // checks before it looks for the key's row, so even a replay of a completed key would fail.
+    // Read first instead: a stored record is answered as usual, and only a key without one fails
+    // (its insert refused by the constraint, nothing written).
+    let reread = checked.type !== 'claim' || knownTokenFloor >= FENCING_TOKEN_BOUND;
     let current: IdempotencyRecord | undefined;
     let tokenFloor = knownTokenFloor;
     for (;;) {
@@ -744,19 +753,24 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
 
   // Every call's promise until it settles: `close` waits for the calls made before it.
   const inFlight = new Set<Promise<unknown>>();
+  // The first close's promise, which every later close answers: pg's `end` rejects a second call
+  // ("Called end on pool more than once"), and a host's shutdown often closes twice (a signal
+  // handler, then a `finally`), as the SQLite store allows.
+  let closing: Promise<void> | undefined;
+  const closeOnce = async (): Promise<void> => {
+    // A write backing off after lost races holds no connection while it waits, so ending the
+    // pool at once would fail its next attempt (writing nothing, but failing a call that was
+    // made before close). Calls made after close began are not waited for.
+    await Promise.allSettled([...inFlight]);
+    if (ownsPool) await pool.end();
+  };
   return {
     auditLog: tracked(auditLog, inFlight),
     idempotencyStore: tracked(idempotencyStore, inFlight),
     pool,
     schema,
     schemaVersion,
-    close: async () => {
-      // A write backing off after lost races holds no connection while it waits, so ending the
-      // pool at once would fail its next attempt (writing nothing, but failing a call that was
-      // made before close). Calls made after close began are not waited for.
-      await Promise.allSettled([...inFlight]);
-      if (ownsPool) await pool.end();
-    },
+    close: () => (closing ??= closeOnce()),
   };
 }
 

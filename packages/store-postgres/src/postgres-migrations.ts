@@ -24,7 +24,6 @@ function raiseTokenFloor(s: string, source: string): string {
             WHERE floor.id = 1 AND floor.token < top_token.token;`;
 }
 
-/** Every migration this package knows, oldest first. */
 /** The trigger functions (besides audit_head_guard) whose search_path version 6 pins. */
 const PINNED_TRIGGER_FUNCTIONS = [
   'audit_log_append_only',
@@ -37,6 +36,30 @@ const PINNED_TRIGGER_FUNCTIONS = [
   'idempotency_token_floor_guard',
 ] as const;
 
+/**
+ * The highest fencing token a record may hold, and the highest the token floor may reach (schema
+ * version 7): `Number.MAX_SAFE_INTEGER - 1`, 2^53 - 2. Before version 7 the floor guard let the
+ * floor rise anywhere, and a role with the hosts' grants (UPDATE on the floor, which the raise
+ * trigger needs; INSERT and DELETE on the records, whose deletion raises it) could lift it to 2^53
+ * or more: every claim then threw a RangeError (`planIdempotencyTransition` refuses a floor it
+ * cannot add one to), for good, since the floor never comes down.
+ *
+ * Why this bound: a key's first token is `max(clock reading, floor) + 1`. Clock readings are at
+ * most 8.64e15 (the largest JavaScript Date), below the bound, so with the floor at most the bound
+ * that sum is at most 2^53 - 1, a safe integer, which `planIdempotencyTransition` accepts. A
+ * record's token at most the bound reads back exactly as a JavaScript number, and one more (a
+ * takeover, a claim after release) is still exact: the constraint refuses it, nothing rounds it.
+ * One bound for both, because the floor is raised to tokens that were stored: a floor bound below
+ * the token bound would make the DELETE of a record between them fail (every purge that meets
+ * it), and a token bound below the floor bound would leave a floor between them no first token
+ * to give. A smaller bound, still above every clock reading, would only leave less room for
+ * takeovers above the clock (about 3.7e14 here), and would not stop a role with the hosts' grants
+ * from lifting the floor to it: nothing short of the owner lowers a floor at the bound (see the
+ * README, "Privileges").
+ */
+export const FENCING_TOKEN_BOUND = 9_007_199_254_740_990;
+
+/** Every migration this package knows, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
@@ -290,6 +313,39 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       // schema-qualified already, and their comparisons then use pg_catalog's operators, not ones a
       // session put first on its path (a role with CREATE on some schema could).
       ...PINNED_TRIGGER_FUNCTIONS.map((name) => `ALTER FUNCTION ${s}.${name}() SET search_path = pg_catalog, pg_temp`),
+    ],
+  },
+  {
+    version: 7,
+    statements: (s) => [
+      // A record's fencing token stays at or below FENCING_TOKEN_BOUND, on every INSERT and UPDATE,
+      // whoever writes it: a record above it, deleted, would lift the floor beyond what a claim can
+      // add one to (a role with the hosts' grants did that with one INSERT and one DELETE). NOT
+      // VALID: rows already stored are not scanned (only a forged row can be above the bound), so
+      // the migration only takes the table's lock for a moment; `ALTER TABLE ... VALIDATE
+      // CONSTRAINT` checks them later without holding writes (see the README, version 7).
+      `ALTER TABLE ${s}.idempotency_records ADD CONSTRAINT idempotency_records_fencing_token_bound
+        CHECK (fencing_token <= ${FENCING_TOKEN_BOUND}) NOT VALID`,
+      // The floor guard of version 5 let the floor rise to any bigint, and the hosts' role may
+      // UPDATE the floor (the raise trigger runs as the deleting role): one UPDATE to 2^53 made
+      // every claim throw, for good. It now also refuses a floor above FENCING_TOKEN_BOUND, which
+      // no raise from a record stored under the constraint above reaches. Replaced in place,
+      // as version 6 replaced audit_head_guard: the triggers of version 5 call the new body, and
+      // CREATE OR REPLACE takes the search_path of this definition, pinned as version 6 pinned it.
+      `CREATE OR REPLACE FUNCTION ${s}.idempotency_token_floor_guard() RETURNS trigger LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+          IF TG_OP <> 'UPDATE' THEN
+            RAISE EXCEPTION 'toolseal idempotency_token_floor only rises';
+          END IF;
+          IF NEW.id <> OLD.id OR NEW.token < OLD.token THEN
+            RAISE EXCEPTION 'toolseal idempotency_token_floor only rises';
+          END IF;
+          IF NEW.token > ${FENCING_TOKEN_BOUND} THEN
+            RAISE EXCEPTION 'toolseal idempotency_token_floor stays at or below ${FENCING_TOKEN_BOUND}' USING ERRCODE = 'check_violation';
+          END IF;
+          RETURN NEW;
+        END $$`,
     ],
   },
 ];
