@@ -28,6 +28,7 @@ import {
 } from './proposal-decision.js';
 import { checkMethods, checkOptionKeys } from './check-options.js';
 import { copyPrincipal, fitsPrincipalIdLength, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES } from './copy-principal.js';
+import { namesHeldPlace } from './reason-place.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 
@@ -194,7 +195,9 @@ export interface ProposalValidator<TProposal, TFacts> {
    * `owns` passed at review (keep the owner in `snapshot`, as `REFUND_RULES_V1` does).
    * Anything else fails (`STATE_CHANGED`, or `NOT_FOUND` / `FACTS_UNAVAILABLE` per the lookup). A
    * `decision` that is not an object with a `record` (not what `validate` returned at all), or a
-   * malformed `actor` (as for `validate`), throws a `TypeError`. The decision and its record are
+   * malformed `actor` (as for `validate`), throws a `TypeError`. A decision or record holding a
+   * field beyond the ones the validator gives it (a symbol, non-enumerable or inherited one
+   * included: `record_sha256` does not cover it) is `STATE_CHANGED`. The decision and its record are
    * read once; a proposal this validator did not return is judged as a private copy (`STATE_CHANGED`
    * when it is not plain JSON within the proposal limits, or fails the structural contract). A
    * record whose `actor_ref` is not 64 lowercase hex is `STATE_CHANGED` too, recorded with an
@@ -280,8 +283,17 @@ interface HeldDecision {
   readonly record_decision: unknown;
   readonly code: unknown;
   readonly failure_category: unknown;
-  /** Whether the record's `reasons` is an empty array, as in every ready record. */
+  /**
+   * Whether the record's `reasons` is an empty array without any other own property (only its
+   * `length`), as in every ready record.
+   */
   readonly no_reasons: boolean;
+  /**
+   * Whether the decision and its record are plain objects (prototype `Object.prototype` or `null`)
+   * whose own keys are exactly the known ones (`DECISION_FIELDS`, `RECORD_FIELDS`): `false` for a
+   * stored decision someone added a field to (see `hasExactlyKnownKeys`).
+   */
+  readonly known_fields: boolean;
   readonly proposal_sha256: unknown;
   readonly facts_sha256: unknown;
   readonly decided_at: unknown;
@@ -298,18 +310,78 @@ interface HeldDecision {
 const NO_ACTOR_REF = '0'.repeat(64) as Sha256Hex;
 
 /**
+ * The fields of a ready decision, as `validate` makes it (`ReadyForReview`: `ok`, `decision`,
+ * `proposal`, `record`), and of its record (`ProposalDecisionRecord`: the twelve fields
+ * `record_sha256` covers, and `record_sha256`). Written as objects that `satisfies` a record of
+ * exactly those keys, so a field added to either type and forgotten here, or listed here and not
+ * in the type, is a compile error: the lists `recheck` holds a stored decision to cannot drift from
+ * what the validator makes.
+ */
+const DECISION_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys({ ok: true, decision: true, proposal: true, record: true } satisfies Record<keyof ReadyForReview<unknown>, true>),
+);
+const RECORD_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys({
+    schema_version: true,
+    stage: true,
+    contract_id: true,
+    rule_version: true,
+    decision: true,
+    code: true,
+    failure_category: true,
+    reasons: true,
+    actor_ref: true,
+    proposal_sha256: true,
+    facts_sha256: true,
+    decided_at: true,
+    record_sha256: true,
+  } satisfies Record<keyof ProposalDecisionRecord, true>),
+);
+
+/**
+ * Whether `value` is a plain object (prototype `Object.prototype` or `null`) whose own keys
+ * (`Reflect.ownKeys`: symbols and non-enumerable keys included) are exactly `known`, each once
+ * (`Reflect.ownKeys` never lists a key twice, a Proxy's trap included). `record_sha256` covers the
+ * known fields only, so a field added to a stored decision or record (`approved_by: 'cfo'`,
+ * `approval_limit`, `approved: true`) would otherwise pass a recheck unauthenticated, and a host
+ * reading it after a passing recheck would trust what anyone who can write its store chose; an
+ * inherited field (a record built with `Object.create({ approved_by: 'cfo' })`, a class whose getters
+ * live on its prototype) reads just the same, hence the prototype check. Only keys and the
+ * prototype are looked at, never a value (no getter runs here); a Proxy whose traps throw answers
+ * `false`, never a throw.
+ */
+function hasExactlyKnownKeys(value: object, known: ReadonlySet<string>): boolean {
+  try {
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) return false;
+    const keys = Reflect.ownKeys(value);
+    if (keys.length !== known.size) return false;
+    for (const key of keys) if (typeof key !== 'string' || !known.has(key)) return false;
+    return true;
+  } catch {
+    // A revoked Proxy, a trap that throws: not a decision this validator made.
+    return false;
+  }
+}
+
+/**
  * A decision to recheck is the host's own record of a `validate` result. One without a record is a
  * host bug (nothing to compare), refused like a malformed actor; any other stale or altered one is
  * `STATE_CHANGED`. The decision and its record are read once, here, into a frozen copy: nothing read
  * later (a getter's second answer) can differ from what is compared. An `actor_ref` that is not 64
- * lowercase hex is kept as `null` (the decision is then stale), never used, copied or frozen.
+ * lowercase hex is kept as `null` (the decision is then stale), never used, copied or frozen. The
+ * decision and the record must hold exactly the fields the validator gives them (`known_fields`,
+ * looked at before any field is read): anything a host or a store added is not covered by
+ * `record_sha256`, so such a decision is stale too, as one with a field rewritten is.
  */
 function readDecision(method: string, decision: unknown): HeldDecision {
   if (typeof decision !== 'object' || decision === null) throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
+  const decisionKnown = hasExactlyKnownKeys(decision, DECISION_FIELDS);
   const { ok, decision: kind, proposal, record } = decision as Partial<Record<keyof ReadyForReview<unknown>, unknown>>;
   if (typeof record !== 'object' || record === null) {
     throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
   }
+  const knownFields = decisionKnown && hasExactlyKnownKeys(record, RECORD_FIELDS);
   const {
     schema_version,
     stage,
@@ -325,10 +397,15 @@ function readDecision(method: string, decision: unknown): HeldDecision {
     actor_ref,
     record_sha256,
   } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
-  // A ready record has no reasons: nothing of a stored list is copied, only whether it is empty.
+  // A ready record has no reasons: nothing of a stored list is copied, only whether it is empty
+  // and holds nothing else either, of its own or inherited (an `approved` property added to the
+  // array is no more covered by `record_sha256` than one added to the record).
   let noReasons = false;
   try {
-    noReasons = Array.isArray(reasons) && reasons.length === 0;
+    if (Array.isArray(reasons) && Object.getPrototypeOf(reasons) === Array.prototype) {
+      const keys = Reflect.ownKeys(reasons);
+      noReasons = keys.length === 1 && keys[0] === 'length' && reasons.length === 0;
+    }
   } catch {
     // A revoked Proxy, a throwing `length`: not a record this validator made.
   }
@@ -344,6 +421,7 @@ function readDecision(method: string, decision: unknown): HeldDecision {
     code,
     failure_category,
     no_reasons: noReasons,
+    known_fields: knownFields,
     proposal_sha256,
     facts_sha256,
     decided_at,
@@ -675,8 +753,9 @@ export function createProposalValidator<TProposal, TFacts>(
   };
 
   // The rule reasons, or null when the rule set broke (threw, or answered anything but a list of
-  // catalog reasons at fields the contract declares). The answer is read once, into the copy that
-  // is checked and kept (the first MAX_REASONS reasons; later ones are never read nor kept).
+  // catalog reasons at fields the contract declares and the proposal holds). The answer is read
+  // once, into the copy that is checked and kept (the first MAX_REASONS reasons; later ones are
+  // never read nor kept).
   const runRules = (proposal: TProposal, found: TFacts): ErrorReason[] | null => {
     const answer: unknown = rules.check(proposal, found);
     if (!Array.isArray(answer)) {
@@ -697,8 +776,13 @@ export function createProposalValidator<TProposal, TFacts>(
         if (typeof reason !== 'object' || reason === null) return refused();
         const { field, rule } = reason as Partial<Record<keyof ErrorReason, unknown>>;
         // A field the contract does not declare may be a key the model chose (a map's keys): never
-        // something to show the model or keep in the record.
+        // something to show the model or keep in the record. A declared one must also name a place
+        // the proposal holds (`namesHeldPlace`, the rule `@toolseal/result` seals reasons by): a
+        // declared `*` matches any index of up to six digits, and `/lines/908172/quantity` for a
+        // one-line proposal would carry digits the rule set chose to the model. Refused, not cut,
+        // as result and the dispatcher refuse it: a rule set that names such a place is broken.
         if (typeof field !== 'string' || typeof rule !== 'string' || !declaredFields.declares(field)) return refused();
+        if (!namesHeldPlace(proposal as JsonValue, field)) return refused();
         copied.push(Object.freeze({ field, rule }));
       }
       // Each reason must be a catalog RULE_REJECTED reason: a finite rule and a contract-safe field.
@@ -916,11 +1000,12 @@ export function createProposalValidator<TProposal, TFacts>(
     }
   };
 
-  // A decision whose record this validator did not make for a ready decision (altered, combined
-  // from several records, v1, another contract or rule version), whose proposal no longer matches
-  // its digest or fails the structural contract, or that describes another actor than `actorRef`
-  // (the principal rechecking, when known), is stale: it must be validated again, never trusted.
-  // `proposal` is the private copy, boxed (`null` when refused).
+  // A decision whose record this validator did not make for a ready decision (altered, extended
+  // with fields of its own, combined from several records, v1, another contract or rule version),
+  // whose proposal no longer matches its digest or fails the structural contract, or that
+  // describes another actor than `actorRef` (the principal rechecking, when known), is stale: it
+  // must be validated again, never trusted. `proposal` is the private copy, boxed (`null` when
+  // refused).
   interface Prepared {
     readonly proposal: { readonly value: TProposal } | null;
     readonly proposalSha: Sha256Hex | null;
@@ -930,6 +1015,8 @@ export function createProposalValidator<TProposal, TFacts>(
     const proposal = privateProposal(held.proposal);
     const proposalSha = proposal === null ? null : proposalDigest(proposal.value as JsonValue);
     const stale =
+      // Fields beyond the known ones are not covered by `record_sha256`: see `hasExactlyKnownKeys`.
+      !held.known_fields ||
       held.ok !== true ||
       held.decision !== 'ready_for_review' ||
       !isAuthenticReadyRecord(held) ||

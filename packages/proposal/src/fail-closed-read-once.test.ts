@@ -209,8 +209,11 @@ describe('rule reasons name only fields the contract declares', () => {
       const rules = { ...REFUND_RULES_V1, check: () => [{ field, rule: 'amount_mismatch' }] };
       expect((await refundValidator({ lookup: () => found() }, rules).validate(cedar.actor, text(baseline))).decision, field).toBe('hold');
     }
-    const declared = { ...REFUND_RULES_V1, check: () => [{ field: '/lines/3/quantity', rule: 'quantity_exceeds_eligible' }] };
+    const declared = { ...REFUND_RULES_V1, check: () => [{ field: '/lines/0/quantity', rule: 'quantity_exceeds_eligible' }] };
     expect((await refundValidator({ lookup: () => found() }, declared).validate(cedar.actor, text(baseline))).decision).toBe('rejected_rule');
+    // Declared, but not a place the one-line proposal holds (review 2, F5: see rule-reason-places.test.ts).
+    const beyond = { ...REFUND_RULES_V1, check: () => [{ field: '/lines/3/quantity', rule: 'quantity_exceeds_eligible' }] };
+    expect((await refundValidator({ lookup: () => found() }, beyond).validate(cedar.actor, text(baseline))).decision).toBe('hold');
   });
 });
 

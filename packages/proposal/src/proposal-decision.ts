@@ -74,8 +74,11 @@ export interface ProposalDecisionRecord {
    * `digestTagged('toolseal.proposal_record.v1', every other field of this record)`, made with the
    * validator's digester. `recheck` accepts a decision only when it matches, so no field of a record
    * can be altered, nor digests of different records combined into one (a decision, actor, proposal
-   * digest or facts digest taken from another record). Trust it only as far as the digester's key:
-   * with a plain (unkeyed) digester anyone can recompute it.
+   * digest or facts digest taken from another record). It covers the fields listed here only, so
+   * `recheck` also refuses (`STATE_CHANGED`) a record holding any other field, own or inherited
+   * (an `approved_by` a store added), and a decision holding anything beyond `ok`, `decision`,
+   * `proposal` and `record`: nothing unauthenticated passes a recheck. Trust it only as far as the
+   * digester's key: with a plain (unkeyed) digester anyone can recompute it.
    */
   record_sha256: Sha256Hex;
 }

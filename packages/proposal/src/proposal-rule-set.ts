@@ -47,10 +47,15 @@ export interface ProposalRuleSet<TProposal, TFacts> {
   /**
    * The business rules. Returns safe reasons: each `rule` from `RULE_REJECTION_RULES`, each
    * `field` a pointer the contract declares (property names of its schema, and indexes where it
-   * describes an array; never a key the proposal chose, such as a map's key). Empty when the
+   * describes an array; never a key the proposal chose, such as a map's key) that names a place
+   * the proposal holds (`""`; an index below its array's length; a member of an object it has,
+   * present or not when it is the last segment; never anything below a missing member or a
+   * scalar: the rule `namesHeldPlace` of `@toolseal/result` seals reasons by). Empty when the
    * proposal equals what the trusted facts allow. Never repairs: it judges the proposal as given.
-   * Anything else (not an array, a reason outside the catalog or at an undeclared field) holds. The
-   * first 16 reasons are read once and kept; later ones are not read.
+   * Anything else (not an array, a reason outside the catalog, at an undeclared field, or at an
+   * item the proposal does not have, such as `/lines/908172/quantity` for one line) holds: a
+   * declared `*` would otherwise let the rule set choose digits for the model to read. The first
+   * 16 reasons are read once and kept; later ones are not read.
    */
   check(proposal: TProposal, facts: TFacts): ErrorReason[];
   /**
