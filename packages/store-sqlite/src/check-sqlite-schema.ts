@@ -1,6 +1,7 @@
 import { StoreInputError } from '@toolseal/audit';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
+import { sqliteOpenRefusal } from './check-database-file.js';
 import { SCHEMA_VERSION_TABLE_STATEMENT, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
 
 /** A table, index, view or trigger as `sqlite_master` records it. */
@@ -44,7 +45,10 @@ const LISTED_OBJECTS = 5;
  * view, table, or trigger on a table of its own) are left alone.
  *
  * Reads only (one read transaction, so a migration committed meanwhile is seen whole or not at
- * all): called before the first write of an open, it leaves a refused file exactly as it was.
+ * all): called before the first write of an open, it leaves a refused file exactly as it was. Its
+ * read is the first one of a connection, so SQLite's refusal of a file this process cannot open
+ * for writing comes from it too (a WAL file in a directory this process may not write): a
+ * `StoreInputError` on `path` as well (`sqliteOpenRefusal`).
  */
 export function checkSqliteSchema(database: Database, path: string): number {
   const refusal = (problem: string) => new StoreInputError('path', `${JSON.stringify(path)} ${problem}`);
@@ -60,7 +64,9 @@ export function checkSqliteSchema(database: Database, path: string): number {
     if (error instanceof BetterSqlite3.SqliteError && error.code.startsWith('SQLITE_CORRUPT')) {
       throw refusal(`is not a SQLite database, or one cut short or damaged (SQLite: ${JSON.stringify(error.message)})`);
     }
-    throw error;
+    // It is also where a WAL file in a directory this process may not write fails: SQLite cannot
+    // create the -wal and -shm files (SQLITE_READONLY_DIRECTORY, "attempt to write a readonly database").
+    throw sqliteOpenRefusal(error, path) ?? error;
   }
   const { objects, version } = stored;
   // A new file (or an empty database of any application): the migrations create everything.

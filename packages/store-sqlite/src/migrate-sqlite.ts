@@ -11,7 +11,8 @@ import { applySqliteMigrations } from './sqlite-migrations.js';
  * is not a SQLite database, another application's database, one written by a newer version of this
  * package, one where an object of the schema was dropped or changed, or one with a foreign trigger
  * on a store table throws `StoreInputError` (option `path`, the database's `name`) and is left as
- * it was. A migration that fails because the file changed since the check (another process of a
+ * it was; so does a file SQLite cannot read for want of write access (a WAL file in a directory this
+ * process may not write, where SQLite cannot create its `-wal` and `-shm` files). A migration that fails because the file changed since the check (another process of a
  * newer version upgraded it first) is refused in the same words.
  *
  * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to

@@ -1,12 +1,13 @@
 // Real child processes: crash injection (SIGKILL between the handler and completion) and a
 // duplicate-claim race between eight processes, each with its own connection to one WAL file.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClaimOutcome } from '@toolseal/audit';
 import { exited, forkTypeScript, nextMessage } from '@toolseal/audit/child-process';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { UnprivilegedAttempt, UnprivilegedOutcome } from './__fixtures__/open-unprivileged-child.js';
 import { openSqliteStores } from './open-sqlite-stores.js';
 import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
 
@@ -221,5 +222,86 @@ describe('SQLite stores: another process holds the write lock', { timeout: 240_0
     } finally {
       stores.close();
     }
+  });
+});
+
+// The review ran these as the `nobody` user: a WAL store file in a directory the process may not
+// write failed with a raw SqliteError ("attempt to write a readonly database") from the schema
+// check, and the same file in a directory it may write was refused with StoreInputError but left
+// -wal and -shm files behind, owned by the refused process. Root may write every file: the child
+// gives root up before it opens anything (see its fixture), and a test run without root makes the
+// files read-only for itself.
+describe('SQLite stores: a process that may not write the file or its directory', { timeout: 240_000 }, () => {
+  it('refuses each with StoreInputError on path, creating no file and leaving every file as it was', async () => {
+    // The temporary directory is readable by its owner only: the child must reach the files.
+    const base = join(directory, 'permissions');
+    mkdirSync(base);
+    chmodSync(directory, 0o755);
+    chmodSync(base, 0o755);
+    const readOnlyDirectory = join(base, 'read-only');
+    const writableDirectory = join(base, 'writable');
+    mkdirSync(readOnlyDirectory);
+    mkdirSync(writableDirectory);
+    const storeIn = (path: string) => {
+      const stores = openSqliteStores({ path });
+      stores.close();
+      return path;
+    };
+    // A store file (WAL mode, closed: no -wal or -shm beside it) that this process may only read, in
+    // a directory it may not write and in one it may; a new file in the first; a store file it may
+    // write in the first, where SQLite cannot create the -wal and -shm files WAL needs, found at the
+    // schema check's read; and an empty file it may write there, found when it is switched to WAL.
+    const readOnlyInReadOnly = storeIn(join(readOnlyDirectory, 'read-only.db'));
+    const writableInReadOnly = storeIn(join(readOnlyDirectory, 'writable.db'));
+    const readOnlyInWritable = storeIn(join(writableDirectory, 'read-only.db'));
+    const newInReadOnly = join(readOnlyDirectory, 'new.db');
+    const emptyInReadOnly = join(readOnlyDirectory, 'empty.db');
+    writeFileSync(emptyInReadOnly, '');
+    chmodSync(readOnlyInReadOnly, 0o444);
+    chmodSync(readOnlyInWritable, 0o444);
+    chmodSync(writableInReadOnly, 0o666);
+    chmodSync(emptyInReadOnly, 0o666);
+    chmodSync(readOnlyDirectory, 0o555);
+    chmodSync(writableDirectory, 0o777);
+    const listing = () => ({ readOnly: readdirSync(readOnlyDirectory).sort(), writable: readdirSync(writableDirectory).sort() });
+    const before = listing();
+    const files = [readOnlyInReadOnly, writableInReadOnly, emptyInReadOnly, readOnlyInWritable];
+    const bytes = files.map((path) => readFileSync(path));
+    const attempts: UnprivilegedAttempt[] = [
+      { mode: 'open', path: readOnlyInReadOnly },
+      { mode: 'open', path: readOnlyInWritable },
+      { mode: 'open', path: newInReadOnly },
+      { mode: 'open', path: writableInReadOnly },
+      { mode: 'migrate', path: writableInReadOnly },
+      { mode: 'open', path: emptyInReadOnly },
+    ];
+    try {
+      const child = forkTypeScript(new URL('./__fixtures__/open-unprivileged-child.ts', import.meta.url), [JSON.stringify(attempts)]);
+      const { uid, outcomes } = await nextMessage<{ uid: number | null; outcomes: UnprivilegedOutcome[] }>(child);
+      expect(await exited(child)).toEqual({ code: 0, signal: null });
+      expect(uid).not.toBe(0);
+      // No -wal or -shm file left beside a refused file, no new file, and every file's bytes as they were.
+      expect(listing()).toEqual(before);
+      expect(before).toEqual({ readOnly: ['empty.db', 'read-only.db', 'writable.db'], writable: ['read-only.db'] });
+      const refusal = (message: RegExp) => ({ opened: false, name: 'StoreInputError', field: 'path', message: expect.stringMatching(message) });
+      expect(outcomes).toEqual([
+        refusal(/is a database this process can only read/),
+        refusal(/is a database this process can only read/),
+        refusal(/must be in a directory this process can write/),
+        refusal(/cannot be opened for reading and writing by this process \(SQLite SQLITE_READONLY_DIRECTORY/),
+        refusal(/cannot be opened for reading and writing by this process \(SQLite SQLITE_READONLY_DIRECTORY/),
+        refusal(/cannot be opened for reading and writing by this process \(SQLite SQLITE_READONLY_DIRECTORY/),
+      ]);
+      expect(files.map((path) => readFileSync(path))).toEqual(bytes);
+    } finally {
+      // A test run without root could otherwise not remove them.
+      chmodSync(readOnlyDirectory, 0o755);
+      chmodSync(writableDirectory, 0o755);
+    }
+    // The same files still open for a process that may write them (this one, once they are writable).
+    chmodSync(readOnlyInWritable, 0o644);
+    const stores = openSqliteStores({ path: readOnlyInWritable });
+    expect(stores.schemaVersion).toBeGreaterThan(0);
+    stores.close();
   });
 });

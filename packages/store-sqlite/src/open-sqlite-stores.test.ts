@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,7 +18,7 @@ import { dropAppendOnlyTriggers, SCHEMA_TRIGGERS, sqliteTamper } from './__fixtu
 import { openSqliteStores, type SqliteStoresOptions } from './open-sqlite-stores.js';
 import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
 import { migrateSqlite } from './migrate-sqlite.js';
-import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite-migrations.js';
+import { SQLITE_FENCING_TOKEN_MAX, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_TOKEN_FLOOR_MAX } from './sqlite-migrations.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolseal-sqlite-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -175,9 +175,9 @@ describe('SQLite stores: migrations', () => {
       const clock = new ManualClock(T0);
       const stores = openSqliteStores({ path, clock });
       try {
-        expect(SQLITE_SCHEMA_VERSION).toBe(5);
-        expect(stores.schemaVersion).toBe(5);
-        expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
+        expect(SQLITE_SCHEMA_VERSION).toBe(6);
+        expect(stores.schemaVersion).toBe(6);
+        expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5, 6]);
         expect(queryPlan(stores, 'request_sha256')).toMatch(/INDEX idempotency_records_request \(request_sha256=\?\)/);
         expect(queryPlan(stores, 'intent_sha256')).toMatch(/INDEX idempotency_records_intent \(intent_sha256=\?\)/);
         await checkIntentDigestMigration(stores.idempotencyStore, { request: REQUEST, intent: INTENT, intentOld: INTENT_OLD, now: T0 });
@@ -186,7 +186,7 @@ describe('SQLite stores: migrations', () => {
       }
       // Reopening applies nothing again.
       const reopened = openSqliteStores({ path, clock });
-      expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(5);
+      expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(6);
       expect((await reopened.idempotencyStore.get('key-new'))?.intent_sha256).toBe(INTENT);
       reopened.close();
     });
@@ -221,8 +221,8 @@ describe('SQLite stores: migrations', () => {
 
     const stores = openSqliteStores({ path, digester });
     try {
-      expect(stores.schemaVersion).toBe(5);
-      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
+      expect(stores.schemaVersion).toBe(6);
+      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5, 6]);
       expect(triggerNames(stores.database)).toEqual(SCHEMA_TRIGGERS);
       expect(() => stores.database.prepare('INSERT OR REPLACE INTO audit_head (id, sequence, entry_hash) VALUES (1, 3, ?)').run(previous)).toThrow(
         /only follows appends/,
@@ -258,8 +258,8 @@ describe('SQLite stores: migrations', () => {
     const clock = new ManualClock(T0);
     const stores = openSqliteStores({ path, clock });
     try {
-      expect(stores.schemaVersion).toBe(5);
-      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5]);
+      expect(stores.schemaVersion).toBe(6);
+      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5, 6]);
       expect(triggerNames(stores.database)).toEqual(SCHEMA_TRIGGERS);
       const floor = () => stores.database.prepare('SELECT id, token FROM idempotency_token_floor').all();
       expect(floor()).toEqual([{ id: 1, token: T0 }]);
@@ -321,11 +321,53 @@ describe('SQLite stores: migrations', () => {
     const database = new BetterSqlite3(fileAtVersion(4));
     try {
       expect(() => migrateSqlite(database, '2026-07-19T00:00:00.000Z', -1)).toThrow(RangeError);
-      expect(migrateSqlite(database, '2026-07-19T00:00:00.000Z')).toBe(5);
+      expect(migrateSqlite(database, '2026-07-19T00:00:00.000Z')).toBe(6);
       expect(database.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(0);
     } finally {
       database.close();
     }
+  });
+
+  it('migrates a version 5 file with records and a raised floor to the token bounds (version 6), changing no row', async () => {
+    const path = fileAtVersion(5);
+    const old = new BetterSqlite3(path);
+    // Version 5 purged a record: the floor is its token.
+    old
+      .prepare(
+        `INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+         VALUES ('key-purged', ?, 'released', 'host-old', ?, 0, ?, ?)`,
+      )
+      .run(REQUEST, T0 - 10, T0 - 20, T0 - 10);
+    old.exec("DELETE FROM idempotency_records WHERE key = 'key-purged'");
+    expect(old.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(T0 - 10);
+    // Version 5 let a forged floor through: the reason for version 6.
+    expect(triggerNames(old)).not.toContain('idempotency_token_floor_bounded');
+    const recordsBefore = old.prepare('SELECT * FROM idempotency_records ORDER BY key').all();
+    old.close();
+
+    const clock = new ManualClock(T0 - 100);
+    const stores = openSqliteStores({ path, clock });
+    try {
+      expect(stores.schemaVersion).toBe(6);
+      expect(stores.database.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all()).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(triggerNames(stores.database)).toEqual(SCHEMA_TRIGGERS);
+      // No row changed: the floor is not seeded again, the records read back as they were.
+      expect(stores.database.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(T0 - 10);
+      expect(stores.database.prepare('SELECT * FROM idempotency_records ORDER BY key').all()).toEqual(recordsBefore);
+      expect(await stores.idempotencyStore.get('key-old')).toMatchObject({ state: 'started', fencing_token: 7 });
+      // The purged key's next record starts above the floor (the clock is behind it), and forged floors are refused now.
+      expect(await stores.idempotencyStore.claim({ key: 'key-purged', request_sha256: REQUEST, owner: 'host-new', lease_ms: 1_000 })).toMatchObject({
+        kind: 'claimed',
+        fencing_token: T0 - 9,
+      });
+      expect(() => stores.database.exec('UPDATE idempotency_token_floor SET token = 9007199254740994')).toThrow(/stays at most 8640000000000000/);
+    } finally {
+      stores.close();
+    }
+    // Reopening applies nothing again.
+    const reopened = openSqliteStores({ path, clock });
+    expect(reopened.database.prepare('SELECT count(*) FROM schema_version').pluck().get()).toBe(6);
+    reopened.close();
   });
 
   it('refuses a file written by a newer version of this package', () => {
@@ -524,6 +566,40 @@ describe('SQLite stores: options (configuration review)', () => {
     expect(existsSync(join(directory, 'no-such-directory'))).toBe(false);
   });
 
+  it("the review: refuses a path under a regular file, a directory, and a device with StoreInputError ('path'), not a raw SqliteError", () => {
+    // better-sqlite3 checked only that something named like the directory exists: a regular file
+    // passed, and SQLite failed with a bare SQLITE_CANTOPEN ("unable to open database file").
+    const plain = join(directory, 'plain-file');
+    writeFileSync(plain, 'not a directory');
+    const folder = join(directory, 'a-directory');
+    mkdirSync(folder);
+    const cases: [string, RegExp][] = [
+      [join(plain, 'toolseal.db'), /must be in an existing directory: ".*plain-file" is not a directory/],
+      [join(plain, 'below', 'toolseal.db'), /must be in an existing directory: ".*below" does not exist/],
+      [folder, /"[^"]*a-directory" is a directory, not a database file/],
+      ['/dev/null', /"\/dev\/null" is not a regular file/],
+    ];
+    for (const [path, message] of cases) {
+      const thrown = refusal(() => openSqliteStores({ path }));
+      expect(StoreInputError.isInstance(thrown) && thrown.field, path).toBe('path');
+      expect(String(thrown), path).toMatch(message);
+    }
+    expect(readFileSync(plain, 'utf8')).toBe('not a directory');
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it("the review: refuses what SQLite alone finds it cannot open with StoreInputError ('path'), naming SQLite's code, creating nothing", () => {
+    // A path longer than SQLite's limit (512 bytes) in a directory that exists and may be written:
+    // nothing to see before opening, and SQLite answers SQLITE_CANTOPEN.
+    const deep = join(directory, 'd'.repeat(200), 'e'.repeat(200));
+    mkdirSync(deep, { recursive: true });
+    const path = join(deep, `${'x'.repeat(150)}.db`);
+    const thrown = refusal(() => openSqliteStores({ path }));
+    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('path');
+    expect(String(thrown)).toContain(`${JSON.stringify(path)} cannot be opened for reading and writing by this process (SQLite SQLITE_CANTOPEN: "unable to open database file")`);
+    expect(readdirSync(deep)).toEqual([]);
+  });
+
   it("the review: refuses a SQLite URI ('file:...') with StoreInputError ('path'), opening no file", () => {
     // better-sqlite3's SQLite interprets no URI: `file::memory:` was a file of that name in the
     // working directory, and `file:<missing directory>/...` a bare SQLITE_CANTOPEN.
@@ -635,6 +711,86 @@ describe('SQLite stores: append-only triggers', () => {
       expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 5 });
       // Appends are inserts at the head: still accepted.
       expect((await stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-6', operation_id: null, idempotency_key: null, body: { amount: 600 } })).sequence).toBe(6);
+    } finally {
+      stores.close();
+    }
+  });
+});
+
+describe('SQLite stores: token bounds (the review: a forged floor or token made every claim throw, for good)', () => {
+  const floorOf = (stores: ReturnType<typeof openSqliteStores>) => stores.database.prepare('SELECT token FROM idempotency_token_floor').pluck().get();
+  const claim = (stores: ReturnType<typeof openSqliteStores>, key: string) =>
+    stores.idempotencyStore.claim({ key, request_sha256: REQUEST, owner: 'host-1', lease_ms: 1_000 });
+
+  it('refuses a token floor raised above the largest clock reading (2^53 and more included); at that bound, claims still get safe tokens', async () => {
+    const clock = new ManualClock(T0);
+    const stores = openSqliteStores({ path: nextPath(), clock });
+    try {
+      // Under version 5 the first one passed (the floor only rose) and every first claim threw a RangeError.
+      for (const forged of ['9007199254740994', '9007199254740992', '9007199254740991', '9007199254740990', '8640000000000001']) {
+        expect(() => stores.database.exec(`UPDATE idempotency_token_floor SET token = ${forged}`), forged).toThrow(
+          /toolseal idempotency_token_floor stays at most 8640000000000000/,
+        );
+      }
+      expect(floorOf(stores)).toBe(0);
+      expect(await claim(stores, 'key-a')).toMatchObject({ kind: 'claimed', fencing_token: T0 + 1 });
+      // The bound itself is a floor the file may hold (a raise to it passes): a first claim gets one
+      // more, a safe integer, and a takeover one more again.
+      expect(SQLITE_TOKEN_FLOOR_MAX).toBe(8_640_000_000_000_000);
+      stores.database.exec(`UPDATE idempotency_token_floor SET token = ${SQLITE_TOKEN_FLOOR_MAX}`);
+      expect(await claim(stores, 'key-b')).toEqual({ kind: 'claimed', fencing_token: SQLITE_TOKEN_FLOOR_MAX + 1, lease_expires_at: T0 + 1_000, took_over: false });
+      expect(await stores.idempotencyStore.release({ key: 'key-b', fencing_token: SQLITE_TOKEN_FLOOR_MAX + 1 })).toMatchObject({ ok: true });
+      expect(await claim(stores, 'key-b')).toMatchObject({ kind: 'claimed', fencing_token: SQLITE_TOKEN_FLOOR_MAX + 2, took_over: false });
+      expect(await claim(stores, 'key-c')).toMatchObject({ kind: 'claimed', fencing_token: SQLITE_TOKEN_FLOOR_MAX + 1 });
+      // Such a record cannot be deleted: the floor cannot hold its token, and a purge that forgot it
+      // could hand it out again. The purge fails, whole (the README's known limit of a forged floor).
+      clock.advance(10_000);
+      await expect(stores.idempotencyStore.purgeExpired({ older_than_ms: 0 })).rejects.toThrow(/idempotency_token_floor stays at most 8640000000000000/);
+      expect((await stores.idempotencyStore.get('key-a'))?.state).toBe('claimed');
+      expect(floorOf(stores)).toBe(SQLITE_TOKEN_FLOOR_MAX);
+    } finally {
+      stores.close();
+    }
+  });
+
+  it('refuses a record whose fencing token is above Number.MAX_SAFE_INTEGER - 1, inserted, updated or upserted, and the deletion of one above the floor\'s bound', async () => {
+    const clock = new ManualClock(T0);
+    const stores = openSqliteStores({ path: nextPath(), clock });
+    const { database } = stores;
+    const insert = (key: string, token: string) =>
+      database.exec(`INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+        VALUES ('${key}', '${REQUEST}', 'released', 'forger', ${token}, 0, 0, 0)`);
+    try {
+      expect(SQLITE_FENCING_TOKEN_MAX).toBe(Number.MAX_SAFE_INTEGER - 1);
+      // Under version 5 each was stored, and deleting it raised the floor past 2^53.
+      for (const token of ['9007199254740994', '9007199254740992', '9007199254740991']) {
+        expect(() => insert('key-forged', token), token).toThrow(/toolseal idempotency fencing token above 9007199254740990/);
+      }
+      expect(await stores.idempotencyStore.get('key-forged')).toBeUndefined();
+      expect(await claim(stores, 'key-a')).toMatchObject({ kind: 'claimed', fencing_token: T0 + 1 });
+      expect(() => database.exec("UPDATE idempotency_records SET fencing_token = 9007199254740991 WHERE key = 'key-a'")).toThrow(/fencing token above/);
+      expect(() =>
+        database.exec(`INSERT INTO idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
+          VALUES ('key-a', '${REQUEST}', 'released', 'forger', 1, 0, 0, 0) ON CONFLICT (key) DO UPDATE SET fencing_token = 9007199254740994`),
+      ).toThrow(/fencing token above/);
+      expect(await stores.idempotencyStore.get('key-a')).toMatchObject({ state: 'claimed', owner: 'host-1', fencing_token: T0 + 1 });
+      // A token up to the bound is stored and reads back exactly; above the floor's bound, it cannot
+      // be deleted (the delete's raise of the floor is refused, and the delete with it).
+      insert('key-high', String(SQLITE_FENCING_TOKEN_MAX));
+      expect((await stores.idempotencyStore.get('key-high'))?.fencing_token).toBe(SQLITE_FENCING_TOKEN_MAX);
+      expect(() => database.exec("DELETE FROM idempotency_records WHERE key = 'key-high'")).toThrow(/idempotency_token_floor stays at most 8640000000000000/);
+      expect(floorOf(stores)).toBe(0);
+      // Its takeover's token would be past the bound: that one key's claim fails, nothing is written.
+      await expect(claim(stores, 'key-high')).rejects.toThrow(/fencing token above 9007199254740990/);
+      expect((await stores.idempotencyStore.get('key-high'))?.owner).toBe('forger');
+      // Every other claim keeps working, the first claims of new keys included.
+      expect(await claim(stores, 'key-b')).toMatchObject({ kind: 'claimed', fencing_token: T0 + 1, took_over: false });
+      expect(await claim(stores, 'key-a')).toMatchObject({ kind: 'in_progress' });
+      // A record at the floor's bound is deleted as before, raising the floor to it.
+      insert('key-at-bound', String(SQLITE_TOKEN_FLOOR_MAX));
+      database.exec("DELETE FROM idempotency_records WHERE key = 'key-at-bound'");
+      expect(floorOf(stores)).toBe(SQLITE_TOKEN_FLOOR_MAX);
+      expect(await claim(stores, 'key-c')).toMatchObject({ kind: 'claimed', fencing_token: SQLITE_TOKEN_FLOOR_MAX + 1 });
     } finally {
       stores.close();
     }

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import {
   AuditChainVerifier,
@@ -48,6 +46,7 @@ import {
 import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
+import { checkDatabaseFile, sqliteOpenRefusal } from './check-database-file.js';
 import { checkSqliteSchema } from './check-sqlite-schema.js';
 import { checkWritable } from './check-writable.js';
 import { SQLITE_BATCH_LIMITS } from './sqlite-batch-limits.js';
@@ -221,7 +220,14 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   });
   const genesisHash = auditGenesisHash(digester, options.logId);
   const lock = new SqliteLockWaiter(lockTimeoutMs);
-  const database = new BetterSqlite3(path);
+  let database: Database;
+  try {
+    database = new BetterSqlite3(path);
+  } catch (error) {
+    // SQLITE_CANTOPEN from a file checkDatabasePath could not foresee (a name too long, one this
+    // process may write but not read): a StoreInputError on `path`, as the README says.
+    throw sqliteOpenRefusal(error, path) ?? error;
+  }
   let schemaVersion: number;
   try {
     // Opening is synchronous (start-up): switching to WAL and creating or migrating the schema may
@@ -243,7 +249,9 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
     database.close();
-    throw error;
+    // SQLite finds some files it cannot open for writing only when it first reads or writes them
+    // (a WAL file in a directory this process may not write: SQLITE_READONLY_DIRECTORY).
+    throw sqliteOpenRefusal(error, path) ?? error;
   }
 
   // ------------------------------------------------------------------ idempotency records
@@ -582,8 +590,9 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
 }
 
 /**
- * The database path: a non-empty file path without NUL or surrounding whitespace, in a directory
- * that exists, or `:memory:`. An empty, blank or missing path
+ * The database path: a non-empty file path without NUL or surrounding whitespace, naming a file
+ * this process may read and write or create (`checkDatabaseFile`: in a directory that exists, not
+ * a directory itself...), or `:memory:`. An empty, blank or missing path
  * would make SQLite open a temporary database that vanishes on close, and with it every record
  * that keeps a write from running twice. A SQLite URI (`file:...`) is refused: better-sqlite3's
  * SQLite is built without URI support, so it names a file (`file::memory:` made one of that name
@@ -605,11 +614,10 @@ function checkDatabasePath(value: unknown): string {
       "must be a filesystem path or ':memory:', not a SQLite URI: 'file:' names are not interpreted (for a file whose name begins with 'file:', write './file:...')",
     );
   }
-  // better-sqlite3 makes the same check, with a bare TypeError ("Cannot open database because the
-  // directory does not exist") that names neither the option nor the directory.
-  if (value !== ':memory:' && !existsSync(dirname(value))) {
-    throw new StoreInputError('path', `must be in an existing directory: ${JSON.stringify(dirname(value))} does not exist`);
-  }
+  // better-sqlite3 checks that the directory exists, with a bare TypeError ("Cannot open database
+  // because the directory does not exist") that names neither the option nor the directory, and
+  // SQLite refuses the rest with a bare SqliteError: checked here, before anything is opened.
+  if (value !== ':memory:') checkDatabaseFile(value);
   return value;
 }
 

@@ -166,7 +166,57 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // while the clock is ahead of it, max(clock reading, floor) is the clock reading, as before.
     upgradeStatements: [`UPDATE idempotency_token_floor SET token = @clock_reading WHERE id = 1 AND token < @clock_reading`],
   },
+  {
+    version: 6,
+    statements: [
+      // Bounds (the review: under version 5 alone, anyone who could write the file raised the floor
+      // to 2^53 or more in one statement, or inserted a record with such a token and deleted it, and
+      // from then on every first claim threw a RangeError, for good, since the floor never comes
+      // down). The numbers are SQLITE_TOKEN_FLOOR_MAX and SQLITE_FENCING_TOKEN_MAX (see there for
+      // the choice), written out: a released statement never changes. The floor stays at most the
+      // largest clock reading, so a first claim's token, max(clock reading, floor) + 1, is at most
+      // 8640000000000001, a safe integer within the records' bound: claims keep working whatever
+      // the floor is. A deletion whose raise this refuses fails with it.
+      `CREATE TRIGGER idempotency_token_floor_bounded BEFORE UPDATE ON idempotency_token_floor
+        WHEN NEW.token > 8640000000000000
+        BEGIN SELECT RAISE(ABORT, 'toolseal idempotency_token_floor stays at most 8640000000000000 (no record with a larger fencing token can be deleted)'); END`,
+      // A record's token stays at most Number.MAX_SAFE_INTEGER - 1, so that it reads back exactly
+      // and a takeover's token (one more) is still a safe integer. Insert and update: an upsert's
+      // update and a raw UPDATE of the column fire the second.
+      `CREATE TRIGGER idempotency_records_token_bounded_insert BEFORE INSERT ON idempotency_records
+        WHEN NEW.fencing_token > 9007199254740990
+        BEGIN SELECT RAISE(ABORT, 'toolseal idempotency fencing token above 9007199254740990'); END`,
+      `CREATE TRIGGER idempotency_records_token_bounded_update BEFORE UPDATE OF fencing_token ON idempotency_records
+        WHEN NEW.fencing_token > 9007199254740990
+        BEGIN SELECT RAISE(ABORT, 'toolseal idempotency fencing token above 9007199254740990'); END`,
+    ],
+  },
 ];
+
+/**
+ * The largest token floor schema version 6 lets the file hold: 8.64e15, the largest clock reading a
+ * store takes (`readClock` of `@toolseal/audit` refuses a later one: the last instant a JavaScript
+ * `Date` holds, in the year 275760), far above any real clock (about 1.8e12 in 2027). A floor at
+ * most this high keeps a first claim's token, `max(clock reading, floor) + 1`, a safe integer of at
+ * most 8.64e15 + 1, below the records' bound (`SQLITE_FENCING_TOKEN_MAX`) by about 3.7e14 tokens for
+ * the takeovers of a record (one token each): so a first claim always has a token it may write,
+ * whatever the floor is, which a floor bounded as high as the records' tokens would not leave.
+ *
+ * A floor only rises to the token of a record deleted (or to the clock reading of the upgrade to
+ * version 5). A record's token is above this bound only when raw SQL wrote it, or raised the floor
+ * to the bound (every first claim then gets one above it), or a clock read exactly 8.64e15: such a
+ * record cannot be deleted, the floor being unable to hold its token (a purge that reaches it fails
+ * rather than forget a token it handed out, which could then be handed out again).
+ */
+export const SQLITE_TOKEN_FLOOR_MAX = 8_640_000_000_000_000;
+
+/**
+ * The largest fencing token an idempotency record may hold (schema version 6):
+ * `Number.MAX_SAFE_INTEGER - 1`, so that every token reads back as the exact number it was written
+ * as, and a takeover's (one more) is still a safe integer, refused by the trigger instead of written
+ * rounded. No record written by this store comes near it (see `SQLITE_TOKEN_FLOOR_MAX`).
+ */
+export const SQLITE_FENCING_TOKEN_MAX = Number.MAX_SAFE_INTEGER - 1;
 
 /** The newest schema version this package writes. */
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version ?? 0;

@@ -43,7 +43,7 @@ export function sqliteTamper(database: Database): AuditTamper {
   };
 }
 
-/** Every trigger the README says schema version 5 has: the list the tests hold the code to. */
+/** Every trigger the README says schema version 6 has: the list the tests hold the code to. */
 export const SCHEMA_TRIGGERS: readonly string[] = [
   'audit_head_follows_log',
   'audit_head_no_delete',
@@ -54,6 +54,9 @@ export const SCHEMA_TRIGGERS: readonly string[] = [
   'audit_log_append_only_update',
   'idempotency_records_above_token_floor',
   'idempotency_records_raise_token_floor',
+  'idempotency_records_token_bounded_insert',
+  'idempotency_records_token_bounded_update',
+  'idempotency_token_floor_bounded',
   'idempotency_token_floor_no_delete',
   'idempotency_token_floor_no_insert',
   'idempotency_token_floor_only_rises',
