@@ -11,13 +11,6 @@ declare const digester: import('@toolseal/dispatcher').DispatcherOptions['digest
 declare const principal: import('@toolseal/contracts').PrincipalContext;
 `;
 
-// A store example opens a file or a database: type-checked, not run.
-const STORE_INPUTS = `
-declare const auditKey: Uint8Array;
-declare const digest: string;
-declare const body: import('@toolseal/contracts').JsonObject;
-`;
-
 const VITEST_IT = `declare const it: typeof import('vitest').it;\n`;
 
 /** Declarations an example needs, by example key (`readme#index`). */
@@ -31,8 +24,6 @@ import { adapterConformanceCases, otherFieldsAsText, type ConformanceCall } from
 import { createGeminiInteractionsAdapter } from '@toolseal/adapter-gemini';
 declare function interaction(id: string, steps: readonly unknown[], status: string): import('@google/genai').Interactions.Interaction;
 `,
-  'packages/store-sqlite/README.md#1': STORE_INPUTS,
-  'packages/store-postgres/README.md#1': STORE_INPUTS,
   'packages/audit/README.md#2': `
 declare const auditLog: import('@toolseal/audit').AuditLog;
 declare let saved: import('@toolseal/audit').AuditHead;

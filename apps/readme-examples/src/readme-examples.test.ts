@@ -16,6 +16,9 @@ const examples = readAllExamples(rootDir);
 /** Examples that are type-checked only, and why (those with a context never run: the host's parts are missing). */
 const TYPE_CHECK_ONLY: Readonly<Record<string, string>> = {
   'packages/adapter-testing/README.md#1': 'a test file: it registers vitest cases',
+  // Self-contained, but they open a file in the working directory or a PostgreSQL database.
+  'packages/store-sqlite/README.md#1': 'opens ./toolseal.db',
+  'packages/store-postgres/README.md#1': 'connects to PostgreSQL',
 };
 
 /**
