@@ -129,6 +129,29 @@ interface Flaws {
   rotateResultNames?: boolean;
   /** Echoes each call with the next call's item id (review 6, finding 3). */
   rotateEchoItemIds?: boolean;
+  /**
+   * Folds each tool name before checking it and hands on the folded name (review 3 of adapters,
+   * F1): `NFKC` turns `ｋit_lookup` (fullwidth k) into `kit_lookup`, `lowercase` turns `Kit_Lookup`
+   * into `kit_lookup`: a "sanitizing" step that makes a look-alike, or another tool, pass.
+   */
+  foldNames?: 'NFKC' | 'lowercase';
+  /** Folds each call id the same way before checking it (`call_１` becomes `call_1`). */
+  foldCallIds?: 'NFKC' | 'lowercase';
+  /**
+   * Checks only the provider and the revision of a package, not its API family (review 3 of
+   * adapters, F2): a result sealed for another API of the same provider is sent.
+   */
+  ignoreApiFamily?: boolean;
+  /**
+   * Not a flaw: a text of the host's own, sent after the results (as Anthropic's `text` option),
+   * which the descriptor declares as its `hostText`.
+   */
+  hostText?: string;
+}
+
+/** `value` folded as `fold` says: the "sanitizing" of `foldNames` and `foldCallIds`. */
+function folded(value: string, fold: 'NFKC' | 'lowercase' | undefined): string {
+  return fold === 'NFKC' ? value.normalize('NFKC') : fold === 'lowercase' ? value.toLowerCase() : value;
 }
 
 /**
@@ -288,7 +311,9 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         }
         const seen = new Set<string>();
         const calls: ToolCall[] = [];
-        for (const call of response.calls) {
+        for (const sent of response.calls) {
+          // The flaws fold the name or id first, then check what they folded.
+          const call = { ...sent, id: folded(sent.id, flaws.foldCallIds), name: folded(sent.name, flaws.foldNames) };
           if (call.id === '') return malformed('missing_call_id');
           if (call.name === '') return malformed('empty_tool_name');
           if (!(wellFormed(call.id) && wellFormed(call.name, 'name'))) return malformed('malformed_response');
@@ -339,7 +364,11 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         const call = input.calls.find((each) => each.call_id === callId);
         if (call === undefined) return void failures.push({ call_id: callId, reason: 'unknown_call', verify_reasons: [] });
         if (byCall.has(callId)) return void failures.push({ call_id: callId, reason: 'duplicate_result', verify_reasons: [] });
-        if (ownData(context, 'adapter_revision') !== identity.adapter_revision || ownData(context, 'provider') !== identity.provider) {
+        if (
+          ownData(context, 'adapter_revision') !== identity.adapter_revision ||
+          ownData(context, 'provider') !== identity.provider ||
+          (flaws.ignoreApiFamily !== true && ownData(context, 'api_family') !== identity.api_family)
+        ) {
           return void failures.push({ call_id: callId, reason: 'foreign_adapter', verify_reasons: [] });
         }
         if (flaws.fastPathSkipsVerify === true) {
@@ -448,7 +477,9 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         });
       }
       const texts =
-        flaws.liftDataIntoText === true
+        flaws.hostText !== undefined
+          ? [flaws.hostText]
+          : flaws.liftDataIntoText === true
           ? results.flatMap((item) => {
               const note = (JSON.parse(item.text) as { data: { note?: unknown } | null }).data?.note;
               return typeof note === 'string' ? [`Tool says: ${note}`] : [];
@@ -502,6 +533,7 @@ function kitCases(flaws: Flaws = {}, maxCallIdLength?: number, hooks = true) {
       ? {
           argumentFormat: flaws.valueArguments === true ? ('json_value' as const) : ('json_text' as const),
           readModelText: (payload: KitPayload) => payload.texts,
+          hostText: flaws.hostText === undefined ? [] : [flaws.hostText],
           readEchoedCalls: (payload: KitPayload) =>
             payload.echo.map((each) => ({
               call_id: each.id,
@@ -686,7 +718,7 @@ describe('adapterConformanceCases catches broken adapters', () => {
 
   // The broken adapters of the attacker's review, round 2 (B1 to B8 but B6, the fast path, above),
   // each modelled on the reference adapter: every one passed all 65 cases of the kit before.
-  const roundTripCase = 'parse: round trip of calls, in order, arguments untouched';
+  const roundTripCase = 'parse: round trip of calls, in order, ids and names exactly as sent (mixed case too), arguments untouched';
   const exactTextCase =
     'parse: JSON-text arguments reach the call byte for byte (a duplicate key, integers past 2^53, a fraction a double rounds, an exponent, a \\u escape, whitespace)';
   const roundedIntegerCase =
@@ -735,6 +767,35 @@ describe('adapterConformanceCases catches broken adapters', () => {
   ])('an adapter %s fails', async (_label, flaws, caseNames) => {
     const failing = await failingCases(flaws);
     for (const caseName of caseNames) expect(failing).toContain(caseName);
+  });
+
+  // Review 3 of the adapters (writing a fourth one from the docs): an adapter that NFKC-normalizes
+  // or lowercases names or call ids, or that ignores a package's API family, passed every case.
+  // Each fails exactly the cases named here, and nothing else.
+  const foreignCase = 'format: a package sealed under a foreign adapter revision, provider or API family is refused';
+  it.each<[string, Flaws, string[]]>([
+    ['NFKC-normalizing tool names before checking them (ｋit_lookup runs as kit_lookup)', { foldNames: 'NFKC' }, [nonAsciiNameCase]],
+    ['NFKC-normalizing call ids before checking them (kitcall_１ answered as kitcall_1)', { foldCallIds: 'NFKC' }, [nonAsciiIdCase]],
+    ['lowercasing tool names (Kit_Lookup runs as kit_lookup)', { foldNames: 'lowercase' }, [roundTripCase]],
+    ['lowercasing call ids (kitcall_Gh7 and kitcall_gH7 become one)', { foldCallIds: 'lowercase' }, [roundTripCase]],
+    ['checking the provider and revision of a package but not its API family', { ignoreApiFamily: true }, [foreignCase, `${FAST_PATH_PREFIX}${foreignCase}`]],
+  ])('review 3: an adapter %s fails exactly these cases', async (_label, flaws, caseNames) => {
+    expect(await failingCases(flaws)).toEqual(caseNames);
+  });
+
+  it('review 3: names the look-alike and what the adapter made of it when the NFKC flaw is caught', async () => {
+    const found = kitCases({ foldNames: 'NFKC' }).find((each) => each.name === nonAsciiNameCase);
+    await expect(async () => found?.run()).rejects.toThrow(/tool name "kit_lookup\uff4b" \(U\+FF4B FULLWIDTH LATIN SMALL LETTER K, NFKC folds it into k\): expected MALFORMED_TOOL_CALL\/malformed_response, got \{"ok":true/);
+    const roundTrip = kitCases({ foldNames: 'lowercase' }).find((each) => each.name === roundTripCase);
+    await expect(async () => roundTrip?.run()).rejects.toThrow(/the tool name must be the one the model wrote, exactly/);
+    const foreign = kitCases({ ignoreApiFamily: true }).find((each) => each.name === foreignCase);
+    await expect(async () => foreign?.run()).rejects.toThrow(/sealed as \{"api_family":"kitforeign"\}: expected refusal \{"call_id":"kitcall_c3","reason":"foreign_adapter"\}/);
+  });
+
+  it('review 3: passes a correct adapter whose host text names a protected key in quotes', async () => {
+    // "binding" is a protected_audit member name, and a word the host may well write: only a
+    // member name in the payload's JSON (or in JSON text it carries) would give structure away.
+    expect(await failingCases({ hostText: 'Tell the customer which "binding" the book has, and its "downstream" "redactions".' })).toEqual([]);
   });
 
   // The broken adapters of review 6, each modelled on the reference adapter: every one passed all
@@ -885,6 +946,22 @@ describe('adapterConformanceCases catches broken adapters', () => {
     expect(() => adapterConformanceCases({ ...base, echoesCalls: true })).toThrow(TypeError);
     expect(() => adapterConformanceCases({ ...base, continuesResponse: false })).toThrow(TypeError);
     expect(() => adapterConformanceCases({ ...base, readEchoedCalls: () => [], echoesCalls: 'yes' as unknown as boolean })).toThrow(TypeError);
+  });
+
+  it('throws a TypeError for an errorFlag left out or not a boolean, as for every other declaration (review 3, F4)', () => {
+    const base = {
+      adapter: kitAdapter(),
+      makeResponse: (calls: readonly ConformanceCall[], responseId: string) => kitResponse(calls, responseId),
+      formatOptions: () => ({}),
+      readResults: () => [],
+    };
+    // Left out, it read as "no flag"; "no" read as "has a flag": the flag checks followed neither.
+    for (const errorFlag of [undefined, 0, 'no', null, 1]) {
+      expect(() => adapterConformanceCases({ ...base, errorFlag: errorFlag as unknown as boolean }), String(errorFlag)).toThrow(
+        new TypeError(`errorFlag must be a boolean (whether the provider's result items carry an error flag), got ${String(JSON.stringify(errorFlag))}`),
+      );
+    }
+    expect(() => adapterConformanceCases({ ...base, errorFlag: false })).not.toThrow();
   });
 
   it('catches BROKEN-1, -2, -6 and -7 without any optional hook', async () => {

@@ -136,7 +136,14 @@ export interface AdapterConformanceOptions<TResponse, TPayload, TOptions> {
    * payload object and on its JSON round trip (what is sent), and requires the same answer.
    */
   readResults(payload: TPayload): ConformanceResultItem[];
-  /** Whether the provider's result items carry an error flag (`is_error`). */
+  /**
+   * Whether the provider's result items carry an error flag (`is_error`): `true` for a provider
+   * whose result items have one (Anthropic `is_error`, Gemini `function_result.is_error`), `false`
+   * for one whose items have none (OpenAI `function_call_output`), where `readResults` gives
+   * `is_error: null` and the status is in the text alone. Required: anything but a boolean (left
+   * out, `0`, `"no"`) makes `adapterConformanceCases` throw a `TypeError`, as a declaration the kit
+   * read loosely could skip the flag checks of a provider that has a flag.
+   */
   errorFlag: boolean;
   /**
    * Optional in the type, to be given for every provider (the shipped adapters all give it): the
@@ -263,6 +270,21 @@ const TURN: readonly KitCall[] = [
   { call_id: 'kitcall_a1', tool_name: 'kit_write', arguments: { item_id: 'ITEM-2', amount: 5 } },
   { call_id: 'kitcall_b2', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-3' } },
 ];
+
+/**
+ * A turn whose ids and names are in mixed case, all printable ASCII a provider may send and (the
+ * names) a registry accepts (`^[A-Za-z][A-Za-z0-9_-]{0,63}$`, case-sensitive): they must reach the
+ * calls exactly as sent. An adapter that lowercases or case-folds names would run `kit_lookup` for
+ * a model that asked for `Kit_Lookup`, another tool to the registry; one that folds call ids makes
+ * `kitcall_Gh7` and `kitcall_gH7` one id (refused as repeated) or answers an id the provider never
+ * issued. Every other kit name and id is lowercase, so this turn is the only one that can tell.
+ */
+const MIXED_CASE_TURN: readonly KitCall[] = [
+  { call_id: 'kitcall_Gh7', tool_name: 'Kit_Lookup', arguments: { item_id: 'ITEM-1' } },
+  { call_id: 'kitcall_gH7', tool_name: 'KIT_WRITE', arguments: { item_id: 'ITEM-2', amount: 5 } },
+  { call_id: 'KITCALL_GH7', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-3' } },
+];
+const MIXED_CASE_RESPONSE_ID = 'Kit-Response-00Ab';
 
 /**
  * Argument texts a parse and a new `JSON.stringify` change, each with what would be lost. The
@@ -568,6 +590,14 @@ function callIdShiftingPackages(sealed: SealedResult, scope: VerifierScope, othe
  * Characters that are not printable ASCII (`!` to `~`), each with what makes it dangerous in an id
  * or name: shown blank, shown as nothing, drawn on its neighbour, reordering the text around it,
  * or a look-alike. The kit puts each at the end, in the middle and at the start of an id or name.
+ *
+ * The last four are look-alikes that Unicode compatibility normalization (NFKC, NFKD) folds into
+ * printable ASCII: `ｋit_lookup` (fullwidth k), `𝚔it_lookup` (mathematical monospace k) and
+ * `get_proﬁle` (the fi ligature) become `kit_lookup` and `get_profile`, `call_１` (fullwidth digit
+ * one) becomes `call_1`. An adapter that "sanitizes" a name or id with `normalize('NFKC')` before
+ * checking it would pass every other character here, yet run a registered tool under a name the
+ * model never wrote, record that name in the audit, and answer a call id the provider never issued.
+ * The rule is printable ASCII as the provider sent it, so each must be refused, never folded.
  */
 const NOT_PRINTABLE_ASCII: ReadonlyArray<readonly [string, string]> = [
   ['U+00A0 NO-BREAK SPACE', '\u00a0'],
@@ -581,6 +611,10 @@ const NOT_PRINTABLE_ASCII: ReadonlyArray<readonly [string, string]> = [
   ['U+FFFC OBJECT REPLACEMENT CHARACTER', '\ufffc'],
   ['U+0600 ARABIC NUMBER SIGN', '\u0600'],
   ['U+0430 CYRILLIC SMALL LETTER A, a look-alike', '\u0430'],
+  ['U+FF4B FULLWIDTH LATIN SMALL LETTER K, NFKC folds it into k', '\uff4b'],
+  ['U+1D694 MATHEMATICAL MONOSPACE SMALL K, NFKC folds it into k', '\u{1D694}'],
+  ['U+FB01 LATIN SMALL LIGATURE FI, NFKC folds it into fi', '\ufb01'],
+  ['U+FF11 FULLWIDTH DIGIT ONE, NFKC folds it into 1', '\uff11'],
 ];
 
 /** `assertParseRefused`, naming `what` when it fails. */
@@ -644,22 +678,24 @@ function wireOf<TPayload>(payload: TPayload, label = ''): TPayload {
  * ```
  *
  * They cover both directions against real sealed packages (`@toolseal/result`): parsing round trip
- * in the provider's order (call ids out of lexical order), arguments in the declared
+ * in the provider's order (call ids out of lexical order), ids and names exactly as sent (mixed
+ * case too: nothing lowercased or folded), arguments in the declared
  * `argumentFormat` (text byte for byte, or integers beyond 2^53 - 1 in parsed values refused), and
  * refusals (duplicate, missing and empty ids and names; ids and names with control characters,
- * invisible format characters,
+ * invisible format characters, any character other than printable ASCII (look-alikes that NFKC
+ * folds into ASCII included),
  * a lone surrogate or over adapter-core's length limits, call ids over the provider's
  * `maxCallIdLength`; too many calls, oversized arguments, also beside an Infinity or a value JSON
  * cannot express, arguments holding such a value, garbage, hostile proxies, responses the provider
  * marks unfinished), formatting round trip with canonical `model_result` text, correlation
  * by call id under every order of results, refusal of unverified, swapped, forged,
- * foreign-revision, missing, duplicate and unknown packages and of packages whose contract or
+ * foreign-revision, foreign-provider, foreign-API-family, missing, duplicate and unknown packages and of packages whose contract or
  * clock changed after sealing, with nothing serialized; revoked and hostile proxies refused, never
  * thrown; a package that reads differently after verification, in its data, its status or the
  * call id it names (refused, or sent exactly as sealed, in its own call's item, with the error flag
  * of that text), a verifier run on every result, every item labelled with its own call's id and
- * carrying that call's sealed text, no tool data outside the result items, no protected value or
- * key anywhere in a payload and no model-visible text but the host's, echoed calls and
+ * carrying that call's sealed text, no tool data outside the result items, no protected value
+ * anywhere in a payload and no protected key name as a member name in it, no model-visible text but the host's, echoed calls and
  * continuation ids that are those of the turn (two responses parsed before either is formatted),
  * and error results, `failed` and `unknown` (OUTCOME_UNKNOWN) alike, flagged where the provider
  * has a flag. Every payload is checked as sent (its JSON round trip, which every hook must read as
@@ -694,6 +730,9 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
   }
   if (argumentFormat !== undefined && argumentFormat !== 'json_text' && argumentFormat !== 'json_value') {
     throw new TypeError(`argumentFormat must be 'json_text' or 'json_value', got ${JSON.stringify(argumentFormat)}`);
+  }
+  if (typeof errorFlag !== 'boolean') {
+    throw new TypeError(`errorFlag must be a boolean (whether the provider's result items carry an error flag), got ${String(JSON.stringify(errorFlag))}`);
   }
   const hostText = options.hostText ?? [];
   if (!Array.isArray(hostText) || !hostText.every((text) => typeof text === 'string')) {
@@ -795,7 +834,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
    *   `readResults` gives a `tool_name`;
    * - tool data only inside the result items `readResults` identifies: the kit's data marker occurs
    *   in the whole serialized payload exactly as often as in those items' texts;
-   * - no protected value or protected-only key anywhere in it;
+   * - no protected value anywhere in it, and no protected-only key name as a member name (`findProtectedValues`);
    * - each item's error flag says what its text's status says (`status !== 'succeeded'`), or is
    *   `null` for a provider without a flag;
    * - with `readEchoedCalls`: exactly the calls that ran, in call order, or nothing echoed, as
@@ -1378,13 +1417,23 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         },
       },
       {
-        name: 'format: a package sealed under a foreign adapter revision or provider is refused',
+        name: 'format: a package sealed under a foreign adapter revision, provider or API family is refused',
         run() {
-          for (const sealedAs of [{ adapter_revision: 'kit-foreign-v9' }, { provider: 'kitforeign' }]) {
+          // One field changed at a time. The API family alone is what tells two adapters of one
+          // provider apart when their revisions are alike (OpenAI Responses and a Chat Completions
+          // adapter both have provider `openai`): an adapter that checks only the provider and the
+          // revision would send one API's result through the other.
+          for (const sealedAs of [{ adapter_revision: 'kit-foreign-v9' }, { provider: 'kitforeign' }, { api_family: 'kitforeign' }]) {
             const { harness, response, calls, results } = sealedTurn(RESPONSE_ID, (index) => (index === 0 ? { sealedAs } : {}));
-            expectRefused(format(response, calls, results, harness.verify), [
-              { call_id: calls[0]!.call_id, reason: 'foreign_adapter' },
-            ]);
+            try {
+              expectRefused(format(response, calls, results, harness.verify), [
+                { call_id: calls[0]!.call_id, reason: 'foreign_adapter' },
+              ]);
+            } catch (error) {
+              throw new assert.AssertionError({
+                message: `sealed as ${JSON.stringify(sealedAs)}: ${error instanceof Error ? error.message : String(error)}`,
+              });
+            }
           }
         },
       },
@@ -1497,28 +1546,35 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       },
     },
     {
-      name: 'parse: round trip of calls, in order, arguments untouched',
+      name: 'parse: round trip of calls, in order, ids and names exactly as sent (mixed case too), arguments untouched',
       run() {
-        const outcome = parse(TURN);
-        assert.ok(outcome.ok, JSON.stringify(outcome));
-        assert.equal(outcome.response_id, RESPONSE_ID);
-        assert.equal(outcome.calls.length, TURN.length);
-        outcome.calls.forEach((call, index) => {
-          const expected = TURN[index]!;
-          assert.equal(call.provider, adapter.provider);
-          assert.equal(call.api_family, adapter.apiFamily);
-          assert.equal(call.adapter_revision, adapter.adapterRevision);
-          assert.equal(call.response_id, RESPONSE_ID);
-          assert.equal(call.call_id, expected.call_id);
-          assert.equal(call.tool_name, expected.tool_name);
-          if (argumentFormat === 'json_text') {
-            const sent = textOfCall(expected, RESPONSE_ID).arguments_text;
-            assert.deepEqual(call.arguments, { format: 'json_text', text: sent }, `${call.call_id}: the arguments must be the text the provider sent`);
-          } else if (argumentFormat === 'json_value') {
-            assert.equal(call.arguments.format, 'json_value', `${call.call_id}: the provider sent parsed arguments, the call carries text the adapter wrote`);
-          }
-          assert.deepEqual(argumentsOf(call), expected.arguments);
-        });
+        // The kit's turn, then one whose ids and names mix upper and lower case (MIXED_CASE_TURN):
+        // an adapter that lowercases or otherwise folds a name or id passes the first only.
+        for (const [responseId, turn] of [
+          [RESPONSE_ID, TURN],
+          [MIXED_CASE_RESPONSE_ID, MIXED_CASE_TURN],
+        ] as const) {
+          const outcome = parse(turn, responseId);
+          assert.ok(outcome.ok, `${responseId}: ${JSON.stringify(outcome)}`);
+          assert.equal(outcome.response_id, responseId, 'the response id must be the one the provider sent, exactly');
+          assert.equal(outcome.calls.length, turn.length);
+          outcome.calls.forEach((call, index) => {
+            const expected = turn[index]!;
+            assert.equal(call.provider, adapter.provider);
+            assert.equal(call.api_family, adapter.apiFamily);
+            assert.equal(call.adapter_revision, adapter.adapterRevision);
+            assert.equal(call.response_id, responseId, 'the response id must be the one the provider sent, exactly');
+            assert.equal(call.call_id, expected.call_id, 'the call id must be the one the provider sent, exactly');
+            assert.equal(call.tool_name, expected.tool_name, 'the tool name must be the one the model wrote, exactly');
+            if (argumentFormat === 'json_text') {
+              const sent = textOfCall(expected, responseId).arguments_text;
+              assert.deepEqual(call.arguments, { format: 'json_text', text: sent }, `${call.call_id}: the arguments must be the text the provider sent`);
+            } else if (argumentFormat === 'json_value') {
+              assert.equal(call.arguments.format, 'json_value', `${call.call_id}: the provider sent parsed arguments, the call carries text the adapter wrote`);
+            }
+            assert.deepEqual(argumentsOf(call), expected.arguments);
+          });
+        }
       },
     },
     argumentFormat === undefined

@@ -22,6 +22,15 @@ describe('assertParseRefused', () => {
     expect(() => assertParseRefused(refused, 'MALFORMED_TOOL_CALL', 'missing_call_id')).toThrow();
   });
 
+  it('throws a TypeError naming its signature when called without a rule (review 3)', () => {
+    // Called as (outcome, code), it failed as if the adapter had given the wrong rule (`rule: undefined`).
+    const withoutRule = assertParseRefused as unknown as (outcome: ParseToolCallsOutcome, code: string) => void;
+    expect(() => withoutRule(refused, 'MALFORMED_TOOL_CALL')).toThrow(TypeError);
+    expect(() => withoutRule(refused, 'MALFORMED_TOOL_CALL')).toThrow(/assertParseRefused\(outcome, code, rule\)/);
+    const withoutCode = assertParseRefused as unknown as (outcome: ParseToolCallsOutcome) => void;
+    expect(() => withoutCode(refused)).toThrow(TypeError);
+  });
+
   it('fails for an error the catalog does not hold', () => {
     const error = makeError('MALFORMED_TOOL_CALL', { reasons: [{ field: '', rule: 'duplicate_call_id' }] });
     const forged: ParseToolCallsOutcome = { ok: false, error: { ...error, safe_message: 'made up' } };

@@ -7,9 +7,24 @@ const PARSE_ERROR_CODES: readonly string[] = ['MALFORMED_TOOL_CALL', 'INVALID_AR
 
 /**
  * Asserts (node:assert) that `outcome` refuses the whole response with a catalogued `code` and
- * exactly one reason, `{ field: '', rule }`.
+ * exactly one reason, `{ field: '', rule }`:
+ *
+ * ```ts
+ * assertParseRefused(adapter.parseToolCalls(response), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+ * ```
+ *
+ * `code` is `MALFORMED_TOOL_CALL` or `INVALID_ARGUMENTS`; `rule` is the reason's rule
+ * (`duplicate_call_id`, `missing_call_id`, `empty_tool_name`, `too_many_calls`,
+ * `malformed_response`; `max_bytes`, `non_json_value`). Both are required: a call without `rule`
+ * (or with a `code` or `rule` that is not a string) throws a `TypeError` naming the signature,
+ * rather than failing as if the adapter had given the wrong rule.
  */
 export function assertParseRefused(outcome: ParseToolCallsOutcome, code: string, rule: string): void {
+  if (typeof code !== 'string' || typeof rule !== 'string') {
+    throw new TypeError(
+      `assertParseRefused(outcome, code, rule): code and rule must both be strings, e.g. ('MALFORMED_TOOL_CALL', 'malformed_response'); got code ${String(JSON.stringify(code))} and rule ${String(JSON.stringify(rule))}`,
+    );
+  }
   assert.equal(outcome.ok, false, `expected ${code}/${rule}, got ${JSON.stringify(outcome)}`);
   if (outcome.ok) return;
   assert.ok(checkError(outcome.error).ok, 'the refusal must be a catalogued error');

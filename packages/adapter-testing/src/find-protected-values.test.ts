@@ -1,5 +1,6 @@
 import { fakeSealedResult, fakeToolCall } from '@toolseal/adapter-core/testing';
 import type { SealedResult } from '@toolseal/contracts';
+import { canonicalize } from '@toolseal/digests';
 import { describe, expect, it } from 'vitest';
 import { findProtectedValues } from './find-protected-values.js';
 
@@ -40,5 +41,62 @@ describe('findProtectedValues', () => {
 
   it('finds nothing in a body that holds none of them', () => {
     expect(findProtectedValues(JSON.stringify({ output: 'rcpt tenant-cedar-42' }), sealed)).toEqual([]);
+  });
+
+  // Review 3 (F3): every `"binding"` anywhere in the body counted as a leak, so a correct adapter
+  // failed when the host's text or the tool's data used the word. Key names now count only as
+  // member names (protected structure); the leaks they exist to catch are still reported.
+  describe('protected key names', () => {
+    const bound = fakeSealedResult(fakeToolCall(), { data: { binding: 'hardcover', downstream: 'warehouse-7', isbn: '9780000000002' } });
+    const keys = (body: string, results: readonly SealedResult[] = [bound]) =>
+      findProtectedValues(body, results).filter((hit) => hit.path === '#key').map((hit) => hit.value);
+
+    it("are not reported in the host's own text, quoted or not", () => {
+      const body = JSON.stringify({ messages: [{ role: 'user', content: 'Tell the customer which "binding" the book has, and its "redactions".' }] });
+      expect(keys(body)).toEqual([]);
+      // A text that merely begins like JSON is still text.
+      expect(keys(JSON.stringify({ text: '{"binding" is the word the customer used' }))).toEqual([]);
+    });
+
+    it("are not reported in the tool's data: the sealed model_result, as text (escaped once or twice) or as an object", () => {
+      const text = canonicalize(bound.model_result);
+      expect(text).toContain('"binding":"hardcover"');
+      expect(keys(JSON.stringify({ tool_result: { content: text } }))).toEqual([]);
+      expect(keys(JSON.stringify({ body: JSON.stringify({ output: text }) }))).toEqual([]);
+      expect(keys(JSON.stringify({ output: bound.model_result }))).toEqual([]);
+      // Pretty-printed, it is still that model_result.
+      expect(keys(JSON.stringify({ output: JSON.stringify(bound.model_result, null, 2) }))).toEqual([]);
+    });
+
+    it('are reported for protected_audit forwarded whole, as an object or as JSON text beside the result', () => {
+      const names = ['protected_audit', 'principal_ref', 'provider_context', 'tool_contract', 'downstream', 'operation_id', 'idempotency_key', 'status_ref', 'binding', 'request_sha256', 'result_sha256', 'call_binding_sha256', 'redactions'];
+      expect(keys(JSON.stringify({ metadata: bound }))).toEqual(names);
+      const leaked = canonicalize({ ...bound.model_result, audit: bound.protected_audit });
+      expect(keys(JSON.stringify({ tool_result: { content: leaked } }))).toEqual(names.filter((name) => name !== 'protected_audit'));
+    });
+
+    it('are reported for a member whose value gives nothing to find by value, as an object, as text or \\u-escaped', () => {
+      expect(keys(JSON.stringify({ extra: { redactions: [], idempotency_key: null } }))).toEqual(['idempotency_key', 'redactions']);
+      expect(keys(JSON.stringify({ note: JSON.stringify({ status_ref: null }) }))).toEqual(['status_ref']);
+      expect(keys('{"extra":{"\\u0062inding":{}}}')).toEqual(['binding']);
+    });
+
+    it("are reported when added to the tool's data: the model_result is then another value", () => {
+      const plain = fakeSealedResult(fakeToolCall());
+      const grown = { ...plain.model_result, redactions: [] };
+      expect(keys(JSON.stringify({ content: canonicalize(grown) }), [plain])).toEqual(['redactions']);
+      // Grown, it is searched whole: the names its data uses count then too (the text is not the sealed one anyway).
+      expect(keys(JSON.stringify({ content: canonicalize({ ...bound.model_result, extra: true }) }))).toEqual(['downstream', 'binding']);
+      // Another package's model_result is no licence either.
+      expect(keys(JSON.stringify({ content: canonicalize(bound.model_result) }), [sealedWith('rcpt-tenant-cedar-42', 'op-2026-secret')])).toEqual([
+        'downstream',
+        'binding',
+      ]);
+    });
+
+    it('are searched in quotes anywhere in a body that is not JSON text', () => {
+      expect(keys('binding: "binding"')).toEqual(['binding']);
+      expect(keys('note \\"redactions\\"')).toEqual(['redactions']);
+    });
   });
 });
