@@ -30,7 +30,13 @@ function parseAcmeToolCalls(response: AcmeResponse, settings: AdapterSettings): 
   return collectToolCalls(response, 'id', settings, (checked, collector) => {
     const calls = readOwnData(checked, 'calls'); // own data only: no getter, no prototype
     if (!Array.isArray(calls)) return rejectMalformedToolCall('malformed_response');
-    for (let index = 0; index < calls.length; index++) {
+    // Read `length` once and check it before reading any item; the loop never reads it again. A
+    // Proxy passes Array.isArray and can answer a short length here and a long one later, or an
+    // object whose valueOf changes its answer: only a real array's plain number gets through.
+    const count: unknown = calls.length;
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return rejectMalformedToolCall('malformed_response');
+    if (count > settings.limits.maxCalls) return rejectMalformedToolCall('too_many_calls'); // every Acme item is a call
+    for (let index = 0; index < count; index++) {
       const call = readOwnData(calls, index);
       const text = readOwnData(call, 'args');
       if (typeof text !== 'string') return rejectMalformedToolCall('malformed_response');

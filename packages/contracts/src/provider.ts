@@ -1,6 +1,10 @@
 import type { Sha256Hex } from './json.js';
 
-/** Providers toolseal ships adapters for. Third-party adapters may use any other lowercase name. */
+/**
+ * Providers toolseal ships adapters for. None is reserved: an adapter for another API of one of
+ * them uses the same name (`openai` for Chat Completions) with its own API family and revision,
+ * and an adapter for any other provider uses that provider's own lowercase name.
+ */
 export type KnownProvider = 'openai' | 'anthropic' | 'gemini';
 
 /**
