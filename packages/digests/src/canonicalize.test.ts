@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
-import { canonicalize, DEFAULT_MAX_DEPTH } from './canonicalize.js';
+import { canonicalize, DEFAULT_MAX_DEPTH, type CanonicalizeOptions } from './canonicalize.js';
+import { rememberCanonicalText } from './remembered-texts.js';
 
 /** An obviously correct, slow canonicalizer for well-formed plain data: the oracle. */
 function reference(value: unknown): string {
@@ -555,5 +556,63 @@ describe('canonicalize: reads values as JavaScript reads them (README; fuzzing r
   it('reads a Proxy as what its traps answer, a lying getPrototypeOf trap included', () => {
     const posing = new Proxy(new Date(0), { getPrototypeOf: () => Object.prototype });
     expect(canonicalize({ when: posing })).toBe('{"when":{}}');
+  });
+});
+
+// Review 2 F6: `canonicalize(value, { maxdepth: 1 })` canonicalized under the default limit of 1000,
+// without a word. Options are host configuration: a member that is no option, options that are
+// not an object and a `reuseRemembered` that is not a boolean throw a TypeError naming it, before
+// the value is read. Options passed on every call are checked without listing their keys.
+describe('canonicalize: options are checked (review 2 F6)', () => {
+  const deep = [[[[[]]]]];
+  const misspelt = (options: Record<string, unknown>) => options as unknown as CanonicalizeOptions;
+
+  it('refuses a member that is no option, naming it and the known ones, instead of the default limit', () => {
+    expect(() => canonicalize(deep, misspelt({ maxdepth: 1 }))).toThrow(
+      new TypeError('canonicalize: unknown option "maxdepth" (known options: maxDepth, reuseRemembered)'),
+    );
+    expect(() => canonicalize(deep, misspelt({ maxDepth: 10, max_depth: 1 }))).toThrow(/unknown option "max_depth"/);
+    expect(() => canonicalize(deep, misspelt({ reuse: true }))).toThrow(/unknown option "reuse"/);
+    expect(failure(() => canonicalize(deep, { maxDepth: 1 }))).toEqual({ reason: 'max_depth', path: '/0' });
+  });
+
+  it('refuses options that are not an object, before reading the value', () => {
+    for (const options of [null, 5, 'maxDepth', [1], true]) {
+      expect(() => canonicalize(undefined, options as unknown as CanonicalizeOptions), String(options)).toThrow(/canonicalize: options must be an object/);
+    }
+    // A value canonicalize refuses does not hide misspelt options.
+    expect(() => canonicalize(Number.NaN, misspelt({ maxdepth: 1 }))).toThrow(TypeError);
+  });
+
+  it('refuses a reuseRemembered that is not a boolean, rather than walking remembered objects without a word', () => {
+    for (const reuseRemembered of ['yes', 'true', 1, null, {}]) {
+      expect(() => canonicalize({}, misspelt({ reuseRemembered })), String(reuseRemembered)).toThrow(/reuseRemembered must be a boolean/);
+    }
+    const projection = Object.freeze({ a: 1 });
+    rememberCanonicalText(projection, '{"a":1,"remembered":true}', 1);
+    expect(canonicalize([projection], { reuseRemembered: true })).toBe('[{"a":1,"remembered":true}]');
+    expect(canonicalize([projection], { reuseRemembered: false })).toBe('[{"a":1}]');
+    expect(canonicalize([projection], misspelt({ reuseRemembered: undefined, maxDepth: undefined }))).toBe('[{"a":1}]');
+    expect(canonicalize([projection], {})).toBe('[{"a":1}]');
+  });
+
+  it('checks options without listing their keys, and reads each option once', () => {
+    let reads = 0;
+    const counted = {
+      get maxDepth() {
+        reads++;
+        return 3;
+      },
+    };
+    const keys = vi.spyOn(Object, 'keys');
+    try {
+      expect(canonicalize([1, [2]], Object.freeze({ maxDepth: 3 }))).toBe('[1,[2]]');
+      expect(canonicalize([1, [2]], counted)).toBe('[1,[2]]');
+      expect(canonicalize([1, [2]])).toBe('[1,[2]]');
+      expect(keys).not.toHaveBeenCalled();
+    } finally {
+      keys.mockRestore();
+    }
+    expect(reads).toBe(1);
   });
 });

@@ -1,12 +1,17 @@
 import { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
 import { type Shape, shapeOf, writePrefix } from './key-shapes.js';
+import { refuseUnknownNames } from './refuse-unknown-names.js';
 import { rememberedDepthOf, rememberedTextOf } from './remembered-texts.js';
 import { LONE_SURROGATE, NO_ROOM, writeJsonString } from './write-json-string.js';
 
 /** Default for `CanonicalizeOptions.maxDepth`. */
 export const DEFAULT_MAX_DEPTH = 1000;
 
-/** Options of `canonicalize`. */
+/**
+ * Options of `canonicalize`. Options that are not an object, a member other than these two
+ * (`maxdepth`, `max_depth`: the default would apply without a word) and a `reuseRemembered` that is
+ * not a boolean throw a `TypeError` naming it.
+ */
 export interface CanonicalizeOptions {
   /**
    * How many containers (objects and arrays, empty ones included) may nest: `[]` has depth 1,
@@ -235,12 +240,45 @@ function failAt(
   return new CanonicalizationError(reason, pointerTo(shapes, positions, levels));
 }
 
-function readMaxDepth(options: CanonicalizeOptions | undefined): number {
-  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (!Number.isSafeInteger(maxDepth) || maxDepth < 0) {
+/** The members of `CanonicalizeOptions`: any other is refused. */
+const CANONICALIZE_OPTION_NAMES: readonly string[] = Object.freeze(['maxDepth', 'reuseRemembered']);
+
+/** What an option was, for a message: `"yes"`, `1`, `null`, `an array`. */
+function shownOption(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : typeof value;
+}
+
+/**
+ * Checks options given to `canonicalize` (not called without them): a `TypeError` for options that
+ * are not an object and for a member that is no option. No array is built, so options passed on
+ * every call (the digester's for arguments, an audit store's for entry bodies) cost a few
+ * comparisons.
+ */
+function checkOptions(options: unknown): asserts options is CanonicalizeOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`canonicalize: options must be an object, got ${shownOption(options)}`);
+  }
+  refuseUnknownNames(options, CANONICALIZE_OPTION_NAMES, 'canonicalize');
+}
+
+function readMaxDepth(given: unknown): number {
+  const maxDepth = given ?? DEFAULT_MAX_DEPTH;
+  if (typeof maxDepth !== 'number' || !Number.isSafeInteger(maxDepth) || maxDepth < 0) {
     throw new RangeError('canonicalize: maxDepth must be a non-negative safe integer');
   }
   return maxDepth;
+}
+
+/** `reuseRemembered` as given: `undefined` is `false`; anything but a boolean throws. */
+function readReuseRemembered(given: unknown): boolean {
+  if (given === undefined) return false;
+  if (typeof given !== 'boolean') {
+    throw new TypeError(`canonicalize: reuseRemembered must be a boolean, got ${shownOption(given)}`);
+  }
+  return given;
 }
 
 /**
@@ -271,10 +309,22 @@ function readMaxDepth(options: CanonicalizeOptions | undefined): number {
  * written as remembered, not read at all: the builder vouched for that text.
  *
  * The walk is iterative: nesting is bounded by `maxDepth`, never by the call stack.
+ *
+ * Options are host configuration, checked on every call that passes them (without allocating: a
+ * few comparisons) and before the value is read: options that are not an object (`null`
+ * included), a member other than `maxDepth` and `reuseRemembered` (a misspelt `maxdepth` would
+ * otherwise leave the default limit of 1000 in force) and a `reuseRemembered` that is not a
+ * boolean throw a `TypeError` naming it; a `maxDepth` that is not a non-negative safe integer
+ * throws a `RangeError`. `canonicalize(value)` checks nothing.
  */
 export function canonicalize(value: unknown, options?: CanonicalizeOptions): string {
-  const maxDepth = readMaxDepth(options);
-  const reuseRemembered = options?.reuseRemembered === true;
+  let maxDepth = DEFAULT_MAX_DEPTH;
+  let reuseRemembered = false;
+  if (options !== undefined) {
+    checkOptions(options);
+    maxDepth = readMaxDepth(options.maxDepth);
+    reuseRemembered = readReuseRemembered(options.reuseRemembered);
+  }
   // One frame per open container: the container, its Shape (null for arrays), and the
   // index of the child being written (-1 for an object whose first member comes next).
   const containers: unknown[] = [];

@@ -1,9 +1,10 @@
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { JsonValue, ModelResult, Sha256Hex, ToolContract } from '@toolseal/contracts';
 import { CanonicalizationError } from './canonicalization-error.js';
-import { canonicalize, DEFAULT_MAX_DEPTH } from './canonicalize.js';
+import { canonicalize, DEFAULT_MAX_DEPTH, type CanonicalizeOptions } from './canonicalize.js';
 import { nobleBackend, type HashBackend } from './hash-backend.js';
 import { canonicalStringOrUndefined, isWellFormedText } from './is-well-formed-text.js';
+import { refuseUnknownNames } from './refuse-unknown-names.js';
 import { uint8ArrayView } from './uint8-array-view.js';
 
 /**
@@ -164,6 +165,9 @@ const CALL_BINDING_DOMAIN = `,"domain":${JSON.stringify(DIGEST_DOMAINS.callBindi
  * dispatcher refuses `argumentLimits.maxDepth` above it at start-up).
  */
 export const MAX_ARGUMENTS_DEPTH = DEFAULT_MAX_DEPTH - 1;
+
+/** `canonicalize`'s options for the arguments of a request: one object, not one per call. */
+const ARGUMENTS_OPTIONS: CanonicalizeOptions = Object.freeze({ maxDepth: MAX_ARGUMENTS_DEPTH });
 
 /**
  * Whether `domain` is the tag of one of the digester's own digests (`DIGEST_DOMAINS`), which only
@@ -367,7 +371,7 @@ function canonicalRequest(input: RequestDigestInput): string {
   if (tail === undefined) return canonicalRequestGeneral(input);
   let argumentsText: string;
   try {
-    argumentsText = canonicalize(input.arguments, { maxDepth: MAX_ARGUMENTS_DEPTH });
+    argumentsText = canonicalize(input.arguments, ARGUMENTS_OPTIONS);
   } catch (error) {
     // The general path throws the same failure with its path inside the tagged object.
     if (CanonicalizationError.isInstance(error)) return canonicalRequestGeneral(input);
@@ -602,14 +606,7 @@ function readDigesterOptions(options: unknown): { backend: HashBackend; key: Uin
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(`createDigester: options must be an object, got ${describeValue(options)}`);
   }
-  const names = Object.keys(options);
-  for (const name of names) {
-    if (!DIGESTER_OPTION_NAMES.includes(name)) {
-      throw new TypeError(
-        `createDigester: unknown option ${JSON.stringify(name)} (known options: ${DIGESTER_OPTION_NAMES.join(', ')})`,
-      );
-    }
-  }
+  refuseUnknownNames(options, DIGESTER_OPTION_NAMES, 'createDigester');
   const given = options as { backend?: unknown; key?: unknown };
   const backendOption = given.backend;
   // An explicit `backend: undefined` takes the default, as an absent one does: no backend choice
@@ -620,7 +617,7 @@ function readDigesterOptions(options: unknown): { backend: HashBackend; key: Uin
   // an unkeyed digester of options that hold one.
   const key = given.key;
   if (key !== undefined) return { backend, key: copyKey(key) };
-  if (names.includes('key')) {
+  if (Object.keys(options).includes('key')) {
     throw new TypeError('createDigester: key is undefined; leave key out for an unkeyed digester, or pass the key bytes');
   }
   return { backend, key: undefined };

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { checkUntrustedValue, copyUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
 
 function rejects(value: unknown, rule: string, path: string, limits?: Parameters<typeof checkUntrustedValue>[1]) {
@@ -476,5 +476,109 @@ describe('checkUntrustedValue reads values as JavaScript reads them (README; fuz
   it('reads a Proxy as what its traps answer, a lying getPrototypeOf trap included', () => {
     const posing = new Proxy(new Date(0), { getPrototypeOf: () => Object.prototype });
     expect(copyUntrustedValue({ when: posing })).toEqual({ ok: true, value: { when: {} } });
+  });
+});
+
+// Review 2 F6: `copyUntrustedValue(v, limits, { arrayProperties: 'keep' })` copied under the strict
+// default, and a misspelt `arrayProperty` was never read; both are refused with a TypeError naming
+// them, whatever the value, as invalid limits are.
+describe('copyUntrustedValue: options are checked (review 2 F6)', () => {
+  type CopyOptions = Parameters<typeof copyUntrustedValue>[2];
+  const withExtra = () => Object.assign([1], { extra: 1 });
+
+  it('refuses an arrayProperties value other than refuse and drop, naming it', () => {
+    expect(() => copyUntrustedValue(withExtra(), undefined, { arrayProperties: 'keep' } as unknown as CopyOptions)).toThrow(
+      new TypeError(`copyUntrustedValue: arrayProperties must be 'refuse' or 'drop', got "keep"`),
+    );
+    for (const arrayProperties of ['Drop', 'ignore', '', true, null, 0]) {
+      expect(() => copyUntrustedValue([1], undefined, { arrayProperties } as unknown as CopyOptions), String(arrayProperties)).toThrow(/arrayProperties must be/);
+    }
+  });
+
+  it('refuses a member that is no option, naming it and the known one', () => {
+    expect(() => copyUntrustedValue(withExtra(), undefined, { arrayProperty: 'drop' } as unknown as CopyOptions)).toThrow(
+      new TypeError('copyUntrustedValue: unknown option "arrayProperty" (known options: arrayProperties)'),
+    );
+    expect(() => copyUntrustedValue([1], undefined, { arrayProperties: 'drop', limits: {} } as unknown as CopyOptions)).toThrow(/unknown option "limits"/);
+  });
+
+  it('refuses options that are neither undefined nor an object, whatever the value', () => {
+    for (const options of [null, 'drop', ['drop'], 1]) {
+      for (const value of [[1], undefined, () => 1]) {
+        expect(() => copyUntrustedValue(value, undefined, options as unknown as CopyOptions), String(options)).toThrow(/copyUntrustedValue: options must be an object/);
+      }
+    }
+  });
+
+  it('keeps the meaning of the options it knows', () => {
+    const refused = { ok: false, violation: { rule: 'non_json_value', path: '' } };
+    expect(copyUntrustedValue(withExtra())).toEqual(refused);
+    expect(copyUntrustedValue(withExtra(), undefined, {})).toEqual(refused);
+    expect(copyUntrustedValue(withExtra(), undefined, { arrayProperties: 'refuse' })).toEqual(refused);
+    expect(copyUntrustedValue(withExtra(), undefined, { arrayProperties: undefined } as unknown as CopyOptions)).toEqual(refused);
+    expect(copyUntrustedValue(withExtra(), undefined, Object.freeze({ arrayProperties: 'drop' } as const))).toEqual({ ok: true, value: [1] });
+  });
+
+  it('checks options reused from call to call without listing their keys, and reads arrayProperties once', () => {
+    const drop = Object.freeze({ arrayProperties: 'drop' } as const);
+    let reads = 0;
+    const counted = { get arrayProperties() { reads++; return 'drop' as const; } };
+    const keys = vi.spyOn(Object, 'keys');
+    try {
+      expect(copyUntrustedValue([1, 'x'], undefined, drop)).toEqual({ ok: true, value: [1, 'x'] });
+      expect(copyUntrustedValue({ a: 1 }, undefined)).toEqual({ ok: true, value: { a: 1 } });
+      expect(copyUntrustedValue(withExtra(), undefined, counted)).toEqual({ ok: true, value: [1] });
+      expect(keys).not.toHaveBeenCalled();
+    } finally {
+      keys.mockRestore();
+    }
+    expect(reads).toBe(1);
+  });
+});
+
+// Review 2 F2: the README said accessor properties are rejected and no getter is ever invoked after
+// a content violation. Both hold for objects only; an array element is an ordinary property read.
+// This is what the README (and the doc comment of checkUntrustedValue) now say.
+describe('array elements are ordinary property reads (README; review 2 F2)', () => {
+  const indexGetter = (answers: string[]) => {
+    const calls = { count: 0 };
+    const array = [0];
+    Object.defineProperty(array, 0, { enumerable: true, get: () => answers[Math.min(calls.count++, answers.length - 1)] });
+    return { array, calls };
+  };
+
+  it('invokes a getter on an array index once and checks what it answered; an object getter is refused, never invoked', () => {
+    const { array, calls } = indexGetter(['first', 'second']);
+    expect(checkUntrustedValue(array).ok).toBe(true);
+    expect(calls.count).toBe(1);
+    const answersNaN = Object.defineProperty([0], 0, { enumerable: true, get: () => Number.NaN });
+    expect(checkUntrustedValue(answersNaN)).toEqual({ ok: false, violation: { rule: 'non_json_value', path: '/0' } });
+    expect(copyUntrustedValue(indexGetter(['first', 'second']).array)).toEqual({ ok: true, value: ['first'] });
+    let objectCalls = 0;
+    const object = { get x() { objectCalls++; return 1; } };
+    expect(checkUntrustedValue(object)).toEqual({ ok: false, violation: { rule: 'non_json_value', path: '/x' } });
+    expect(objectCalls).toBe(0);
+  });
+
+  it('accepts a non-enumerable array index, as JSON.stringify writes it; a non-enumerable object property is refused', () => {
+    const array = [1, 2];
+    Object.defineProperty(array, 1, { value: 2, enumerable: false });
+    const checked = checkUntrustedValue(array);
+    expect(checked.ok && checked.value).toBe(array);
+    expect(copyUntrustedValue(array)).toEqual({ ok: true, value: [1, 2] });
+    expect(checkUntrustedValue(Object.defineProperty({}, 'x', { value: 1, enumerable: false })).ok).toBe(false);
+  });
+
+  it('after a content violation, still reads array elements (a getter on an index is invoked once), never an object getter', () => {
+    const { array, calls } = indexGetter(['x']);
+    let objectCalls = 0;
+    const value = JSON.parse('{"__proto__":1}') as Record<string, unknown>;
+    value.list = array;
+    expect(checkUntrustedValue(value)).toEqual({ ok: false, violation: { rule: 'forbidden_key', path: '' } });
+    expect(calls.count).toBe(1);
+    const withObjectGetter = JSON.parse('{"__proto__":1}') as Record<string, unknown>;
+    Object.defineProperty(withObjectGetter, 'x', { enumerable: true, get: () => ++objectCalls });
+    expect(checkUntrustedValue(withObjectGetter)).toEqual({ ok: false, violation: { rule: 'forbidden_key', path: '' } });
+    expect(objectCalls).toBe(0);
   });
 });

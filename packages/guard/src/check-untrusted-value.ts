@@ -4,6 +4,7 @@ import { isForbiddenKey } from './forbidden-keys.js';
 import { jsonByteLength } from './json-byte-length.js';
 import type { GuardOutcome, GuardViolation } from './guard-violation.js';
 import { resolveLimitsForCall, type JsonLimits } from './json-limits.js';
+import { refuseUnknownNames } from './refuse-unknown-names.js';
 
 /** One open container in the walk, linked to its parent only to build a violation path. */
 interface Frame {
@@ -46,8 +47,10 @@ const MAX_NUMBER_BYTES = 25;
  * prototype is neither `Object.prototype` nor `null` (Date, Map, class instances, boxed
  * primitives), arrays whose prototype is not `Array.prototype`, symbol keys, non-enumerable or
  * accessor properties of objects (a getter could answer differently on a later read; it is never
- * invoked), and sparse arrays. Array elements are read directly, once each (an accessor on an
- * array index, which only host code can create, is not detected); an array's own properties besides
+ * invoked), and sparse arrays. Array elements are read directly, once each, as ordinary property
+ * reads: a getter on an array index (which only host code can define, never `JSON.parse`) is
+ * invoked and its answer checked, and a non-enumerable index is read like any other; neither is
+ * detected or refused. An array's own properties besides
  * its items are ignored, as JSON ignores them, and never read: hand the value on as JSON (canonical
  * text, `copyUntrustedValue`), never through `structuredClone` or a spread, which would carry them
  * along. Detecting them costs a listing of every index (measured 13% of the walk of a small tool
@@ -61,7 +64,8 @@ const MAX_NUMBER_BYTES = 25;
  * for NaN and the infinities: an SDK's `JSON.parse` gives an own `__proto__` key, a lone surrogate
  * from `\ud800`, or Infinity from `1e400`). After such a
  * content violation the walk goes on, for size only: it reads what it would have read anyway
- * (data properties through their descriptors, array elements), never invokes a getter and stays
+ * (object properties through their descriptors, so an object's getter is still never invoked;
+ * array elements as ordinary reads, so a getter on an array index is still invoked, once) and stays
  * bounded by the same limits; the first size violation is reported if there is one, else the first
  * content violation (same rule and path as when the walk stopped there). So a 5 MiB or
  * 100,000-deep argument cannot hide its size behind a leading `__proto__` key, and a caller that
@@ -98,14 +102,21 @@ export function checkUntrustedValue(value: unknown, limits?: Partial<JsonLimits>
  * `JSON.stringify` and `canonicalize` leave them out of their text (a `RegExp` match's `index`
  * and `input`, say), and no array's keys are listed (about 7 times the cost of copying a long
  * array of numbers): for values whose JSON text is what counts (a handler's output).
- * Throws only as `checkUntrustedValue` does: for invalid limits, never for the value.
+ * `{ arrayProperties: 'refuse' }`, or `undefined`, is the default.
+ *
+ * Throws as `checkUntrustedValue` does, for invalid limits, and also for invalid options, never
+ * for the value: a `TypeError` for options that are neither `undefined` nor an object, a member
+ * other than `arrayProperties` (`{ arrayProperty: 'drop' }` would copy under the default), or an
+ * `arrayProperties` other than `'refuse'` and `'drop'` (`'keep'`, `'Drop'`, `true`: no copy keeps
+ * them, and each would otherwise give the default without a word). The options are checked on
+ * every call, without allocating: a few comparisons for an object reused from call to call.
  */
 export function copyUntrustedValue(
   value: unknown,
   limits?: Partial<JsonLimits>,
   options?: { arrayProperties?: 'refuse' | 'drop' },
 ): GuardOutcome<JsonValue> {
-  return walkUntrustedValue(value, limits, options?.arrayProperties === 'drop' ? COPY_DROPPING_ARRAY_PROPERTIES : COPY);
+  return walkUntrustedValue(value, limits, options === undefined ? COPY : copyMode(options));
 }
 
 /** How `walkUntrustedValue` runs: a check, a copy, or a copy leaving out arrays' other properties. */
@@ -113,6 +124,33 @@ const CHECK = 0;
 const COPY = 1;
 const COPY_DROPPING_ARRAY_PROPERTIES = 2;
 type WalkMode = typeof CHECK | typeof COPY | typeof COPY_DROPPING_ARRAY_PROPERTIES;
+
+/** The members of `copyUntrustedValue`'s options: any other is refused. */
+const COPY_OPTION_NAMES: readonly string[] = Object.freeze(['arrayProperties']);
+
+/** What a value given as an option was, for a message: `"keep"`, `true`, `null`, `an array`. */
+function shownOption(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : typeof value;
+}
+
+/**
+ * The walk `copyUntrustedValue`'s options ask for, each member read once; a `TypeError` for
+ * options that are not an object, a member that is no option, or an `arrayProperties` value that
+ * is neither `'refuse'` nor `'drop'`.
+ */
+function copyMode(options: unknown): WalkMode {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`copyUntrustedValue: options must be an object, got ${shownOption(options)}`);
+  }
+  refuseUnknownNames(options, COPY_OPTION_NAMES, 'copyUntrustedValue');
+  const arrayProperties: unknown = (options as { arrayProperties?: unknown }).arrayProperties;
+  if (arrayProperties === 'drop') return COPY_DROPPING_ARRAY_PROPERTIES;
+  if (arrayProperties === undefined || arrayProperties === 'refuse') return COPY;
+  throw new TypeError(`copyUntrustedValue: arrayProperties must be 'refuse' or 'drop', got ${shownOption(arrayProperties)}`);
+}
 
 /** `visit`'s rule for NaN and the infinities, reported as `non_json_value` (a content rule). */
 const NON_FINITE = 'non_finite';

@@ -129,3 +129,34 @@ describe('resolveJsonLimits: resolved limits given back (hot path review)', () =
     expect(() => resolveJsonLimits(Object.freeze({ maxDepth: undefined }) as unknown as Partial<JsonLimits>, Object.freeze({ ...own, maxDepth: Number.NaN }))).toThrow(/maxDepth/);
   });
 });
+
+// Review 2 F6 (survey of every options object): the defaults given to resolveJsonLimits were read
+// limit by limit, so a misspelt member beside the six (`{ ...PACKAGE_LIMITS, maxByte: 10 }`) kept
+// the package's maxBytes without a word. It is refused as a misspelt limit is.
+describe('resolveJsonLimits: unknown members of the defaults (review 2 F6)', () => {
+  const own: JsonLimits = { maxBytes: 16, maxDepth: 2, maxArrayItems: 3, maxObjectKeys: 4, maxStringLength: 5, maxTotalNodes: 6 };
+
+  it('refuses a member of the defaults that is no limit, naming it', () => {
+    const misspelt = { ...own, maxByte: 10 } as unknown as JsonLimits;
+    expect(() => resolveJsonLimits({ maxDepth: 1 }, misspelt)).toThrow(
+      new TypeError(
+        'JSON limits (defaults): unknown limit "maxByte" (known limits: maxBytes, maxDepth, maxArrayItems, maxObjectKeys, maxStringLength, maxTotalNodes)',
+      ),
+    );
+    expect(() => resolveJsonLimits(undefined, misspelt)).toThrow(/unknown limit "maxByte"/);
+  });
+
+  it('takes its own results and DEFAULT_JSON_LIMITS as defaults without listing them, and given resolved limits ignores the defaults', () => {
+    const resolvedDefaults = resolveJsonLimits(undefined, own);
+    const keys = vi.spyOn(Object, 'keys');
+    try {
+      expect(resolveJsonLimits({ maxDepth: 1 }, resolvedDefaults)).toEqual({ ...own, maxDepth: 1 });
+      expect(resolveJsonLimits({ maxDepth: 1 }, DEFAULT_JSON_LIMITS)).toEqual({ ...DEFAULT_JSON_LIMITS, maxDepth: 1 });
+      expect(keys).not.toHaveBeenCalled();
+    } finally {
+      keys.mockRestore();
+    }
+    const resolved = resolveJsonLimits({ maxDepth: 1 });
+    expect(resolveJsonLimits(resolved, { ...own, maxByte: 10 } as unknown as JsonLimits)).toBe(resolved);
+  });
+});

@@ -1,3 +1,5 @@
+import { refuseUnknownNames } from './refuse-unknown-names.js';
+
 /**
  * Bounds on untrusted JSON, checked before anything expensive happens to it. Every count is
  * inclusive: a value exactly at the limit passes.
@@ -44,13 +46,10 @@ const LIMIT_NAMES: readonly string[] = Object.keys(DEFAULT_JSON_LIMITS);
 /**
  * Throws a `TypeError` for a member of `limits` that is no limit: `{ maxByte: 10 }` would
  * otherwise keep the 1 MiB default while its author believes the input is bounded at 10 bytes.
+ * `where` tells given limits (`JSON limits`) from the defaults of `resolveJsonLimits`.
  */
-function refuseUnknownLimits(limits: object): void {
-  for (const name of Object.keys(limits)) {
-    if (!LIMIT_NAMES.includes(name)) {
-      throw new TypeError(`JSON limits: unknown limit ${JSON.stringify(name)} (known limits: ${LIMIT_NAMES.join(', ')})`);
-    }
-  }
+function refuseUnknownLimits(limits: object, where = 'JSON limits'): void {
+  refuseUnknownNames(limits, LIMIT_NAMES, where, 'limit');
 }
 
 function pick(value: unknown, fallback: number, name: string): number {
@@ -79,7 +78,9 @@ const RESOLVED_LIMITS = new WeakSet<object>([DEFAULT_JSON_LIMITS]);
  * that is no limit (`maxByte`, a misspelt `maxBytes`, which would leave the default in force), or
  * limits that are neither `undefined` nor an object, throw a `TypeError` naming the limit, at every
  * entry point that takes limits (`parseUntrustedJson`, `scanJsonText`, `checkUntrustedValue`,
- * `copyUntrustedValue`), whatever the input.
+ * `copyUntrustedValue`), whatever the input. A member of `defaults` that is no limit throws too
+ * (`{ ...PACKAGE_LIMITS, maxByte: 10 }` would keep the package's `maxBytes`), unless `defaults` is
+ * itself a result of this function or `DEFAULT_JSON_LIMITS`.
  *
  * The result is frozen. Given back a result of its own (or `DEFAULT_JSON_LIMITS`), it returns that
  * object at once, whatever `defaults`: such an object holds all six limits, each a non-negative safe
@@ -114,6 +115,10 @@ export function resolveLimitsForCall(
     throw new TypeError(`JSON limits must be an object of limits, got ${shown(limits)}`);
   }
   if (limits !== undefined) refuseUnknownLimits(limits);
+  // Defaults other than the guard's own come from `resolveJsonLimits` alone (every entry point
+  // passes none), so this costs the guard calls nothing; a package's defaults resolved once are
+  // taken as they are.
+  if (defaults !== DEFAULT_JSON_LIMITS && !RESOLVED_LIMITS.has(defaults)) refuseUnknownLimits(defaults, 'JSON limits (defaults)');
   const given: Partial<Record<keyof JsonLimits, unknown>> = limits ?? {};
   return {
     maxBytes: pick(given.maxBytes, defaults.maxBytes, 'maxBytes'),

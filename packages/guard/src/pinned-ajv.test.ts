@@ -425,3 +425,21 @@ describe('compileSchema: the work budget of one validation (schemas with a $ref)
     expect(validate(Array.from({ length: 10_000 }, () => ({ a: 'x' })))).toBe(true);
   });
 });
+
+// Review 2 F6: a misspelt option is refused rather than ignored: `{ format: ['uuid'] }` gave an
+// Ajv with every pinned format.
+describe('createPinnedAjv: options (review 2 F6)', () => {
+  it('refuses a member other than formats, naming it, instead of allowing every pinned format', () => {
+    expect(() => createPinnedAjv({ format: ['uuid'] } as unknown as { formats?: PinnedFormat[] })).toThrow(
+      new TypeError('createPinnedAjv: unknown option "format" (known options: formats)'),
+    );
+    expect(() => createPinnedAjv({ formats: ['uuid'] }).compile({ type: 'string', format: 'email' })).toThrow(/unknown format/);
+    expect(createPinnedAjv({}).compile({ type: 'string', format: 'email' })('a@example.com')).toBe(true);
+  });
+
+  it('refuses options that are not an object', () => {
+    for (const options of [null, 'uuid', ['uuid']]) {
+      expect(() => createPinnedAjv(options as unknown as { formats?: PinnedFormat[] }), String(options)).toThrow(/createPinnedAjv: options must be an object/);
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { CONTRACT_BASE_ID, MAX_SCHEMA_NESTING } from './create-ref-resolver.js';
 import { findStalledRefCycle } from './find-stalled-ref-cycle.js';
 import { beginWorkScope, endWorkScope, instrumentSchema, WORK_KEYWORD, WORK_KEYWORD_DEFINITION, type SchemaWork, type WorkScope } from './validation-budget.js';
 import { UNIQUE_ITEMS_KEYWORD } from './unique-items-keyword.js';
+import { refuseUnknownNames } from './refuse-unknown-names.js';
 import { subschemasOf } from './subschemas.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { CodeOptions, ValidateFunction } from 'ajv/dist/2020.js';
@@ -35,15 +36,24 @@ const LINEAR_REG_EXP: NonNullable<CodeOptions['regExp']> = Object.assign(
   { code: 'require("@toolseal/guard").compilePattern' },
 );
 
+/** The members of `createPinnedAjv`'s options: any other is refused. */
+const PINNED_AJV_OPTION_NAMES: readonly string[] = Object.freeze(['formats']);
+
 /**
  * The one Ajv configuration toolseal validates with: JSON Schema 2020-12, `strict` (unknown
  * keywords, formats and ambiguous types fail at compile time), `ownProperties` (inherited
  * properties are never data), the first error only, Unicode regular expressions matched in linear
  * time (`compilePattern`: a pattern it refuses fails compilation), and never any coercion,
  * defaults or property removal: validation never changes the value it checks. Formats come from
- * ajv-formats, limited to `formats` (default: all of `PINNED_FORMATS`).
+ * ajv-formats, limited to `formats` (default: all of `PINNED_FORMATS`). Options that are not an
+ * object, or hold a member other than `formats` (`{ format: ['uuid'] }` would allow every pinned
+ * format), throw a `TypeError` naming it; so does a format that is not pinned.
  */
 export function createPinnedAjv(options: { formats?: readonly PinnedFormat[] } = {}): Ajv2020 {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`createPinnedAjv: options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
+  }
+  refuseUnknownNames(options, PINNED_AJV_OPTION_NAMES, 'createPinnedAjv');
   return newPinnedAjv(options.formats ?? PINNED_FORMATS, true, false);
 }
 

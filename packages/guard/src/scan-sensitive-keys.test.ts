@@ -950,3 +950,52 @@ describe('keys with long runs of digits (review: a quadratic expression stripped
     for (const key of ['order_2', `${'1'.repeat(5_000)}`, 'token_count2']) expect(isCredentialKeyName(key)).toBe(false);
   });
 });
+
+// Review 2 F6: `scanSensitiveKeys(v, { extraKey: [...] })` and `createSensitiveKeyScanner({
+// extra_keys: [...] })` scanned without the extra names, without a word: a misspelt option weakened
+// the scan its author believed configured. Every member other than `extraKeys` and `allowKeys` is
+// refused, naming it; a scanner checks its options once, when it is built.
+describe('scanner options: a misspelt option is refused, not ignored (review 2 F6)', () => {
+  const value = { internal_ref: 'x' };
+
+  it('refuses an unknown member when the scanner is built, naming it and the known ones', () => {
+    expect(() => createSensitiveKeyScanner({ extra_keys: ['internal_ref'] } as unknown as SensitiveKeyScanOptions)).toThrow(
+      new TypeError('sensitive-key scanner options: unknown option "extra_keys" (known options: extraKeys, allowKeys)'),
+    );
+    expect(() => createSensitiveKeyScanner({ extraKeys: ['internal_ref'], allowkeys: ['subject'] } as unknown as SensitiveKeyScanOptions)).toThrow(
+      /unknown option "allowkeys"/,
+    );
+    // Even one whose value is undefined: its author still meant a setting.
+    expect(() => createSensitiveKeyScanner({ extraKey: undefined } as unknown as SensitiveKeyScanOptions)).toThrow(/unknown option "extraKey"/);
+  });
+
+  it('refuses it from scanSensitiveKeys, also when no list is given (the default scanner would run)', () => {
+    expect(() => scanSensitiveKeys(value, { extraKey: ['internal_ref'] } as unknown as SensitiveKeyScanOptions)).toThrow(
+      new TypeError('sensitive-key scanner options: unknown option "extraKey" (known options: extraKeys, allowKeys)'),
+    );
+    expect(() => scanSensitiveKeys(value, { extraKeys: ['internal_ref'], extra: 1 } as unknown as SensitiveKeyScanOptions)).toThrow(/unknown option "extra"/);
+    // The spelling the options have scans with the extra name; absent lists still mean the defaults.
+    expect(scanSensitiveKeys(value, { extraKeys: ['internal_ref'] }).map((hit) => hit.matched)).toEqual(['internalref']);
+    expect(scanSensitiveKeys(value, { extraKeys: undefined, allowKeys: undefined } as unknown as SensitiveKeyScanOptions)).toEqual([]);
+    expect(scanSensitiveKeys({ token: 1 }, {})).toHaveLength(1);
+  });
+
+  it('refuses options given as an array, whose indexes are no options', () => {
+    expect(() => createSensitiveKeyScanner([] as unknown as SensitiveKeyScanOptions)).toThrow(/must be an object, got an array/);
+    expect(() => scanSensitiveKeys(value, ['internal_ref'] as unknown as SensitiveKeyScanOptions)).toThrow(TypeError);
+  });
+
+  it('checks the options once, when the scanner is built, never when it scans', () => {
+    const options: Record<string, unknown> = { extraKeys: ['internal_ref'] };
+    const scan = createSensitiveKeyScanner(options as SensitiveKeyScanOptions);
+    options.extra_keys = ['other'];
+    expect(scan(value).map((hit) => hit.matched)).toEqual(['internalref']);
+  });
+
+  it('ignores inherited members, as Object.keys does, and takes only own enumerable names', () => {
+    const inherited = Object.create({ extra_keys: ['x'] }) as SensitiveKeyScanOptions;
+    expect(createSensitiveKeyScanner(inherited)(value)).toEqual([]);
+    const hidden = Object.defineProperty({}, 'extra_keys', { value: ['x'], enumerable: false }) as SensitiveKeyScanOptions;
+    expect(createSensitiveKeyScanner(hidden)(value)).toEqual([]);
+  });
+});

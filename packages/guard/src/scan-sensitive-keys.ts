@@ -7,6 +7,7 @@ import {
   normalizeKeyName,
   qualifiedCredentialMatch,
 } from './sensitive-keys.js';
+import { refuseUnknownNames } from './refuse-unknown-names.js';
 
 /** One key the scanner flagged. */
 export interface SensitiveKeyHit {
@@ -30,7 +31,10 @@ export interface SensitiveKeyHit {
   matched: string;
 }
 
-/** Host settings for the scanner. */
+/**
+ * Host settings for the scanner. Any other member throws a `TypeError` naming it (`extraKey`,
+ * `extra_keys`): a misspelt `extraKeys` would otherwise scan without the names meant for it.
+ */
 export interface SensitiveKeyScanOptions {
   /** Further names to flag, in any spelling (they are normalized like the defaults). An array of strings. */
   extraKeys?: readonly string[];
@@ -76,6 +80,9 @@ interface Frame {
 export const MAX_SENSITIVE_KEY_HITS = 256;
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
+/** The members of `SensitiveKeyScanOptions`: an options object with any other is refused. */
+const SCAN_OPTION_NAMES: readonly string[] = Object.freeze(['extraKeys', 'allowKeys']);
+const SCAN_OPTIONS = 'sensitive-key scanner options';
 const CACHE_LIMIT = 4_096;
 const VISITED_LIST_LIMIT = 32;
 
@@ -126,16 +133,28 @@ function namesOf(options: SensitiveKeyScanOptions, option: 'extraKeys' | 'allowK
 }
 
 /**
+ * Throws a `TypeError` for scanner options that are not an object (an array included) or that
+ * hold a member other than `extraKeys` and `allowKeys`, naming it.
+ */
+function checkScanOptions(options: unknown): asserts options is SensitiveKeyScanOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`${SCAN_OPTIONS} must be an object, got ${kindOf(options)}`);
+  }
+  refuseUnknownNames(options, SCAN_OPTION_NAMES, SCAN_OPTIONS);
+}
+
+/**
  * Builds a scanner with the default list plus `extraKeys`, minus `allowKeys`. Build it once at
  * start-up: the lists are normalized here, and each scanner caches the verdict per distinct key.
- * Throws a `TypeError` for options that are not an object, a list that is not an array of strings,
- * an `extraKeys` entry with no ASCII name, or an `allowKeys` entry that names a credential or a
- * control field, is not ASCII after normalization or has no visible name (`isLiftableKeyName`).
+ * The options are checked here, once, never again by the scanner it returns: a `TypeError` for
+ * options that are not an object, a member other than `extraKeys` and `allowKeys` (a misspelt
+ * `extraKey` or `extra_keys` would scan without the names meant for it), a list that is not an
+ * array of strings, an `extraKeys` entry with no ASCII name, or an `allowKeys` entry that names a
+ * credential or a control field, is not ASCII after normalization or has no visible name
+ * (`isLiftableKeyName`).
  */
 export function createSensitiveKeyScanner(options: SensitiveKeyScanOptions = {}): SensitiveKeyScanner {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`sensitive-key scanner options must be an object, got ${kindOf(options)}`);
-  }
+  checkScanOptions(options);
   const extraKeys = namesOf(options, 'extraKeys');
   const allowKeys = namesOf(options, 'allowKeys');
   const exact = new Set<string>();
@@ -250,16 +269,17 @@ const defaultScanner = createSensitiveKeyScanner();
  * (`non_ascii_key`, which no `allowKeys` entry lifts), so a look-alike cannot slip through, and so
  * is a key with no visible name (`invisible_key`: zero-width characters only). Keys only: values
  * are not read as names. Never throws on JSON data; invalid options throw as
- * `createSensitiveKeyScanner` says. Reports at most
+ * `createSensitiveKeyScanner` says (an unknown member included, also when neither list is given).
+ * Options with a list build a scanner for this one call: a host with lists of its own builds its
+ * scanner once with `createSensitiveKeyScanner`. Reports at most
  * `MAX_SENSITIVE_KEY_HITS` hits, the first in document order, and stops scanning there: a result of
  * that length may leave keys unlisted, so refuse such a value rather than redact it by the hits.
  */
 export function scanSensitiveKeys(value: unknown, options?: SensitiveKeyScanOptions): SensitiveKeyHit[] {
-  if (
-    options === undefined ||
-    (typeof options === 'object' && options !== null && options.extraKeys === undefined && options.allowKeys === undefined)
-  ) {
-    return defaultScanner(value);
-  }
+  if (options === undefined) return defaultScanner(value);
+  // Checked before the lists are looked at: `{ extraKey: [...] }` has neither list, and would
+  // otherwise take the default scanner below without a word.
+  checkScanOptions(options);
+  if (options.extraKeys === undefined && options.allowKeys === undefined) return defaultScanner(value);
   return createSensitiveKeyScanner(options)(value);
 }

@@ -1,0 +1,20 @@
+/**
+ * Throws a `TypeError` for an own enumerable member of `given` (the names `Object.keys` lists)
+ * whose name is not in `known`, naming it and the known ones: `where: unknown option "maxdepth"
+ * (known options: maxDepth, reuseRemembered)`. A misspelt option is otherwise simply never read,
+ * and the call goes on with the default while its author believes it configured: a canonical text
+ * under the default depth, an unkeyed digester. `createDigester` and `canonicalize` check their
+ * options with it (the same check as `@toolseal/guard`'s for its options and limits).
+ *
+ * The names are listed with `for...in`, which builds no array (the members a `for...in` finds on
+ * the prototype chain are skipped, as `Object.keys` skips them): a check of options passed on
+ * every call (`canonicalize`'s) costs a few comparisons, no allocation. A name in `known` is taken
+ * without looking further, so valid options cost no `Object.hasOwn`.
+ */
+export function refuseUnknownNames(given: object, known: readonly string[], where: string): void {
+  for (const name in given) {
+    if (!known.includes(name) && Object.hasOwn(given, name)) {
+      throw new TypeError(`${where}: unknown option ${JSON.stringify(name)} (known options: ${known.join(', ')})`);
+    }
+  }
+}
