@@ -496,7 +496,7 @@ function checkEnvelope(
   const needles = protectedNeedles([...protectedValues, keptReceipt, keptStatusRef]);
   violations.push(...findProtectedValues(dataCopy, canonicalData, needles));
   violations.push(...findCredentialValues(dataCopy, canonicalData));
-  violations.push(...findCredentialPairs(tool, dataCopy, canonicalData));
+  violations.push(...findCredentialPairs(tool, dataCopy));
   violations.push(...findCredentialsInJsonStrings(tool, dataCopy, canonicalData));
   // The handler strings outside `data` that reach the model: `resource_revision` (its pattern is
   // the tool's) and `observed_at` (a timestamp, whose fraction of up to nine digits could spell a

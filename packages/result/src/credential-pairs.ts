@@ -19,7 +19,11 @@ const MIN_SECRET_LENGTH = 8;
 //   `{{ secrets.API_KEY }}`, `[redacted]`): the openers the guard's connection-string rule takes
 //   for a placeholder's (`CONNECTION_KEY` of `@toolseal/guard`), and parentheses;
 // - a mask, of mask characters only, as the guard reads a masked password (`MASKED_VALUE`, and a
-//   URL's `scott:***@`): `***`, `...`, `…`, `xxxxxxxx`, `xxxx-xxxx-xxxx`;
+//   URL's `scott:***@`): `***`, `...`, `…`, `xxxxxxxx`, `xxxx-xxxx-xxxx`, bullets `••••`; or a
+//   settings page's mask of a stored key: up to 12 letters, digits, `_` and `-` (a provider's
+//   prefix), a run of `*`, bullets or `...`, and at most 4 letters or digits (`sk-...a1b2`,
+//   `************a1b2`): a secret holding `...` followed by more than 4 of them is still a secret;
+// - a shell variable (`$TOKEN`, `Bearer $API_KEY`);
 // - `your` and words (`YOUR_API_KEY`, `your-api-key`);
 // - words (letters and separators, digits only at the end) that hold a placeholder word:
 //   `example`, `placeholder`, `redacted`, `changeme`, `dummy`, `sample` (`example-password`,
@@ -27,12 +31,15 @@ const MIN_SECRET_LENGTH = 8;
 // Every repetition is of a character class, never of a group: linear, and no backtrack entry per
 // character (V8 overflows its backtrack stack on a group repeated over megabytes).
 const PLACEHOLDER =
-  /^(?:(?:bearer|basic|token|bot|digest)[ \t]+)?(?:<[\p{L}\p{N} _.,:/|'()-]*>|\$?\{\{[\p{L}\p{N} _.,:/|'()-]*\}\}|\$?\{[\p{L}\p{N} _.,:/|'()-]*\}|%[\p{L}\p{N} _.,:/|'()-]*%|\[[\p{L}\p{N} _.,:/|'()-]*\]|\([\p{L}\p{N} _.,:/|'-]*\)|[*x.…][-_ :*x.…]*|your[\p{L} _.-]*|(?=[\p{L} _.-]*(?:example|placeholder|redacted|change[-_ ]?me|dummy|sample))[\p{L} _.-]+\p{N}*)$/iu;
+  /^(?:(?:bearer|basic|token|bot|digest)[ \t]+(?![ \t]))?(?:<[\p{L}\p{N} _.,:/|'()-]*>|\$?\{\{[\p{L}\p{N} _.,:/|'()-]*\}\}|\$?\{[\p{L}\p{N} _.,:/|'()-]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[\p{L}\p{N} _.,:/|'()-]*%|\[[\p{L}\p{N} _.,:/|'()-]*\]|\([\p{L}\p{N} _.,:/|'-]*\)|[*x.…][-_ :*x.…]*|[A-Za-z0-9_-]{0,12}(?:[*•●·…]|\.\.\.)[-_ :*x.•●·…]*[A-Za-z0-9]{0,4}|[•●·][-_ :*x.•●·…]*|your[\p{L} _.-]*|(?=[\p{L} _.-]*(?:example|placeholder|redacted|change[-_ ]?me|dummy|sample))[\p{L} _.-]+\p{N}*)$/iu;
+// A placeholder is short: a longer value is never one, and the pattern is not tried on it (a
+// scheme word followed by tens of thousands of spaces made its alternatives rescan the run).
+const MAX_PLACEHOLDER_LENGTH = 256;
 
 /** Whether a string under a credential's name looks like the secret itself: 8 characters or more, and not, as a whole, a placeholder. */
 export function looksLikeSecret(value: string): boolean {
   const trimmed = value.trim();
-  return trimmed.length >= MIN_SECRET_LENGTH && !PLACEHOLDER.test(trimmed);
+  return trimmed.length >= MIN_SECRET_LENGTH && (trimmed.length > MAX_PLACEHOLDER_LENGTH || !PLACEHOLDER.test(trimmed));
 }
 
 /** A member of an object that is not part of a name/value pair. */
@@ -42,13 +49,16 @@ export const NAME_MEMBER = 1;
 /** A member that carries the value named: `value`, `values`, `val`, `v`, `secret`, `HeaderValue`... */
 export const VALUE_MEMBER = 2;
 
-// The names of a pair's two members, after the guard's normalization (lower case, separators and
-// camelCase boundaries gone), as APIs write them: HTTP header lists (`{"name": "Authorization",
-// "value": "Bearer ..."}`), Kubernetes and CI environment variables, AWS tags (`Key`/`Value`) and
-// stack parameters (`ParameterKey`/`ParameterValue`), form fields, settings and options. Beyond the
-// list, a name member is any name ending in `name` or `key`, a value member any ending in `value`
-// or `values`. `content`, `text`, `description` and `data` are not value members: a knowledge-base
-// article named `password-reset` holds prose there, not a password.
+// The names of a pair's two members, lower-cased with everything but letters and digits dropped
+// (`ParameterKey` is `parameterkey`, `header-value` is `headervalue`), as APIs write them: HTTP
+// header lists (`{"name": "Authorization", "value": "Bearer ..."}`), Kubernetes and CI
+// environment variables, AWS tags (`Key`/`Value`) and stack parameters (`ParameterKey` /
+// `ParameterValue`), settings and options. Beyond the list, a name member is any name ending in
+// `name` or `key`, a value member any ending in `value` or `values`. `label` is no name member (a
+// form's options are `{"label": "Password", "value": "password"}`), and `content`, `text`,
+// `description` and `data` are no value members: an article named `password-reset` holds prose
+// there. Only ASCII names are read: `data` holds no other key (the key scan refuses it), and in
+// JSON text inside a string a name beyond ASCII is no member name (a known gap).
 const NAME_MEMBERS: ReadonlySet<string> = new Set([
   'k',
   'key',
@@ -61,7 +71,6 @@ const NAME_MEMBERS: ReadonlySet<string> = new Set([
   'var',
   'env',
   'envvar',
-  'label',
   'attribute',
   'attr',
   'property',
@@ -70,36 +79,81 @@ const NAME_MEMBERS: ReadonlySet<string> = new Set([
   'option',
 ]);
 const VALUE_MEMBERS: ReadonlySet<string> = new Set(['v', 'val', 'value', 'values', 'secret', 'secrets']);
+const ASCII_NAME = /^[\x20-\x7e]{1,64}$/;
+const NOT_LETTER_OR_DIGIT = /[^a-z0-9]/g;
 
-// Roles of the member names seen, kept across calls (names repeat: `name`, `order_ref`), at most
-// this many; past it a name is classified again each time.
+// Roles of the keys of `data` seen, kept across calls (a contract's names repeat: `name`,
+// `order_ref`), at most this many. Keys of `data` come from `JSON.parse` and are at most 64
+// characters here; names read from JSON text inside a string are never kept (a slice of a long
+// string keeps the whole string alive).
 const MAX_KNOWN_ROLES = 4096;
 const knownRoles = new Map<string, number>();
 
 /** The role of an object member named `key` in a name/value pair: `NAME_MEMBER`, `VALUE_MEMBER` or `OTHER_MEMBER`. */
 export function memberRole(key: string): number {
-  const known = knownRoles.get(key);
-  if (known !== undefined) return known;
-  const role = roleOf(normalizeKeyName(key));
-  if (knownRoles.size < MAX_KNOWN_ROLES) knownRoles.set(key, role);
-  return role;
-}
-
-function roleOf(name: string | null): number {
-  if (name === null || name === '') return OTHER_MEMBER;
+  if (!ASCII_NAME.test(key)) return OTHER_MEMBER;
+  const name = key.toLowerCase().replace(NOT_LETTER_OR_DIGIT, '');
+  if (name === '') return OTHER_MEMBER;
   if (VALUE_MEMBERS.has(name) || name.endsWith('value') || name.endsWith('values')) return VALUE_MEMBER;
   if (NAME_MEMBERS.has(name) || name.endsWith('name') || name.endsWith('key')) return NAME_MEMBER;
   return OTHER_MEMBER;
 }
 
-// A JSON text holding a member whose name may be a value member's (it ends, before any separators,
-// in `v`, `val`, `value`, `values`, `secret` or `secrets`, in any case): without one, no object of
-// it holds a pair. One pass over the text decides the common case.
-const MAY_HOLD_VALUE_MEMBER = /(?:v|val|values?|secrets?)(?:[^A-Za-z0-9"\\]|\\.)*":/i;
+/** `memberRole` of a key of `data`, remembered. */
+function dataMemberRole(key: string): number {
+  const known = knownRoles.get(key);
+  if (known !== undefined) return known;
+  const role = memberRole(key);
+  if (knownRoles.size < MAX_KNOWN_ROLES && key.length <= 64) knownRoles.set(key, role);
+  return role;
+}
 
-/** Whether `value` is, or holds at any depth, a string that looks like a secret (`looksLikeSecret`). */
+// Names that read as a credential's but that environments use for something else: `PWD` and
+// `OLDPWD` are the working directories of a shell, listed with every process's environment.
+const NOT_CREDENTIAL_NAMES: ReadonlySet<string> = new Set(['pwd', 'oldpwd']);
+// Longer strings are not taken for a name (header and variable names are short), so a long string
+// in a name member is never run through the key scan.
+const MAX_NAME_LENGTH = 256;
+
+/** Whether `name`, the string of a pair's name member, names a credential for `tool` (`isCredentialOutputKey`). */
+export function namesCredential(tool: RegisteredTool, name: string): boolean {
+  if (name.length > MAX_NAME_LENGTH) return false;
+  if (NOT_CREDENTIAL_NAMES.has(name.toLowerCase())) return false;
+  return isCredentialOutputKey(tool, name);
+}
+
+// An HTTP authentication scheme and the credential after it (`Bearer abcdef...`): what follows
+// the scheme is the secret, whatever letters it is made of.
+const AUTH_SCHEME = /^(?:bearer|basic|token|bot|digest)[ \t]+(?![ \t])/i;
+// Words, not a secret: letters in runs joined by single spaces, `-`, `_` or `.` (`Not configured`,
+// `enabled-weekly`, `Oatmeal raisin`), and a single word in lower case or capitalized only
+// (`password`, `Password`); a single run of letters that mixes cases elsewhere (`qZrKpLmNxVbT`) is
+// taken for a secret. Numbers written as text (`12345678`, `1,234.5`) are not secrets either.
+const WORDS = /^\p{L}+(?:[ _.-]\p{L}+)+$/u;
+const ONE_PLAIN_WORD = /^\p{Lu}?\p{Ll}+$|^\p{Lu}+$/u;
+const NUMBER_TEXT = /^[0-9][0-9,._ ]*$/;
+// References to a secret kept elsewhere, which are not the secret: an AWS ARN of Secrets Manager,
+// Parameter Store or KMS, an Azure Key Vault reference, a Google Secret Manager resource name.
+const SECRET_REFERENCE = /^(?:arn:aws[a-z-]*:(?:secretsmanager|ssm|kms):|@Microsoft\.KeyVault\(|projects\/[A-Za-z0-9_-]+\/secrets\/)/;
+
+/**
+ * Whether `value`, a string in a pair's value member, looks like the secret its name names:
+ * `looksLikeSecret` (8 characters or more, not a placeholder), and not words, a number written as
+ * text or a reference to a secret kept elsewhere; after an HTTP authentication scheme, whatever
+ * follows it that `looksLikeSecret`.
+ */
+export function pairValueLooksLikeSecret(value: string): boolean {
+  if (!looksLikeSecret(value)) return false;
+  const trimmed = value.trim();
+  if (trimmed.length > MAX_PLACEHOLDER_LENGTH) return true;
+  const scheme = AUTH_SCHEME.exec(trimmed);
+  if (scheme !== null) return looksLikeSecret(trimmed.slice(scheme[0].length));
+  return !(WORDS.test(trimmed) || ONE_PLAIN_WORD.test(trimmed) || NUMBER_TEXT.test(trimmed) || SECRET_REFERENCE.test(trimmed));
+}
+
+/** Whether `value` is, or holds at any depth, a string that looks like a pair's secret (`pairValueLooksLikeSecret`). */
 function holdsSecret(value: JsonValue): boolean {
-  if (typeof value === 'string') return looksLikeSecret(value);
+  if (typeof value === 'string') return pairValueLooksLikeSecret(value);
   if (typeof value !== 'object' || value === null) return false;
   const children = Array.isArray(value) ? value : Object.values(value);
   for (let index = 0; index < children.length; index++) if (holdsSecret(children[index]!)) return true;
@@ -107,36 +161,67 @@ function holdsSecret(value: JsonValue): boolean {
 }
 
 /**
- * Whether `record` is a credential written as a name/value pair: a name member (`NAME_MEMBER`)
- * holding a name `tool`'s key scan reads as a credential's (`isCredentialOutputKey`: `Authorization`,
- * `X-Api-Key`, `DB_PASSWORD`, a look-alike of one) and a value member (`VALUE_MEMBER`) holding a
- * string that looks like a secret, or an object or array holding one.
+ * Whether `container` is a credential written as a name/value pair. An object: a value member
+ * (`VALUE_MEMBER`) holding a string that looks like a secret (`pairValueLooksLikeSecret`), or an
+ * object or array holding one, beside a name member (`NAME_MEMBER`) holding a name `tool`'s key
+ * scan reads as a credential's (`namesCredential`: `Authorization`, `X-Api-Key`, `DB_PASSWORD`, a
+ * look-alike of one). An array: one of its items is a pair of two strings, the first naming a
+ * credential and the second looking like a secret (`[["X-Api-Key", "..."]]`, as `[...headers]`,
+ * Python's `list(headers.items())` and Sentry's `request.headers` write them). A pair alone, not in
+ * a list of pairs, is no pair (a list of two tags), nor is a flat list of names and values (Node's
+ * `rawHeaders`: a known gap). The value is looked at first: most pairs hold no secret.
  */
-function holdsCredentialPair(tool: RegisteredTool, record: JsonObject): boolean {
-  const keys = Object.keys(record);
-  let named = false;
-  for (let index = 0; index < keys.length && !named; index++) {
-    const key = keys[index]!;
-    const value = record[key];
-    named = typeof value === 'string' && memberRole(key) === NAME_MEMBER && isCredentialOutputKey(tool, value);
+function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | readonly JsonValue[]): boolean {
+  if (Array.isArray(container)) {
+    const items: readonly JsonValue[] = container;
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index];
+      if (!Array.isArray(item) || item.length !== 2) continue;
+      const [name, value] = item as readonly JsonValue[];
+      if (typeof name === 'string' && typeof value === 'string' && pairValueLooksLikeSecret(value) && namesCredential(tool, name)) return true;
+    }
+    return false;
   }
-  if (!named) return false;
+  const record = container as JsonObject;
+  const keys = Object.keys(record);
+  let secret = false;
+  for (let index = 0; index < keys.length && !secret; index++) {
+    const key = keys[index]!;
+    secret = dataMemberRole(key) === VALUE_MEMBER && holdsSecret(record[key]!);
+  }
+  if (!secret) return false;
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
-    if (memberRole(key) === VALUE_MEMBER && holdsSecret(record[key]!)) return true;
+    const name = record[key];
+    if (typeof name === 'string' && dataMemberRole(key) === NAME_MEMBER && namesCredential(tool, name)) return true;
   }
   return false;
 }
 
 /**
- * Where an object of `data` is a credential written as a name/value pair (`{"name":
- * "Authorization", "value": "Bearer ..."}`, `{"Key": "DB_PASSWORD", "Value": "..."}`): the key scan
- * reads names only as keys, and a credential value recognised by its form (`findCredentialValues`)
- * misses a password or an API key of no known form. `credential_value` at the object's
- * contract-safe pointer under `prefix`. `jsonText` (a JSON text of `data`) lets the common case
- * skip the walk; `null` walks.
+ * Where an object or array of `data` is a credential written as a name/value pair (`{"name":
+ * "Authorization", "value": "Bearer ..."}`, `{"Key": "DB_PASSWORD", "Value": "..."}`,
+ * `[["X-Api-Key", "..."]]`; `holdsCredentialPair`): the key scan reads names only as keys, and a
+ * credential value recognised by its form (`findCredentialValues`) misses a password or an API key
+ * of no known form. `credential_value` at the container's contract-safe pointer under `prefix`.
+ * Walks every object and array (each key's role is remembered across calls).
  */
-export function findCredentialPairs(tool: RegisteredTool, data: JsonValue, jsonText: string | null, prefix = '/data'): OutputViolation[] {
-  if (jsonText !== null && !MAY_HOLD_VALUE_MEMBER.test(jsonText)) return [];
-  return findInData(data, prefix, 'credential_value', () => false, (record) => holdsCredentialPair(tool, record));
+export function findCredentialPairs(tool: RegisteredTool, data: JsonValue, prefix = '/data'): OutputViolation[] {
+  // One walk without pointers decides the common case (no pair anywhere); only a hit walks again
+  // to say where.
+  if (!anyCredentialPair(tool, data)) return [];
+  return findInData(data, prefix, 'credential_value', () => false, (container) => holdsCredentialPair(tool, container));
+}
+
+/** Whether any object or array of `value` (a guard-checked copy: its depth is bounded) is a credential pair. */
+function anyCredentialPair(tool: RegisteredTool, value: JsonValue): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (holdsCredentialPair(tool, value)) return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (anyCredentialPair(tool, value[index]!)) return true;
+    return false;
+  }
+  const keys = Object.keys(value);
+  for (let index = 0; index < keys.length; index++) if (anyCredentialPair(tool, value[keys[index]!]!)) return true;
+  return false;
 }

@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { copy, loadKbCases, loadToolSpecs } from './__fixtures__/load-fixtures.js';
 import { rebindDigests } from './__fixtures__/rebind-digests.js';
 import { findCredentialsInJsonStrings } from './find-credentials-in-json-strings.js';
-import { judgeOutputKey } from './judge-output-key.js';
+import { pairValueLooksLikeSecret } from './credential-pairs.js';
+import { isCredentialOutputKey, judgeOutputKey } from './judge-output-key.js';
 import { sealResult, type SealResultInput } from './seal-result.js';
 import { createToolRegistry, type RegisteredTool } from './tool-registry.js';
 import { verifyResult } from './verify-result.js';
@@ -430,12 +431,21 @@ describe('the walk over the JSON text reads what the parsed value holds (propert
    * holding one.
    */
   function referenceHolds(value: unknown, underCredential: boolean): boolean {
-    if (Array.isArray(value)) return value.some((item) => referenceHolds(item, underCredential));
+    if (Array.isArray(value)) return value.some((item) => isCredentialTuple(item) || referenceHolds(item, underCredential));
     if (isPlainObject(value)) {
       return Object.entries(value).some(([key, member]) => keyHolds(key) || referenceHolds(member, underCredential || judgeCredential(key)));
     }
     return underCredential && secretLike(value);
   }
+  // An array of two strings in an array, naming a credential and holding a secret
+  // (credential-pairs.ts: `[["X-Api-Key", "..."]]`); no generated key is a pair's member name.
+  const isCredentialTuple = (item: unknown): boolean =>
+    Array.isArray(item) &&
+    item.length === 2 &&
+    typeof item[0] === 'string' &&
+    typeof item[1] === 'string' &&
+    isCredentialOutputKey(kbSearch, item[0]) &&
+    pairValueLooksLikeSecret(item[1]);
   const keyHolds = (key: string) => JSON_KEYS.includes(key) && referenceHolds(JSON.parse(key), false);
   const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
   // The key verdict is `judgeOutputKey`'s (its own tests pin it): this property is about the walk.

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@toolseal/contracts';
-import { looksLikeSecret, memberRole, NAME_MEMBER, OTHER_MEMBER, VALUE_MEMBER } from './credential-pairs.js';
+import { looksLikeSecret, memberRole, NAME_MEMBER, namesCredential, OTHER_MEMBER, pairValueLooksLikeSecret, VALUE_MEMBER } from './credential-pairs.js';
 import { findInData } from './find-in-data.js';
 import { isCredentialOutputKey } from './judge-output-key.js';
 import type { OutputViolation } from './output-violation.js';
@@ -17,7 +17,10 @@ function closerOf(opener: number): number {
 // The same seen in a JSON text holding the string: its opening quote, JSON's whitespace as its
 // escapes, then `{`, `[` or an escaped quote. No match anywhere: no string of the value can be
 // JSON text of an object, an array or a string.
-const JSON_TEXT_IN_TEXT = /"(?: |\\[tnr])*(?:[{[]|\\")/;
+// A class run, not a repeated group: V8 keeps a backtrack entry per repetition of a group, and a few
+// million of them (a quote and megabytes of spaces) overflow its stack. The class also takes a
+// lone `t`, `n` or `r`: a pre-check may match more than it must.
+const JSON_TEXT_IN_TEXT = /"[ \\tnr]*(?:[{[]|\\")/;
 // JSON inside JSON inside a string...: levels read before giving up, each unwrapped string literal
 // one of them (each level's text is shorter than the one holding it, so the work stays within this
 // many passes over the data).
@@ -150,6 +153,10 @@ const IN_CREDENTIAL_ARRAY = 3;
 const NAMED = 1;
 const SECRET = 2;
 
+function isArrayKind(container: number | undefined): boolean {
+  return container === IN_ARRAY || container === IN_CREDENTIAL_ARRAY;
+}
+
 /** Whether the value read next in `container` is under a credential key (`credentialMember`: the member's key is one). */
 function isUnderCredential(container: number | undefined, credentialMember: boolean): boolean {
   return container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT ? credentialMember : container === IN_CREDENTIAL_ARRAY;
@@ -175,10 +182,13 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
   // Name/value pairs (credential-pairs.ts), read as the model reads them: the role of the member
   // being read (one variable, as `credentialMember`); for each open container, what its object has
   // shown so far (NAMED: a name member naming a credential, SECRET: a value member holding a
-  // secret-looking string) and the open object whose value member holds it at any depth, or -1.
+  // secret-looking string), the open object whose value member holds it at any depth, or -1, and,
+  // for an array, the index of the item being read (an array of two strings in an array is a pair
+  // too: `[["X-Api-Key", "..."]]`; its NAMED and SECRET are its first and second item's).
   let role = OTHER_MEMBER;
   const pairs: number[] = [];
   const valueOf: number[] = [];
+  const items: number[] = [];
   const show = (level: number, seen: number): boolean => {
     const shown = (pairs[level] as number) | seen;
     pairs[level] = shown;
@@ -222,11 +232,16 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       if (isUnderCredential(container, credentialMember) && looksLikeSecret(value)) return true;
       const top = open.length - 1;
       if (container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT) {
-        if (role === NAME_MEMBER && isCredentialOutputKey(tool, value) && show(top, NAMED)) return true;
-        if (role === VALUE_MEMBER && looksLikeSecret(value) && show(top, SECRET)) return true;
+        if (role === NAME_MEMBER && namesCredential(tool, value) && show(top, NAMED)) return true;
+        if (role === VALUE_MEMBER && pairValueLooksLikeSecret(value) && show(top, SECRET)) return true;
+      } else if (top > 0 && isArrayKind(open[top - 1])) {
+        // An item of an array in an array: a pair when the inner array turns out to be two strings.
+        const item = items[top] as number;
+        if (item === 0 && namesCredential(tool, value)) pairs[top] = NAMED;
+        else if (item === 1 && pairs[top] === NAMED && pairValueLooksLikeSecret(value)) pairs[top] = NAMED | SECRET;
       }
       const holder = valueOf[top] as number;
-      if (holder !== -1 && looksLikeSecret(value) && show(holder, SECRET)) return true;
+      if (holder !== -1 && pairValueLooksLikeSecret(value) && show(holder, SECRET)) return true;
       if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, value, level + 1)) return true;
     } else if (unit === 0x7b || unit === 0x5b) {
       const top = open.length - 1;
@@ -234,16 +249,22 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       const underCredential = isUnderCredential(container, credentialMember);
       open.push(unit === 0x7b ? (underCredential ? IN_CREDENTIAL_OBJECT : IN_OBJECT) : underCredential ? IN_CREDENTIAL_ARRAY : IN_ARRAY);
       pairs.push(0);
+      items.push(0);
       const inObject = container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT;
       valueOf.push(top === -1 ? -1 : inObject && role === VALUE_MEMBER ? top : (valueOf[top] as number));
       readingKey = unit === 0x7b;
     } else if (unit === 0x7d || unit === 0x5d) {
+      // An array of exactly two strings, in an array, naming a credential and holding a secret.
+      if (unit === 0x5d && pairs[pairs.length - 1] === (NAMED | SECRET) && items[items.length - 1] === 1) return true;
       open.pop();
       pairs.pop();
       valueOf.pop();
+      items.pop();
     } else if (unit === 0x2c) {
-      const container = open[open.length - 1];
+      const top = open.length - 1;
+      const container = open[top];
       readingKey = container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT;
+      if (!readingKey) items[top] = (items[top] as number) + 1;
     }
   }
   return false;

@@ -6,8 +6,8 @@ const MAX_POINTER_SEGMENTS = 16;
 
 /**
  * Walks a guard-checked JSON value and reports `rule` wherever `matches` is true of a string, a
- * number or a key, or `matchesObject` of an object: at the value's pointer under `prefix`, at its
- * object's for a key. The pointer
+ * number or a key, or `matchesContainer` of an object or an array: at the value's pointer under
+ * `prefix`, at its object's for a key. The pointer
  * stops growing at the first segment that is not contract-safe (a plain name or index) or past 16
  * segments: a key with any other character is never echoed. A plain-name key the output schema does
  * not declare can be: `checkHandlerOutput` cuts every reported path to the declared places.
@@ -17,17 +17,17 @@ export function findInData(
   prefix: string,
   rule: string,
   matches: (value: string | number, isKey: boolean) => boolean,
-  matchesObject: ((record: JsonObject) => boolean) | null = null,
+  matchesContainer: ((container: JsonObject | readonly JsonValue[]) => boolean) | null = null,
 ): OutputViolation[] {
   const violations: OutputViolation[] = [];
-  walk(data, prefix, 0, true, { rule, matches, matchesObject, violations });
+  walk(data, prefix, 0, true, { rule, matches, matchesContainer, violations });
   return violations;
 }
 
 interface Search {
   readonly rule: string;
   readonly matches: (value: string | number, isKey: boolean) => boolean;
-  readonly matchesObject: ((record: JsonObject) => boolean) | null;
+  readonly matchesContainer: ((container: JsonObject | readonly JsonValue[]) => boolean) | null;
   readonly violations: OutputViolation[];
 }
 
@@ -39,7 +39,7 @@ function walk(value: JsonValue, pointer: string, depth: number, safe: boolean, s
   }
   if (typeof value !== 'object' || value === null) return;
   const isArray = Array.isArray(value);
-  if (!isArray && search.matchesObject !== null && search.matchesObject(value)) violations.push({ rule, path: pointer });
+  if (search.matchesContainer !== null && search.matchesContainer(value)) violations.push({ rule, path: pointer });
   const entries: [string, JsonValue][] = isArray ? value.map((item, index) => [String(index), item]) : Object.entries(value);
   for (const [key, child] of entries) {
     if (!isArray && search.matches(key, true)) violations.push({ rule, path: pointer });

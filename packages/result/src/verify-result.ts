@@ -399,7 +399,7 @@ function checkModelResult(
         } else if (
           findProtectedValues(result.data, dataText, needles).length > 0 ||
           findCredentialValues(result.data, dataText).length > 0 ||
-          findCredentialPairs(tool, result.data, dataText).length > 0 ||
+          findCredentialPairs(tool, result.data).length > 0 ||
           findCredentialsInJsonStrings(tool, result.data, dataText).length > 0
         ) {
           // `sealResult` refuses data carrying a protected value of the call or a credential, also
