@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CanonicalizationError, type CanonicalizationFailureReason } from './canonicalization-error.js';
 import { canonicalize, DEFAULT_MAX_DEPTH, type CanonicalizeOptions } from './canonicalize.js';
 import { rememberCanonicalText } from './remembered-texts.js';
+import { createDigester } from './digester.js';
 
 /** An obviously correct, slow canonicalizer for well-formed plain data: the oracle. */
 function reference(value: unknown): string {
@@ -574,6 +575,14 @@ describe('canonicalize: options are checked (review 2 F6)', () => {
     expect(() => canonicalize(deep, misspelt({ maxDepth: 10, max_depth: 1 }))).toThrow(/unknown option "max_depth"/);
     expect(() => canonicalize(deep, misspelt({ reuse: true }))).toThrow(/unknown option "reuse"/);
     expect(failure(() => canonicalize(deep, { maxDepth: 1 }))).toEqual({ reason: 'max_depth', path: '/0' });
+  });
+
+  it('refuses options that inherit their members: an inherited maxDepth took effect while an inherited misspelling went unchecked (review 6)', () => {
+    for (const options of [Object.create({ maxdepth: 1 }), Object.create({ maxDepth: 1 }), new (class { maxDepth = 1; })()]) {
+      expect(() => canonicalize(deep, options as CanonicalizeOptions)).toThrow(/canonicalize: the options must be a plain object/);
+    }
+    expect(failure(() => canonicalize(deep, Object.assign(Object.create(null) as object, { maxDepth: 1 }) as CanonicalizeOptions))).toEqual({ reason: 'max_depth', path: '/0' });
+    expect(() => createDigester(Object.create({ kye: new Uint8Array(32) }) as Parameters<typeof createDigester>[0])).toThrow(/createDigester: the options must be a plain object/);
   });
 
   it('refuses options that are not an object, before reading the value', () => {

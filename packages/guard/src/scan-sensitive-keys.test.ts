@@ -992,9 +992,25 @@ describe('scanner options: a misspelt option is refused, not ignored (review 2 F
     expect(scan(value).map((hit) => hit.matched)).toEqual(['internalref']);
   });
 
-  it('ignores inherited members, as Object.keys does, and takes only own enumerable names', () => {
-    const inherited = Object.create({ extra_keys: ['x'] }) as SensitiveKeyScanOptions;
-    expect(createSensitiveKeyScanner(inherited)(value)).toEqual([]);
+  it('refuses options that are not a plain object: an inherited option (misspelt or not) or a class getter would go unchecked (review 6)', () => {
+    // Read with ordinary property reads, an inherited `extraKeys` took effect while an inherited
+    // `extraKey` went unchecked: the scanner silently ran without the names meant for it.
+    for (const options of [
+      Object.create({ extraKey: ['x'] }),
+      Object.create({ extraKeys: ['x'] }),
+      new (class {
+        get extraKey(): string[] {
+          return ['x'];
+        }
+      })(),
+    ]) {
+      expect(() => createSensitiveKeyScanner(options as SensitiveKeyScanOptions)).toThrow(TypeError);
+      expect(() => scanSensitiveKeys(value, options as SensitiveKeyScanOptions)).toThrow(TypeError);
+    }
+    // A null prototype is plain; a non-enumerable own member is not read by the check (as
+    // Object.keys does not list it).
+    const bare = Object.assign(Object.create(null) as object, { extraKeys: ['x'] }) as SensitiveKeyScanOptions;
+    expect(() => createSensitiveKeyScanner(bare)).not.toThrow();
     const hidden = Object.defineProperty({}, 'extra_keys', { value: ['x'], enumerable: false }) as SensitiveKeyScanOptions;
     expect(createSensitiveKeyScanner(hidden)(value)).toEqual([]);
   });

@@ -374,14 +374,84 @@ function hasExactlyKnownKeys(value: object, known: ReadonlySet<string>): boolean
  * looked at before any field is read): anything a host or a store added is not covered by
  * `record_sha256`, so such a decision is stale too, as one with a field rewritten is.
  */
+/** Each field of a stored record read once, as an ordinary property read (a getter runs once). */
+function pickRecordFields(record: object): Partial<Record<keyof ProposalDecisionRecord, unknown>> {
+  const {
+    schema_version,
+    stage,
+    contract_id,
+    rule_version,
+    decision,
+    code,
+    failure_category,
+    reasons,
+    proposal_sha256,
+    facts_sha256,
+    decided_at,
+    actor_ref,
+    record_sha256,
+  } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
+  return {
+    schema_version,
+    stage,
+    contract_id,
+    rule_version,
+    decision,
+    code,
+    failure_category,
+    reasons,
+    proposal_sha256,
+    facts_sha256,
+    decided_at,
+    actor_ref,
+    record_sha256,
+  };
+}
+
+/** A decision whose fields could not be read (a getter or a Proxy trap threw): stale, like an altered one. */
+const UNREADABLE_DECISION: HeldDecision = Object.freeze({
+  ok: undefined,
+  decision: undefined,
+  proposal: undefined,
+  schema_version: undefined,
+  stage: undefined,
+  contract_id: undefined,
+  rule_version: undefined,
+  record_decision: undefined,
+  code: undefined,
+  failure_category: undefined,
+  no_reasons: false,
+  known_fields: false,
+  proposal_sha256: undefined,
+  facts_sha256: undefined,
+  decided_at: undefined,
+  actor_ref: null,
+  record_sha256: null,
+});
+
 function readDecision(method: string, decision: unknown): HeldDecision {
   if (typeof decision !== 'object' || decision === null) throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
   const decisionKnown = hasExactlyKnownKeys(decision, DECISION_FIELDS);
-  const { ok, decision: kind, proposal, record } = decision as Partial<Record<keyof ReadyForReview<unknown>, unknown>>;
+  let fields: Partial<Record<keyof ReadyForReview<unknown>, unknown>>;
+  try {
+    const { ok, decision: kind, proposal, record } = decision as Partial<Record<keyof ReadyForReview<unknown>, unknown>>;
+    fields = { ok, decision: kind, proposal, record };
+  } catch {
+    // A getter or a Proxy trap that throws: not a decision this validator made (README: refused,
+    // not thrown at the caller).
+    return UNREADABLE_DECISION;
+  }
+  const { ok, decision: kind, proposal, record } = fields;
   if (typeof record !== 'object' || record === null) {
     throw new TypeError(`${method}: decision must be the ReadyForReview validate returned`);
   }
   const knownFields = decisionKnown && hasExactlyKnownKeys(record, RECORD_FIELDS);
+  let recordFields: Partial<Record<keyof ProposalDecisionRecord, unknown>>;
+  try {
+    recordFields = pickRecordFields(record);
+  } catch {
+    return UNREADABLE_DECISION;
+  }
   const {
     schema_version,
     stage,
@@ -396,7 +466,7 @@ function readDecision(method: string, decision: unknown): HeldDecision {
     decided_at,
     actor_ref,
     record_sha256,
-  } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
+  } = recordFields;
   // A ready record has no reasons: nothing of a stored list is copied, only whether it is empty
   // and holds nothing else either, of its own or inherited (an `approved` property added to the
   // array is no more covered by `record_sha256` than one added to the record).

@@ -145,3 +145,45 @@ describe('a stored decision holds exactly the fields the validator gave it (revi
     expect(Object.keys(setup.validator.recheck(kept, setup.found()).record).sort()).toEqual(Object.keys(decision.record).sort());
   });
 });
+
+describe('a stored decision whose reads throw (review 6, L1)', () => {
+  it('is STATE_CHANGED, not thrown at the caller: a throwing getter on the decision or the record, a revoked Proxy', async () => {
+    const { validator, found, lookups } = setUp();
+    // Boxed: awaiting a revoked Proxy itself would read its `then` and throw in the test.
+    const throwing = async (alter: (decision: Stored) => unknown): Promise<{ value: unknown }> => ({ value: alter(await readyStored(validator)) });
+    const variants: [string, { value: unknown }][] = [
+      [
+        'a getter on the record that throws',
+        await throwing((decision) => {
+          Object.defineProperty(decision.record, 'rule_version', { get: () => { throw new Error('boom'); }, enumerable: true });
+          return decision;
+        }),
+      ],
+      [
+        'a getter on the decision that throws',
+        await throwing((decision) => {
+          Object.defineProperty(decision, 'proposal', { get: () => { throw new Error('boom'); }, enumerable: true });
+          return decision;
+        }),
+      ],
+      [
+        'a record behind a Proxy whose get trap throws',
+        await throwing((decision) => ({ ...decision, record: new Proxy(decision.record, { get: () => { throw new Error('boom'); } }) })),
+      ],
+      [
+        'a revoked Proxy of the decision',
+        await throwing((decision) => {
+          const { proxy, revoke } = Proxy.revocable(decision, {});
+          revoke();
+          return proxy;
+        }),
+      ],
+    ];
+    const before = lookups();
+    for (const [label, { value }] of variants) {
+      expectStateChanged(validator.recheck(value as Stored, found(), actor), `recheck: ${label}`);
+      expectStateChanged(await validator.recheckCurrent(actor, value as Stored), `recheckCurrent: ${label}`);
+    }
+    expect(lookups()).toBe(before);
+  });
+});
