@@ -8,6 +8,7 @@ import {
   createDeclaredFields,
   cutToDeclaredFields,
   deepFreeze,
+  holdsPlace,
   inspectInputSchema,
   isWellFormedText,
   parseUntrustedJson,
@@ -28,7 +29,6 @@ import {
 } from './proposal-decision.js';
 import { checkMethods, checkOptionKeys } from './check-options.js';
 import { copyPrincipal, fitsPrincipalIdLength, MAX_PRINCIPAL_ID_LENGTH, MAX_PRINCIPAL_ROLES } from './copy-principal.js';
-import { namesHeldPlace } from './reason-place.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import type { FactsLookup, TrustedFacts } from './trusted-facts.js';
 
@@ -847,12 +847,12 @@ export function createProposalValidator<TProposal, TFacts>(
         const { field, rule } = reason as Partial<Record<keyof ErrorReason, unknown>>;
         // A field the contract does not declare may be a key the model chose (a map's keys): never
         // something to show the model or keep in the record. A declared one must also name a place
-        // the proposal holds (`namesHeldPlace`, the rule `@toolseal/result` seals reasons by): a
+        // the proposal holds (`holdsPlace` of `@toolseal/guard`, the rule `@toolseal/result` seals reasons by): a
         // declared `*` matches any index of up to six digits, and `/lines/908172/quantity` for a
         // one-line proposal would carry digits the rule set chose to the model. Refused, not cut,
         // as result and the dispatcher refuse it: a rule set that names such a place is broken.
         if (typeof field !== 'string' || typeof rule !== 'string' || !declaredFields.declares(field)) return refused();
-        if (!namesHeldPlace(proposal as JsonValue, field)) return refused();
+        if (!holdsPlace(proposal as JsonValue, field)) return refused();
         copied.push(Object.freeze({ field, rule }));
       }
       // Each reason must be a catalog RULE_REJECTED reason: a finite rule and a contract-safe field.

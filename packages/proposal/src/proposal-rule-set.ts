@@ -50,7 +50,7 @@ export interface ProposalRuleSet<TProposal, TFacts> {
    * describes an array; never a key the proposal chose, such as a map's key) that names a place
    * the proposal holds (`""`; an index below its array's length; a member of an object it has,
    * present or not when it is the last segment; never anything below a missing member or a
-   * scalar: the rule `namesHeldPlace` of `@toolseal/result` seals reasons by). Empty when the
+   * scalar: `holdsPlace` of `@toolseal/guard`, the rule `@toolseal/result` seals reasons by). Empty when the
    * proposal equals what the trusted facts allow. Never repairs: it judges the proposal as given.
    * Anything else (not an array, a reason outside the catalog, at an undeclared field, or at an
    * item the proposal does not have, such as `/lines/908172/quantity` for one line) holds: a

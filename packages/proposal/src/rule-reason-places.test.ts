@@ -13,7 +13,7 @@ import { createProposalValidator } from './create-proposal-validator.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
 import { REFUND_RULES_V1, type RefundOrderFacts, type RefundProposal } from './refund-rules.js';
-import { namesHeldPlace } from './reason-place.js';
+import { holdsPlace as namesHeldPlace } from '@toolseal/guard';
 import { expectHold, settle } from './__fixtures__/outcomes.js';
 import { cedar } from './__fixtures__/cedar-orders.js';
 
