@@ -1336,13 +1336,19 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     expect(await tokenFloor(schema)).toEqual([{ id: 1, token: String(T0 + 10_001) }]);
   });
 
-  it('starts a new schema at 0, and migratePostgres alone (no clock reading) seeds an upgraded one with 0', async () => {
+  it('starts a new schema at 0, and migratePostgres alone (no clock reading) seeds an upgraded one with 0, refusing a reading above 8.64e15', async () => {
     const fresh = nextSchema();
     await openPostgresStores({ pool, schema: fresh, clock: new ManualClock(T0) });
     expect(await tokenFloor(fresh)).toEqual([{ id: 1, token: '0' }]);
     const upgraded = nextSchema();
     await schemaAtVersion4(upgraded);
     await expect(migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z', -1)).rejects.toThrow(RangeError);
+    // Above the largest clock reading (8.64e15): it would seed the floor past the bound version 7
+    // sets, and every first claim would then fail. Refused before anything is written.
+    for (const reading of [8_640_000_000_000_001, Number.MAX_SAFE_INTEGER]) {
+      await expect(migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z', reading)).rejects.toThrow(RangeError);
+    }
+    expect((await pool.query(`SELECT max(version) AS version FROM "${upgraded}".schema_version`)).rows).toEqual([{ version: 4 }]);
     expect(await migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z')).toBe(7);
     expect(await tokenFloor(upgraded)).toEqual([{ id: 1, token: '0' }]);
   });

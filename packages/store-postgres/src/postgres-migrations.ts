@@ -59,6 +59,13 @@ const PINNED_TRIGGER_FUNCTIONS = [
  */
 export const FENCING_TOKEN_BOUND = 9_007_199_254_740_990;
 
+/**
+ * The largest `clockReading` `migratePostgres` takes: 8.64e15, the largest clock reading a store
+ * takes (`readClock` of `@toolseal/audit` refuses a later one: the last instant a JavaScript `Date`
+ * holds).
+ */
+const MAX_CLOCK_READING = 8_640_000_000_000_000;
+
 /** Every migration this package knows, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -386,13 +393,17 @@ export function quoteSchemaName(schema: string): string {
  * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to
  * version 5 seeds the token floor with it (see `upgradeStatements`). `openPostgresStores` passes
  * its clock's reading; with 0, fencing across a clock step back covers only the records purged
- * after the upgrade.
+ * after the upgrade. A reading that is not a safe integer from 0 to 8.64e15 (the largest a store's
+ * clock gives) throws a RangeError before anything is read or written.
  */
 export async function migratePostgres(pool: Pool, schemaName: string, appliedAt: string, clockReading = 0): Promise<number> {
   // One string, checked once, in every statement below.
   const schema = checkSchemaName(schemaName);
-  if (!Number.isSafeInteger(clockReading) || clockReading < 0) {
-    throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds');
+  // At most 8.64e15, the largest reading a store's clock gives (`readClock` of `@toolseal/audit`):
+  // an upgrade from version 4 or earlier seeds the floor with it before version 7 bounds it, and a
+  // floor past that bound would leave every first claim a token it may not write.
+  if (!Number.isSafeInteger(clockReading) || clockReading < 0 || clockReading > MAX_CLOCK_READING) {
+    throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds, at most 8640000000000000');
   }
   const quoted = quoteSchemaName(schema);
   const recorded = await readSchemaVersion(pool, schema, quoted);

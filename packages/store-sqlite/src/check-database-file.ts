@@ -1,5 +1,5 @@
 import { statSync, type Stats } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { StoreInputError } from '@toolseal/audit';
 import BetterSqlite3 from 'better-sqlite3';
 import { mayWrite, readOnlyRefusal } from './check-writable.js';
@@ -13,12 +13,24 @@ import { mayWrite, readOnlyRefusal } from './check-writable.js';
  * SQLite opens read-only to a WAL file creates its `-wal` and `-shm` files in a directory this
  * process may write, owned by this process, and leaves them there when it closes).
  *
- * Refused: a path whose directory does not exist or is not a directory (better-sqlite3 checks only
+ * Refused: a path ending with a path separator (`new.db/`: SQLite would create `new.db`, which
+ * every later open of `new.db/` would then find not to be a directory); a path whose directory does not exist or is not a directory (better-sqlite3 checks only
  * that something of that name exists, so a regular file passed for a directory and SQLite failed
  * with SQLITE_CANTOPEN); a path that is a directory, or anything else that is not a regular file (a
- * FIFO, a device); an existing file this process may not write (`access(W_OK)`, as `checkWritable`
- * checks once the file is open); a new file in a directory this process may not write (SQLite
- * creates it there). A process running as root passes the last two, as it may write every file.
+ * FIFO, a device); an existing file with more than one hard link (SQLite names its `-wal` and
+ * `-shm` files, through which connections share the WAL and its locks, after the name it opens:
+ * processes opening the file through two names would not share them, and both could win the first
+ * claim of a key); an existing file this process may not write (`access(W_OK)`, as `checkWritable`
+ * checks once the file is open); an existing `-wal` or `-shm` file beside it this process may not
+ * write (SQLite would open the database read-only); a new file in a directory this process may not
+ * write (SQLite creates it there). A process running as root passes the `access` checks, as it may
+ * write every file.
+ *
+ * Probed with `access`, never by opening the files: closing a descriptor of a file releases every
+ * POSIX lock this process holds on it, so opening and closing the database, `-wal` or `-shm` file
+ * here would drop the locks of another connection of this process to it. SQLite's fallback to
+ * read-only that `access` cannot foresee (an append-only or immutable file) `checkWritable` finds
+ * once the file is open.
  *
  * What this cannot see without opening the file (an existing file in a directory this process may
  * not write, where SQLite cannot create the `-wal` and `-shm` files it needs; a file this process
@@ -26,6 +38,11 @@ import { mayWrite, readOnlyRefusal } from './check-writable.js';
  * `sqliteOpenRefusal` turns that into the same kind of refusal.
  */
 export function checkDatabaseFile(path: string): void {
+  if (path.endsWith('/') || path.endsWith(sep)) {
+    // `dirname` drops the separator ('new.db/' is in '.'), and SQLite opened and created 'new.db'
+    // while every later look-up of 'new.db/' failed with ENOTDIR.
+    throw new StoreInputError('path', `must name a file: ${JSON.stringify(path)} ends with a path separator`);
+  }
   const directory = dirname(path);
   const parent = lookUp(directory);
   if (parent === 'ENOENT' || parent === 'ENOTDIR') {
@@ -47,6 +64,7 @@ export function checkDatabaseFile(path: string): void {
         `must be in a directory this process can write: ${JSON.stringify(path)} does not exist, and SQLite would create it (and its -wal and -shm files) in ${JSON.stringify(directory)}`,
       );
     }
+    checkCompanionFiles(path);
     return;
   }
   if (typeof file === 'string') {
@@ -54,7 +72,33 @@ export function checkDatabaseFile(path: string): void {
   }
   if (file.isDirectory()) throw new StoreInputError('path', `${JSON.stringify(path)} is a directory, not a database file`);
   if (!file.isFile()) throw new StoreInputError('path', `${JSON.stringify(path)} is not a regular file, so not a database file`);
+  if (file.nlink > 1) {
+    // SQLite names the -wal and -shm files after the name it was given: two processes opening one
+    // file through two names would each use a WAL and a lock of their own, and both win a claim.
+    throw new StoreInputError(
+      'path',
+      `${JSON.stringify(path)} has ${file.nlink} hard links: a store file must have one name, as SQLite locks it through files named after it (its -wal and -shm files), and connections opening it through different names would not see each other's writes or locks`,
+    );
+  }
   if (!mayWrite(path)) throw readOnlyRefusal(path);
+  checkCompanionFiles(path);
+}
+
+/**
+ * Refuses a `-wal` or `-shm` file beside `path` this process may not write (`access(W_OK)`), left
+ * by a process of another user (one running as root killed while it had the file open, say):
+ * SQLite would open the database read-only, without an error.
+ */
+function checkCompanionFiles(path: string): void {
+  for (const suffix of ['-wal', '-shm']) {
+    const companion = `${path}${suffix}`;
+    if (typeof lookUp(companion) !== 'string' && !mayWrite(companion)) {
+      throw new StoreInputError(
+        'path',
+        `${JSON.stringify(path)} is a database this process can only read: its ${suffix} file ${JSON.stringify(companion)} exists and this process may not write it (left by a process of another user?), so SQLite would open the database read-only`,
+      );
+    }
+  }
 }
 
 /**

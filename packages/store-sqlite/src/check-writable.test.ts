@@ -33,6 +33,51 @@ describe('checkWritable (review: a read-only database opened as healthy, then ev
     }
   });
 
+  it('refuses a connection SQLite lets only read though it was not opened read-only (review: the check read the constructor option, not SQLite)', () => {
+    const path = join(directory, 'query-only.db');
+    openSqliteStores({ path }).close();
+    const database = new BetterSqlite3(path);
+    try {
+      // What SQLite makes of a file it falls back to opening read-only (an append-only file, a
+      // -shm file this process cannot write): writes refused with SQLITE_READONLY, though the
+      // connection's readonly option is false and this process may write the file.
+      database.pragma('query_only = 1');
+      expect(database.readonly).toBe(false);
+      let thrown: unknown;
+      try {
+        checkWritable(database, path);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(StoreInputError.isInstance(thrown)).toBe(true);
+      expect((thrown as StoreInputError).field).toBe('path');
+      expect((thrown as Error).message).toMatch(/can only read/);
+      expect(database.inTransaction).toBe(false);
+      // Its busy_timeout as it was.
+      expect(database.pragma('busy_timeout', { simple: true })).toBe(5000);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('passes a writable connection while another connection holds the write lock, without waiting for it', () => {
+    const path = join(directory, 'busy.db');
+    openSqliteStores({ path }).close();
+    const holder = new BetterSqlite3(path);
+    const database = new BetterSqlite3(path);
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      const started = Date.now();
+      checkWritable(database, path);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(database.inTransaction).toBe(false);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+      database.close();
+    }
+  });
+
   it('passes a writable connection without changing anything, and the stores still open and write', async () => {
     const path = join(directory, 'writable.db');
     const stores = openSqliteStores({ path });

@@ -17,7 +17,9 @@ import { applySqliteMigrations } from './sqlite-migrations.js';
  *
  * `clockReading` (epoch ms, default 0) is the clock reading of the migration: an upgrade to
  * version 5 seeds the token floor with it. `openSqliteStores` passes its clock's reading; with 0,
- * fencing across a clock step back covers only the records purged after the upgrade.
+ * fencing across a clock step back covers only the records purged after the upgrade. A reading
+ * that is not a safe integer from 0 to 8.64e15 (`SQLITE_TOKEN_FLOOR_MAX`, the largest a store's
+ * clock gives) throws a RangeError before anything is written.
  */
 export function migrateSqlite(database: Database, appliedAt: string, clockReading = 0): number {
   checkSqliteSchema(database, database.name);

@@ -1,7 +1,7 @@
 // Real child processes: crash injection (SIGKILL between the handler and completion) and a
 // duplicate-claim race between eight processes, each with its own connection to one WAL file.
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClaimOutcome } from '@toolseal/audit';
@@ -303,5 +303,45 @@ describe('SQLite stores: a process that may not write the file or its directory'
     const stores = openSqliteStores({ path: readOnlyInWritable });
     expect(stores.schemaVersion).toBeGreaterThan(0);
     stores.close();
+  });
+
+  // Review: SQLite opened such a file read-only without an error (the -shm file it cannot write),
+  // the open passed, and every claim and append then failed with SQLITE_READONLY.
+  it('refuses a file it may write whose leftover -wal and -shm files it may not, naming them', async () => {
+    const base = join(directory, 'leftovers');
+    mkdirSync(base);
+    chmodSync(directory, 0o755);
+    chmodSync(base, 0o777);
+    const path = join(base, 'service.db');
+    openSqliteStores({ path }).close();
+    // Another process (root, or here this one) has the file open: its -wal and -shm files exist,
+    // as they stay when that process is killed. The database is handed to the child's user.
+    const holder = openSqliteStores({ path });
+    try {
+      expect(readdirSync(base).sort()).toEqual(['service.db', 'service.db-shm', 'service.db-wal']);
+      if (process.getuid?.() === 0) {
+        chownSync(path, 65534, 65534);
+      } else {
+        chmodSync(`${path}-wal`, 0o444);
+        chmodSync(`${path}-shm`, 0o444);
+      }
+      const attempts: UnprivilegedAttempt[] = [{ mode: 'open', path }];
+      const child = forkTypeScript(new URL('./__fixtures__/open-unprivileged-child.ts', import.meta.url), [JSON.stringify(attempts)]);
+      const { uid, outcomes } = await nextMessage<{ uid: number | null; outcomes: UnprivilegedOutcome[] }>(child);
+      expect(await exited(child)).toEqual({ code: 0, signal: null });
+      expect(uid).not.toBe(0);
+      expect(outcomes).toEqual([
+        {
+          opened: false,
+          name: 'StoreInputError',
+          field: 'path',
+          message: expect.stringMatching(/can only read: its -wal file .*service\.db-wal" exists and this process may not write it/),
+        },
+      ]);
+    } finally {
+      chmodSync(`${path}-wal`, 0o644);
+      chmodSync(`${path}-shm`, 0o644);
+      holder.close();
+    }
   });
 });

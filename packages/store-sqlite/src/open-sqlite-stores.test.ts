@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -314,13 +314,19 @@ describe('SQLite stores: migrations', () => {
     reopened.close();
   });
 
-  it('starts a new file with a token floor of 0, and migrates a version 4 file with migrateSqlite alone (no clock reading) to a floor of 0', () => {
+  it('starts a new file with a token floor of 0, and migrates a version 4 file with migrateSqlite alone (no clock reading) to a floor of 0, refusing a reading above 8.64e15', () => {
     const fresh = openSqliteStores({ path: nextPath(), clock: new ManualClock(T0) });
     expect(fresh.database.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(0);
     fresh.close();
     const database = new BetterSqlite3(fileAtVersion(4));
     try {
       expect(() => migrateSqlite(database, '2026-07-19T00:00:00.000Z', -1)).toThrow(RangeError);
+      // Above the largest clock reading (8.64e15): it would seed the floor past the bound version 6
+      // sets, and every first claim would then fail. Refused before anything is written.
+      for (const reading of [8_640_000_000_000_001, Number.MAX_SAFE_INTEGER - 1]) {
+        expect(() => migrateSqlite(database, '2026-07-19T00:00:00.000Z', reading)).toThrow(RangeError);
+      }
+      expect(database.prepare('SELECT max(version) FROM schema_version').pluck().get()).toBe(4);
       expect(migrateSqlite(database, '2026-07-19T00:00:00.000Z')).toBe(6);
       expect(database.prepare('SELECT token FROM idempotency_token_floor').pluck().get()).toBe(0);
     } finally {
@@ -521,6 +527,37 @@ describe('SQLite stores: options (configuration review)', () => {
       expect(String(thrown)).toContain('is not an option (known options: path, clock, digester, busyTimeoutMs');
       expect(existsSync(path)).toBe(false);
     }
+  });
+
+  it('refuses a store file with a second hard link through either name, and opens it again once it has one (review: two processes opening it through two names both won the first claim of a key)', () => {
+    const path = nextPath();
+    openSqliteStores({ path }).close();
+    const link = join(directory, `link-${files}.db`);
+    linkSync(path, link);
+    const bytes = readFileSync(path);
+    for (const name of [path, link]) {
+      const thrown = refusal(() => openSqliteStores({ path: name }));
+      expect(StoreInputError.isInstance(thrown) && thrown.field, name).toBe('path');
+      expect(String(thrown)).toContain('has 2 hard links');
+    }
+    // Nothing opened: no -wal or -shm file beside either name, and the bytes as they were.
+    expect(readdirSync(directory).filter((name) => name.startsWith(`link-${files}.db`) || name.startsWith(`store-${files}.db`)).sort()).toEqual([
+      `link-${files}.db`,
+      `store-${files}.db`,
+    ]);
+    expect(readFileSync(path)).toEqual(bytes);
+    unlinkSync(link);
+    const stores = openSqliteStores({ path });
+    expect(stores.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+    stores.close();
+  });
+
+  it('refuses a path ending with a path separator before anything is created (review: "new.db/" created and migrated new.db, then was refused)', () => {
+    const path = nextPath();
+    const thrown = refusal(() => openSqliteStores({ path: `${path}/` }));
+    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('path');
+    expect(String(thrown)).toContain('ends with a path separator');
+    expect(existsSync(path)).toBe(false);
   });
 
   it('refuses a clock without now() at open, naming the option, instead of "clock.now is not a function"', () => {

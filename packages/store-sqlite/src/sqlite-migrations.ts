@@ -228,8 +228,11 @@ export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length 
  * newer than this package's.
  */
 export function applySqliteMigrations(database: Database, appliedAt: string, clockReading = 0): number {
-  if (!Number.isSafeInteger(clockReading) || clockReading < 0) {
-    throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds');
+  // At most SQLITE_TOKEN_FLOOR_MAX, the largest reading a store's clock gives (`readClock`): an
+  // upgrade from version 4 or earlier seeds the floor with it before version 6 bounds the floor, and
+  // a floor above that bound would leave every first claim a token it may not write.
+  if (!Number.isSafeInteger(clockReading) || clockReading < 0 || clockReading > SQLITE_TOKEN_FLOOR_MAX) {
+    throw new RangeError('clockReading must be a non-negative safe integer of epoch milliseconds, at most 8640000000000000');
   }
   // A no-op, without the write lock, once the table exists.
   database.exec(SCHEMA_VERSION_TABLE_STATEMENT);
