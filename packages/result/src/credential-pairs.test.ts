@@ -169,6 +169,49 @@ describe('the review of name/value pairs', () => {
   });
 });
 
+describe('the second review of name/value pairs', () => {
+  const S = 'q9Zr7Kp2Lm4Nx8Vb';
+  const inText = (data: JsonValue): unknown[] => findCredentialsInJsonStrings(probe, { body: JSON.stringify(data) }, null);
+
+  it("keeps a pair's extra shapes (masks, shell variables) out of step 9: a password under a credential key in JSON text is still refused", () => {
+    for (const password of ['MyS3cretPass*2024', 'Summer2024*abc', 'P4ss...w0rd', '$uperSecret123', '$HsEChwq5ciEAnU5']) {
+      expect(looksLikeSecret(password), password).toBe(true);
+      expect(inText({ password }), password).toEqual([{ rule: 'credential_value', path: '/data/body' }]);
+    }
+    // As a pair's value, a settings page's mask and an upper-case shell variable are no secret.
+    for (const value of ['sk-...a1b2', 'sk-proj-****wxyz', '************a1b2', '$API_TOKEN', '/usr/src/app', '3600 seconds']) {
+      expect(pairValueLooksLikeSecret(value), value).toBe(false);
+    }
+  });
+
+  it('reads a value member inside a value member alike in data and in JSON text (an OTLP attribute)', () => {
+    for (const data of [
+      { entries: [{ name: 'X-Api-Key', value: { values: [S] } }] },
+      { attributes: [{ key: 'http.request.header.x-api-key', value: { arrayValue: { values: [{ stringValue: S }] } } }] },
+    ]) {
+      expect(pairs(data).length, JSON.stringify(data)).toBe(1);
+      expect(inText(data), JSON.stringify(data)).toEqual([{ rule: 'credential_value', path: '/data/body' }]);
+    }
+  });
+
+  it('reads pwd as the password it is in a login form, and a path under PWD as no secret', () => {
+    expect(pairs({ params: [{ name: 'log', value: 'admin' }, { name: 'pwd', value: 'Tr0ub4dor&3x!' }] })).toEqual([
+      { rule: 'credential_value', path: '/data/params/1' },
+    ]);
+    expect(pairs({ env: [{ name: 'PWD', value: '/usr/src/app' }] })).toEqual([]);
+  });
+
+  it('takes mixed-case and long capital runs for secrets, words and prose for none', () => {
+    for (const value of ['qZrKpLmN_xVbTyUiO', 'JBSWY3DPEHPKXPXP'.replace(/[0-9]/g, 'Q'), 'ABCDEFGHIJKLMNOP']) {
+      expect(pairValueLooksLikeSecret(value), value).toBe(true);
+    }
+    for (const value of ['Required, from the dashboard', 'Enter your password.', 'パスワードを入力してください', 'NOT_CONFIGURED', 'Bearer ***REDACTED***']) {
+      expect(pairValueLooksLikeSecret(value), value).toBe(false);
+    }
+    expect(pairs({ rows: [['api_key', 'Required, from the dashboard'], ['password', 'min twelve characters']] })).toEqual([]);
+  });
+});
+
 describe('findCredentialsInJsonStrings: name/value pairs in JSON text inside a string', () => {
   const find = (body: string): unknown[] => {
     const data = entries({ name: 'response', body });

@@ -19,19 +19,25 @@ const MIN_SECRET_LENGTH = 8;
 //   `{{ secrets.API_KEY }}`, `[redacted]`): the openers the guard's connection-string rule takes
 //   for a placeholder's (`CONNECTION_KEY` of `@toolseal/guard`), and parentheses;
 // - a mask, of mask characters only, as the guard reads a masked password (`MASKED_VALUE`, and a
-//   URL's `scott:***@`): `***`, `...`, `…`, `xxxxxxxx`, `xxxx-xxxx-xxxx`, bullets `••••`; or a
-//   settings page's mask of a stored key: up to 12 letters, digits, `_` and `-` (a provider's
-//   prefix), a run of `*`, bullets or `...`, and at most 4 letters or digits (`sk-...a1b2`,
-//   `************a1b2`): a secret holding `...` followed by more than 4 of them is still a secret;
-// - a shell variable (`$TOKEN`, `Bearer $API_KEY`);
+//   URL's `scott:***@`): `***`, `...`, `…`, `xxxxxxxx`, `xxxx-xxxx-xxxx`, bullets `••••`;
 // - `your` and words (`YOUR_API_KEY`, `your-api-key`);
 // - words (letters and separators, digits only at the end) that hold a placeholder word:
 //   `example`, `placeholder`, `redacted`, `changeme`, `dummy`, `sample` (`example-password`,
-//   `REDACTED`, `changeme123`).
+//   `REDACTED`, `changeme123`, `***REDACTED***`).
 // Every repetition is of a character class, never of a group: linear, and no backtrack entry per
 // character (V8 overflows its backtrack stack on a group repeated over megabytes).
 const PLACEHOLDER =
-  /^(?:(?:bearer|basic|token|bot|digest)[ \t]+(?![ \t]))?(?:<[\p{L}\p{N} _.,:/|'()-]*>|\$?\{\{[\p{L}\p{N} _.,:/|'()-]*\}\}|\$?\{[\p{L}\p{N} _.,:/|'()-]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[\p{L}\p{N} _.,:/|'()-]*%|\[[\p{L}\p{N} _.,:/|'()-]*\]|\([\p{L}\p{N} _.,:/|'-]*\)|[*x.…][-_ :*x.…]*|[A-Za-z0-9_-]{0,12}(?:[*•●·…]|\.\.\.)[-_ :*x.•●·…]*[A-Za-z0-9]{0,4}|[•●·][-_ :*x.•●·…]*|your[\p{L} _.-]*|(?=[\p{L} _.-]*(?:example|placeholder|redacted|change[-_ ]?me|dummy|sample))[\p{L} _.-]+\p{N}*)$/iu;
+  /^(?:(?:bearer|basic|token|bot|digest)[ \t]+(?![ \t]))?(?:<[\p{L}\p{N} _.,:/|'()-]*>|\$?\{\{[\p{L}\p{N} _.,:/|'()-]*\}\}|\$?\{[\p{L}\p{N} _.,:/|'()-]*\}|%[\p{L}\p{N} _.,:/|'()-]*%|\[[\p{L}\p{N} _.,:/|'()-]*\]|\([\p{L}\p{N} _.,:/|'-]*\)|[*x.…•●·][-_ :*x.…•●·]*|your[\p{L} _.-]*|(?=[\p{L} _.*-]*(?:example|placeholder|redacted|change[-_ ]?me|dummy|sample))[\p{L} _.*-]+\p{N}*)$/iu;
+// What else a pair's value may be instead of the secret its name names, beyond the placeholders
+// above (these shapes are read in a pair's value only: under a credential key in JSON text,
+// `P4ss...w0rd` or `$uperSecret1` is a password): a settings page's mask of a stored key, with no
+// prefix or one ending in `-` or `_` (a provider's, `sk-`, `sk-proj-`), a run of at least three
+// `*`, bullets or dots, and at most 4 letters or digits (`************a1b2`, `sk-...a1b2`,
+// `sk-proj-****wxyz`); a shell variable in upper case (`$TOKEN`, `Bearer $API_KEY` after the
+// scheme); an absolute path (`PWD=/usr/src/app`, a key file's location); a number written as text,
+// alone or before one word (`12345678`, `3600 seconds`).
+const PAIR_NOT_SECRET =
+  /^(?:(?:[A-Za-z0-9]{1,8}[-_]){0,2}[*•●·.…]{3,}[A-Za-z0-9]{0,4}|\$[A-Z_][A-Z0-9_]*|(?:\/|~\/|[A-Za-z]:[\\/])[\w.\\/-]*|[0-9][0-9,._ ]*(?: \p{L}+)?)$/u;
 // A placeholder is short: a longer value is never one, and the pattern is not tried on it (a
 // scheme word followed by tens of thousands of spaces made its alternatives rescan the run).
 const MAX_PLACEHOLDER_LENGTH = 256;
@@ -108,9 +114,6 @@ function dataMemberRole(key: string): number {
   return role;
 }
 
-// Names that read as a credential's but that environments use for something else: `PWD` and
-// `OLDPWD` are the working directories of a shell, listed with every process's environment.
-const NOT_CREDENTIAL_NAMES: ReadonlySet<string> = new Set(['pwd', 'oldpwd']);
 // Longer strings are not taken for a name (header and variable names are short), so a long string
 // in a name member is never run through the key scan.
 const MAX_NAME_LENGTH = 256;
@@ -118,24 +121,26 @@ const MAX_NAME_LENGTH = 256;
 /** Whether `name`, the string of a pair's name member, names a credential for `tool` (`isCredentialOutputKey`). */
 export function namesCredential(tool: RegisteredTool, name: string): boolean {
   if (name.length > MAX_NAME_LENGTH) return false;
-  if (NOT_CREDENTIAL_NAMES.has(name.toLowerCase())) return false;
   return isCredentialOutputKey(tool, name);
 }
 
 // An HTTP authentication scheme and the credential after it (`Bearer abcdef...`): what follows
 // the scheme is the secret, whatever letters it is made of.
 const AUTH_SCHEME = /^(?:bearer|basic|token|bot|digest)[ \t]+(?![ \t])/i;
-// Words, not a secret: letters in runs joined by single spaces, `-`, `_` or `.` (`Not configured`,
-// `enabled-weekly`, `Oatmeal raisin`), and a single word in lower case or capitalized only
-// (`password`, `Password`); a single run of letters that mixes cases elsewhere (`qZrKpLmNxVbT`) is
-// taken for a secret. Numbers written as text (`12345678`, `1,234.5`) are not secrets either.
-const WORDS = /^\p{L}+(?:[ _.-]\p{L}+)+$/u;
-const ONE_PLAIN_WORD = /^\p{Lu}?\p{Ll}+$|^\p{Lu}+$/u;
-const NUMBER_TEXT = /^[0-9][0-9,._ ]*$/;
+// Words, not a secret: words joined by single spaces, `-`, `_` or `.` (`Not configured`,
+// `enabled-weekly`, `Oatmeal raisin`), or one word, each in lower case, capitalized, or in capitals
+// up to 12 letters (`password`, `Password`, `NOT_SET`); prose of three words or more, each of
+// letters with a closing punctuation mark at most (`Required, from the dashboard`, `Enter your
+// password.`); text in a script without letter case (Japanese, Chinese). A run of letters that
+// mixes cases inside a word (`qZrKpLmNxVbT`) or a run of more than 12 capitals (a base32 secret)
+// is taken for a secret.
+const WORD = '(?:\\p{Lu}?\\p{Ll}+|\\p{Lu}{1,12})';
+const WORDS = new RegExp(`^${WORD}(?:[ _.-]${WORD})*$`, 'u');
+const PROSE = /^\p{L}[\p{L}'’-]*[,.;:!?]?(?: \p{L}[\p{L}'’-]*[,.;:!?]?){2,}$/u;
+const UNCASED_TEXT = /^[\p{Lo}\p{Lm}\p{M}\p{P}\p{Zs}]+$/u;
 // References to a secret kept elsewhere, which are not the secret: an AWS ARN of Secrets Manager,
 // Parameter Store or KMS, an Azure Key Vault reference, a Google Secret Manager resource name.
 const SECRET_REFERENCE = /^(?:arn:aws[a-z-]*:(?:secretsmanager|ssm|kms):|@Microsoft\.KeyVault\(|projects\/[A-Za-z0-9_-]+\/secrets\/)/;
-
 /**
  * Whether `value`, a string in a pair's value member, looks like the secret its name names:
  * `looksLikeSecret` (8 characters or more, not a placeholder), and not words, a number written as
@@ -147,17 +152,35 @@ export function pairValueLooksLikeSecret(value: string): boolean {
   const trimmed = value.trim();
   if (trimmed.length > MAX_PLACEHOLDER_LENGTH) return true;
   const scheme = AUTH_SCHEME.exec(trimmed);
-  if (scheme !== null) return looksLikeSecret(trimmed.slice(scheme[0].length));
-  return !(WORDS.test(trimmed) || ONE_PLAIN_WORD.test(trimmed) || NUMBER_TEXT.test(trimmed) || SECRET_REFERENCE.test(trimmed));
+  if (scheme !== null) {
+    const credential = trimmed.slice(scheme[0].length);
+    return looksLikeSecret(credential) && !PAIR_NOT_SECRET.test(credential);
+  }
+  return !(
+    PAIR_NOT_SECRET.test(trimmed) ||
+    WORDS.test(trimmed) ||
+    PROSE.test(trimmed) ||
+    UNCASED_TEXT.test(trimmed) ||
+    SECRET_REFERENCE.test(trimmed)
+  );
 }
+
+// The answers of `holdsSecret` for the objects and arrays it walked: value members nested in value
+// members (`{"value": {"value": {...}}}`) would otherwise walk what is below them once per level.
+// Weak: the checked copies of `data` it holds answers for are dropped after each call.
+const secretHolders = new WeakMap<object, boolean>();
 
 /** Whether `value` is, or holds at any depth, a string that looks like a pair's secret (`pairValueLooksLikeSecret`). */
 function holdsSecret(value: JsonValue): boolean {
   if (typeof value === 'string') return pairValueLooksLikeSecret(value);
   if (typeof value !== 'object' || value === null) return false;
+  const known = secretHolders.get(value);
+  if (known !== undefined) return known;
   const children = Array.isArray(value) ? value : Object.values(value);
-  for (let index = 0; index < children.length; index++) if (holdsSecret(children[index]!)) return true;
-  return false;
+  let holds = false;
+  for (let index = 0; index < children.length && !holds; index++) holds = holdsSecret(children[index]!);
+  secretHolders.set(value, holds);
+  return holds;
 }
 
 /**

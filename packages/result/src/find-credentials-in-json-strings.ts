@@ -240,8 +240,12 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
         if (item === 0 && namesCredential(tool, value)) pairs[top] = NAMED;
         else if (item === 1 && pairs[top] === NAMED && pairValueLooksLikeSecret(value)) pairs[top] = NAMED | SECRET;
       }
-      const holder = valueOf[top] as number;
-      if (holder !== -1 && pairValueLooksLikeSecret(value) && show(holder, SECRET)) return true;
+      // Every object whose value member holds this string, at any depth, holds a secret: the
+      // nearest, and the one whose value member holds that one (`{"value": {"values": ["..."]}}`).
+      let holder = valueOf[top] as number;
+      if (holder !== -1 && pairValueLooksLikeSecret(value)) {
+        for (; holder !== -1; holder = valueOf[holder] as number) if (show(holder, SECRET)) return true;
+      }
       if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, value, level + 1)) return true;
     } else if (unit === 0x7b || unit === 0x5b) {
       const top = open.length - 1;
