@@ -1,5 +1,5 @@
 import type { ErrorReason, JsonValue } from '@toolseal/contracts';
-import { cutToDeclaredFields } from '@toolseal/guard';
+import { cutToDeclaredFields, heldPrefix, holdsPlace } from '@toolseal/guard';
 import type { InputFieldTemplates } from '@toolseal/result';
 
 /**
@@ -26,7 +26,7 @@ export function projectShapeReasons(
   const seen = new Set<string>();
   const cut: ErrorReason[] = [];
   for (const { field, rule } of projectInputReasons(fields, reasons)) {
-    const held = heldIndexPrefix(args, field);
+    const held = heldPrefix(args, field);
     const key = `${held}\u0000${rule}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -60,8 +60,8 @@ function compareCodeUnits(left: string, right: string): number {
 
 /**
  * Whether every reason a host component states (a handler, a trusted check, a proposal rule set)
- * names `""` or an argument field the tool's input schema declares, and every array index in it
- * addresses an item the call's validated `args` hold. A reason that names anything else could
+ * names `""` or an argument field the tool's input schema declares, at a place the call's validated
+ * `args` hold (`holdsPlace` of `@toolseal/guard`). A reason that names anything else could
  * carry free text into an error the model reads as `trusted_control` (any plain-name pointer
  * passes the catalog's shape check), and an index the arguments lack could carry digits the
  * component chose (`/ids/900100` for a one-item array: a numeric id the model must not see), so
@@ -73,40 +73,7 @@ export function declaresEveryField(
   args: JsonValue | null,
 ): boolean {
   if (reasons === undefined) return true;
-  for (const reason of reasons) if (!fields.declares(reason.field) || !indexesExistIn(args, reason.field)) return false;
+  for (const reason of reasons) if (!fields.declares(reason.field) || !holdsPlace(args, reason.field)) return false;
   return true;
 }
 
-/** Whether each array index in `field` addresses an item `value` holds (see `heldIndexPrefix`). */
-function indexesExistIn(value: JsonValue | null, field: string): boolean {
-  return heldIndexPrefix(value, field) === field;
-}
-
-/**
- * The longest prefix of `field` (a JSON Pointer) that names a place `value` holds, as
- * `sealResult` of `@toolseal/result` requires of a reason (`namesHeldPlace`): each segment that
- * meets an array is the index of one of its items, each that meets an object is one of its members
- * or, as the last segment only, a member it leaves out (a missing required field), and nothing
- * lies below a string, number, boolean or `null`. `field` is cut before the first segment that is
- * not so. Arguments that never parsed (`null`) hold nothing: only `""` is held then.
- */
-function heldIndexPrefix(value: JsonValue | null, field: string): string {
-  if (field === '') return field;
-  const segments = field.slice(1).split('/');
-  let current: JsonValue | undefined = value ?? undefined;
-  let end = 0;
-  for (let index = 0; index < segments.length; index++) {
-    const segment = segments[index] as string;
-    if (Array.isArray(current)) {
-      if (!/^(?:0|[1-9][0-9]{0,5})$/.test(segment) || Number(segment) >= current.length) return field.slice(0, end);
-      current = current[Number(segment)];
-    } else if (typeof current === 'object' && current !== null) {
-      if (!Object.hasOwn(current, segment)) return index === segments.length - 1 ? field : field.slice(0, end);
-      current = current[segment];
-    } else {
-      return field.slice(0, end);
-    }
-    end += 1 + segment.length;
-  }
-  return field;
-}

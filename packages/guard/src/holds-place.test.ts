@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsPlace } from './holds-place.js';
+import { heldPrefix, holdsPlace } from './holds-place.js';
 
 describe('holdsPlace', () => {
   const proposal = { order_id: 'ORDER-C7', lines: [{ line_id: 'LINE-1', quantity: 1 }], note: null };
@@ -22,5 +22,17 @@ describe('holdsPlace', () => {
     expect(holdsPlace({}, '/toString')).toBe(true); // a missing member, at the end
     expect(holdsPlace({}, '/toString/x')).toBe(false);
     expect(holdsPlace({}, '/__proto__/x')).toBe(false);
+  });
+});
+
+describe('heldPrefix', () => {
+  const proposal = { lines: [{ line_id: 'LINE-1' }] };
+  it('cuts a field before the first segment the value does not hold', () => {
+    expect(heldPrefix(proposal, '/lines/0/quantity')).toBe('/lines/0/quantity');
+    expect(heldPrefix(proposal, '/lines/900100/quantity')).toBe('/lines');
+    expect(heldPrefix(proposal, '/lines/0/line_id/x')).toBe('/lines/0/line_id');
+    expect(heldPrefix(proposal, '/missing/below')).toBe('');
+    expect(heldPrefix(null, '/a')).toBe('');
+    expect(heldPrefix(null, '')).toBe('');
   });
 });

@@ -19,22 +19,35 @@ const INDEX = /^(?:0|[1-9][0-9]{0,5})$/;
  * reasons to it at sealing and verification, and `@toolseal/proposal` a rule set's reasons.
  */
 export function holdsPlace(value: JsonValue, field: string): boolean {
-  if (field === '') return true;
+  return heldPrefix(value, field) === field;
+}
+
+/**
+ * The longest prefix of `field` (a JSON Pointer, split as `holdsPlace` splits it) that names a
+ * place `value` holds, by `holdsPlace`'s rule: `field` itself when `value` holds it, cut before the
+ * first segment that is not a held item, a member, or (as the last segment only) a missing member.
+ * For a reason about arguments that must be kept, cut, rather than refused (the dispatcher's own
+ * refusals of input).
+ */
+export function heldPrefix(value: JsonValue, field: string): string {
+  if (field === '') return field;
   const segments = field.slice(1).split('/');
   let current: JsonValue | undefined = value;
+  let end = 0;
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index] as string;
     if (Array.isArray(current)) {
-      if (!INDEX.test(segment) || Number(segment) >= current.length) return false;
+      if (!INDEX.test(segment) || Number(segment) >= current.length) return field.slice(0, end);
       current = current[Number(segment)];
     } else if (typeof current === 'object' && current !== null) {
       // A missing member may only end the pointer: nothing exists below it.
-      if (!Object.hasOwn(current, segment)) return index === segments.length - 1;
+      if (!Object.hasOwn(current, segment)) return index === segments.length - 1 ? field : field.slice(0, end);
       current = current[segment];
     } else {
       // A string, number, boolean or `null` has no places below it.
-      return false;
+      return field.slice(0, end);
     }
+    end += 1 + segment.length;
   }
-  return true;
+  return field;
 }

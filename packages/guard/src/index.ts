@@ -11,7 +11,7 @@ export { scanJsonText } from './scan-json-text.js';
 export { checkUntrustedValue, copyUntrustedValue, isWellFormedText } from './check-untrusted-value.js';
 export { FORBIDDEN_KEYS, isForbiddenKey } from './forbidden-keys.js';
 export { contractSafePointer } from './contract-safe-pointer.js';
-export { holdsPlace } from './holds-place.js';
+export { heldPrefix, holdsPlace } from './holds-place.js';
 export { createDeclaredFields, cutToDeclaredFields, MAX_DECLARED_FIELDS, MAX_SCHEMA_NESTING, type DeclaredFields } from './create-declared-fields.js';
 /**
  * `inspectInputSchema(schema, rootName = 'input_schema')`: the start-up proof that an input JSON
