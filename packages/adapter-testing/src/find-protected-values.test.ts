@@ -94,6 +94,83 @@ describe('findProtectedValues', () => {
       ]);
     });
 
+    // Review 7: the narrowed scan missed names in JSON text that did not fill its string, behind
+    // a shadowed duplicate member, in a member name, or stringified twice; and it canonicalized
+    // every object it visited, so its cost grew with the square of the nesting depth.
+    describe('after review 7', () => {
+      const plain = fakeSealedResult(fakeToolCall());
+      // Members whose values give nothing to find by value: only the key-name scan sees them.
+      const leak = JSON.stringify({ provider_context: plain.protected_audit.provider_context, redactions: [], idempotency_key: null });
+      const leaked = ['provider_context', 'idempotency_key', 'redactions'];
+      const plainKeys = (body: string) => keys(body, [plain]);
+
+      it('F1: are reported in JSON-like text that does not parse, as a name in quotes followed by a colon', () => {
+        for (const note of [
+          `Audit record: ${leak}`,
+          `\`\`\`json\n${leak}\n\`\`\``,
+          `${leak}\n#end`,
+          `${leak}\n${leak}`,
+          `${leak.slice(0, -1)},}`,
+          `Audit record: ${JSON.stringify({ note: leak })}`,
+          `Audit record: ${JSON.stringify(JSON.stringify({ note: leak }))}`,
+        ]) {
+          expect(plainKeys(JSON.stringify({ metadata: { note } })), note).toEqual(leaked);
+        }
+      });
+
+      it('F1: are not reported in such text for a word with no colon after it, or a copy of the tool data in it', () => {
+        expect(keys(JSON.stringify({ text: 'Which "binding" : the one the customer named, or its "redactions"?' }))).toEqual(['binding']);
+        expect(keys(JSON.stringify({ text: 'Not "binding", nor "redactions" (in quotes).' }))).toEqual([]);
+        const text = canonicalize(bound.model_result);
+        expect(keys(JSON.stringify({ content: `Tool result: ${text}` }))).toEqual([]);
+        expect(keys(JSON.stringify({ content: `Tool result: ${JSON.stringify({ output: text })}\n` }))).toEqual([]);
+        // Anything beside the copy is still searched.
+        expect(keys(JSON.stringify({ content: `Tool result: ${text} "redactions": []` }))).toEqual(['redactions']);
+      });
+
+      it('F1: JSON text after a byte order mark is parsed, so tool data there passes and an escaped name is found', () => {
+        expect(keys(JSON.stringify({ content: `\ufeff${canonicalize(bound.model_result)}` }))).toEqual([]);
+        expect(keys(JSON.stringify({ content: `\ufeff${JSON.stringify(bound.model_result, null, 2)}` }))).toEqual([]);
+        expect(keys(JSON.stringify({ note: '\ufeff{"\\u0062inding":{}}' }))).toEqual(['binding']);
+      });
+
+      it('F2: are reported in a member that a later one of the same name shadows, in the body or in JSON text', () => {
+        const text = canonicalize(plain.model_result);
+        const shadowed = text.replace('{', `{"error":${leak},`);
+        expect(JSON.parse(shadowed)).toEqual(JSON.parse(text));
+        expect(plainKeys(JSON.stringify({ content: shadowed }))).toEqual(leaked);
+        // The same copy of the tool data as an object of the body, and a plain member of the body.
+        expect(plainKeys(`{"content":${shadowed}}`)).toEqual(leaked);
+        expect(plainKeys(`{"metadata":${leak},"metadata":null}`)).toEqual(leaked);
+        // Deeper: inside the data of the copy, which is then no copy and is searched whole, its data's names too.
+        const deep = canonicalize(bound.model_result).replace('"data":{', `"data":{"isbn":${leak},`);
+        expect(keys(JSON.stringify({ content: deep }))).toEqual(['provider_context', 'downstream', 'idempotency_key', 'binding', 'redactions']);
+      });
+
+      it('F3: are reported in a member name that is JSON text, JSON-like text or a name in quotes', () => {
+        expect(plainKeys(JSON.stringify({ metadata: { [leak]: '1' } }))).toEqual(leaked);
+        expect(plainKeys(JSON.stringify({ metadata: { [`audit ${leak}`]: '1' } }))).toEqual(leaked);
+        expect(plainKeys(JSON.stringify({ metadata: { '"redactions"': [] } }))).toEqual(['redactions']);
+        // A member name that is the tool's data is skipped like a string.
+        expect(keys(JSON.stringify({ [canonicalize(bound.model_result)]: 1 }))).toEqual([]);
+      });
+
+      it('F4: JSON text stringified twice or more is parsed', () => {
+        const escapedName = '{"\\u0062inding":{}}';
+        expect(plainKeys(JSON.stringify({ note: JSON.stringify(escapedName) }))).toEqual(['binding']);
+        expect(plainKeys(JSON.stringify({ note: JSON.stringify(JSON.stringify(escapedName)) }))).toEqual(['binding']);
+        // So the tool's data stringified twice is that data, and passes.
+        expect(keys(JSON.stringify({ output: JSON.stringify(canonicalize(bound.model_result)) }))).toEqual([]);
+        expect(keys(JSON.stringify({ output: JSON.stringify(JSON.stringify(bound.model_result, null, 2)) }))).toEqual([]);
+      });
+
+      it('are found at the bottom of a body nested deeper than the call stack allows', () => {
+        const depth = 100_000;
+        const body = `${'{"a":['.repeat(depth)}{"redactions":[]}${']}'.repeat(depth)}`;
+        expect(plainKeys(body)).toEqual(['redactions']);
+      });
+    });
+
     it('are searched in quotes anywhere in a body that is not JSON text', () => {
       expect(keys('binding: "binding"')).toEqual(['binding']);
       expect(keys('note \\"redactions\\"')).toEqual(['redactions']);
