@@ -212,6 +212,47 @@ describe('the second review of name/value pairs', () => {
   });
 });
 
+describe('the third review of name/value pairs', () => {
+  const inText = (data: JsonValue): unknown[] => findCredentialsInJsonStrings(probe, { body: JSON.stringify(data) }, null);
+  const refusedInText = [{ rule: 'credential_value', path: '/data/body' }];
+
+  it('reads a path as segments of lower case with single capitals: a base64 key starting with / is a secret', () => {
+    const key = '/G8fJpkB1KKXGWuB0CTNiQnhYnHhvtcRSC/0ZF2c';
+    expect(pairValueLooksLikeSecret(key)).toBe(true);
+    expect(pairs({ env: [{ name: 'AWS_SECRET_ACCESS_KEY', value: key }] })).toEqual([{ rule: 'credential_value', path: '/data/env/0' }]);
+    for (const path of ['/usr/src/app', '~/.aws/credentials', 'C:\\Users\\Me\\AppData', '/var/run/secrets/kubernetes.io/serviceaccount/token']) {
+      expect(pairValueLooksLikeSecret(path), path).toBe(false);
+    }
+  });
+
+  it('takes a symbols-only password for a secret: uncased text needs a letter of an uncased script', () => {
+    expect(pairValueLooksLikeSecret('#%&*@!?_')).toBe(true);
+    expect(pairs({ env: [{ name: 'DB_PASSWORD', value: '#%&*@!?_' }] }).length).toBe(1);
+    expect(pairValueLooksLikeSecret('パスワード。')).toBe(false);
+  });
+
+  it('marks every holder once: a direct value string and a nested one both reach the outer object', () => {
+    // The inner object's own value member is marked first; the outer object must be marked too.
+    const data = { name: 'X-Api-Key', value: { value: 'q9Zr7Kp2Lm4Nx8Vb', more: { values: ['Tr0ub4dor&3-prod'] } } };
+    expect(inText(data)).toEqual(refusedInText);
+    expect(pairs(data).length).toBe(1);
+    const later = { value: { value: 'q9Zr7Kp2Lm4Nx8Vb' }, name: 'X-Api-Key' };
+    expect(inText(later)).toEqual(refusedInText);
+    expect(pairs(later).length).toBe(1);
+  });
+
+  it('decides a value anew on every call: an object changed after a call is read as it is now', () => {
+    const data = { entries: [{ name: 'X-Api-Key', value: { current: 'not set' } }] } as { entries: [{ name: string; value: { current: string } }] };
+    expect(pairs(data)).toEqual([]);
+    data.entries[0].value.current = 'q9Zr7Kp2Lm4Nx8Vb';
+    expect(pairs(data)).toEqual([{ rule: 'credential_value', path: '/data/entries/0' }]);
+  });
+
+  it('reads words ending with a full stop as words', () => {
+    for (const value of ['Not configured.', 'NOT_SET.', 'Required, see below.']) expect(pairValueLooksLikeSecret(value), value).toBe(false);
+  });
+});
+
 describe('findCredentialsInJsonStrings: name/value pairs in JSON text inside a string', () => {
   const find = (body: string): unknown[] => {
     const data = entries({ name: 'response', body });

@@ -36,8 +36,14 @@ const PLACEHOLDER =
 // `sk-proj-****wxyz`); a shell variable in upper case (`$TOKEN`, `Bearer $API_KEY` after the
 // scheme); an absolute path (`PWD=/usr/src/app`, a key file's location); a number written as text,
 // alone or before one word (`12345678`, `3600 seconds`).
-const PAIR_NOT_SECRET =
-  /^(?:(?:[A-Za-z0-9]{1,8}[-_]){0,2}[*•●·.…]{3,}[A-Za-z0-9]{0,4}|\$[A-Z_][A-Z0-9_]*|(?:\/|~\/|[A-Za-z]:[\\/])[\w.\\/-]*|[0-9][0-9,._ ]*(?: \p{L}+)?)$/u;
+// A path's segment: lower case, digits and `. _ -`, capitals only each before one of those (`usr`,
+// `.aws`, `AppData`, `kubernetes.io`), written so that a run splits one way only (no backtracking
+// to try): a random key that starts with `/` has two capitals in a row or a `+` almost always.
+const PATH_SEGMENT = '[a-z0-9._-]*(?:[A-Z][a-z0-9._-]+)*[A-Z]?';
+const PAIR_NOT_SECRET = new RegExp(
+  `^(?:(?:[A-Za-z0-9]{1,8}[-_]){0,2}[*•●·.…]{3,}[A-Za-z0-9]{0,4}|\\$[A-Z_][A-Z0-9_]*|(?:/|~/|[A-Za-z]:[\\\\/])${PATH_SEGMENT}(?:[\\\\/]${PATH_SEGMENT})*|[0-9][0-9,._ ]*(?: \\p{L}+)?)$`,
+  'u',
+);
 // A placeholder is short: a longer value is never one, and the pattern is not tried on it (a
 // scheme word followed by tens of thousands of spaces made its alternatives rescan the run).
 const MAX_PLACEHOLDER_LENGTH = 256;
@@ -135,9 +141,9 @@ const AUTH_SCHEME = /^(?:bearer|basic|token|bot|digest)[ \t]+(?![ \t])/i;
 // mixes cases inside a word (`qZrKpLmNxVbT`) or a run of more than 12 capitals (a base32 secret)
 // is taken for a secret.
 const WORD = '(?:\\p{Lu}?\\p{Ll}+|\\p{Lu}{1,12})';
-const WORDS = new RegExp(`^${WORD}(?:[ _.-]${WORD})*$`, 'u');
+const WORDS = new RegExp(`^${WORD}(?:[ _.-]${WORD})*[.!?]?$`, 'u');
 const PROSE = /^\p{L}[\p{L}'’-]*[,.;:!?]?(?: \p{L}[\p{L}'’-]*[,.;:!?]?){2,}$/u;
-const UNCASED_TEXT = /^[\p{Lo}\p{Lm}\p{M}\p{P}\p{Zs}]+$/u;
+const UNCASED_TEXT = /^(?=[^\p{Lo}]*\p{Lo})[\p{Lo}\p{Lm}\p{M}\p{P}\p{Zs}]+$/u;
 // References to a secret kept elsewhere, which are not the secret: an AWS ARN of Secrets Manager,
 // Parameter Store or KMS, an Azure Key Vault reference, a Google Secret Manager resource name.
 const SECRET_REFERENCE = /^(?:arn:aws[a-z-]*:(?:secretsmanager|ssm|kms):|@Microsoft\.KeyVault\(|projects\/[A-Za-z0-9_-]+\/secrets\/)/;
@@ -165,21 +171,21 @@ export function pairValueLooksLikeSecret(value: string): boolean {
   );
 }
 
-// The answers of `holdsSecret` for the objects and arrays it walked: value members nested in value
-// members (`{"value": {"value": {...}}}`) would otherwise walk what is below them once per level.
-// Weak: the checked copies of `data` it holds answers for are dropped after each call.
-const secretHolders = new WeakMap<object, boolean>();
-
-/** Whether `value` is, or holds at any depth, a string that looks like a pair's secret (`pairValueLooksLikeSecret`). */
-function holdsSecret(value: JsonValue): boolean {
+/**
+ * Whether `value` is, or holds at any depth, a string that looks like a pair's secret
+ * (`pairValueLooksLikeSecret`). `memo` keeps the answers for the objects and arrays walked in one
+ * call: value members nested in value members (`{"value": {"value": {...}}}`) would otherwise walk
+ * what is below them once per level. One call's only: a caller's object can change between calls.
+ */
+function holdsSecret(value: JsonValue, memo: Map<object, boolean>): boolean {
   if (typeof value === 'string') return pairValueLooksLikeSecret(value);
   if (typeof value !== 'object' || value === null) return false;
-  const known = secretHolders.get(value);
+  const known = memo.get(value);
   if (known !== undefined) return known;
   const children = Array.isArray(value) ? value : Object.values(value);
   let holds = false;
-  for (let index = 0; index < children.length && !holds; index++) holds = holdsSecret(children[index]!);
-  secretHolders.set(value, holds);
+  for (let index = 0; index < children.length && !holds; index++) holds = holdsSecret(children[index]!, memo);
+  memo.set(value, holds);
   return holds;
 }
 
@@ -194,7 +200,7 @@ function holdsSecret(value: JsonValue): boolean {
  * a list of pairs, is no pair (a list of two tags), nor is a flat list of names and values (Node's
  * `rawHeaders`: a known gap). The value is looked at first: most pairs hold no secret.
  */
-function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | readonly JsonValue[]): boolean {
+function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | readonly JsonValue[], memo: Map<object, boolean>): boolean {
   if (Array.isArray(container)) {
     const items: readonly JsonValue[] = container;
     for (let index = 0; index < items.length; index++) {
@@ -210,7 +216,7 @@ function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | reado
   let secret = false;
   for (let index = 0; index < keys.length && !secret; index++) {
     const key = keys[index]!;
-    secret = dataMemberRole(key) === VALUE_MEMBER && holdsSecret(record[key]!);
+    secret = dataMemberRole(key) === VALUE_MEMBER && holdsSecret(record[key]!, memo);
   }
   if (!secret) return false;
   for (let index = 0; index < keys.length; index++) {
@@ -232,19 +238,20 @@ function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | reado
 export function findCredentialPairs(tool: RegisteredTool, data: JsonValue, prefix = '/data'): OutputViolation[] {
   // One walk without pointers decides the common case (no pair anywhere); only a hit walks again
   // to say where.
-  if (!anyCredentialPair(tool, data)) return [];
-  return findInData(data, prefix, 'credential_value', () => false, (container) => holdsCredentialPair(tool, container));
+  const memo = new Map<object, boolean>();
+  if (!anyCredentialPair(tool, data, memo)) return [];
+  return findInData(data, prefix, 'credential_value', () => false, (container) => holdsCredentialPair(tool, container, memo));
 }
 
-/** Whether any object or array of `value` (a guard-checked copy: its depth is bounded) is a credential pair. */
-function anyCredentialPair(tool: RegisteredTool, value: JsonValue): boolean {
+/** Whether any object or array of `value` (a guard-checked value: its depth is bounded) is a credential pair. */
+function anyCredentialPair(tool: RegisteredTool, value: JsonValue, memo: Map<object, boolean>): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  if (holdsCredentialPair(tool, value)) return true;
+  if (holdsCredentialPair(tool, value, memo)) return true;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) if (anyCredentialPair(tool, value[index]!)) return true;
+    for (let index = 0; index < value.length; index++) if (anyCredentialPair(tool, value[index]!, memo)) return true;
     return false;
   }
   const keys = Object.keys(value);
-  for (let index = 0; index < keys.length; index++) if (anyCredentialPair(tool, value[keys[index]!]!)) return true;
+  for (let index = 0; index < keys.length; index++) if (anyCredentialPair(tool, value[keys[index]!]!, memo)) return true;
   return false;
 }

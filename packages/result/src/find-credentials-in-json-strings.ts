@@ -194,6 +194,15 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
     pairs[level] = shown;
     return shown === (NAMED | SECRET);
   };
+  // Marks the open object `level` and every object whose value member holds it, at any depth, as
+  // holding a secret. An object marked already has its holders marked (this is the only way
+  // SECRET is set), so the walk stops there: each object is marked once, in one pass.
+  const showSecret = (level: number): boolean => {
+    for (let holder = level; holder !== -1 && ((pairs[holder] as number) & SECRET) === 0; holder = valueOf[holder] as number) {
+      if (show(holder, SECRET)) return true;
+    }
+    return false;
+  };
   // The next quote and backslash at or after where they were last looked for, kept until the walk
   // passes them: each character is searched once for each, however many escapes a string holds.
   let nextQuote = -1;
@@ -233,7 +242,7 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       const top = open.length - 1;
       if (container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT) {
         if (role === NAME_MEMBER && namesCredential(tool, value) && show(top, NAMED)) return true;
-        if (role === VALUE_MEMBER && pairValueLooksLikeSecret(value) && show(top, SECRET)) return true;
+        if (role === VALUE_MEMBER && pairValueLooksLikeSecret(value) && showSecret(top)) return true;
       } else if (top > 0 && isArrayKind(open[top - 1])) {
         // An item of an array in an array: a pair when the inner array turns out to be two strings.
         const item = items[top] as number;
@@ -242,10 +251,8 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       }
       // Every object whose value member holds this string, at any depth, holds a secret: the
       // nearest, and the one whose value member holds that one (`{"value": {"values": ["..."]}}`).
-      let holder = valueOf[top] as number;
-      if (holder !== -1 && pairValueLooksLikeSecret(value)) {
-        for (; holder !== -1; holder = valueOf[holder] as number) if (show(holder, SECRET)) return true;
-      }
+      const holder = valueOf[top] as number;
+      if (holder !== -1 && ((pairs[holder] as number) & SECRET) === 0 && pairValueLooksLikeSecret(value) && showSecret(holder)) return true;
       if (level < MAX_JSON_LEVELS && jsonTextHoldsCredential(tool, value, level + 1)) return true;
     } else if (unit === 0x7b || unit === 0x5b) {
       const top = open.length - 1;
