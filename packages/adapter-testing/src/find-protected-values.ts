@@ -93,7 +93,9 @@ const PROTECTED_KEY_NAME_SET: ReadonlySet<string> = new Set(PROTECTED_KEY_NAMES)
  * (prose around it, a markdown fence, a trailer line, NDJSON, a trailing comma). A word in a
  * sentence has no colon after it. `MEMBER_NAME_TEST` is the same pattern, for one test.
  */
-const MEMBER_NAME_PATTERN = new RegExp(`\\\\*"(${PROTECTED_KEY_NAMES.join('|')})\\\\*"\\s*:`, 'g');
+// No backslashes before the opening quote: they never change whether the pattern matches, and a
+// leading run of them made the engine retry the run from each of its characters (quadratic).
+const MEMBER_NAME_PATTERN = new RegExp(`"(${PROTECTED_KEY_NAMES.join('|')})\\\\*"\\s*:`, 'g');
 const MEMBER_NAME_TEST = new RegExp(MEMBER_NAME_PATTERN.source);
 
 /**

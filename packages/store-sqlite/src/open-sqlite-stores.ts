@@ -232,7 +232,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   try {
     // Opening is synchronous (start-up): switching to WAL and creating or migrating the schema may
     // wait for another connection's write lock, blocking, up to the whole lock timeout. Reopening
-    // an up-to-date file takes no write lock (the migrations read the version first).
+    // an up-to-date file waits for no write lock (the migrations read the version first); the
+    // read-only probe takes it for a moment when it is free (`checkWritable`).
     database.pragma(`busy_timeout = ${Math.max(busyTimeoutMs, lockTimeoutMs)}`);
     // Before the first write (switching a rollback-journal file to WAL rewrites its header, the
     // migrations create tables): a file that is not this store's database, or one whose triggers
