@@ -177,16 +177,22 @@ export function pairValueLooksLikeSecret(value: string): boolean {
  * call: value members nested in value members (`{"value": {"value": {...}}}`) would otherwise walk
  * what is below them once per level. One call's only: a caller's object can change between calls.
  */
-function holdsSecret(value: JsonValue, memo: Map<object, boolean>): boolean {
+function holdsSecret(value: JsonValue, memo: SecretMemo): boolean {
   if (typeof value === 'string') return pairValueLooksLikeSecret(value);
   if (typeof value !== 'object' || value === null) return false;
-  const known = memo.get(value);
+  const answers = (memo.answers ??= new Map<object, boolean>());
+  const known = answers.get(value);
   if (known !== undefined) return known;
   const children = Array.isArray(value) ? value : Object.values(value);
   let holds = false;
   for (let index = 0; index < children.length && !holds; index++) holds = holdsSecret(children[index]!, memo);
-  memo.set(value, holds);
+  answers.set(value, holds);
   return holds;
+}
+
+/** `holdsSecret`'s answers in one call, made when a value member first holds an object or array. */
+interface SecretMemo {
+  answers: Map<object, boolean> | null;
 }
 
 /**
@@ -200,7 +206,7 @@ function holdsSecret(value: JsonValue, memo: Map<object, boolean>): boolean {
  * a list of pairs, is no pair (a list of two tags), nor is a flat list of names and values (Node's
  * `rawHeaders`: a known gap). The value is looked at first: most pairs hold no secret.
  */
-function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | readonly JsonValue[], memo: Map<object, boolean>): boolean {
+function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | readonly JsonValue[], memo: SecretMemo, objectKeys?: readonly string[]): boolean {
   if (Array.isArray(container)) {
     const items: readonly JsonValue[] = container;
     for (let index = 0; index < items.length; index++) {
@@ -212,7 +218,7 @@ function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | reado
     return false;
   }
   const record = container as JsonObject;
-  const keys = Object.keys(record);
+  const keys = objectKeys ?? Object.keys(record);
   let secret = false;
   for (let index = 0; index < keys.length && !secret; index++) {
     const key = keys[index]!;
@@ -238,20 +244,22 @@ function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | reado
 export function findCredentialPairs(tool: RegisteredTool, data: JsonValue, prefix = '/data'): OutputViolation[] {
   // One walk without pointers decides the common case (no pair anywhere); only a hit walks again
   // to say where.
-  const memo = new Map<object, boolean>();
+  const memo: SecretMemo = { answers: null };
   if (!anyCredentialPair(tool, data, memo)) return [];
   return findInData(data, prefix, 'credential_value', () => false, (container) => holdsCredentialPair(tool, container, memo));
 }
 
 /** Whether any object or array of `value` (a guard-checked value: its depth is bounded) is a credential pair. */
-function anyCredentialPair(tool: RegisteredTool, value: JsonValue, memo: Map<object, boolean>): boolean {
+function anyCredentialPair(tool: RegisteredTool, value: JsonValue, memo: SecretMemo): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  if (holdsCredentialPair(tool, value, memo)) return true;
   if (Array.isArray(value)) {
+    if (holdsCredentialPair(tool, value, memo)) return true;
     for (let index = 0; index < value.length; index++) if (anyCredentialPair(tool, value[index]!, memo)) return true;
     return false;
   }
+  // One key list per object, for its own check and the walk below it.
   const keys = Object.keys(value);
+  if (holdsCredentialPair(tool, value, memo, keys)) return true;
   for (let index = 0; index < keys.length; index++) if (anyCredentialPair(tool, value[keys[index]!]!, memo)) return true;
   return false;
 }
