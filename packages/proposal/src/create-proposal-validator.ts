@@ -374,38 +374,11 @@ function hasExactlyKnownKeys(value: object, known: ReadonlySet<string>): boolean
  * looked at before any field is read): anything a host or a store added is not covered by
  * `record_sha256`, so such a decision is stale too, as one with a field rewritten is.
  */
-/** Each field of a stored record read once, as an ordinary property read (a getter runs once). */
+/** Each known field of a stored record read once, as an ordinary property read (a getter runs once). */
 function pickRecordFields(record: object): Partial<Record<keyof ProposalDecisionRecord, unknown>> {
-  const {
-    schema_version,
-    stage,
-    contract_id,
-    rule_version,
-    decision,
-    code,
-    failure_category,
-    reasons,
-    proposal_sha256,
-    facts_sha256,
-    decided_at,
-    actor_ref,
-    record_sha256,
-  } = record as Partial<Record<keyof ProposalDecisionRecord, unknown>>;
-  return {
-    schema_version,
-    stage,
-    contract_id,
-    rule_version,
-    decision,
-    code,
-    failure_category,
-    reasons,
-    proposal_sha256,
-    facts_sha256,
-    decided_at,
-    actor_ref,
-    record_sha256,
-  };
+  const fields: Record<string, unknown> = {};
+  for (const name of RECORD_FIELDS) fields[name] = (record as Record<string, unknown>)[name];
+  return fields;
 }
 
 /** A decision whose fields could not be read (a getter or a Proxy trap threw): stale, like an altered one. */
