@@ -37,6 +37,16 @@ const nextSchema = () => `${RUN_SCHEMA}_${(schemas += 1)}`;
 const T0 = Date.UTC(2026, 6, 19);
 const REQUEST = 'a'.repeat(64);
 
+/** Creates the empty schema `s` (quoted) as version `version` of this package left it, through `queryable`. */
+async function createSchemaAtVersion(queryable: pg.Pool, s: string, version: number): Promise<void> {
+  await queryable.query(`CREATE SCHEMA ${s}`);
+  await queryable.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
+  for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= version)) {
+    for (const text of migration.statements(s)) await queryable.query(text);
+    await queryable.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
+  }
+}
+
 describe.skipIf(!available).each([
   ['one statement per round trip', pool],
   ['pipelined pool', pipelinedPool],
@@ -403,12 +413,7 @@ describe.skipIf(!available)('PostgreSQL stores: schema and connections', () => {
   /** A schema as version `version` of this package left it, with a started record in it. */
   async function schemaAtVersion(schema: string, version: number) {
     const s = `"${schema}"`;
-    await pool.query(`CREATE SCHEMA ${s}`);
-    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= version)) {
-      for (const text of migration.statements(s)) await pool.query(text);
-      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
-    }
+    await createSchemaAtVersion(pool, s, version);
     await pool.query(
       `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
        VALUES ('key-old', $1, 'started', 'host-old', 7, $2, $3, $4)`,
@@ -985,12 +990,7 @@ describe.skipIf(!available)('PostgreSQL stores: the audit_head guard', () => {
   it('migrates a version 5 schema (its audit log kept) to version 6, whose guard checks the change instead of the trigger depth', async () => {
     const schema = nextSchema();
     const s = `"${schema}"`;
-    await pool.query(`CREATE SCHEMA ${s}`);
-    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 5)) {
-      for (const text of migration.statements(s)) await pool.query(text);
-      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
-    }
+    await createSchemaAtVersion(pool, s, 5);
     // Two entries as hosts of version 5 appended them: copied row by row (the triggers check and
     // move the head) from stores on a scratch schema.
     const scratch = nextSchema();
@@ -1263,12 +1263,7 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     // version 4 purged (token T0 - 500, at or below its cutoff): the floor cannot know its tokens.
     const v4 = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
     try {
-      await v4.query(`CREATE SCHEMA ${s}`);
-      await v4.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-      for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 4)) {
-        for (const text of migration.statements(s)) await v4.query(text);
-        await v4.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
-      }
+      await createSchemaAtVersion(v4, s, 4);
       const insert = `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
                       VALUES ($1, $2, $3, 'host-old', $4, $5, $6, $7)`;
       await v4.query(insert, ['key-old', REQUEST, 'started', 7, T0 + 60_000, T0 - 5, T0]);
@@ -1341,7 +1336,7 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     await openPostgresStores({ pool, schema: fresh, clock: new ManualClock(T0) });
     expect(await tokenFloor(fresh)).toEqual([{ id: 1, token: '0' }]);
     const upgraded = nextSchema();
-    await schemaAtVersion4(upgraded);
+    await createSchemaAtVersion(pool, `"${upgraded}"`, 4);
     await expect(migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z', -1)).rejects.toThrow(RangeError);
     // Above the largest clock reading (8.64e15): it would seed the floor past the bound version 7
     // sets, and every first claim would then fail. Refused before anything is written.
@@ -1352,17 +1347,6 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor', () => {
     expect(await migratePostgres(pool, upgraded, '2026-07-19T00:00:00.000Z')).toBe(7);
     expect(await tokenFloor(upgraded)).toEqual([{ id: 1, token: '0' }]);
   });
-
-  /** An empty schema as version 4 of this package left it. */
-  async function schemaAtVersion4(schema: string) {
-    const s = `"${schema}"`;
-    await pool.query(`CREATE SCHEMA ${s}`);
-    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 4)) {
-      for (const text of migration.statements(s)) await pool.query(text);
-      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
-    }
-  }
 
   /**
    * A purge of `key` in progress on its own connection (deleted, the floor raised, not committed),
@@ -1569,12 +1553,7 @@ describe.skipIf(!available)('PostgreSQL stores: the token floor bound (schema ve
   it('migrates a version 6 schema (its records kept, not scanned) to version 7, where the forged floor that went through before is refused', async () => {
     const schema = nextSchema();
     const s = `"${schema}"`;
-    await pool.query(`CREATE SCHEMA ${s}`);
-    await pool.query(`CREATE TABLE ${s}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
-    for (const migration of POSTGRES_MIGRATIONS.filter((candidate) => candidate.version <= 6)) {
-      for (const text of migration.statements(s)) await pool.query(text);
-      await pool.query(`INSERT INTO ${s}.schema_version (version, applied_at) VALUES ($1, '2026-07-01T00:00:00.000Z')`, [migration.version]);
-    }
+    await createSchemaAtVersion(pool, s, 6);
     await pool.query(
       `INSERT INTO ${s}.idempotency_records (key, request_sha256, state, owner, fencing_token, lease_expires_at, created_at, updated_at)
        VALUES ('key-old', $1, 'started', 'host-old', 7, $2, $3, $4)`,
