@@ -118,17 +118,49 @@ describe('the review of name/value pairs', () => {
     expect(pairs(tuples)).toEqual([{ rule: 'credential_value', path: '/data/headers' }]);
     expect(findCredentialsInJsonStrings(probe, { body: JSON.stringify(tuples) }, null)).toEqual([{ rule: 'credential_value', path: '/data/body' }]);
     expect(findCredentialsInJsonStrings(probe, { body: JSON.stringify([['X-Api-Key', S]]) }, null)).toEqual([{ rule: 'credential_value', path: '/data/body' }]);
-    // Not a pair: two strings alone (a list of two tags), an array of three, a flat list of names
-    // and values (Node's rawHeaders: a known gap), a non-string second item.
+    // Not a pair: two strings alone (a list of two tags), an array of three, a non-string second item.
     for (const data of [
       { tags: ['api_key', S] },
       { headers: [['x-api-key', S, 'extra']] },
-      { rawHeaders: ['Content-Type', 'application/json', 'X-Api-Key', S] },
       { headers: [['x-api-key', { v: 1 }]] },
     ]) {
       expect(pairs(data), JSON.stringify(data)).toEqual([]);
       expect(findCredentialsInJsonStrings(probe, { body: JSON.stringify(data) }, null), JSON.stringify(data)).toEqual([]);
     }
+  });
+
+  it("finds a flat list of names and values (Node's rawHeaders), in data and in JSON text", () => {
+    for (const list of [
+      ['Host', 'api.example.com', 'X-Api-Key', S],
+      ['Authorization', `Bearer ${S}`, 'Accept', '*/*'],
+      ['host', 'h', 'content-type', 'application/json', 'cookie', 'q', 'x-auth-token', S],
+      ['Accept', '*/*', 'tenant_pin', S],
+    ]) {
+      const data = { rawHeaders: list };
+      expect(pairs(data), JSON.stringify(data)).toEqual([{ rule: 'credential_value', path: '/data/rawHeaders' }]);
+      expect(findCredentialsInJsonStrings(probe, { body: JSON.stringify(data) }, null), JSON.stringify(data)).toEqual([{ rule: 'credential_value', path: '/data/body' }]);
+      expect(findCredentialsInJsonStrings(probe, { body: JSON.stringify(list) }, null), JSON.stringify(list)).toEqual([{ rule: 'credential_value', path: '/data/body' }]);
+    }
+    // Not such a list: the credential's name at an odd index (a value, not a name), an odd number
+    // of items, fewer than four, an item that is not a string, an even item that is no field name
+    // (words with spaces), a value that is not secret-looking (a mask, a placeholder, words).
+    for (const list of [
+      ['Host', 'X-Api-Key', S, 'Accept'],
+      ['Host', 'api.example.com', 'X-Api-Key', S, 'Accept'],
+      ['X-Api-Key', S],
+      ['Host', 'api.example.com', 'X-Api-Key', S, 'Retry', 3],
+      ['Host', 'api.example.com', 'X-Api-Key', S, { name: 'x' }, 'y'],
+      ['Host', 'api.example.com', 'the api key', S],
+      ['Host', 'api.example.com', 'X-Api-Key', '************a1b2'],
+      ['Host', 'api.example.com', 'Authorization', 'Bearer <token>'],
+      ['Host', 'api.example.com', 'X-Api-Key', 'Not configured'],
+    ]) {
+      const data = { rawHeaders: list } as JsonObject;
+      expect(pairs(data), JSON.stringify(data)).toEqual([]);
+      expect(findCredentialsInJsonStrings(probe, { body: JSON.stringify(data) }, null), JSON.stringify(data)).toEqual([]);
+    }
+    // A secret after a name at an even index of a nested list still counts there, not in its parent.
+    expect(pairs({ lists: [['Host', 'h', 'X-Api-Key', S], 'tail'] })).toEqual([{ rule: 'credential_value', path: '/data/lists/0' }]);
   });
 
   it('passes the ordinary outputs the review found refused: options, i18n tables, masks, references, prose, numbers, PWD', () => {

@@ -190,6 +190,30 @@ function holdsSecret(value: JsonValue, memo: SecretMemo): boolean {
   return holds;
 }
 
+// A field name of HTTP (RFC 9110 §5.1: a token), at most 64 characters.
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+/** The fewest items of a flat list of names and values: two are a pair alone (a list of two tags). */
+export const MIN_FLAT_FIELD_ITEMS = 4;
+
+/** Whether `name` can be the name of a flat field list (`isFlatFieldList`): an HTTP field name. */
+export function isFieldName(name: string): boolean {
+  return FIELD_NAME.test(name);
+}
+
+/**
+ * Whether `items` is a flat list of names and values, as Node's `IncomingMessage#rawHeaders`
+ * writes a request's headers (`["Host", "example.com", "Authorization", "Bearer ..."]`): at least
+ * four items, an even number, every one a string, every item at an even index an HTTP field name.
+ */
+function isFlatFieldList(items: readonly JsonValue[]): boolean {
+  if (items.length < MIN_FLAT_FIELD_ITEMS || items.length % 2 !== 0) return false;
+  for (let index = 0; index < items.length; index += 2) {
+    const name = items[index];
+    if (typeof name !== 'string' || typeof items[index + 1] !== 'string' || !FIELD_NAME.test(name)) return false;
+  }
+  return true;
+}
+
 /** `holdsSecret`'s answers in one call, made when a value member first holds an object or array. */
 interface SecretMemo {
   answers: Map<object, boolean> | null;
@@ -202,9 +226,10 @@ interface SecretMemo {
  * scan reads as a credential's (`namesCredential`: `Authorization`, `X-Api-Key`, `DB_PASSWORD`, a
  * look-alike of one). An array: one of its items is a pair of two strings, the first naming a
  * credential and the second looking like a secret (`[["X-Api-Key", "..."]]`, as `[...headers]`,
- * Python's `list(headers.items())` and Sentry's `request.headers` write them). A pair alone, not in
- * a list of pairs, is no pair (a list of two tags), nor is a flat list of names and values (Node's
- * `rawHeaders`: a known gap). The value is looked at first: most pairs hold no secret.
+ * Python's `list(headers.items())` and Sentry's `request.headers` write them), or the array is a
+ * flat list of names and values in which a name naming a credential is followed by a value that
+ * looks like a secret (`isFlatFieldList`: Node's `rawHeaders`). A pair alone, not in a list of
+ * pairs, is no pair (a list of two tags). The value is looked at first: most pairs hold no secret.
  */
 function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | readonly JsonValue[], memo: SecretMemo, objectKeys?: readonly string[]): boolean {
   if (Array.isArray(container)) {
@@ -214,6 +239,11 @@ function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | reado
       if (!Array.isArray(item) || item.length !== 2) continue;
       const [name, value] = item as readonly JsonValue[];
       if (typeof name === 'string' && typeof value === 'string' && pairValueLooksLikeSecret(value) && namesCredential(tool, name)) return true;
+    }
+    if (!isFlatFieldList(items)) return false;
+    for (let index = 0; index < items.length; index += 2) {
+      const value = items[index + 1] as string;
+      if (pairValueLooksLikeSecret(value) && namesCredential(tool, items[index] as string)) return true;
     }
     return false;
   }
@@ -236,7 +266,7 @@ function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | reado
 /**
  * Where an object or array of `data` is a credential written as a name/value pair (`{"name":
  * "Authorization", "value": "Bearer ..."}`, `{"Key": "DB_PASSWORD", "Value": "..."}`,
- * `[["X-Api-Key", "..."]]`; `holdsCredentialPair`): the key scan reads names only as keys, and a
+ * `[["X-Api-Key", "..."]]`, `["Host", "...", "X-Api-Key", "..."]`; `holdsCredentialPair`): the key scan reads names only as keys, and a
  * credential value recognised by its form (`findCredentialValues`) misses a password or an API key
  * of no known form. `credential_value` at the container's contract-safe pointer under `prefix`.
  * Walks every object and array (each key's role is remembered across calls).

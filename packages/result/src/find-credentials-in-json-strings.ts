@@ -1,5 +1,5 @@
 import type { JsonValue } from '@toolseal/contracts';
-import { looksLikeSecret, memberRole, NAME_MEMBER, namesCredential, OTHER_MEMBER, pairValueLooksLikeSecret, VALUE_MEMBER } from './credential-pairs.js';
+import { isFieldName, looksLikeSecret, memberRole, MIN_FLAT_FIELD_ITEMS, NAME_MEMBER, namesCredential, OTHER_MEMBER, pairValueLooksLikeSecret, VALUE_MEMBER } from './credential-pairs.js';
 import { findInData } from './find-in-data.js';
 import { isCredentialOutputKey } from './judge-output-key.js';
 import type { OutputViolation } from './output-violation.js';
@@ -34,8 +34,9 @@ const MAX_JSON_LEVELS = 4;
  * `sensitive_keys.allow` lifts) holds a string that looks like a secret (8 characters or more, and
  * not, as a whole, a placeholder such as `<token>`, `your-api-key` or `***`), or an object or array
  * holding one anywhere within it (whatever key holds it there: `{"secrets": {"STRIPE": "..."}}`),
- * or an object in which a credential is written as a name/value pair (`{"name": "Authorization",
- * "value": "Bearer ..."}`, as `findCredentialPairs` reads them in `data`), at any depth and in JSON strings within it up to four levels, in its values and in its keys; a string
+ * or an object or array in which a credential is written as a name/value pair (`{"name": "Authorization",
+ * "value": "Bearer ..."}`, `[["X-Api-Key", "..."]]`, a flat list such as Node's `rawHeaders`, as
+ * `findCredentialPairs` reads them in `data`), at any depth and in JSON strings within it up to four levels, in its values and in its keys; a string
  * that is, as a whole, a JSON string literal (the JSON text of JSON text) is read as its content,
  * each such unwrapping one of the four levels: `credential_value` at the string's contract-safe
  * pointer under `prefix`. A handler that returns
@@ -152,6 +153,10 @@ const IN_CREDENTIAL_ARRAY = 3;
 // What an open object has shown of a name/value pair.
 const NAMED = 1;
 const SECRET = 2;
+// What an open array has shown of a flat list of names and values.
+const FIELD_NAMES = 1;
+const NAMED_FIELD = 2;
+const FIELD_SECRET = 4;
 
 function isArrayKind(container: number | undefined): boolean {
   return container === IN_ARRAY || container === IN_CREDENTIAL_ARRAY;
@@ -189,6 +194,12 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
   const pairs: number[] = [];
   const valueOf: number[] = [];
   const items: number[] = [];
+  // For each open array, what it has shown as a flat list of names and values (Node's
+  // `rawHeaders`, `isFlatFieldList`): FIELD_NAMES while every item at an even index read so far is
+  // a field name, NAMED_FIELD after one naming a credential, FIELD_SECRET once the value after such
+  // a name looks like a secret; and how many of its items are strings (all of them, at its end).
+  const flat: number[] = [];
+  const strings: number[] = [];
   const show = (level: number, seen: number): boolean => {
     const shown = (pairs[level] as number) | seen;
     pairs[level] = shown;
@@ -243,11 +254,20 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       if (container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT) {
         if (role === NAME_MEMBER && namesCredential(tool, value) && show(top, NAMED)) return true;
         if (role === VALUE_MEMBER && pairValueLooksLikeSecret(value) && showSecret(top)) return true;
-      } else if (top > 0 && isArrayKind(open[top - 1])) {
-        // An item of an array in an array: a pair when the inner array turns out to be two strings.
+      } else {
         const item = items[top] as number;
-        if (item === 0 && namesCredential(tool, value)) pairs[top] = NAMED;
-        else if (item === 1 && pairs[top] === NAMED && pairValueLooksLikeSecret(value)) pairs[top] = NAMED | SECRET;
+        if (top > 0 && isArrayKind(open[top - 1])) {
+          // An item of an array in an array: a pair when the inner array turns out to be two strings.
+          if (item === 0 && namesCredential(tool, value)) pairs[top] = NAMED;
+          else if (item === 1 && pairs[top] === NAMED && pairValueLooksLikeSecret(value)) pairs[top] = NAMED | SECRET;
+        }
+        strings[top] = (strings[top] as number) + 1;
+        const shown = flat[top] as number;
+        if (item % 2 === 0) {
+          flat[top] = !isFieldName(value) ? 0 : namesCredential(tool, value) ? shown | NAMED_FIELD : shown & ~NAMED_FIELD;
+        } else if ((shown & (FIELD_NAMES | NAMED_FIELD)) === (FIELD_NAMES | NAMED_FIELD) && pairValueLooksLikeSecret(value)) {
+          flat[top] = shown | FIELD_SECRET;
+        }
       }
       // Every object whose value member holds this string, at any depth, holds a secret: the
       // nearest, and the one whose value member holds that one (`{"value": {"values": ["..."]}}`).
@@ -261,16 +281,31 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       open.push(unit === 0x7b ? (underCredential ? IN_CREDENTIAL_OBJECT : IN_OBJECT) : underCredential ? IN_CREDENTIAL_ARRAY : IN_ARRAY);
       pairs.push(0);
       items.push(0);
+      flat.push(FIELD_NAMES);
+      strings.push(0);
       const inObject = container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT;
       valueOf.push(top === -1 ? -1 : inObject && role === VALUE_MEMBER ? top : (valueOf[top] as number));
       readingKey = unit === 0x7b;
     } else if (unit === 0x7d || unit === 0x5d) {
       // An array of exactly two strings, in an array, naming a credential and holding a secret.
       if (unit === 0x5d && pairs[pairs.length - 1] === (NAMED | SECRET) && items[items.length - 1] === 1) return true;
+      // A flat list of names and values: every item a string, at least four, an even number.
+      const count = strings[strings.length - 1] as number;
+      if (
+        unit === 0x5d &&
+        ((flat[flat.length - 1] as number) & (FIELD_NAMES | FIELD_SECRET)) === (FIELD_NAMES | FIELD_SECRET) &&
+        count === (items[items.length - 1] as number) + 1 &&
+        count >= MIN_FLAT_FIELD_ITEMS &&
+        count % 2 === 0
+      ) {
+        return true;
+      }
       open.pop();
       pairs.pop();
       valueOf.pop();
       items.pop();
+      flat.pop();
+      strings.pop();
     } else if (unit === 0x2c) {
       const top = open.length - 1;
       const container = open[top];
