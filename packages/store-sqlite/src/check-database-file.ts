@@ -1,4 +1,5 @@
-import { statSync, type Stats } from 'node:fs';
+import { closeSync, openSync, statSync, type Stats } from 'node:fs';
+import { devNull } from 'node:os';
 import { dirname, sep } from 'node:path';
 import { StoreInputError } from '@toolseal/audit';
 import BetterSqlite3 from 'better-sqlite3';
@@ -103,22 +104,48 @@ function checkCompanionFiles(path: string): void {
 
 /**
  * What SQLite answers, while the store opens a file and first reads or writes it, when this process
- * cannot open it for reading and writing, as a `StoreInputError` on `path`: `SQLITE_CANTOPEN` and
+ * cannot open it for reading and writing, as a `StoreInputError` on `path` (or, when the process
+ * has no file descriptor left, a plain `Error` saying so, SQLite's error as its `cause`: SQLite
+ * answers `SQLITE_CANTOPEN` then too, and a host must not read that as a problem with `path`): `SQLITE_CANTOPEN` and
  * its extended codes (the file cannot be opened or created), `SQLITE_READONLY` and its extended
  * codes (`SQLITE_READONLY_DIRECTORY`: a WAL file in a directory this process may not write, where
  * SQLite cannot create its `-wal` and `-shm` files; a file opened read-only), and `SQLITE_PERM`.
  * `undefined` for every other error (SQLITE_BUSY, a damaged file...), which says nothing about
  * what the path names or this process may do with it.
  */
-export function sqliteOpenRefusal(error: unknown, path: string): StoreInputError | undefined {
+export function sqliteOpenRefusal(error: unknown, path: string): Error | undefined {
   if (!(error instanceof BetterSqlite3.SqliteError)) return undefined;
   const { code } = error;
   if (!code.startsWith('SQLITE_CANTOPEN') && !code.startsWith('SQLITE_READONLY') && code !== 'SQLITE_PERM') return undefined;
+  const exhausted = code.startsWith('SQLITE_CANTOPEN') ? descriptorsExhausted() : undefined;
+  if (exhausted !== undefined) {
+    return new Error(
+      `openSqliteStores: ${JSON.stringify(path)} could not be opened because this process has no file descriptor left (${exhausted}; SQLite ${code}), not because of the path: retry once descriptors are freed`,
+      { cause: error },
+    );
+  }
   return new StoreInputError(
     'path',
     `${JSON.stringify(path)} cannot be opened for reading and writing by this process (SQLite ${code}: ${JSON.stringify(error.message)}): ` +
       'it must be able to read and write the file and, unless its -wal and -shm files exist already and it may write them, to create files in its directory',
   );
+}
+
+/**
+ * `EMFILE` or `ENFILE` when this process (or the system) has no file descriptor left, found by
+ * opening the null device (never the store's file: closing a descriptor of it would release the
+ * POSIX locks this process holds on it); `undefined` otherwise.
+ */
+function descriptorsExhausted(): string | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(devNull, 'r');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? error.code : undefined;
+    return code === 'EMFILE' || code === 'ENFILE' ? code : undefined;
+  }
+  closeSync(descriptor);
+  return undefined;
 }
 
 /** `path`'s stats (`stat`, links followed), or the error code (`ENOENT`: nothing there) when it cannot be looked up. */
