@@ -50,7 +50,8 @@ export function isWellFormedIdentifier(value: unknown, maxLength: number): value
  * True for a string of 1 to `maxLength` (at most 256) characters, each printable ASCII other than
  * the space (`!` to `~`, U+0021 to U+007E: `DISPLAY_SAFE`): for the ids and tool names a provider
  * response carries (response ids, call ids, tool names, OpenAI item ids), which the audit log
- * records as the provider sent them, so that none reads as another there. Every documented
+ * records as the provider sent them, so that no invisible or other-script character makes one read
+ * as another there (ASCII's own look-alikes, `call_1` and `call_l`, remain). Every documented
  * provider id and tool-name grammar is ASCII (`call_…`, `fc_…`, `resp_…`, `toolu_…`, `msg_…`,
  * Gemini's ids, names of `^[a-zA-Z0-9_-]{1,64}$` and the like, and every name a registry accepts,
  * `^[A-Za-z][A-Za-z0-9_-]{0,63}$`): they all pass. Everything else is refused, so no list of

@@ -349,7 +349,8 @@ type CallField = 'provider' | 'api_family' | 'adapter_revision' | 'response_id' 
  * (`isWellFormedIdentifier` of `@toolseal/adapter-core`: no control character, no lone surrogate,
  * at most 256 characters, which is at least as strict as what the audit stores accept; for what
  * the provider chose, the response id, call id and tool name, `isDisplaySafeIdentifier`: printable
- * ASCII without the space, so that none reads as another in the audit log).
+ * ASCII without the space, so that no invisible or other-script character makes one read as
+ * another in the audit log).
  */
 function callField(record: Record<string, unknown>, field: CallField): string {
   const value = record[field];
