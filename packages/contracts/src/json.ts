@@ -2,8 +2,10 @@
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 
 /**
- * A JSON object whose own keys are plain data keys (never `__proto__`, `constructor` or `prototype`).
- * @propertyNames {"not":{"enum":["__proto__","constructor","prototype"]}}
+ * A JSON object whose own keys are plain data keys: never `__proto__`, `constructor`, `prototype`
+ * or another name of `Object.prototype` (`toString`, `valueOf`, `hasOwnProperty`...), the
+ * guard's `FORBIDDEN_KEYS`.
+ * @propertyNames {"not":{"enum":["__proto__","constructor","prototype","toString","toLocaleString","valueOf","hasOwnProperty","isPrototypeOf","propertyIsEnumerable","__defineGetter__","__defineSetter__","__lookupGetter__","__lookupSetter__"]}}
  */
 export interface JsonObject {
   [key: string]: JsonValue;

@@ -9,8 +9,8 @@ import type { JsonValue } from './json.js';
  * holds a JSON value. Dropping such a claim on the way would turn "deny if suspended" into
  * "allow", so the dispatcher and the proposal validator keep every one (in the deep-frozen copy
  * `copyPrincipal` of `@toolseal/proposal` makes, within its bounds). The schema refuses the claim
- * names `__proto__`, `constructor` and `prototype`, as for `JsonObject`.
- * @propertyNames {"not":{"enum":["__proto__","constructor","prototype"]}}
+ * names `JsonObject` refuses (`__proto__`, `constructor`, `prototype`, `toString`...).
+ * @propertyNames {"not":{"enum":["__proto__","constructor","prototype","toString","toLocaleString","valueOf","hasOwnProperty","isPrototypeOf","propertyIsEnumerable","__defineGetter__","__defineSetter__","__lookupGetter__","__lookupSetter__"]}}
  */
 export interface PrincipalContext {
   /**

@@ -14,6 +14,24 @@ import {
 } from '../scripts/schema-generator.mjs';
 import { SCHEMA_NAMES } from './constants.js';
 
+// The keys JsonObject rules out: the names of Object.prototype (the guard's FORBIDDEN_KEYS, which
+// its tests compare with the generated schemas).
+const RULED_OUT_KEY_NAMES = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+];
+
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule.default;
 
@@ -276,7 +294,7 @@ describe('principal-context.json: the identity plus the host\'s own claims', () 
   });
 
   it('refuses the claim names JsonObject rules out, at the top and nested in a claim', () => {
-    for (const key of ['__proto__', 'constructor', 'prototype']) {
+    for (const key of RULED_OUT_KEY_NAMES) {
       const top = JSON.parse(`{"tenant_id":"cedar","subject_id":"s-1","roles":[],"${key}":true}`) as Json;
       expect(validatePrincipal(top), key).toBe(false);
       const nested = JSON.parse(`{"tenant_id":"cedar","subject_id":"s-1","roles":[],"claims":{"${key}":1}}`) as Json;
@@ -365,7 +383,7 @@ describe('model-result.json against the specification', () => {
     );
   });
 
-  const RULED_OUT_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+  const RULED_OUT_KEYS = new Set(RULED_OUT_KEY_NAMES);
   const holdsRuledOutKey = (value: unknown): boolean => {
     if (typeof value !== 'object' || value === null) return false;
     if (Array.isArray(value)) return value.some(holdsRuledOutKey);
@@ -378,15 +396,15 @@ describe('model-result.json against the specification', () => {
         const result = successCopy();
         result.data = value as Json;
         const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-        // fc.jsonValue() can produce `__proto__`, `constructor` or `prototype` keys, which JsonObject
+        // fc.jsonValue() can produce `__proto__`, `constructor`, `toString`... keys, which JsonObject
         // rules out at any depth (the next test): such data is refused whatever its shape.
         return validateModelResult(result) === ((isObject || value === null) && !holdsRuledOutKey(value));
       }),
     );
   });
 
-  it('rejects the keys JsonObject rules out (__proto__, constructor, prototype) at any depth of data', () => {
-    for (const key of ['__proto__', 'constructor', 'prototype']) {
+  it('rejects the keys JsonObject rules out (__proto__, constructor, prototype, toString...) at any depth of data', () => {
+    for (const key of RULED_OUT_KEY_NAMES) {
       for (const data of [`{"${key}":1}`, `{"items":[{"${key}":{}}]}`]) {
         const result = successCopy();
         result.data = JSON.parse(data) as Json;

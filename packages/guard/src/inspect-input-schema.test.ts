@@ -10,6 +10,7 @@ import {
   uniqueItemsProblem,
 } from './inspect-input-schema.js';
 import { compileSchema } from './pinned-ajv.js';
+import { parseUntrustedJson } from './parse-untrusted-json.js';
 
 // The registry's cases (each open form refused by the registry too, every shared tool contract
 // accepted, the reviews' reproductions) stay in @toolseal/result's inspect-schema.test.ts; these
@@ -39,6 +40,35 @@ describe('inspectInputSchema', () => {
     const open = { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } };
     expect(compileSchema(open)({ amount: 5, ...SMUGGLED })).toBe(true);
     expect(inspectInputSchema(open).problems).not.toEqual([]);
+  });
+
+  it("the review: a key named after an Object.prototype member, which Ajv's run-time unevaluatedProperties reads as evaluated, is refused by the guard", () => {
+    // Closed by unevaluatedProperties alone, beside an anyOf whose one branch has properties and the
+    // other passes without closing the object (an implication written without if/then): Ajv
+    // tracks evaluated keys in a plain object at run time, where `props.toString` is inherited.
+    const schema = {
+      type: 'object',
+      unevaluatedProperties: false,
+      required: ['order_id'],
+      properties: { order_id: { type: 'string', maxLength: 64 } },
+      anyOf: [{ properties: { order_id: { type: 'string' }, note: { type: 'string' } }, unevaluatedProperties: false }, { not: { const: null } }],
+    };
+    expect(inspectInputSchema(schema).problems).toEqual([]);
+    const validate = compileSchema(schema);
+    expect(validate({ order_id: 'A', approved: true })).toBe(false);
+    for (const key of ['toString', 'valueOf', 'hasOwnProperty', '__lookupGetter__']) {
+      const text = `{"order_id":"A",${JSON.stringify(key)}:{"approved":true}}`;
+      // What Ajv alone would accept: the guard refuses it before Ajv runs.
+      expect(validate(JSON.parse(text)), key).toBe(true);
+      expect(parseUntrustedJson(text), key).toEqual({ ok: false, violation: { rule: 'forbidden_key', path: '' } });
+    }
+  });
+
+  it('refuses a schema declaring a property no value may hold (a name of Object.prototype)', () => {
+    const schema = { type: 'object', additionalProperties: false, properties: { id: TEXT, nested: { type: 'object', additionalProperties: false, properties: { valueOf: TEXT } } } };
+    expect(inspectInputSchema(schema).problems).toEqual([
+      'input_schema/properties/nested: property "valueOf" is a key the guard refuses in every value (FORBIDDEN_KEYS: it names a member of Object.prototype), so no value could hold it',
+    ]);
   });
 
   it('accepts an object with additionalProperties: false, and collects the pointers reached through properties only', () => {

@@ -6,6 +6,7 @@
  * and proposals can hold only what their contract lists. The keyword tables, the depth bound and
  * the `uniqueItems` bound are shared with the registry's output-schema inspection.
  */
+import { isForbiddenKey } from './forbidden-keys.js';
 
 /** What `inspectInputSchema` found in one input schema. */
 export interface InputSchemaInspection {
@@ -423,6 +424,11 @@ function walkInput(
     if (!isRecord(map)) continue;
     const isValueMap = VALUE_MAPS.includes(key);
     for (const [name, child] of Object.entries(map)) {
+      if (key === 'properties' && isForbiddenKey(name)) {
+        inspection.problems.push(
+          `${where}: property ${JSON.stringify(name)} is a key the guard refuses in every value (FORBIDDEN_KEYS: it names a member of Object.prototype), so no value could hold it`,
+        );
+      }
       const isProperty = key === 'properties' && template !== null;
       const childTemplate = isProperty && PROPERTY_NAME.test(name) ? `${template}/${name}` : null;
       if (isProperty && childTemplate !== null && throughObjectsOnly) inspection.scalarPaths.add(childTemplate);

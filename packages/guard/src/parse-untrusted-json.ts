@@ -18,7 +18,7 @@ function violation(rule: string): GuardOutcome<never> {
  * 1. the UTF-8 byte length, before anything else looks at the input;
  * 2. for bytes, strict UTF-8 decoding;
  * 3. one scan of the text that enforces depth, item, key, string-length and node limits and
- *    rejects duplicate keys (compared decoded), `__proto__`/`constructor`/`prototype` keys, lone
+ *    rejects duplicate keys (compared decoded), `FORBIDDEN_KEYS` (`__proto__`, `toString`...), lone
  *    surrogates (raw or escaped), a byte order mark and anything that is not RFC 8259 JSON;
  * 4. only then `JSON.parse`.
  * An oversized or over-deep input is therefore rejected without ever being parsed. Bytes are

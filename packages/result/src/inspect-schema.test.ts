@@ -339,6 +339,13 @@ describe('inspectOutputSchema: exact output contracts have the same property', (
       expect(inspectOutputSchema(schema).problems.some((problem) => problem.startsWith('output_schema/properties/field'))).toBe(true);
     });
   }
+
+  it('refuses a property no output may hold: a name of Object.prototype, which the guard refuses in every value', () => {
+    const schema = { type: 'object', additionalProperties: false, properties: { title: { type: 'string', maxLength: 8 }, toString: { type: 'string', maxLength: 8 } } };
+    expect(inspectOutputSchema(schema).problems).toEqual([
+      'output_schema: property "toString" is a key the guard refuses in every value (FORBIDDEN_KEYS: it names a member of Object.prototype), so no output could hold it',
+    ]);
+  });
 });
 
 describe('uniqueItems over items not declared with a scalar type needs a small maxItems (Ajv compares them pair by pair)', () => {

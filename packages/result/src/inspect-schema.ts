@@ -7,6 +7,7 @@
  */
 import {
   ANY_TYPE_KEYWORDS,
+  isForbiddenKey,
   KEYWORDS_BY_TYPE,
   MAX_INSPECTED_SCHEMA_DEPTH,
   uniqueItemsProblem,
@@ -283,6 +284,12 @@ function walkOutput(
     for (const [name, child] of Object.entries(node.properties)) {
       if (!PROPERTY_NAME.test(name)) {
         inspection.problems.push(`${where}: property name ${JSON.stringify(name)} must match [A-Za-z0-9_]{1,64}`);
+        continue;
+      }
+      if (isForbiddenKey(name)) {
+        inspection.problems.push(
+          `${where}: property ${JSON.stringify(name)} is a key the guard refuses in every value (FORBIDDEN_KEYS: it names a member of Object.prototype), so no output could hold it`,
+        );
         continue;
       }
       inspection.propertyNames.add(name);
