@@ -579,6 +579,17 @@ export function createProposalValidator<TProposal, TFacts>(
   // otherwise surface on the first proposal, as a raw error or as a hold that looks like an outage.
   checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
   checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })');
+  // The functions checked, read once here and kept (bound to the host's objects): a host that later
+  // swaps or deletes one on its rule set cannot change what decisions recorded under `rules.version`
+  // mean, nor where facts come from.
+  const lookupFacts = facts.lookup.bind(facts);
+  const ruleSet = Object.freeze({
+    owns: rules.owns.bind(rules),
+    describes: rules.describes.bind(rules),
+    statePermits: rules.statePermits.bind(rules),
+    check: rules.check.bind(rules),
+    snapshot: rules.snapshot.bind(rules),
+  });
   checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
   if (typeof givenSchema !== 'object' || givenSchema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
   // The closure proof, the compile and the declared fields below all read this private frozen copy,
@@ -661,7 +672,7 @@ export function createProposalValidator<TProposal, TFacts>(
   const proposalDigest = (proposal: JsonValue): Sha256Hex | null => digestProposalIn(PROPOSAL_DIGEST_DOMAIN, proposal);
 
   const factsDigest = (found: TFacts): Sha256Hex => {
-    const snapshot = rules.snapshot(found);
+    const snapshot = ruleSet.snapshot(found);
     // An async snapshot, or one holding a promise, is no JSON data: the digest refuses it and the
     // proposal is held, but a rejection in it must not become an unhandled one (which ends a Node
     // process).
@@ -800,7 +811,7 @@ export function createProposalValidator<TProposal, TFacts>(
   // once, into the copy that is checked and kept (the first MAX_REASONS reasons; later ones are
   // never read nor kept).
   const runRules = (proposal: TProposal, found: TFacts): ErrorReason[] | null => {
-    const answer: unknown = rules.check(proposal, found);
+    const answer: unknown = ruleSet.check(proposal, found);
     if (!Array.isArray(answer)) {
       ignoreRejection(answer);
       return null;
@@ -887,7 +898,7 @@ export function createProposalValidator<TProposal, TFacts>(
         if (actor === null) return hold;
         let ownedAsFound: unknown;
         try {
-          ownedAsFound = rules.owns(actor, givenFacts as TFacts);
+          ownedAsFound = ruleSet.owns(actor, givenFacts as TFacts);
         } catch {
           return notOwnedUnreadable;
         }
@@ -903,7 +914,7 @@ export function createProposalValidator<TProposal, TFacts>(
         // say) is a `not_available` answer the protected record alone marks `facts_unavailable`.
         let owned: unknown;
         try {
-          owned = rules.owns(actor, found);
+          owned = ruleSet.owns(actor, found);
         } catch {
           return notOwnedUnreadable;
         }
@@ -913,13 +924,13 @@ export function createProposalValidator<TProposal, TFacts>(
           return notOwnedUnreadable;
         }
       }
-      const describes: unknown = rules.describes(proposal, found);
+      const describes: unknown = ruleSet.describes(proposal, found);
       if (describes !== true) {
         ignoreRejection(describes);
         return hold;
       }
       const factsSha = factsDigest(found);
-      const permits: unknown = rules.statePermits(found);
+      const permits: unknown = ruleSet.statePermits(found);
       if (permits === false) return { kind: 'reject', decision: 'refresh_required', category: 'state', reasons: [], factsSha };
       if (permits !== true) {
         ignoreRejection(permits);
@@ -948,7 +959,7 @@ export function createProposalValidator<TProposal, TFacts>(
   const lookUp = async (actor: PrincipalContext, proposal: TProposal): Promise<LookupAnswer> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const pending = (async (): Promise<LookupAnswer> => ({ answer: await facts.lookup(actor, proposal) }))();
+      const pending = (async (): Promise<LookupAnswer> => ({ answer: await lookupFacts(actor, proposal) }))();
       if (factsTimeoutMs === undefined) return await pending;
       const timeout = new Promise<LookupAnswer>((resolve) => {
         timer = setTimeout(() => resolve(LOOKUP_FAILED), factsTimeoutMs);

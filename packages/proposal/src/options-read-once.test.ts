@@ -1,4 +1,5 @@
 import { createDigester } from '@toolseal/digests';
+import type { ErrorReason } from '@toolseal/contracts';
 import { describe, expect, it } from 'vitest';
 import { createProposalValidator, type ProposalValidatorOptions } from './create-proposal-validator.js';
 import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
@@ -131,5 +132,27 @@ describe('createRefundProposalValidator reads each option once', () => {
     const decision = await validator.validate(cedar.actor, text(baseline));
     expect(decision.record.decided_at).toBe(FIXED.toISOString());
     expect(clockReads).toBe(1);
+  });
+});
+
+describe('createProposalValidator keeps the rule set and facts source it checked (the review: they were looked up on every call)', () => {
+  it('a function swapped on the host rule set or facts object after start-up changes no decision under the same rules.version', async () => {
+    const rules = { ...REFUND_RULES_V1, check: (): ErrorReason[] => [{ field: '/unit', rule: 'unit_mismatch' }] };
+    const facts = { lookup: () => found() };
+    const validator = createProposalValidator<RefundProposal, RefundOrderFacts>({
+      contractId: REFUND_PROPOSAL_CONTRACT_ID,
+      schema: REFUND_PROPOSAL_SCHEMA,
+      facts,
+      rules,
+      digester,
+      clock: () => FIXED,
+    });
+    expect((await validator.validate(cedar.actor, text(baseline))).decision).toBe('rejected_rule');
+    // The host's objects edited afterwards: the check passes everything, the facts say nothing.
+    rules.check = () => [];
+    facts.lookup = () => ({ status: 'not_found' }) as never;
+    const after = await validator.validate(cedar.actor, text(baseline));
+    expect(after.decision).toBe('rejected_rule');
+    expect(after.record.rule_version).toBe(REFUND_RULES_V1.version);
   });
 });
