@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SqliteLockTimeoutError } from './sqlite-lock-timeout-error.js';
 import { isSqliteBusy, SqliteLockWaiter } from './sqlite-lock-waiter.js';
 
@@ -154,22 +154,31 @@ describe('SqliteLockWaiter', () => {
   });
 
   it('fails a write whose time ran out while it waited behind another, without trying it', async () => {
-    const waiter = new SqliteLockWaiter(100);
-    let firstCalls = 0;
-    const first = () => {
-      firstCalls += 1;
-      // The first attempt holds the thread 5 ms, the second 150 ms: past the second write's time.
-      blockFor(firstCalls === 1 ? 5 : 150);
-      throw busy();
-    };
-    const firstAnswer = settle(waiter.write('claim', first));
-    const second = busyThen(0, 'second');
-    const secondAnswer = settle(waiter.write('complete', second.attempt));
-    const [firstOutcome, secondOutcome] = await Promise.all([firstAnswer, secondAnswer]);
-    expect(!firstOutcome.ok && SqliteLockTimeoutError.isInstance(firstOutcome.error)).toBe(true);
-    expect(!secondOutcome.ok && SqliteLockTimeoutError.isInstance(secondOutcome.error) && secondOutcome.error.attempts).toBe(0);
-    expect(!secondOutcome.ok && secondOutcome.error instanceof Error && secondOutcome.error.cause).toBeUndefined();
-    expect(second.calls()).toBe(0);
+    // The waiter's clock is this test's: on a loaded machine, real time passing between the two
+    // calls below (a preemption of 100 ms) gave the second write time left, and it ran.
+    let now = 0;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      const waiter = new SqliteLockWaiter(100);
+      let firstCalls = 0;
+      const first = () => {
+        firstCalls += 1;
+        // The first attempt holds the lock 5 ms, the second 150 ms: past the second write's time.
+        now += firstCalls === 1 ? 5 : 150;
+        throw busy();
+      };
+      const firstAnswer = settle(waiter.write('claim', first));
+      const second = busyThen(0, 'second');
+      const secondAnswer = settle(waiter.write('complete', second.attempt));
+      const [firstOutcome, secondOutcome] = await Promise.all([firstAnswer, secondAnswer]);
+      expect(firstCalls).toBe(2);
+      expect(!firstOutcome.ok && SqliteLockTimeoutError.isInstance(firstOutcome.error)).toBe(true);
+      expect(!secondOutcome.ok && SqliteLockTimeoutError.isInstance(secondOutcome.error) && secondOutcome.error.attempts).toBe(0);
+      expect(!secondOutcome.ok && secondOutcome.error instanceof Error && secondOutcome.error.cause).toBeUndefined();
+      expect(second.calls()).toBe(0);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('retries a busy read without queueing it', async () => {
