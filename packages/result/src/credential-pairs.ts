@@ -190,28 +190,75 @@ function holdsSecret(value: JsonValue, memo: SecretMemo): boolean {
   return holds;
 }
 
-// A field name of HTTP (RFC 9110 §5.1: a token), at most 64 characters.
-const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+// A field name of HTTP (RFC 9110 §5.1: a token) or an HTTP/2 pseudo-header (`:authority`,
+// `:path`, which Node's HTTP/2 `rawHeaders` list first), at most 64 characters.
+const FIELD_NAME = /^:?[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 /** The fewest items of a flat list of names and values: two are a pair alone (a list of two tags). */
 export const MIN_FLAT_FIELD_ITEMS = 4;
+// Fields nearly every HTTP request or response carries, none of them a credential: a flat list
+// holding one of them as a name is a list of headers, not a list of tags that happens to pair
+// `token` with `MetaMask` (`["ethereum", "wallet", "token", "MetaMask"]`).
+const COMMON_FIELDS: ReadonlySet<string> = new Set([
+  'host',
+  ':authority',
+  ':path',
+  ':method',
+  ':scheme',
+  ':status',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'date',
+  'server',
+  'cache-control',
+  'pragma',
+  'expires',
+  'last-modified',
+  'etag',
+  'vary',
+  'via',
+  'location',
+  'origin',
+  'referer',
+  'upgrade',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-request-id',
+]);
 
-/** Whether `name` can be the name of a flat field list (`isFlatFieldList`): an HTTP field name. */
+/** Whether `name` can be the name of a flat field list (`isFlatFieldList`): an HTTP field name or pseudo-header. */
 export function isFieldName(name: string): boolean {
   return FIELD_NAME.test(name);
 }
 
+/** Whether `name` (a field name) is one nearly every HTTP message carries, none a credential (`Host`, `Content-Type`, `:path`). */
+export function isCommonField(name: string): boolean {
+  return COMMON_FIELDS.has(name.toLowerCase());
+}
+
 /**
- * Whether `items` is a flat list of names and values, as Node's `IncomingMessage#rawHeaders`
- * writes a request's headers (`["Host", "example.com", "Authorization", "Bearer ..."]`): at least
- * four items, an even number, every one a string, every item at an even index an HTTP field name.
+ * Whether `items` is a flat list of HTTP fields, names and values, as Node's
+ * `IncomingMessage#rawHeaders` writes a message's headers (`["Host", "example.com",
+ * "Authorization", "Bearer ..."]`, or HTTP/2's `[":path", "/", ...]`): at least four items, an
+ * even number, every one a string, every item at an even index an HTTP field name, one of them a
+ * field nearly every message carries (`isCommonField`).
  */
 function isFlatFieldList(items: readonly JsonValue[]): boolean {
   if (items.length < MIN_FLAT_FIELD_ITEMS || items.length % 2 !== 0) return false;
+  let common = false;
   for (let index = 0; index < items.length; index += 2) {
     const name = items[index];
     if (typeof name !== 'string' || typeof items[index + 1] !== 'string' || !FIELD_NAME.test(name)) return false;
+    common ||= isCommonField(name);
   }
-  return true;
+  return common;
 }
 
 /** `holdsSecret`'s answers in one call, made when a value member first holds an object or array. */

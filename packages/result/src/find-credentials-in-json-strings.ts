@@ -1,5 +1,5 @@
 import type { JsonValue } from '@toolseal/contracts';
-import { isFieldName, looksLikeSecret, memberRole, MIN_FLAT_FIELD_ITEMS, NAME_MEMBER, namesCredential, OTHER_MEMBER, pairValueLooksLikeSecret, VALUE_MEMBER } from './credential-pairs.js';
+import { isCommonField, isFieldName, looksLikeSecret, memberRole, MIN_FLAT_FIELD_ITEMS, NAME_MEMBER, namesCredential, OTHER_MEMBER, pairValueLooksLikeSecret, VALUE_MEMBER } from './credential-pairs.js';
 import { findInData } from './find-in-data.js';
 import { isCredentialOutputKey } from './judge-output-key.js';
 import type { OutputViolation } from './output-violation.js';
@@ -157,6 +157,7 @@ const SECRET = 2;
 const FIELD_NAMES = 1;
 const NAMED_FIELD = 2;
 const FIELD_SECRET = 4;
+const COMMON_FIELD = 8;
 
 function isArrayKind(container: number | undefined): boolean {
   return container === IN_ARRAY || container === IN_CREDENTIAL_ARRAY;
@@ -197,7 +198,8 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
   // For each open array, what it has shown as a flat list of names and values (Node's
   // `rawHeaders`, `isFlatFieldList`): FIELD_NAMES while every item at an even index read so far is
   // a field name, NAMED_FIELD after one naming a credential, FIELD_SECRET once the value after such
-  // a name looks like a secret; and how many of its items are strings (all of them, at its end).
+  // a name looks like a secret, COMMON_FIELD once one is a field nearly every message carries; and
+  // how many of its items are strings (all of them, at its end).
   const flat: number[] = [];
   const strings: number[] = [];
   const show = (level: number, seen: number): boolean => {
@@ -264,7 +266,8 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
         strings[top] = (strings[top] as number) + 1;
         const shown = flat[top] as number;
         if (item % 2 === 0) {
-          flat[top] = !isFieldName(value) ? 0 : namesCredential(tool, value) ? shown | NAMED_FIELD : shown & ~NAMED_FIELD;
+          const named = !isFieldName(value) ? 0 : namesCredential(tool, value) ? shown | NAMED_FIELD : shown & ~NAMED_FIELD;
+          flat[top] = named !== 0 && isCommonField(value) ? named | COMMON_FIELD : named;
         } else if ((shown & (FIELD_NAMES | NAMED_FIELD)) === (FIELD_NAMES | NAMED_FIELD) && pairValueLooksLikeSecret(value)) {
           flat[top] = shown | FIELD_SECRET;
         }
@@ -293,7 +296,7 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       const count = strings[strings.length - 1] as number;
       if (
         unit === 0x5d &&
-        ((flat[flat.length - 1] as number) & (FIELD_NAMES | FIELD_SECRET)) === (FIELD_NAMES | FIELD_SECRET) &&
+        ((flat[flat.length - 1] as number) & (FIELD_NAMES | FIELD_SECRET | COMMON_FIELD)) === (FIELD_NAMES | FIELD_SECRET | COMMON_FIELD) &&
         count === (items[items.length - 1] as number) + 1 &&
         count >= MIN_FLAT_FIELD_ITEMS &&
         count % 2 === 0
