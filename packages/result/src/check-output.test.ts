@@ -638,7 +638,10 @@ describe('checkHandlerOutput', () => {
     it('every path is "", an envelope member, or /data and a declared place, whatever undeclared plain-name keys hold', () => {
       const getOrder = tool('get_order');
       const declaredNames = new Set(getOrder.outputFields.templates.flatMap((template) => template.split('/')));
-      const undeclaredKey = fc.stringMatching(/^[A-Za-z0-9_]{1,64}$/).filter((key) => !declaredNames.has(key) && !/^[0-9]+$/.test(key));
+      // Not `__proto__`: assigning it sets the prototype, it adds no key (fast-check generates it).
+      const undeclaredKey = fc
+        .stringMatching(/^[A-Za-z0-9_]{1,64}$/)
+        .filter((key) => !declaredNames.has(key) && !/^[0-9]+$/.test(key) && key !== '__proto__');
       const offending = fc.constantFrom<unknown>(undefined, () => 1, Symbol('s'), 1n, Number.NaN, { token: 'x' }, 'x'.repeat(300), { a: { b: { c: 1 } } }, [[[[1]]]]);
       const envelopeMembers = new Set(['', '/data', '/resource_revision', '/observed_at', '/complete', '/truncated', '/receipt', '/status_ref']);
       fc.assert(
