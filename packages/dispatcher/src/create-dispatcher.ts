@@ -863,7 +863,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // No person in the loop: the business intent itself is the key, so the same intent runs once.
       // Tenant, subject, tool and arguments only, never the contract revisions: after a deploy that
       // bumps one, the same intent meets its earlier record under a changed request digest and
-      // answers IDEMPOTENCY_CONFLICT (human review), instead of running again under a new key.
+      // answers STATUS_CONFLICT (human review), instead of running again under a new key.
       idempotencyKey = `${INTENT_KEY_PREFIX}${intent_sha256}`;
     }
     state.context.idempotency_key = idempotencyKey;
@@ -953,6 +953,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
+   * The answer to a record under `key` for another request digest. Under an intent key the record
+   * is the same intent's, under other contract revisions (a deploy bumped one): it may have run,
+   * runs or ran, and nobody can say which for this request, so STATUS_CONFLICT (outcome unknown,
+   * human review; note `same_intent_other_request`). IDEMPOTENCY_CONFLICT says the key holds
+   * another request and nothing of this one started, which would tell the model the write failed.
+   * Under an approval's key the record is another request's (an approval binds its request).
+   */
+  function refuseConflict(turn: Turn, state: CallState, key: string): Promise<DispatchedCall> {
+    if (key.startsWith(INTENT_KEY_PREFIX)) {
+      state.notes.push('same_intent_other_request');
+      return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
+    }
+    return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
+  }
+
+  /**
    * Claims `state.context.idempotency_key` for `request_sha256`. The key is this call's to run
    * under only when the store answers `claimed`; every other answer settles the call without a
    * write: replay, status query, OUTCOME_UNKNOWN, IDEMPOTENCY_CONFLICT, or TIMEOUT_BEFORE_EXECUTE
@@ -990,7 +1006,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     switch (claim.kind) {
       case 'conflict':
-        return settled(refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT'));
+        return settled(refuseConflict(turn, state, key));
       case 'in_progress':
         // Another host holds the key right now: from here the write may or may not happen.
         state.notes.push('in_progress_elsewhere');
@@ -1130,7 +1146,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /**
    * Answers the call from the attempt of `request_sha256` under `key` with that key's claim:
    * `completed` replays, `outcome_unknown` queries status, `in_progress` is OUTCOME_UNKNOWN,
-   * `conflict` is IDEMPOTENCY_CONFLICT, a failed claim TIMEOUT_BEFORE_EXECUTE. When the claim
+   * `conflict` is IDEMPOTENCY_CONFLICT (STATUS_CONFLICT under an intent key: `refuseConflict`), a failed claim TIMEOUT_BEFORE_EXECUTE. When the claim
    * succeeded, nothing ran under the key and the claim is given back at once: `free` (note
    * `earlier_attempt_free`), or `held` when the store did not confirm the release (note
    * `release_failed`: the key stays held until the claim's lease runs out).
@@ -1156,7 +1172,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * For a call without a live approval: answers from the attempt under `key` as `view` shows it,
    * without a claim wherever the store's state machine allows (a `completed` record replays, an
    * `unknown` one queries status, a `started` one with a live lease is OUTCOME_UNKNOWN, another
-   * request's is IDEMPOTENCY_CONFLICT). Only a `started` record whose lease ran out (or one outside
+   * request's is IDEMPOTENCY_CONFLICT, or STATUS_CONFLICT under an intent key). Only a `started` record whose lease ran out (or one outside
    * the store's contract) is claimed, as the store requires to turn it `unknown`. `null` when
    * nothing ran under the key. If that claim comes back `claimed` (the write gave the key back
    * since it was read), it is released at once; when the store does not confirm the release, the
@@ -1179,7 +1195,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (abort.aborted) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     switch (view.kind) {
       case 'conflict':
-        return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
+        return refuseConflict(turn, state, key);
       case 'completed':
         return replayStored(turn, state, tool, invocation, view.result);
       case 'unknown':
@@ -1256,7 +1272,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     state.context.idempotency_key = null;
     // Not under this request but under other contract revisions: no approval is asked for a write
-    // whose earlier attempt may have run (IDEMPOTENCY_CONFLICT, human review).
+    // whose earlier attempt may have run (STATUS_CONFLICT, human review).
     const conflict = await findIntentConflict(state, request_sha256, null, false, false);
     if (conflict !== null) return refuse(turn, state, 'idempotency', conflict);
     // After an eligibility refusal, when no approval the host presents names the write this call
@@ -1315,7 +1331,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * IDEMPOTENCY_CONFLICT (note `unresolved_attempt_other_revisions`, or
+   * STATUS_CONFLICT (the earlier attempt may have run: outcome unknown, human review; note
+   * `unresolved_attempt_other_revisions`, or
    * `unresolved_attempt_other_key` for one of the same request) when the store lists an unresolved
    * attempt of the call's intent under a key other than `ownKey` and for another request digest,
    * or for any request when `anyRequest` (an intent key's write: the request-based lookup does not
@@ -1334,7 +1351,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     ownKey: string | null,
     anyRequest: boolean,
     write: boolean,
-  ): Promise<'IDEMPOTENCY_CONFLICT' | 'OUTCOME_UNKNOWN' | 'TIMEOUT_BEFORE_EXECUTE' | null> {
+  ): Promise<'STATUS_CONFLICT' | 'OUTCOME_UNKNOWN' | 'TIMEOUT_BEFORE_EXECUTE' | null> {
     const intent_sha256 = state.intentSha256;
     const findUnresolved = idempotencyStore.findUnresolved;
     if (intent_sha256 === null || typeof findUnresolved !== 'function') return null;
@@ -1353,7 +1370,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const other = others.find((attempt) => !attempt.live) ?? others[0];
       if (other !== undefined) {
         state.notes.push(other.request_sha256 === request_sha256 ? 'unresolved_attempt_other_key' : 'unresolved_attempt_other_revisions');
-        if (!other.live) return 'IDEMPOTENCY_CONFLICT';
+        if (!other.live) return 'STATUS_CONFLICT';
         // Running or about to start (a rolling deploy, say): in progress elsewhere, as a claim of
         // its key would answer; a retry after it finished meets its outcome.
         state.notes.push('in_progress_elsewhere');
@@ -1371,7 +1388,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * Before a write under an intent key (`ownKey`, claimed; a tool without approval): the same
    * intent completed under another key, an approval's from before the tool's approval mode changed
    * from `'required'` to `'none'`. Its call ended there, whatever its result, so this write does
-   * not run: IDEMPOTENCY_CONFLICT (note `completed_attempt_other_key`; a person decides, as for an
+   * not run: STATUS_CONFLICT (outcome unknown: the completed call may have written or refused;
+   * note `completed_attempt_other_key`; a person decides, as for an
    * intent completed under other contract revisions). Asked after the unresolved lookup, so that
    * an attempt completing between the two is found by one of them. `null` when there is none, and
    * when the store has no `findCompleted`. A lookup that fails (note `completed_lookup_failed`) or
@@ -1382,7 +1400,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function findCompletedElsewhere(
     state: CallState,
     ownKey: string,
-  ): Promise<'IDEMPOTENCY_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | 'input_rejected' | null> {
+  ): Promise<'STATUS_CONFLICT' | 'TIMEOUT_BEFORE_EXECUTE' | 'input_rejected' | null> {
     const found = await lookUpCompleted(state, (listed, intent_sha256) => readCompletedAttempts(listed, intent_sha256, ownKey));
     if (found === null) return null;
     switch (found.kind) {
@@ -1394,7 +1412,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       case 'found':
         if (found.elsewhere) {
           state.notes.push('completed_attempt_other_key');
-          return 'IDEMPOTENCY_CONFLICT';
+          return 'STATUS_CONFLICT';
         }
         if (!found.more) return null;
         state.notes.push('completed_attempts_beyond_lookup');

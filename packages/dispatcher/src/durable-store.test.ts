@@ -129,7 +129,7 @@ describe('on the SQLite store', () => {
       tools: (tools) => tools.map((tool) => (tool.name === 'create_refund_draft' ? { ...tool, approval: 'none' as const } : tool)),
     });
     const retried = (await host.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal: CEDAR_DRAFTER })).results[0];
-    expect(retried?.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(retried?.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
     expect(host.calls['create_refund_draft']).toBe(0);
     stores.close();
   });

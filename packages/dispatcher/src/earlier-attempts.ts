@@ -79,7 +79,7 @@ export function readEarlierAttempts(found: unknown, request_sha256: Sha256Hex, o
 export type AttemptView =
   /** No record, `released`, or `claimed` (nothing has run under a claim yet). */
   | { readonly kind: 'not_run' }
-  /** A write started under the key for another request digest: IDEMPOTENCY_CONFLICT, as a claim answers. */
+  /** A write started under the key for another request digest: IDEMPOTENCY_CONFLICT (STATUS_CONFLICT under an intent key), as a claim answers. */
   | { readonly kind: 'conflict' }
   /** `completed`: `result` is replayed after every check of `readStoredResult` (a `completed` record never changes). */
   | { readonly kind: 'completed'; readonly result: StoredResult }

@@ -107,14 +107,18 @@ describe('a completed write retried after a deploy that bumped a revision the re
 });
 
 describe('an unresolved write of the same intent under other contract revisions', () => {
-  it('the review: a new approval after the deploy does not write again (IDEMPOTENCY_CONFLICT, human review)', async () => {
+  it('the review: a new approval after the deploy does not write again (STATUS_CONFLICT: outcome unknown, human review)', async () => {
     const { before, digest } = await unresolvedBeforeDeploy();
     const after = afterDeploy(before);
 
     // The preview asks for no approval of a write whose earlier attempt may have run.
     const asked = await preview(after);
-    expect(asked.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
-    expect(asked.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG.IDEMPOTENCY_CONFLICT.recovery);
+    // Not IDEMPOTENCY_CONFLICT: its "failed, not started" would tell the model the earlier write,
+    // whose outcome nobody knows, did not happen (the second review).
+    expect(asked.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    expect(asked.sealed.model_result.error?.recovery).toBe('human_review');
+    expect(asked.sealed.model_result.status).toBe('unknown');
+    expect(asked.sealed.model_result.execution.outcome).toBe('unknown');
     expect(asked.approval_request).toBeNull();
     expect(await notesOf(before, asked)).toEqual(['unresolved_attempt_other_revisions']);
 
@@ -124,7 +128,7 @@ describe('an unresolved write of the same intent under other contract revisions'
     const approved = only(
       await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, newDigest, 'appr-v2')] }),
     );
-    expect(approved.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(approved.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
     expect(await notesOf(before, approved)).toEqual(['unresolved_attempt_other_revisions']);
     expect(after.calls['create_refund_draft']).toBe(0);
     // The new key was given back (nothing ran under it); the earlier record is as it was.
@@ -283,12 +287,13 @@ function withCompletedLookup(before: TestHost, answer: () => Promise<unknown[]> 
 }
 
 describe("a write tool switched from approval 'required' to 'none' (review finding: its completed intent ran again)", () => {
-  it('the same intent, completed under an approval, does not write again under its intent key (IDEMPOTENCY_CONFLICT, key given back)', async () => {
+  it('the same intent, completed under an approval, does not write again under its intent key (STATUS_CONFLICT, key given back)', async () => {
     const before = await completedUnderApproval();
     const after = switchedToNoApproval(before);
     const retried = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
-    expect(retried.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
-    expect(retried.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG.IDEMPOTENCY_CONFLICT.recovery);
+    expect(retried.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    expect(retried.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG.STATUS_CONFLICT.recovery);
+    expect(retried.sealed.model_result.execution.outcome).toBe('unknown');
     expect(await notesOf(before, retried)).toEqual(['completed_attempt_other_key']);
     // The downstream service saw one write; the intent key was given back, nothing ran under it.
     expect([before.drafts.size, after.drafts.size]).toEqual([1, 0]);
@@ -298,7 +303,7 @@ describe("a write tool switched from approval 'required' to 'none' (review findi
     expect((await before.stores.idempotencyStore.get(intentKey))?.state).toBe('released');
     // And again: the same answer, still one write.
     const again = only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
-    expect(again.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(again.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
     expect(after.drafts.size).toBe(0);
   });
 
@@ -361,7 +366,7 @@ describe("a write tool switched from approval 'required' to 'none' (review findi
     for (const key of ['bad\u0000key', 7, undefined]) {
       const odd = withCompletedLookup(before, () => [{ key, state: 'completed', intent_sha256: intent }]);
       const retried = only(await odd.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], context));
-      expect(retried.sealed.model_result.error?.code, String(key)).toBe('IDEMPOTENCY_CONFLICT');
+      expect(retried.sealed.model_result.error?.code, String(key)).toBe('STATUS_CONFLICT');
       expect(odd.drafts.size).toBe(0);
     }
   });

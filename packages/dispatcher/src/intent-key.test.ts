@@ -81,15 +81,18 @@ describe('the idempotency key of a write without approval', () => {
     expect(writes[0]).not.toBe(`intent-${unkeyed}`);
   });
 
-  it('the review: a deploy that bumps the output revision does not run the same intent again (IDEMPOTENCY_CONFLICT)', async () => {
-    const { deploy, writes, intentKey } = deployments();
+  it('the review: a deploy that bumps the output revision does not run the same intent again (STATUS_CONFLICT: it ran, outcome unknown to this request)', async () => {
+    const { deploy, writes, intentKey, stores } = deployments();
     const first = deploy({});
     expect((await refund(first)).sealed.model_result.execution.delivery).toBe('fresh');
     expect((await refund(first)).sealed.model_result.execution.delivery).toBe('local_replay');
     for (const revisions of [{ output_revision: 'refund-draft-output-v9' }, { input_revision: 'in-v9' }, { effect_revision: 'eff-v9' }]) {
       const bumped = await refund(deploy(revisions));
       expect(bumped.gate, JSON.stringify(revisions)).toBe('idempotency');
-      expect(bumped.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+      expect(bumped.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+      expect(bumped.sealed.model_result.execution.outcome).toBe('unknown');
+      const entry = (await stores.auditLog.query({ kind: 'sealed_call', call_id: bumped.call_id }, { limit: 1 })).entries[0];
+      expect(entry?.body['notes']).toEqual(['same_intent_other_request']);
       expect(bumped.sealed.protected_audit.downstream.idempotency_key).toBe(intentKey(CEDAR_DRAFTER, BASELINE_REFUND));
     }
     expect(writes).toHaveLength(1);
