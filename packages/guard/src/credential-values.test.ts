@@ -786,3 +786,48 @@ describe('findCredentialValue: forms the tool-output review found missed', () =>
     expect(hits).toBeGreaterThan(1_000);
   });
 });
+
+// Spec 000 names cookies among the credentials rejected recursively: a `Cookie` or `Set-Cookie`
+// header quoted in free text (an HTTP dump, a support ticket) carries a session.
+const SESSION = 'q9Zr7Kp2Lm4Nx8Vb3Hd';
+const COOKIE_HEADERS = [
+  `Cookie: sessionid=${SESSION}`,
+  `cookie:sessionid=${SESSION}; theme=dark`,
+  `Set-Cookie: __Host-sid=${SESSION}; Path=/; Secure; HttpOnly`,
+  `SET-COOKIE:  connect.sid=s%3A${SESSION}.abc`,
+  `headers = {"Cookie": "sid=${SESSION}"}`,
+  `headers = {'cookie': 'sid=${SESSION}'}`,
+  `{\\"Cookie\\": \\"sid=${SESSION}\\"}`,
+  `GET / HTTP/1.1\r\nHost: example.com\r\nCookie: JSESSIONID=${SESSION.toUpperCase()}\r\n`,
+];
+const NOT_COOKIE_HEADERS = [
+  'Set-Cookie: theme=dark; Path=/',
+  'Send the Cookie: header with every request.',
+  'fortune cookie: you will travel far',
+  'Cookie: sid=<your-session-id>',
+  'Cookie: sid=xxxxxxxxxxxxxxxxxxxxxxxx',
+  'Cookie: sid=abcdefghijklmnopqrstuvwxyz',
+  `SetCookie: sid=${SESSION}`,
+  `cookies: sid=${SESSION}`,
+];
+
+describe('findCredentialValue: Cookie and Set-Cookie headers in text', () => {
+  it.each(COOKIE_HEADERS)('finds a session cookie in %j, and the pre-check keeps it', (text) => {
+    expect(findCredentialValue(text)).toBe('cookie_header');
+    expect(mayHoldCredentialValue(JSON.stringify({ note: text }))).toBe(true);
+  });
+
+  it.each(NOT_COOKIE_HEADERS)('finds nothing in %j', (text) => {
+    expect(findCredentialValue(text)).toBeNull();
+  });
+
+  // The test timeout is the hang guard; nothing here is timed.
+  it('stays linear on megabytes of repeated cookie headers and long values without a digit', () => {
+    const mb = 1 << 20;
+    const repeat = (unit: string) => unit.repeat(Math.ceil(mb / unit.length));
+    for (const text of [repeat('cookie:a='), repeat('Cookie: '), `Cookie: a=${'b'.repeat(mb)}`, repeat('cookie:a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a='), `Set-Cookie: ${'a'.repeat(mb)}=1`]) {
+      expect(findCredentialValue(text), text.slice(0, 24)).toBeNull();
+    }
+    expect(findCredentialValue(`${repeat('Cookie: a=b; ')}Cookie: sid=${SESSION}`)).toBe('cookie_header');
+  });
+});

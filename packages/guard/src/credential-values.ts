@@ -2,7 +2,8 @@
  * Credentials recognised by their form alone, inside any string: the values the sensitive-key scan
  * cannot see because they sit under an ordinary key (`"note": "use key AKIA..."`, a knowledge-base
  * article quoting a private key). Forms an issuer fixed (a distinctive prefix or header and enough
- * random characters after it), an HTTP `Bearer`/`Basic`/`Token`/`Bot` credential, a URL with a
+ * random characters after it), an HTTP `Bearer`/`Basic`/`Token`/`Bot` credential, a session in a
+ * `Cookie` or `Set-Cookie` header, a URL with a
  * password in it and a connection string with a key or password in it: shapes business text does
  * not take, so a match is a leak, not a guess. Generic high-entropy strings (hex digests, UUIDs,
  * order numbers) are never flagged. Text is matched as it is, without Unicode normalization: a
@@ -26,6 +27,7 @@ export type CredentialValueKind =
   | 'pypi_token'
   | 'sendgrid_api_key'
   | 'authorization_header'
+  | 'cookie_header'
   | 'connection_string'
   | 'url_credentials';
 
@@ -76,6 +78,19 @@ const AUTHORIZATION_SCHEME_ANCHOR =
 const AUTHORIZATION_SCHEME =
   /(?<![A-Za-z0-9_])[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn](?:\\?["'])? {0,4}: {0,4}(?:\\?["'])?(?:[Tt][Oo][Kk][Ee][Nn]|[Bb][Oo][Tt])[ \t\u00a0]+(?=[A-Za-z._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{20}/;
 
+// A `Cookie` or `Set-Cookie` header (RFC 6265) and its first cookie, whose value is what a
+// session is (`Cookie: sessionid=...`, `Set-Cookie: __Host-sid=...; Path=/`): the header name in
+// any case, possibly quoted as a header map writes it (`{"Cookie": "sid=..."}`, a quote escaped
+// once more inside JSON text), a colon, a cookie name of token characters, `=`, and a value of 16
+// characters or more of the cookie and percent-encoding characters with a digit among them. Prose
+// naming the header (`the Cookie: header`, `cookie: oatmeal`), short values (`theme=dark`) and
+// placeholders (`sid=<session-id>`, `sid=xxxxxxxxxxxxxxxxxxxx`) are not found. Spec 000 lists
+// cookies among the credentials rejected recursively. The value's class holds no colon, so the
+// digit lookahead of one header never runs into the next (`cookie:a=cookie:a=...` stays linear).
+const COOKIE_ANCHOR = '[Cc][Oo][Oo][Kk][Ii][Ee](?:\\\\{0,3}["\'])? {0,4}:';
+const COOKIE_HEADER =
+  /(?<![A-Za-z0-9_])[Cc][Oo][Oo][Kk][Ii][Ee](?:\\?["'])? {0,4}: {0,4}(?:\\?["'])?[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?=[A-Za-z0-9%._~+/=-]*[0-9])[A-Za-z0-9%._~+/=-]{16}/;
+
 // Every open-ended run is written as its minimum and then `*` (`[...]{20}[...]*`), or cut at its
 // minimum where nothing follows it (`[...]{20}`): V8 keeps a backtrack entry per character of a
 // counted run (`{20,}`) and throws `RangeError` from about 5.3 million of them, where a starred
@@ -84,6 +99,11 @@ const AUTHORIZATION_SCHEME =
 // form free to start at each character of a long run rescans the rest of the run from each one
 // (quadratic; a 64 K run of letters after a `://` measured 4 s). Each form comes with its anchor:
 // a literal (or a fixed-length run of a class) that every match of the form contains.
+// A form whose kind is the last resort: `cookie_header`, whose value is often itself a form with
+// a kind of its own (an Auth.js session cookie is a `jwt`). A text where it matches is reported so
+// only when no other form matches anywhere in it.
+const LAST_RESORT: CredentialValueKind = 'cookie_header';
+
 const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: string) => boolean)])[] = [
   // PEM and OpenSSH private keys, PGP private key blocks (`-----BEGIN RSA PRIVATE KEY-----`, ...).
   ['private_key', '-----BEGIN ', PRIVATE_KEY],
@@ -143,6 +163,7 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: s
   ['sendgrid_api_key', 'SG\\.[A-Za-z0-9_-]{22}\\.', /(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/],
   ['authorization_header', BEARER_ANCHOR, BEARER],
   ['authorization_header', AUTHORIZATION_SCHEME_ANCHOR, AUTHORIZATION_SCHEME],
+  ['cookie_header', COOKIE_ANCHOR, COOKIE_HEADER],
   // An Azure Storage account key or a Service Bus, Event Hubs or IoT Hub shared access key in its
   // connection string: `AccountKey=` or `SharedAccessKey=` and 40 base64 characters or more (the
   // keys are 88 and 44); a placeholder (`AccountKey=<key>`) is not found.
@@ -437,7 +458,8 @@ const ANCHOR_GROUPS = new RegExp(ANCHOR_SOURCES.map((source) => `(${source})`).j
 if (ANCHOR_SOURCES.length > 32) throw new Error('credential-values: more than 32 anchors');
 
 /**
- * The kind of a credential form found in `text` (the first anchor's that matches), or `null` when
+ * The kind of a credential form found in `text` (the first anchor's that matches; `cookie_header`
+ * only when no other form matches), or `null` when
  * there is none. Never throws: a form whose check throws (none does on strings up to the guard's
  * 16 Mi limits: every run is starred, never counted, so V8 keeps no backtrack entry per character)
  * is taken as found, the conservative reading of a string that could not be judged, so a caller
@@ -445,6 +467,7 @@ if (ANCHOR_SOURCES.length > 32) throw new Error('credential-values: more than 32
  */
 export function findCredentialValue(text: string): CredentialValueKind | null {
   let tested = 0; // one bit per anchor already followed
+  let lastResort: CredentialValueKind | null = null;
   ANCHOR_GROUPS.lastIndex = 0;
   for (let match = ANCHOR_GROUPS.exec(text); match !== null; match = ANCHOR_GROUPS.exec(text)) {
     let group = 1;
@@ -460,13 +483,16 @@ export function findCredentialValue(text: string): CredentialValueKind | null {
         if (isBasicCredential(text)) return 'authorization_header';
       } else {
         const decide = form[2];
-        if (typeof decide === 'function' ? decide(text) : decide.test(text)) return form[0];
+        if (typeof decide === 'function' ? decide(text) : decide.test(text)) {
+          if (form[0] !== LAST_RESORT) return form[0];
+          lastResort = form[0];
+        }
       }
     } catch {
       return form === undefined ? 'authorization_header' : form[0];
     }
   }
-  return null;
+  return lastResort;
 }
 
 /**

@@ -42,6 +42,7 @@ describe('sealResult refuses a credential in a string of data, whatever key hold
     ['a JWT in a snippet', (hits) => void ((hits[1] as Hit).snippet = `Session ${JWT}`), '/data/hits/1/snippet'],
     ['a private key in a snippet', (hits) => void ((hits[1] as Hit).snippet = PRIVATE_KEY), '/data/hits/1/snippet'],
     ['a connection string in a snippet', (hits) => void ((hits[0] as Hit).snippet = `Connect with ${CONNECTION}.`), '/data/hits/0/snippet'],
+    ['a session cookie in a quoted request', (hits) => void ((hits[1] as Hit).snippet = 'Replay with Cookie: sessionid=q9Zr7Kp2Lm4Nx8Vb3Hd to reproduce.'), '/data/hits/1/snippet'],
   ];
   it.each(cases)('%s', (_name, mutate, path) => {
     const output = sealResult(sealInput(mutate));
