@@ -14,23 +14,10 @@ import {
 } from '../scripts/schema-generator.mjs';
 import { SCHEMA_NAMES } from './constants.js';
 
-// The keys JsonObject rules out: the names of Object.prototype (the guard's FORBIDDEN_KEYS, which
-// its tests compare with the generated schemas).
-const RULED_OUT_KEY_NAMES = [
-  '__proto__',
-  'constructor',
-  'prototype',
-  'toString',
-  'toLocaleString',
-  'valueOf',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  '__defineGetter__',
-  '__defineSetter__',
-  '__lookupGetter__',
-  '__lookupSetter__',
-];
+// The keys JsonObject rules out: the names of Object.prototype (`__proto__`, `constructor`,
+// `toString`, `valueOf`...: the guard's FORBIDDEN_KEYS, which its tests compare with the generated
+// schemas), and `prototype`.
+const RULED_OUT_KEY_NAMES = [...Object.getOwnPropertyNames(Object.prototype), 'prototype'];
 
 // ajv-formats is CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule.default;
