@@ -314,6 +314,18 @@ describe('openSqliteStores checks every table, index and trigger of the schema a
     expectRefusedUnchanged(copying, [/trigger copy_appends on table audit_log is not one this store creates/]);
   });
 
+  it("the review: refuses such a trigger whatever case the statement wrote the table's name in (SQLite folds it, sqlite_master keeps it)", async () => {
+    for (const [table, trigger] of [
+      ['AUDIT_LOG', 'CREATE TRIGGER drop_starts BEFORE INSERT ON AUDIT_LOG WHEN NEW.kind = \'write_started\' BEGIN SELECT RAISE(IGNORE); END'],
+      ['Audit_Head', 'CREATE TRIGGER keep_head BEFORE UPDATE ON "Audit_Head" BEGIN SELECT RAISE(IGNORE); END'],
+      ['IDEMPOTENCY_TOKEN_FLOOR', 'CREATE TRIGGER keep_floor BEFORE UPDATE ON main.IDEMPOTENCY_TOKEN_FLOOR BEGIN SELECT RAISE(IGNORE); END'],
+    ] as const) {
+      const path = await storeFile();
+      editFile(path, (database) => database.exec(trigger));
+      expectRefusedUnchanged(path, [new RegExp(`trigger \\w+ on table ${table} is not one this store creates`)]);
+    }
+  });
+
   it('the review: tells a trigger from a table of the same name (SQLite keeps them apart)', async () => {
     const path = await storeFile();
     editFile(path, (database) =>

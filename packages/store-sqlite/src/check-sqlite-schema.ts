@@ -99,9 +99,11 @@ export function checkSqliteSchema(database: Database, path: string): number {
   }
   // A trigger of someone else's on one of the store's tables can undo what its statements and
   // triggers do (a BEFORE UPDATE ... RAISE(IGNORE) on the token floor stops purges raising it).
-  const tables = new Set([...expected.values()].filter((object) => object.type === 'table').map((object) => object.name));
+  // Compared as SQLite compares names, ASCII letters in either case: `sqlite_master.tbl_name` keeps
+  // the name as the statement wrote it, and a trigger `ON AUDIT_LOG` fires on `audit_log`.
+  const tables = new Set([...expected.values()].filter((object) => object.type === 'table').map((object) => asciiLowerCase(object.name)));
   for (const [key, object] of objects) {
-    if (object.type === 'trigger' && tables.has(object.tbl_name) && !expected.has(key)) {
+    if (object.type === 'trigger' && tables.has(asciiLowerCase(object.tbl_name)) && !expected.has(key)) {
       problems.push(`trigger ${object.name} on table ${object.tbl_name} is not one this store creates (drop it)`);
     }
   }
@@ -123,6 +125,11 @@ function readStoredSchema(database: Database): StoredSchema {
   if (table === undefined || ours === undefined || !sameObject(table, ours)) return { objects, version: undefined };
   const row = database.prepare<[], { version: number | null }>('SELECT max(version) AS version FROM schema_version').get();
   return { objects, version: row?.version ?? 0 };
+}
+
+/** `name` with its ASCII capitals in lower case, and nothing else changed: how SQLite folds names. */
+function asciiLowerCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
 }
 
 /** How objects are told apart: by type and name (a trigger may share a table's name). */
