@@ -110,7 +110,11 @@ export type ClaimOutcome =
    * OUTCOME_UNKNOWN with recovery `query_status`; NEVER run the handler again.
    */
   | { kind: 'outcome_unknown'; recovery: 'query_status' }
-  /** The key is held by a different request digest: IDEMPOTENCY_CONFLICT (human review). */
+  /**
+   * The key is held by a different request digest: IDEMPOTENCY_CONFLICT (human review), or, under
+   * a dispatcher's intent key, where the record is the same intent's under other contract
+   * revisions, STATUS_CONFLICT (outcome unknown, human review).
+   */
   | { kind: 'conflict' };
 
 /** Why a fenced write was refused. */

@@ -148,7 +148,7 @@ function approvalIdentifier(where: string, field: 'idempotency_key' | 'approved_
 /**
  * Keys starting with `intent-` are the dispatcher's own, for writes without approval
  * (`intent-<digest>`, a digest anyone can compute from the call): an approval key there could
- * claim another principal's intent first and hold its write as IDEMPOTENCY_CONFLICT.
+ * claim another principal's intent first and hold its write as a conflict.
  */
 function approvalKey(where: string, value: unknown): string {
   const key = approvalIdentifier(where, 'idempotency_key', value);

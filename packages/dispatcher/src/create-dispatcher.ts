@@ -421,7 +421,8 @@ function checkCalls(calls: unknown): readonly ToolCall[] {
  * checks and the proposal gate (NOT_FOUND, RULE_REJECTED, FACTS_UNAVAILABLE, STATE_CHANGED) →
  * writes: approval bound to `request_sha256` (APPROVAL_REQUIRED with a preview, APPROVAL_INVALID;
  * without a live one, an earlier attempt of the request is answered from, never written again)
- * → idempotency claim (replay, IDEMPOTENCY_CONFLICT, OUTCOME_UNKNOWN; a record whose outcome is
+ * → idempotency claim (replay, IDEMPOTENCY_CONFLICT or, under an intent key, STATUS_CONFLICT,
+ * OUTCOME_UNKNOWN; a record whose outcome is
  * unknown goes to the status query instead: receipt_reconciled, STATUS_CONFLICT, OUTCOME_UNKNOWN;
  * an unresolved attempt of the request under another key answers instead) → proposal
  * recheck → deadline (TIMEOUT_BEFORE_EXECUTE) → handler under the deadline (OUTCOME_UNKNOWN for a
@@ -971,8 +972,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /**
    * Claims `state.context.idempotency_key` for `request_sha256`. The key is this call's to run
    * under only when the store answers `claimed`; every other answer settles the call without a
-   * write: replay, status query, OUTCOME_UNKNOWN, IDEMPOTENCY_CONFLICT, or TIMEOUT_BEFORE_EXECUTE
-   * when the claim itself failed.
+   * write: replay, status query, OUTCOME_UNKNOWN, IDEMPOTENCY_CONFLICT (STATUS_CONFLICT under an
+   * intent key: `refuseConflict`), or TIMEOUT_BEFORE_EXECUTE when the claim itself failed.
    */
   async function claimKey(
     turn: Turn,
@@ -1244,9 +1245,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (read.kind === 'answered') return read.answer;
       // After a refusal, a store that cannot be read ends the lookup: the refusal is answered.
       if (read.kind === 'failed') return null;
-      // After a refusal, another request's record under the key (a host's approval keys collide)
-      // is nobody's attempt of this request: the refusal is answered, not IDEMPOTENCY_CONFLICT.
-      const view = afterRefusal && read.view.kind === 'conflict' ? NOT_RUN : read.view;
+      // After a refusal, another request's record under an approval's key (a host's approval keys
+      // collide) is nobody's attempt of this request: the refusal is answered, not
+      // IDEMPOTENCY_CONFLICT. Under an intent key it is the same intent's, under other contract
+      // revisions, which may have run: STATUS_CONFLICT, as without the refusal (`refuseConflict`).
+      const view = afterRefusal && read.view.kind === 'conflict' && !key.startsWith(INTENT_KEY_PREFIX) ? NOT_RUN : read.view;
       const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, key, view);
       if (answer !== null) return answer;
     }

@@ -22,6 +22,8 @@ function deployments() {
   const writes: string[] = [];
   /** While true, the handler refuses with FACTS_UNAVAILABLE, a declared "nothing was executed". */
   const hold = { on: false };
+  /** While true, the trusted check refuses (the order's eligibility, used up by the first write). */
+  const eligibility = { used: false };
   const specs = loadToolSpecs();
   const deploy = (revisions: Partial<ToolSpec['contract']>): Dispatcher => {
     const refund: ToolSpec = { ...specs.createRefundDraft, contract: { ...specs.createRefundDraft.contract, ...revisions } };
@@ -36,6 +38,8 @@ function deployments() {
         {
           name: 'create_refund_draft',
           approval: 'none',
+          earlierAttemptAfterRefusal: true,
+          check: () => (eligibility.used ? { ok: false, code: 'STATE_CHANGED' } : { ok: true }),
           handler: ({ arguments: args, idempotency_key }) => {
             if (hold.on) return { kind: 'error', code: 'FACTS_UNAVAILABLE' };
             writes.push(idempotency_key ?? '');
@@ -58,7 +62,7 @@ function deployments() {
       tool_name: 'create_refund_draft',
       arguments: args,
     })}`;
-  return { deploy, writes, stores, intentKey, hold };
+  return { deploy, writes, stores, intentKey, hold, eligibility };
 }
 
 const refund = (dispatcher: Dispatcher, args: JsonObject = BASELINE_REFUND, principal: PrincipalContext = CEDAR_DRAFTER) =>
@@ -95,6 +99,20 @@ describe('the idempotency key of a write without approval', () => {
       expect(entry?.body['notes']).toEqual(['same_intent_other_request']);
       expect(bumped.sealed.protected_audit.downstream.idempotency_key).toBe(intentKey(CEDAR_DRAFTER, BASELINE_REFUND));
     }
+    expect(writes).toHaveLength(1);
+  });
+
+  it('the fresh review: after the trusted check refuses, the same intent written under other revisions is STATUS_CONFLICT, not the refusal', async () => {
+    const { deploy, writes, eligibility, stores } = deployments();
+    expect((await refund(deploy({}))).sealed.model_result.execution.delivery).toBe('fresh');
+    // The write used the order's eligibility up: the check refuses every later call.
+    eligibility.used = true;
+    const bumped = await refund(deploy({ output_revision: 'refund-draft-output-v9' }));
+    // Not STATE_CHANGED (failed, not started): the write this call stands for did happen.
+    expect(bumped.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    expect(bumped.sealed.model_result.execution.outcome).toBe('unknown');
+    const entry = (await stores.auditLog.query({ kind: 'sealed_call', call_id: bumped.call_id }, { limit: 2 })).entries;
+    expect(entry.at(-1)?.body['notes']).toContain('same_intent_other_request');
     expect(writes).toHaveLength(1);
   });
 
