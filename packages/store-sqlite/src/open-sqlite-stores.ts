@@ -249,10 +249,13 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     checkWritable(database, path);
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
-    database.close();
     // SQLite finds some files it cannot open for writing only when it first reads or writes them
-    // (a WAL file in a directory this process may not write: SQLITE_READONLY_DIRECTORY).
-    throw sqliteOpenRefusal(error, path) ?? error;
+    // (a WAL file in a directory this process may not write: SQLITE_READONLY_DIRECTORY). Decided
+    // before the connection is closed: closing frees descriptors, and a process that had none
+    // left would then pass the descriptor probe and read as a problem with `path`.
+    const refusal = sqliteOpenRefusal(error, path);
+    database.close();
+    throw refusal ?? error;
   }
 
   // ------------------------------------------------------------------ idempotency records
