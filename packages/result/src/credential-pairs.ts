@@ -233,6 +233,8 @@ const COMMON_FIELDS: ReadonlySet<string> = new Set([
   'x-request-id',
 ]);
 
+const MAX_COMMON_FIELD_LENGTH = Math.max(...[...COMMON_FIELDS].map((field) => field.length));
+
 /** Whether `name` can be the name of a flat field list (`isFlatFieldList`): an HTTP field name or pseudo-header. */
 export function isFieldName(name: string): boolean {
   return FIELD_NAME.test(name);
@@ -240,7 +242,7 @@ export function isFieldName(name: string): boolean {
 
 /** Whether `name` (a field name) is one nearly every HTTP message carries, none a credential (`Host`, `Content-Type`, `:path`). */
 export function isCommonField(name: string): boolean {
-  return COMMON_FIELDS.has(name.toLowerCase());
+  return name.length <= MAX_COMMON_FIELD_LENGTH && (COMMON_FIELDS.has(name) || COMMON_FIELDS.has(name.toLowerCase()));
 }
 
 /**
@@ -287,10 +289,14 @@ function holdsCredentialPair(tool: RegisteredTool, container: JsonObject | reado
       const [name, value] = item as readonly JsonValue[];
       if (typeof name === 'string' && typeof value === 'string' && pairValueLooksLikeSecret(value) && namesCredential(tool, name)) return true;
     }
-    if (!isFlatFieldList(items)) return false;
+    if (items.length < MIN_FLAT_FIELD_ITEMS || items.length % 2 !== 0) return false;
+    // The values first (most arrays hold none that looks like a secret), the list's shape last.
     for (let index = 0; index < items.length; index += 2) {
-      const value = items[index + 1] as string;
-      if (pairValueLooksLikeSecret(value) && namesCredential(tool, items[index] as string)) return true;
+      const name = items[index];
+      const value = items[index + 1];
+      if (typeof name === 'string' && typeof value === 'string' && pairValueLooksLikeSecret(value) && namesCredential(tool, name)) {
+        return isFlatFieldList(items);
+      }
     }
     return false;
   }

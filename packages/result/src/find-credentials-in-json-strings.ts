@@ -155,9 +155,8 @@ const NAMED = 1;
 const SECRET = 2;
 // What an open array has shown of a flat list of names and values.
 const FIELD_NAMES = 1;
-const NAMED_FIELD = 2;
-const FIELD_SECRET = 4;
-const COMMON_FIELD = 8;
+const FIELD_SECRET = 2;
+const COMMON_FIELD = 4;
 
 function isArrayKind(container: number | undefined): boolean {
   return container === IN_ARRAY || container === IN_CREDENTIAL_ARRAY;
@@ -197,10 +196,12 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
   const items: number[] = [];
   // For each open array, what it has shown as a flat list of names and values (Node's
   // `rawHeaders`, `isFlatFieldList`): FIELD_NAMES while every item at an even index read so far is
-  // a field name, NAMED_FIELD after one naming a credential, FIELD_SECRET once the value after such
-  // a name looks like a secret, COMMON_FIELD once one is a field nearly every message carries; and
-  // how many of its items are strings (all of them, at its end).
+  // a field name, FIELD_SECRET once a value looks like a secret after a name naming a credential
+  // (the value is looked at first: most hold no secret), COMMON_FIELD once a name is a field
+  // nearly every message carries; the name read last at an even index (until the value after it);
+  // and how many of its items are strings (all of them, at its end).
   const flat: number[] = [];
+  const fieldNames: (string | null)[] = [];
   const strings: number[] = [];
   const show = (level: number, seen: number): boolean => {
     const shown = (pairs[level] as number) | seen;
@@ -265,11 +266,19 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
         }
         strings[top] = (strings[top] as number) + 1;
         const shown = flat[top] as number;
-        if (item % 2 === 0) {
-          const named = !isFieldName(value) ? 0 : namesCredential(tool, value) ? shown | NAMED_FIELD : shown & ~NAMED_FIELD;
-          flat[top] = named !== 0 && isCommonField(value) ? named | COMMON_FIELD : named;
-        } else if ((shown & (FIELD_NAMES | NAMED_FIELD)) === (FIELD_NAMES | NAMED_FIELD) && pairValueLooksLikeSecret(value)) {
-          flat[top] = shown | FIELD_SECRET;
+        if ((shown & FIELD_NAMES) === 0) {
+          // No flat field list: nothing more to look at.
+        } else if (item % 2 === 0) {
+          // Each test once per list: a common field seen, or a secret found, is not looked for again.
+          if (!isFieldName(value)) flat[top] = 0;
+          else {
+            if ((shown & COMMON_FIELD) === 0 && isCommonField(value)) flat[top] = shown | COMMON_FIELD;
+            fieldNames[top] = (shown & FIELD_SECRET) === 0 ? value : null;
+          }
+        } else {
+          const name = fieldNames[top] as string | null;
+          fieldNames[top] = null;
+          if (name !== null && pairValueLooksLikeSecret(value) && namesCredential(tool, name)) flat[top] = shown | FIELD_SECRET;
         }
       }
       // Every object whose value member holds this string, at any depth, holds a secret: the
@@ -285,6 +294,7 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       pairs.push(0);
       items.push(0);
       flat.push(FIELD_NAMES);
+      fieldNames.push(null);
       strings.push(0);
       const inObject = container === IN_OBJECT || container === IN_CREDENTIAL_OBJECT;
       valueOf.push(top === -1 ? -1 : inObject && role === VALUE_MEMBER ? top : (valueOf[top] as number));
@@ -308,6 +318,7 @@ function membersHoldCredential(tool: RegisteredTool, text: string, first: number
       valueOf.pop();
       items.pop();
       flat.pop();
+      fieldNames.pop();
       strings.pop();
     } else if (unit === 0x2c) {
       const top = open.length - 1;
