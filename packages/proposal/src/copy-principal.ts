@@ -1,5 +1,5 @@
 import type { PrincipalContext } from '@toolseal/contracts';
-import { copyUntrustedValue, deepFreeze, resolveJsonLimits, type JsonLimits } from '@toolseal/guard';
+import { copyUntrustedValue, deepFreeze, isForbiddenKey, resolveJsonLimits, type JsonLimits } from '@toolseal/guard';
 
 /** The fields a principal's checker reads itself; `copyPrincipal` copies every other one. */
 const CHECKED_FIELDS: ReadonlySet<string> = new Set(['tenant_id', 'subject_id', 'roles']);
@@ -55,8 +55,9 @@ export const MAX_PRINCIPAL_ROLES = 32;
  * `name`, such as `'validate: actor'`) for a principal that is not a plain object (prototype
  * `Object.prototype` or `null`: a class's getters live on its prototype, where an own-field copy
  * would silently drop them), and for a field that is an accessor, cannot be read (a Proxy trap that
- * throws), or is not JSON data within those bounds (a `Date`, a function, a cycle). The copy is built
- * with `defineProperty` for the extra fields, so an own `__proto__` key stays a field.
+ * throws), is named as no claim may be (`FORBIDDEN_KEYS` of `@toolseal/guard`: `__proto__`,
+ * `toString`..., as the schema of `PrincipalContext` and the claims' own values say), or is not JSON
+ * data within those bounds (a `Date`, a function, a cycle).
  * `checked.roles` is frozen in place.
  */
 export function copyPrincipal(name: string, principal: object, checked: PrincipalContext): PrincipalContext {
@@ -82,6 +83,10 @@ export function copyPrincipal(name: string, principal: object, checked: Principa
   }
   for (const key of keys) {
     if (CHECKED_FIELDS.has(key)) continue;
+    // As below them (`copyUntrustedValue`) and in the schema of `PrincipalContext`: a claim named
+    // `__proto__`, `toString` or another name of `Object.prototype` would shadow what every object
+    // inherits in code that reads the principal.
+    if (isForbiddenKey(key)) throw new TypeError(`${name}.${key} is a name no claim may have (FORBIDDEN_KEYS of @toolseal/guard)`);
     let descriptor: PropertyDescriptor | undefined;
     try {
       descriptor = Object.getOwnPropertyDescriptor(principal, key);

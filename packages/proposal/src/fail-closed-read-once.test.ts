@@ -700,11 +700,12 @@ describe('second review: regressions of the read-once copies', () => {
     expect(Object.isFrozen(given.claims)).toBe(true);
     expect(Object.hasOwn(given, 'hidden')).toBe(false);
 
-    // An own `__proto__` key stays a field: the copy's prototype does not change.
-    const protoKeyed = JSON.parse('{"tenant_id":"cedar","subject_id":"drafter-1","suspended":false,"active":true,"__proto__":{"suspended":true}}') as HostPrincipal;
-    expect((await validator.validate(protoKeyed, text(baseline))).decision).toBe('ready_for_review');
-    expect(Object.getPrototypeOf(seen.at(-1))).toBe(Object.prototype);
-    expect(Object.getOwnPropertyDescriptor(seen.at(-1), '__proto__')?.value).toEqual({ suspended: true });
+    // An own `__proto__` key, or `toString`, is no claim (the schema of PrincipalContext refuses
+    // them as the claims' values do): refused with a TypeError, as it was one level down.
+    for (const key of ['__proto__', 'toString', 'hasOwnProperty']) {
+      const keyed = JSON.parse(`{"tenant_id":"cedar","subject_id":"drafter-1","suspended":false,"active":true,${JSON.stringify(key)}:{"suspended":true}}`) as HostPrincipal;
+      await expect(validator.validate(keyed, text(baseline)), key).rejects.toThrow(`validate: actor.${key} is a name no claim may have`);
+    }
   });
 
   it('refuses an actor whose other fields are accessors or cannot be read, with a TypeError, before any lookup', async () => {
