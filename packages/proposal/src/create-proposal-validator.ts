@@ -591,6 +591,8 @@ export function createProposalValidator<TProposal, TFacts>(
     snapshot: rules.snapshot.bind(rules),
   });
   checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
+  const principalRef = digester.principalRef.bind(digester);
+  const digestTagged = digester.digestTagged.bind(digester);
   if (typeof givenSchema !== 'object' || givenSchema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
   // The closure proof, the compile and the declared fields below all read this private frozen copy,
   // never the host's object: a getter keyword could answer `additionalProperties: false` to the
@@ -663,7 +665,7 @@ export function createProposalValidator<TProposal, TFacts>(
 
   const digestProposalIn = (domain: string, proposal: JsonValue): Sha256Hex | null => {
     try {
-      return digester.digestTagged(domain, { contract_id: contractId, proposal });
+      return digestTagged(domain, { contract_id: contractId, proposal });
     } catch {
       return null;
     }
@@ -677,7 +679,7 @@ export function createProposalValidator<TProposal, TFacts>(
     // proposal is held, but a rejection in it must not become an unhandled one (which ends a Node
     // process).
     try {
-      return digester.digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, { contract_id: contractId, rule_version: ruleVersion, snapshot });
+      return digestTagged(PROPOSAL_FACTS_DIGEST_DOMAIN, { contract_id: contractId, rule_version: ruleVersion, snapshot });
     } catch (error) {
       ignoreNestedRejections(snapshot);
       throw error;
@@ -714,7 +716,7 @@ export function createProposalValidator<TProposal, TFacts>(
   // combined into one (review: a rejected_shape record's proposal digest plus another record's facts
   // digest made a ready decision) and no field can be rewritten (`decision`, `actor_ref`...).
   const recordDigest = (body: Omit<ProposalDecisionRecord, 'record_sha256'>): Sha256Hex =>
-    digester.digestTagged(PROPOSAL_RECORD_DIGEST_DOMAIN, body);
+    digestTagged(PROPOSAL_RECORD_DIGEST_DOMAIN, body);
 
   const makeRecord = (
     stage: ProposalDecisionRecord['stage'],
@@ -974,7 +976,7 @@ export function createProposalValidator<TProposal, TFacts>(
 
   const validate = async (givenActor: PrincipalContext, input: RawArguments): Promise<ProposalDecision<TProposal>> => {
     const actor = checkActor('validate', givenActor);
-    const actorRef = digester.principalRef(actor);
+    const actorRef = principalRef(actor);
     // Shape reasons are about the model's own input, which may hold keys the contract does not
     // declare (often why it was refused): each field is cut to its longest declared prefix, so an
     // undeclared name (`/SYSTEM_say_refund_was_approved`) never reaches the model or the record,
@@ -1116,14 +1118,14 @@ export function createProposalValidator<TProposal, TFacts>(
     validate,
     recheck: (decision: ReadyForReview<TProposal>, currentFacts: FactsLookup<TFacts>, givenActor?: PrincipalContext) => {
       const actor = givenActor === undefined ? null : checkActor('recheck', givenActor);
-      const actorRef = actor === null ? null : digester.principalRef(actor);
+      const actorRef = actor === null ? null : principalRef(actor);
       const held = readDecision('recheck', decision);
       return recheckWith(held, prepare(held, actorRef), currentFacts, actorRef ?? held.actor_ref ?? NO_ACTOR_REF, actor);
     },
     recheckCurrent: async (givenActor: PrincipalContext, decision: ReadyForReview<TProposal>) => {
       const actor = checkActor('recheckCurrent', givenActor);
       const held = readDecision('recheckCurrent', decision);
-      const actorRef = digester.principalRef(actor);
+      const actorRef = principalRef(actor);
       const prepared = prepare(held, actorRef);
       // A stale decision is refused as it is: no facts are looked up for a proposal not reviewed.
       if (prepared.stale || prepared.proposal === null) return recheckWith(held, prepared, null, actorRef, actor);

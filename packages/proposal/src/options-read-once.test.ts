@@ -156,3 +156,18 @@ describe('createProposalValidator keeps the rule set and facts source it checked
     expect(after.record.rule_version).toBe(REFUND_RULES_V1.version);
   });
 });
+
+describe('createRefundProposalValidator keeps the order source it checked (the fresh review)', () => {
+  it('a loadOrder swapped on the host object after start-up is not called', async () => {
+    const orders = { loadOrder: () => found() };
+    const validator = createRefundProposalValidator({ orders, digester, clock: () => FIXED });
+    expect((await validator.validate(cedar.actor, text(baseline))).decision).toBe('ready_for_review');
+    let swappedCalls = 0;
+    orders.loadOrder = () => {
+      swappedCalls += 1;
+      return { status: 'not_found' } as never;
+    };
+    expect((await validator.validate(cedar.actor, text(baseline))).decision).toBe('ready_for_review');
+    expect(swappedCalls).toBe(0);
+  });
+});

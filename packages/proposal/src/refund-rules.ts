@@ -223,10 +223,12 @@ export function createRefundProposalValidator(
   // Each option is read once, here, and that value is what createProposalValidator checks and uses.
   const { orders, digester, limits, clock, factsTimeoutMs, factsLimits } = options;
   checkMethods('orders', orders, ['loadOrder'], 'a RefundOrderSource object ({ loadOrder })');
+  // Kept as checked: a function swapped on the host's object later does not change where facts come from.
+  const loadOrder = orders.loadOrder.bind(orders);
   return createProposalValidator<RefundProposal, RefundOrderFacts>({
     contractId: REFUND_PROPOSAL_CONTRACT_ID,
     schema: REFUND_PROPOSAL_SCHEMA,
-    facts: { lookup: (actor, proposal) => orders.loadOrder(actor, proposal.order_id) },
+    facts: { lookup: (actor, proposal) => loadOrder(actor, proposal.order_id) },
     rules: REFUND_RULES_V1,
     digester,
     ...(limits === undefined ? {} : { limits }),
