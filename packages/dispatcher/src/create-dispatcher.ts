@@ -959,14 +959,33 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * runs or ran, and nobody can say which for this request, so STATUS_CONFLICT (outcome unknown,
    * human review; note `same_intent_other_request`). IDEMPOTENCY_CONFLICT says the key holds
    * another request and nothing of this one started, which would tell the model the write failed.
-   * Under an approval's key the record is another request's (an approval binds its request).
+   * Under an approval's key the record is another request's (an approval binds its request), and
+   * IDEMPOTENCY_CONFLICT answers, unless the record was claimed for this call's intent (the host
+   * approved the same intent again after a deploy under the key it had used: `holdsSameIntent`).
    */
-  function refuseConflict(turn: Turn, state: CallState, key: string): Promise<DispatchedCall> {
-    if (key.startsWith(INTENT_KEY_PREFIX)) {
+  async function refuseConflict(turn: Turn, state: CallState, key: string): Promise<DispatchedCall> {
+    if (key.startsWith(INTENT_KEY_PREFIX) || (await holdsSameIntent(key, state.intentSha256))) {
       state.notes.push('same_intent_other_request');
       return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
     }
     return refuse(turn, state, 'idempotency', 'IDEMPOTENCY_CONFLICT');
+  }
+
+  /**
+   * Whether the record under `key` (an approval's, holding another request) was claimed for the
+   * intent `intent_sha256`: the host approved the same intent again, after a deploy, under the key
+   * it had used. `false` when it was not, or cannot be read (the claim said the key holds another
+   * request: IDEMPOTENCY_CONFLICT stands).
+   */
+  async function holdsSameIntent(key: string, intent_sha256: Sha256Hex | null): Promise<boolean> {
+    if (intent_sha256 === null) return false;
+    let stored: Awaited<ReturnType<IdempotencyStore['get']>>;
+    try {
+      stored = await watchdog.watch(() => idempotencyStore.get(key));
+    } catch {
+      return false;
+    }
+    return typeof stored === 'object' && stored !== null && stored.intent_sha256 === intent_sha256;
   }
 
   /**
@@ -1249,7 +1268,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // collide) is nobody's attempt of this request: the refusal is answered, not
       // IDEMPOTENCY_CONFLICT. Under an intent key it is the same intent's, under other contract
       // revisions, which may have run: STATUS_CONFLICT, as without the refusal (`refuseConflict`).
-      const view = afterRefusal && read.view.kind === 'conflict' && !key.startsWith(INTENT_KEY_PREFIX) ? NOT_RUN : read.view;
+      const view =
+        afterRefusal && read.view.kind === 'conflict' && !key.startsWith(INTENT_KEY_PREFIX) && !(await holdsSameIntent(key, state.intentSha256))
+          ? NOT_RUN
+          : read.view;
       const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, key, view);
       if (answer !== null) return answer;
     }

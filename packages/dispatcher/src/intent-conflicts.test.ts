@@ -3,6 +3,7 @@
 // the request-based lookup cannot see the earlier attempt; every claim also stores the intent
 // digest (tenant, subject, tool, arguments; no revisions), and the dispatcher looks that up.
 import { StoreInputError, type FindCompletedInput, type FindUnresolvedInput, type IdempotencyStore } from '@toolseal/audit';
+import type { PrincipalContext } from '@toolseal/contracts';
 import { ERROR_CATALOG } from '@toolseal/errors';
 import { createToolRegistry } from '@toolseal/result';
 import { describe, expect, it } from 'vitest';
@@ -103,6 +104,36 @@ describe('a completed write retried after a deploy that bumped a revision the re
     expect(retried.sealed.model_result.error?.recovery).toBe(ERROR_CATALOG.STATUS_CONFLICT.recovery);
     expect(runs).toBe(0);
     expect(await notesOf(before, retried)).toEqual(['stored_under_other_revisions']);
+  });
+});
+
+describe("an approval's key reused for the same intent after a deploy (the fresh review)", () => {
+  it('answers STATUS_CONFLICT (the key committed that intent), while a colliding key of another request stays IDEMPOTENCY_CONFLICT', async () => {
+    const before = createTestHost();
+    const digest = (await preview(before)).approval_request?.request_sha256 as string;
+    const first = only(
+      await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'refund-ORDER-C7')] }),
+    );
+    expect(first.sealed.model_result.status).toBe('succeeded');
+    const after = afterDeploy(before);
+    const newDigest = await digestAfterDeploy(after);
+    // A host deriving approval keys from a business id approves the same intent again under that key.
+    const retried = only(
+      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, newDigest, 'refund-ORDER-C7')] }),
+    );
+    expect(retried.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    expect(retried.sealed.model_result.execution.outcome).toBe('unknown');
+    expect(await notesOf(before, retried)).toEqual(['same_intent_other_request']);
+    expect(after.calls['create_refund_draft']).toBe(0);
+    // Another principal's request under that same key is another request: nothing of it started.
+    const other = only(
+      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], {
+        principal: CEDAR_OTHER,
+        approvals: [approval(after, await digestAfterDeploy(after, CEDAR_OTHER), 'refund-ORDER-C7')],
+      }),
+    );
+    expect(other.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(other.sealed.model_result.execution.outcome).toBe('not_started');
   });
 });
 
@@ -242,14 +273,14 @@ describe('an unresolved write of the same intent under other contract revisions'
   });
 });
 
-async function digestAfterDeploy(after: TestHost): Promise<string> {
+async function digestAfterDeploy(after: TestHost, principal: PrincipalContext = CEDAR_DRAFTER): Promise<string> {
   // The preview is refused while the earlier attempt is unresolved: the digest as the dispatcher
   // computes it, over the bumped contract's revisions.
   const contract = BUMPED.get('create_refund_draft')?.contract;
   if (contract === undefined) throw new Error('no refund tool');
   return after.digester.requestDigest({
-    tenant_id: CEDAR_DRAFTER.tenant_id,
-    subject_id: CEDAR_DRAFTER.subject_id,
+    tenant_id: principal.tenant_id,
+    subject_id: principal.subject_id,
     tool_name: contract.tool_name,
     arguments: BASELINE_REFUND,
     input_revision: contract.input_revision,
