@@ -960,11 +960,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * human review; note `same_intent_other_request`). IDEMPOTENCY_CONFLICT says the key holds
    * another request and nothing of this one started, which would tell the model the write failed.
    * Under an approval's key the record is another request's (an approval binds its request), and
-   * IDEMPOTENCY_CONFLICT answers, unless the record was claimed for this call's intent (the host
-   * approved the same intent again after a deploy under the key it had used: `holdsSameIntent`).
+   * IDEMPOTENCY_CONFLICT answers, unless the record was claimed for this call's intent
+   * (`sameIntent`: the host approved the same intent again after a deploy under the key it had used).
    */
-  async function refuseConflict(turn: Turn, state: CallState, key: string): Promise<DispatchedCall> {
-    if (key.startsWith(INTENT_KEY_PREFIX) || (await holdsSameIntent(key, state.intentSha256))) {
+  function refuseConflict(turn: Turn, state: CallState, key: string, sameIntent: boolean): Promise<DispatchedCall> {
+    if (sameIntent || key.startsWith(INTENT_KEY_PREFIX)) {
       state.notes.push('same_intent_other_request');
       return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
     }
@@ -972,20 +972,30 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * Whether the record under `key` (an approval's, holding another request) was claimed for the
-   * intent `intent_sha256`: the host approved the same intent again, after a deploy, under the key
-   * it had used. `false` when it was not, or cannot be read (the claim said the key holds another
-   * request: IDEMPOTENCY_CONFLICT stands).
+   * A claim answered `conflict` under an approval's key: the record is read (`get`, ended by the
+   * host's abort) to tell another request's (IDEMPOTENCY_CONFLICT) from the same intent's under
+   * other contract revisions (STATUS_CONFLICT: the host approved the same intent again after a
+   * deploy, under the key it had used). A record that cannot be read answers STATUS_CONFLICT
+   * (note `conflict_record_unread`: whether this write happened is not known), or, when the host
+   * aborted, TIMEOUT_BEFORE_EXECUTE at the deadline gate (`aborted_during_store_call`), as every
+   * aborted store call.
    */
-  async function holdsSameIntent(key: string, intent_sha256: Sha256Hex | null): Promise<boolean> {
-    if (intent_sha256 === null) return false;
+  async function refuseClaimConflict(turn: Turn, state: CallState, key: string, abort: CallAbort): Promise<DispatchedCall> {
+    const intent_sha256 = state.intentSha256;
+    if (key.startsWith(INTENT_KEY_PREFIX) || intent_sha256 === null) return refuseConflict(turn, state, key, false);
     let stored: Awaited<ReturnType<IdempotencyStore['get']>>;
     try {
-      stored = await watchdog.watch(() => idempotencyStore.get(key));
-    } catch {
-      return false;
+      stored = await watchdog.watch(() => idempotencyStore.get(key), abort);
+    } catch (error) {
+      if (isAbortedWait(error)) {
+        state.notes.push('aborted_during_store_call');
+        return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
+      }
+      state.notes.push('conflict_record_unread');
+      return refuse(turn, state, 'idempotency', 'STATUS_CONFLICT');
     }
-    return typeof stored === 'object' && stored !== null && stored.intent_sha256 === intent_sha256;
+    const sameIntent = typeof stored === 'object' && stored !== null && stored.intent_sha256 === intent_sha256;
+    return refuseConflict(turn, state, key, sameIntent);
   }
 
   /**
@@ -1026,7 +1036,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     switch (claim.kind) {
       case 'conflict':
-        return settled(refuseConflict(turn, state, key));
+        return settled(refuseClaimConflict(turn, state, key, abort));
       case 'in_progress':
         // Another host holds the key right now: from here the write may or may not happen.
         state.notes.push('in_progress_elsewhere');
@@ -1160,7 +1170,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const answer = await refuse(turn, state, aborted ? 'deadline' : 'idempotency', 'TIMEOUT_BEFORE_EXECUTE', { retryAfterMs: STORE_RETRY_AFTER_MS });
       return { kind: 'answered', answer };
     }
-    return { kind: 'read', view: viewAttempt(record, request_sha256, now()) };
+    return { kind: 'read', view: viewAttempt(record, request_sha256, now(), state.intentSha256) };
   }
 
   /**
@@ -1215,7 +1225,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (abort.aborted) return refuse(turn, state, 'deadline', 'TIMEOUT_BEFORE_EXECUTE');
     switch (view.kind) {
       case 'conflict':
-        return refuseConflict(turn, state, key);
+        return refuseConflict(turn, state, key, view.sameIntent);
       case 'completed':
         return replayStored(turn, state, tool, invocation, view.result);
       case 'unknown':
@@ -1268,10 +1278,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // collide) is nobody's attempt of this request: the refusal is answered, not
       // IDEMPOTENCY_CONFLICT. Under an intent key it is the same intent's, under other contract
       // revisions, which may have run: STATUS_CONFLICT, as without the refusal (`refuseConflict`).
-      const view =
-        afterRefusal && read.view.kind === 'conflict' && !key.startsWith(INTENT_KEY_PREFIX) && !(await holdsSameIntent(key, state.intentSha256))
-          ? NOT_RUN
-          : read.view;
+      const view = afterRefusal && read.view.kind === 'conflict' && !read.view.sameIntent && !key.startsWith(INTENT_KEY_PREFIX) ? NOT_RUN : read.view;
       const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, key, view);
       if (answer !== null) return answer;
     }
@@ -1287,7 +1294,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           state.notes.push('in_progress_elsewhere');
           return refuse(turn, state, 'idempotency', 'OUTCOME_UNKNOWN');
         }
-        const view = viewAttempt(attempt.record, request_sha256, now());
+        const view = viewAttempt(attempt.record, request_sha256, now(), state.intentSha256);
         const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, attempt.key, view);
         if (answer !== null) return answer;
       }
@@ -1344,7 +1351,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (attempt === null) return null;
     const notes = state.notes.length;
     state.notes.push('earlier_attempt_completed');
-    const view = viewAttempt(attempt.record, request_sha256, now());
+    const view = viewAttempt(attempt.record, request_sha256, now(), state.intentSha256);
     const answer = await answerFromView(turn, state, tool, invocation, abort, request_sha256, attempt.key, view);
     if (answer === null) {
       // Not an attempt after all (a record outside the store's contract whose claim found the key

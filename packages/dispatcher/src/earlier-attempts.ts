@@ -79,8 +79,12 @@ export function readEarlierAttempts(found: unknown, request_sha256: Sha256Hex, o
 export type AttemptView =
   /** No record, `released`, or `claimed` (nothing has run under a claim yet). */
   | { readonly kind: 'not_run' }
-  /** A write started under the key for another request digest: IDEMPOTENCY_CONFLICT (STATUS_CONFLICT under an intent key), as a claim answers. */
-  | { readonly kind: 'conflict' }
+  /**
+   * A write started under the key for another request digest: IDEMPOTENCY_CONFLICT, as a claim
+   * answers, or STATUS_CONFLICT under an intent key or when `sameIntent` (the record was claimed
+   * for the intent the view was read for: the same intent under other contract revisions).
+   */
+  | { readonly kind: 'conflict'; readonly sameIntent: boolean }
   /** `completed`: `result` is replayed after every check of `readStoredResult` (a `completed` record never changes). */
   | { readonly kind: 'completed'; readonly result: StoredResult }
   /** `unknown`: its status is queried; `reconcile` is checked by request digest, not fenced. */
@@ -100,16 +104,19 @@ const CLAIM_NEEDED: AttemptView = Object.freeze({ kind: 'claim_needed' });
  * Reads a record of an earlier attempt of `request_sha256` without trusting it (`undefined`: no
  * record), as the store's `claim` would answer at `now`, but without its write.
  */
-export function viewAttempt(record: unknown, request_sha256: Sha256Hex, now: number): AttemptView {
+export function viewAttempt(record: unknown, request_sha256: Sha256Hex, now: number, intent_sha256: Sha256Hex | null = null): AttemptView {
   if (record === undefined) return NOT_RUN;
   if (typeof record !== 'object' || record === null) return CLAIM_NEEDED;
-  const fields = record as Partial<Record<'state' | 'request_sha256' | 'lease_expires_at' | 'result', unknown>>;
+  const fields = record as Partial<Record<'state' | 'request_sha256' | 'intent_sha256' | 'lease_expires_at' | 'result', unknown>>;
   const { state } = fields;
   // A live claim is another call's, about to write or not: the lookup that follows finds it.
   if (state === 'released' || state === 'claimed') return NOT_RUN;
   if (state !== 'started' && state !== 'unknown' && state !== 'completed') return CLAIM_NEEDED;
   const digest = fields.request_sha256;
-  if (digest !== request_sha256) return typeof digest === 'string' ? Object.freeze({ kind: 'conflict' }) : CLAIM_NEEDED;
+  if (digest !== request_sha256) {
+    if (typeof digest !== 'string') return CLAIM_NEEDED;
+    return Object.freeze({ kind: 'conflict', sameIntent: intent_sha256 !== null && fields.intent_sha256 === intent_sha256 });
+  }
   switch (state) {
     case 'unknown':
       return Object.freeze({ kind: 'unknown' });

@@ -135,6 +135,25 @@ describe("an approval's key reused for the same intent after a deploy (the fresh
     expect(other.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
     expect(other.sealed.model_result.execution.outcome).toBe('not_started');
   });
+
+  it('the second fresh review: a record that cannot be read answers STATUS_CONFLICT (whether the write happened is not known), noted', async () => {
+    const before = createTestHost();
+    const digest = (await preview(before)).approval_request?.request_sha256 as string;
+    only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'refund-ORDER-C7')] }));
+    const store = before.stores.idempotencyStore;
+    const unreadable: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
+      get: async () => {
+        throw new Error('store outage');
+      },
+    });
+    const after = createTestHost({ clock: before.clock, options: { stores: { auditLog: before.stores.auditLog, idempotencyStore: unreadable }, registry: BUMPED } });
+    const retried = only(
+      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, await digestAfterDeploy(after), 'refund-ORDER-C7')] }),
+    );
+    expect(retried.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
+    expect(await notesOf(before, retried)).toEqual(['conflict_record_unread']);
+    expect(after.calls['create_refund_draft']).toBe(0);
+  });
 });
 
 describe('an unresolved write of the same intent under other contract revisions', () => {
