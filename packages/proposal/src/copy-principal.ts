@@ -83,10 +83,6 @@ export function copyPrincipal(name: string, principal: object, checked: Principa
   }
   for (const key of keys) {
     if (CHECKED_FIELDS.has(key)) continue;
-    // As below them (`copyUntrustedValue`) and in the schema of `PrincipalContext`: a claim named
-    // `__proto__`, `toString` or another name of `Object.prototype` would shadow what every object
-    // inherits in code that reads the principal.
-    if (isForbiddenKey(key)) throw new TypeError(`${name}.${key} is a name no claim may have (FORBIDDEN_KEYS of @toolseal/guard)`);
     let descriptor: PropertyDescriptor | undefined;
     try {
       descriptor = Object.getOwnPropertyDescriptor(principal, key);
@@ -94,6 +90,10 @@ export function copyPrincipal(name: string, principal: object, checked: Principa
       throw new TypeError(`${name}.${key} cannot be read`);
     }
     if (descriptor === undefined || descriptor.enumerable !== true) continue;
+    // As below them (`copyUntrustedValue`) and in the schema of `PrincipalContext`: a claim named
+    // `__proto__`, `toString` or another name of `Object.prototype` would shadow what every object
+    // inherits in code that reads the principal. (A field that is not enumerable is no claim.)
+    if (isForbiddenKey(key)) throw new TypeError(`${name}.${key} is a name no claim may have (FORBIDDEN_KEYS of @toolseal/guard)`);
     if (!Object.hasOwn(descriptor, 'value')) throw new TypeError(`${name}.${key} must be a data field, not an accessor`);
     const copied = copyUntrustedValue(descriptor.value, EXTRA_FIELD_LIMITS);
     if (!copied.ok) throw new TypeError(`${name}.${key} must be JSON data (${copied.violation.rule})`);

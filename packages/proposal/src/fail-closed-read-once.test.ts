@@ -706,6 +706,10 @@ describe('second review: regressions of the read-once copies', () => {
       const keyed = JSON.parse(`{"tenant_id":"cedar","subject_id":"drafter-1","suspended":false,"active":true,${JSON.stringify(key)}:{"suspended":true}}`) as HostPrincipal;
       await expect(validator.validate(keyed, text(baseline)), key).rejects.toThrow(`validate: actor.${key} is a name no claim may have`);
     }
+    // Not enumerable: no claim, not copied, as before (the second fresh review).
+    const hidden = Object.defineProperty({ ...base, suspended: false, active: true }, 'toString', { value: () => 'actor', enumerable: false });
+    expect((await validator.validate(hidden, text(baseline))).decision).toBe('ready_for_review');
+    expect(Object.hasOwn(seen.at(-1) as object, 'toString')).toBe(false);
   });
 
   it('refuses an actor whose other fields are accessors or cannot be read, with a TypeError, before any lookup', async () => {
