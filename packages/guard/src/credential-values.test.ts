@@ -799,6 +799,19 @@ const COOKIE_HEADERS = [
   `headers = {'cookie': 'sid=${SESSION}'}`,
   `{\\"Cookie\\": \\"sid=${SESSION}\\"}`,
   `GET / HTTP/1.1\r\nHost: example.com\r\nCookie: JSESSIONID=${SESSION.toUpperCase()}\r\n`,
+  // The second fresh review's misses: the session after other cookies, in a list, after an escaped
+  // line break, after a tab, quoted, decoded, with spaces around `=`.
+  `Cookie: lang=en-US; sessionid=${SESSION}`,
+  'Cookie: theme=dark; PHPSESSID=k3j4h5g6f7d8s9a0l1z2x3c4v5',
+  `{ 'set-cookie': [ 'connect.sid=s%3A${SESSION}.abc; Path=/; HttpOnly' ] }`,
+  `{"set-cookie":["sid=${SESSION}; Path=/"]}`,
+  `map[Cookie:[sessionid=${SESSION}] User-Agent:[Go-http-client/1.1]]`,
+  `"GET / HTTP/1.1\\r\\nCookie: sessionid=${SESSION}\\r\\n"`,
+  `Cookie:\tsessionid=${SESSION}`,
+  `Set-Cookie: sid="${SESSION}"; Path=/`,
+  `Cookie: connect.sid=s:${SESSION}.sig`,
+  `Cookie: sessionid = ${SESSION}`,
+  'Cookie: ASP.NET_SessionId=xkamzcobdljeqwfryhgtdnqeXK',
 ];
 const NOT_COOKIE_HEADERS = [
   'Set-Cookie: theme=dark; Path=/',
@@ -809,6 +822,16 @@ const NOT_COOKIE_HEADERS = [
   'Cookie: sid=abcdefghijklmnopqrstuvwxyz',
   `SetCookie: sid=${SESSION}`,
   `cookies: sid=${SESSION}`,
+  // The second fresh review's false refusals: analytics and bot-management cookies, paths,
+  // product codes, timestamps and masks are no sessions.
+  'Cookie: _ga=GA1.2.1234567890.1700000000',
+  'Set-Cookie: _fbp=fb.1.1700000000000.1234567890; Path=/',
+  'Set-Cookie: __cf_bm=abcDEF123456789xyz-1700000000-0-AbCdEf; path=/',
+  'session-cookie: path=/api/v1/orders/123456',
+  'Cookie: sku=COOKIE-CHOC-2024-0001234',
+  'cookie: consent_ts=17000000000001234',
+  'Cookie: JSESSIONID=1A2B3C4Dxxxxxxxxxxxxxxxx',
+  'cookie: maxAge=86400000000000000',
 ];
 
 describe('findCredentialValue: Cookie and Set-Cookie headers in text', () => {
@@ -825,7 +848,16 @@ describe('findCredentialValue: Cookie and Set-Cookie headers in text', () => {
   it('stays linear on megabytes of repeated cookie headers and long values without a digit', () => {
     const mb = 1 << 20;
     const repeat = (unit: string) => unit.repeat(Math.ceil(mb / unit.length));
-    for (const text of [repeat('cookie:a='), repeat('Cookie: '), `Cookie: a=${'b'.repeat(mb)}`, repeat('cookie:a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a='), `Set-Cookie: ${'a'.repeat(mb)}=1`]) {
+    for (const text of [
+      repeat('cookie:a='),
+      repeat('Cookie: '),
+      `Cookie: a=${'b'.repeat(mb)}`,
+      repeat('cookie:a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a=a='),
+      `Set-Cookie: ${'a'.repeat(mb)}=1`,
+      `Cookie: ${'session'.repeat(mb / 7)}`,
+      repeat('Cookie: sid=aaaaaaaaaaaaaaaa; '),
+      `Cookie: sid=${'a'.repeat(6_000_000)}`,
+    ]) {
       expect(findCredentialValue(text), text.slice(0, 24)).toBeNull();
     }
     expect(findCredentialValue(`${repeat('Cookie: a=b; ')}Cookie: sid=${SESSION}`)).toBe('cookie_header');

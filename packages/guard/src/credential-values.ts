@@ -78,18 +78,44 @@ const AUTHORIZATION_SCHEME_ANCHOR =
 const AUTHORIZATION_SCHEME =
   /(?<![A-Za-z0-9_])[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn](?:\\?["'])? {0,4}: {0,4}(?:\\?["'])?(?:[Tt][Oo][Kk][Ee][Nn]|[Bb][Oo][Tt])[ \t\u00a0]+(?=[A-Za-z._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{20}/;
 
-// A `Cookie` or `Set-Cookie` header (RFC 6265) and its first cookie, whose value is what a
-// session is (`Cookie: sessionid=...`, `Set-Cookie: __Host-sid=...; Path=/`): the header name in
-// any case, possibly quoted as a header map writes it (`{"Cookie": "sid=..."}`, a quote escaped
-// once more inside JSON text), a colon, a cookie name of token characters, `=`, and a value of 16
-// characters or more of the cookie and percent-encoding characters with a digit among them. Prose
-// naming the header (`the Cookie: header`, `cookie: oatmeal`), short values (`theme=dark`) and
-// placeholders (`sid=<session-id>`, `sid=xxxxxxxxxxxxxxxxxxxx`) are not found. Spec 000 lists
-// cookies among the credentials rejected recursively. The value's class holds no colon, so the
-// digit lookahead of one header never runs into the next (`cookie:a=cookie:a=...` stays linear).
+// A session in a `Cookie` or `Set-Cookie` header (RFC 6265) quoted in text (`isCookieSession`): the
+// header name in any case, possibly quoted as a header map writes it (`{"Cookie": "sid=..."}`, a
+// quote escaped once more inside JSON text), possibly after an escaped line break (`\r\nCookie:`
+// in a logged request), a colon, and among the cookies that follow on that line (up to
+// `COOKIE_LINE` characters, split at `;` and `,`) one whose name names a session or a credential
+// (`sessionid`, `PHPSESSID`, `connect.sid`, `_app_session`, `auth_token`, `remember_user_token`:
+// `sess`, `sid`, `auth`, `token`, `jwt` or `remember` in it, any case) with a value of 16
+// characters or more of cookie and percent-encoding characters (a quote around it allowed) holding
+// a digit or both letter cases. Analytics and preference cookies (`_ga=GA1.2...`, `_fbp`,
+// `theme=dark`), masked values (`xxxx`, `****`), prose naming the header and placeholders
+// (`sid=<session-id>`) are not found. Spec 000 names cookies among the credentials rejected
+// recursively.
 const COOKIE_ANCHOR = '[Cc][Oo][Oo][Kk][Ii][Ee](?:\\\\{0,3}["\'])? {0,4}:';
-const COOKIE_HEADER =
-  /(?<![A-Za-z0-9_])[Cc][Oo][Oo][Kk][Ii][Ee](?:\\?["'])? {0,4}: {0,4}(?:\\?["'])?[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}=(?=[A-Za-z0-9%._~+/=-]*[0-9])[A-Za-z0-9%._~+/=-]{16}/;
+// The header's name: not inside a word, unless the letter before is an escape's (`\nCookie:`).
+const COOKIE_HEADER = /(?<!(?<!\\)[A-Za-z0-9_])[Cc][Oo][Oo][Kk][Ii][Ee](?:\\?["'])? {0,4}:/g;
+const COOKIE_LINE = 2048;
+const COOKIE_LINE_END = /[\r\n]|\\[rn]/;
+const COOKIE_PAIR = /([A-Za-z0-9_.-]{1,64})[ \t]?=[ \t]?\\?["']?([A-Za-z0-9%._~+/=:-]{16}[A-Za-z0-9%._~+/=:-]*)/g;
+const SESSION_NAME = /sess|sid|auth|token|jwt|remember/i;
+const COOKIE_MASK = /[xX*]{4}|\.\.\./;
+
+function isCookieSession(text: string): boolean {
+  COOKIE_HEADER.lastIndex = 0;
+  for (let header = COOKIE_HEADER.exec(text); header !== null; header = COOKIE_HEADER.exec(text)) {
+    const start = header.index + header[0].length;
+    let line = text.slice(start, start + COOKIE_LINE);
+    const end = COOKIE_LINE_END.exec(line);
+    if (end !== null) line = line.slice(0, end.index);
+    COOKIE_PAIR.lastIndex = 0;
+    for (let pair = COOKIE_PAIR.exec(line); pair !== null; pair = COOKIE_PAIR.exec(line)) {
+      const [, name, value] = pair as unknown as [string, string, string];
+      if (SESSION_NAME.test(name) && !COOKIE_MASK.test(value) && (/[0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)))) return true;
+    }
+    // The next header is looked for after this one's line: each character is read by one line.
+    COOKIE_HEADER.lastIndex = Math.max(COOKIE_HEADER.lastIndex, start + line.length);
+  }
+  return false;
+}
 
 // Every open-ended run is written as its minimum and then `*` (`[...]{20}[...]*`), or cut at its
 // minimum where nothing follows it (`[...]{20}`): V8 keeps a backtrack entry per character of a
@@ -163,7 +189,7 @@ const FORMS: readonly (readonly [CredentialValueKind, string, RegExp | ((text: s
   ['sendgrid_api_key', 'SG\\.[A-Za-z0-9_-]{22}\\.', /(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/],
   ['authorization_header', BEARER_ANCHOR, BEARER],
   ['authorization_header', AUTHORIZATION_SCHEME_ANCHOR, AUTHORIZATION_SCHEME],
-  ['cookie_header', COOKIE_ANCHOR, COOKIE_HEADER],
+  ['cookie_header', COOKIE_ANCHOR, isCookieSession],
   // An Azure Storage account key or a Service Bus, Event Hubs or IoT Hub shared access key in its
   // connection string: `AccountKey=` or `SharedAccessKey=` and 40 base64 characters or more (the
   // keys are 88 and 44); a placeholder (`AccountKey=<key>`) is not found.
