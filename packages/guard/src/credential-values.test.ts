@@ -812,6 +812,12 @@ const COOKIE_HEADERS = [
   `Cookie: connect.sid=s:${SESSION}.sig`,
   `Cookie: sessionid = ${SESSION}`,
   'Cookie: ASP.NET_SessionId=xkamzcobdljeqwfryhgtdnqeXK',
+  // The third review's: past 2 KB of other cookies, other frameworks' names, a pretty-printed map.
+  `Cookie: ${'pref=aaaaaaaa; '.repeat(200)}sessionid=${SESSION}`,
+  `Cookie: .AspNetCore.Identity.Application=CfDJ8${SESSION}`,
+  `Cookie: wordpress_logged_in_5c0f=admin%7C1700000000%7C${SESSION}`,
+  `Cookie: li_at=AQEDAR${SESSION}`,
+  `{\n  "set-cookie": [\n    "connect.sid=s%3A${SESSION}.abc; Path=/"\n  ]\n}`,
 ];
 const NOT_COOKIE_HEADERS = [
   'Set-Cookie: theme=dark; Path=/',
@@ -832,6 +838,9 @@ const NOT_COOKIE_HEADERS = [
   'cookie: consent_ts=17000000000001234',
   'Cookie: JSESSIONID=1A2B3C4Dxxxxxxxxxxxxxxxx',
   'cookie: maxAge=86400000000000000',
+  'Cookie: _hjSessionUser_123456=eyAiaWQiOiAiMTIzNDU2Nzg5MCIgfQ; _hjSession_123456=eyAiaWQiOiAiMTIzIn0',
+  'Cookie: s_sess=%20s_cc%3Dtrue%3B%20s_sq%3D1234567890%3B',
+  'Cookie: session_start=1700000000123456789',
 ];
 
 describe('findCredentialValue: Cookie and Set-Cookie headers in text', () => {
@@ -857,6 +866,9 @@ describe('findCredentialValue: Cookie and Set-Cookie headers in text', () => {
       `Cookie: ${'session'.repeat(mb / 7)}`,
       repeat('Cookie: sid=aaaaaaaaaaaaaaaa; '),
       `Cookie: sid=${'a'.repeat(6_000_000)}`,
+      `Cookie:${' '.repeat(6_000_000)}sid=1`,
+      `Cookie: ${'a'.repeat(6_000_000)}`,
+      repeat('Cookie: [\n'),
     ]) {
       expect(findCredentialValue(text), text.slice(0, 24)).toBeNull();
     }

@@ -83,8 +83,10 @@ const AUTHORIZATION_SCHEME =
 // quote escaped once more inside JSON text), possibly after an escaped line break (`\r\nCookie:`
 // in a logged request), a colon, and among the cookies that follow on that line (up to
 // `COOKIE_LINE` characters, split at `;` and `,`) one whose name names a session or a credential
-// (`sessionid`, `PHPSESSID`, `connect.sid`, `_app_session`, `auth_token`, `remember_user_token`:
-// `sess`, `sid`, `auth`, `token`, `jwt` or `remember` in it, any case) with a value of 16
+// (`sessionid`, `PHPSESSID`, `connect.sid`, `_app_session`, `auth_token`, `remember_user_token`,
+// `.AspNetCore.Identity.Application`, `wordpress_logged_in_...`, `li_at`: `sess`, `sid`, `auth`,
+// `token`, `jwt`, `remember`, `identity`, `aspnetcore` or `logged_in` in it, any case; not an
+// analytics cookie's, `_hjSessionUser_...`, `s_sess`, `session_start`) with a value of 16
 // characters or more of cookie and percent-encoding characters (a quote around it allowed) holding
 // a digit or both letter cases. Analytics and preference cookies (`_ga=GA1.2...`, `_fbp`,
 // `theme=dark`), masked values (`xxxx`, `****`), prose naming the header and placeholders
@@ -93,23 +95,32 @@ const AUTHORIZATION_SCHEME =
 const COOKIE_ANCHOR = '[Cc][Oo][Oo][Kk][Ii][Ee](?:\\\\{0,3}["\'])? {0,4}:';
 // The header's name: not inside a word, unless the letter before is an escape's (`\nCookie:`).
 const COOKIE_HEADER = /(?<!(?<!\\)[A-Za-z0-9_])[Cc][Oo][Oo][Kk][Ii][Ee](?:\\?["'])? {0,4}:/g;
-const COOKIE_LINE = 2048;
+const COOKIE_LINE = 8192;
+// What may stand between the colon and the first cookie, up to 64 of them (a bounded group): white
+// space, line breaks (escaped too) and a list's bracket and quote, as a pretty-printed header map
+// writes `"set-cookie": [\n  "connect.sid=..."`.
+const COOKIE_LEAD_RUN = /(?:[\s\[(]|\\[rnt]|\\?["']){0,64}/y;
 const COOKIE_LINE_END = /[\r\n]|\\[rn]/;
-const COOKIE_PAIR = /([A-Za-z0-9_.-]{1,64})[ \t]?=[ \t]?\\?["']?([A-Za-z0-9%._~+/=:-]{16}[A-Za-z0-9%._~+/=:-]*)/g;
-const SESSION_NAME = /sess|sid|auth|token|jwt|remember/i;
+const COOKIE_PAIR = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-][A-Za-z0-9_.-]*)[ \t]?=[ \t]?\\?["']?([A-Za-z0-9%._~+/=:-]{16}[A-Za-z0-9%._~+/=:-]*)/g;
+const SESSION_NAME = /sess|sid|auth|token|jwt|remember|identity|aspnetcore|logged_?in|^li_at$/i;
+// Analytics cookies whose names hold one of those words: Hotjar's `_hjSession...`, Adobe's
+// `s_sess`, a `session_start` time.
+const ANALYTICS_NAME = /^(?:_hj|_ga|_gid|_fb|__utm|s_sess$|s_pers$|session_?start)/i;
 const COOKIE_MASK = /[xX*]{4}|\.\.\./;
 
 function isCookieSession(text: string): boolean {
   COOKIE_HEADER.lastIndex = 0;
   for (let header = COOKIE_HEADER.exec(text); header !== null; header = COOKIE_HEADER.exec(text)) {
-    const start = header.index + header[0].length;
+    COOKIE_LEAD_RUN.lastIndex = header.index + header[0].length;
+    COOKIE_LEAD_RUN.test(text); // matches always (even nothing), so it sets `lastIndex`
+    const start = COOKIE_LEAD_RUN.lastIndex;
     let line = text.slice(start, start + COOKIE_LINE);
     const end = COOKIE_LINE_END.exec(line);
     if (end !== null) line = line.slice(0, end.index);
     COOKIE_PAIR.lastIndex = 0;
     for (let pair = COOKIE_PAIR.exec(line); pair !== null; pair = COOKIE_PAIR.exec(line)) {
       const [, name, value] = pair as unknown as [string, string, string];
-      if (SESSION_NAME.test(name) && !COOKIE_MASK.test(value) && (/[0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)))) return true;
+      if (SESSION_NAME.test(name) && !ANALYTICS_NAME.test(name) && !COOKIE_MASK.test(value) && (/[0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)))) return true;
     }
     // The next header is looked for after this one's line: each character is read by one line.
     COOKIE_HEADER.lastIndex = Math.max(COOKIE_HEADER.lastIndex, start + line.length);
