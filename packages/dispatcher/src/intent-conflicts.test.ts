@@ -154,6 +154,31 @@ describe("an approval's key reused for the same intent after a deploy (the fresh
     expect(await notesOf(before, retried)).toEqual(['conflict_record_unread']);
     expect(after.calls['create_refund_draft']).toBe(0);
   });
+
+  it("the host's abort during that read answers TIMEOUT_BEFORE_EXECUTE at the deadline gate, not a conflict", async () => {
+    const before = createTestHost();
+    const digest = (await preview(before)).approval_request?.request_sha256 as string;
+    only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'refund-ORDER-C7')] }));
+    const store = before.stores.idempotencyStore;
+    const hanging: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, { get: () => new Promise<never>(() => undefined) });
+    const after = createTestHost({
+      clock: before.clock,
+      options: { stores: { auditLog: before.stores.auditLog, idempotencyStore: hanging }, registry: BUMPED, storeTimeoutMs: 60_000 },
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const retried = only(
+      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], {
+        ...context,
+        approvals: [approval(after, await digestAfterDeploy(after), 'refund-ORDER-C7')],
+        signal: controller.signal,
+      }),
+    );
+    expect(retried.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
+    expect(retried.gate).toBe('deadline');
+    expect(await notesOf(before, retried)).toEqual(['aborted_during_store_call']);
+    expect(after.calls['create_refund_draft']).toBe(0);
+  });
 });
 
 describe('an unresolved write of the same intent under other contract revisions', () => {
