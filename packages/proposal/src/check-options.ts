@@ -25,19 +25,25 @@ export function checkOptionKeys(factory: string, options: unknown, known: readon
 
 /**
  * Checks at start-up that the host object given as option `name` has every method the validator
- * will call. Without this, a missing `digester`, `facts: {}` or a rule set without `check` was
- * accepted, and then every call threw, or every proposal was held as `FACTS_UNAVAILABLE` (the
- * validator holds whatever a lookup or rule throws): a configuration bug that looks like an outage.
- * Throws a `TypeError` naming the option and the method (`facts.lookup must be a function`).
+ * will call, and returns those methods bound to it, each read once: the function checked is the
+ * function called, whatever the host does to its object later (swaps one, deletes one, a getter
+ * answering differently per read). Without this, a missing `digester`, `facts: {}` or a rule set
+ * without `check` was accepted, and then every call threw, or every proposal was held as
+ * `FACTS_UNAVAILABLE` (the validator holds whatever a lookup or rule throws): a configuration bug
+ * that looks like an outage. Throws a `TypeError` naming the option and the method
+ * (`facts.lookup must be a function`).
  */
-export function checkMethods(name: string, value: unknown, methods: readonly string[], what: string): void {
+export function checkMethods<T, K extends keyof T & string>(name: string, value: T, methods: readonly K[], what: string): { readonly [P in K]: T[P] } {
   if (typeof value !== 'object' || value === null) {
     throw new TypeError(`${name} must be ${what}, not ${describeValue(value)}`);
   }
+  const bound = {} as { [P in K]: T[P] };
   for (const method of methods) {
-    const member: unknown = (value as Record<string, unknown>)[method];
+    const member: unknown = value[method];
     if (typeof member !== 'function') {
       throw new TypeError(`${name}.${method} must be a function (${name} must be ${what}), not ${describeValue(member)}`);
     }
+    bound[method] = (member as (...args: unknown[]) => unknown).bind(value) as T[K];
   }
+  return Object.freeze(bound);
 }

@@ -97,9 +97,9 @@ const VALIDATOR_OPTIONS: readonly string[] = Object.freeze([
   'factsLimits',
 ]);
 /** The functions of a `ProposalRuleSet` the validator calls: each must exist at start-up. */
-const RULE_FUNCTIONS: readonly string[] = Object.freeze(['owns', 'describes', 'statePermits', 'check', 'snapshot']);
+const RULE_FUNCTIONS = Object.freeze(['owns', 'describes', 'statePermits', 'check', 'snapshot'] as const);
 /** The `Digester` methods the validator calls: actor references and the tagged digests. */
-const DIGESTER_METHODS: readonly string[] = Object.freeze(['principalRef', 'digestTagged']);
+const DIGESTER_METHODS = Object.freeze(['principalRef', 'digestTagged'] as const);
 
 /**
  * What `createProposalValidator` needs: one contract, its facts source and its rules. Any other key
@@ -577,22 +577,12 @@ export function createProposalValidator<TProposal, TFacts>(
   const { contractId, facts, rules, digester, schema: givenSchema, clock: givenClock } = options;
   // Every host object the validator calls later is checked here, once: a missing method would
   // otherwise surface on the first proposal, as a raw error or as a hold that looks like an outage.
-  checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
-  checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })');
-  // The functions checked, read once here and kept (bound to the host's objects): a host that later
+  // The functions checked are kept, each read once and bound to the host's object: a host that later
   // swaps or deletes one on its rule set cannot change what decisions recorded under `rules.version`
   // mean, nor where facts come from.
-  const lookupFacts = facts.lookup.bind(facts);
-  const ruleSet = Object.freeze({
-    owns: rules.owns.bind(rules),
-    describes: rules.describes.bind(rules),
-    statePermits: rules.statePermits.bind(rules),
-    check: rules.check.bind(rules),
-    snapshot: rules.snapshot.bind(rules),
-  });
-  checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
-  const principalRef = digester.principalRef.bind(digester);
-  const digestTagged = digester.digestTagged.bind(digester);
+  const { lookup: lookupFacts } = checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
+  const ruleSet = checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })');
+  const { principalRef, digestTagged } = checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
   if (typeof givenSchema !== 'object' || givenSchema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
   // The closure proof, the compile and the declared fields below all read this private frozen copy,
   // never the host's object: a getter keyword could answer `additionalProperties: false` to the

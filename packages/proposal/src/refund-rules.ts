@@ -222,9 +222,8 @@ export function createRefundProposalValidator(
   checkOptionKeys('createRefundProposalValidator', options, REFUND_VALIDATOR_OPTIONS);
   // Each option is read once, here, and that value is what createProposalValidator checks and uses.
   const { orders, digester, limits, clock, factsTimeoutMs, factsLimits } = options;
-  checkMethods('orders', orders, ['loadOrder'], 'a RefundOrderSource object ({ loadOrder })');
   // Kept as checked: a function swapped on the host's object later does not change where facts come from.
-  const loadOrder = orders.loadOrder.bind(orders);
+  const { loadOrder } = checkMethods('orders', orders, ['loadOrder'], 'a RefundOrderSource object ({ loadOrder })');
   return createProposalValidator<RefundProposal, RefundOrderFacts>({
     contractId: REFUND_PROPOSAL_CONTRACT_ID,
     schema: REFUND_PROPOSAL_SCHEMA,
