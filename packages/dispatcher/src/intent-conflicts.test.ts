@@ -108,72 +108,57 @@ describe('a completed write retried after a deploy that bumped a revision the re
 });
 
 describe("an approval's key reused for the same intent after a deploy (the fresh review)", () => {
-  it('answers STATUS_CONFLICT (the key committed that intent), while a colliding key of another request stays IDEMPOTENCY_CONFLICT', async () => {
+  const KEY = 'refund-ORDER-C7';
+
+  /** A refund written under `KEY` before the deploy, and a host after it whose store's `get` is `get` (the store's own by default). */
+  async function reusedKeyAfterDeploy(get?: IdempotencyStore['get'], storeTimeoutMs?: number): Promise<{ before: TestHost; after: TestHost }> {
     const before = createTestHost();
     const digest = (await preview(before)).approval_request?.request_sha256 as string;
-    const first = only(
-      await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'refund-ORDER-C7')] }),
-    );
+    const first = only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, KEY)] }));
     expect(first.sealed.model_result.status).toBe('succeeded');
-    const after = afterDeploy(before);
-    const newDigest = await digestAfterDeploy(after);
-    // A host deriving approval keys from a business id approves the same intent again under that key.
-    const retried = only(
-      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, newDigest, 'refund-ORDER-C7')] }),
-    );
+    const store = before.stores.idempotencyStore;
+    const idempotencyStore = get === undefined ? store : Object.assign(Object.create(store) as IdempotencyStore, { get });
+    const after = createTestHost({
+      clock: before.clock,
+      options: { stores: { auditLog: before.stores.auditLog, idempotencyStore }, registry: BUMPED, ...(storeTimeoutMs === undefined ? {} : { storeTimeoutMs }) },
+    });
+    return { before, after };
+  }
+
+  /** The same intent approved again after the deploy, under `KEY` (a host deriving approval keys from a business id). */
+  async function approveAgain(after: TestHost, principal: PrincipalContext = CEDAR_DRAFTER, signal?: AbortSignal): Promise<DispatchedCall> {
+    const approvals = [approval(after, await digestAfterDeploy(after, principal), KEY)];
+    return only(await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { principal, approvals, ...(signal === undefined ? {} : { signal }) }));
+  }
+
+  it('answers STATUS_CONFLICT (the key committed that intent), while a colliding key of another request stays IDEMPOTENCY_CONFLICT', async () => {
+    const { before, after } = await reusedKeyAfterDeploy();
+    const retried = await approveAgain(after);
     expect(retried.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
     expect(retried.sealed.model_result.execution.outcome).toBe('unknown');
     expect(await notesOf(before, retried)).toEqual(['same_intent_other_request']);
     expect(after.calls['create_refund_draft']).toBe(0);
     // Another principal's request under that same key is another request: nothing of it started.
-    const other = only(
-      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], {
-        principal: CEDAR_OTHER,
-        approvals: [approval(after, await digestAfterDeploy(after, CEDAR_OTHER), 'refund-ORDER-C7')],
-      }),
-    );
+    const other = await approveAgain(after, CEDAR_OTHER);
     expect(other.sealed.model_result.error?.code).toBe('IDEMPOTENCY_CONFLICT');
     expect(other.sealed.model_result.execution.outcome).toBe('not_started');
   });
 
   it('the second fresh review: a record that cannot be read answers STATUS_CONFLICT (whether the write happened is not known), noted', async () => {
-    const before = createTestHost();
-    const digest = (await preview(before)).approval_request?.request_sha256 as string;
-    only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'refund-ORDER-C7')] }));
-    const store = before.stores.idempotencyStore;
-    const unreadable: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, {
-      get: async () => {
-        throw new Error('store outage');
-      },
+    const { before, after } = await reusedKeyAfterDeploy(async () => {
+      throw new Error('store outage');
     });
-    const after = createTestHost({ clock: before.clock, options: { stores: { auditLog: before.stores.auditLog, idempotencyStore: unreadable }, registry: BUMPED } });
-    const retried = only(
-      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(after, await digestAfterDeploy(after), 'refund-ORDER-C7')] }),
-    );
+    const retried = await approveAgain(after);
     expect(retried.sealed.model_result.error?.code).toBe('STATUS_CONFLICT');
     expect(await notesOf(before, retried)).toEqual(['conflict_record_unread']);
     expect(after.calls['create_refund_draft']).toBe(0);
   });
 
   it("the host's abort during that read answers TIMEOUT_BEFORE_EXECUTE at the deadline gate, not a conflict", async () => {
-    const before = createTestHost();
-    const digest = (await preview(before)).approval_request?.request_sha256 as string;
-    only(await before.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], { ...context, approvals: [approval(before, digest, 'refund-ORDER-C7')] }));
-    const store = before.stores.idempotencyStore;
-    const hanging: IdempotencyStore = Object.assign(Object.create(store) as IdempotencyStore, { get: () => new Promise<never>(() => undefined) });
-    const after = createTestHost({
-      clock: before.clock,
-      options: { stores: { auditLog: before.stores.auditLog, idempotencyStore: hanging }, registry: BUMPED, storeTimeoutMs: 60_000 },
-    });
+    const { before, after } = await reusedKeyAfterDeploy(() => new Promise<never>(() => undefined), 60_000);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    const retried = only(
-      await after.dispatcher.dispatch([toolCall('create_refund_draft', BASELINE_REFUND)], {
-        ...context,
-        approvals: [approval(after, await digestAfterDeploy(after), 'refund-ORDER-C7')],
-        signal: controller.signal,
-      }),
-    );
+    const retried = await approveAgain(after, CEDAR_DRAFTER, controller.signal);
     expect(retried.sealed.model_result.error?.code).toBe('TIMEOUT_BEFORE_EXECUTE');
     expect(retried.gate).toBe('deadline');
     expect(await notesOf(before, retried)).toEqual(['aborted_during_store_call']);
