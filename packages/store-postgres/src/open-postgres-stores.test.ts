@@ -15,6 +15,7 @@ import {
   DEFAULT_CONNECTION_TIMEOUT_MS,
   DEFAULT_MAX_PENDING_APPENDS,
   DEFAULT_MAX_PENDING_UNITS,
+  HEAD_LOCK_IDLE_TIMEOUT_MS,
   MAX_PENDING_UNITS,
   openPostgresStores,
   type PostgresStoresOptions,
@@ -244,11 +245,88 @@ describe.skipIf(!available)('PostgreSQL stores: a database that stops answering'
     expect((refused as PostgresAppendQueueFullError).pending).toBe(2);
   });
 
-  it('gives the pool it makes a connection timeout (pg waits for ever by default)', async () => {
+  it('gives the pool it makes a connection timeout (pg waits for ever by default) and TCP keepalive', async () => {
     const stores = await openPostgresStores({ connectionString: DATABASE_URL, schema: nextSchema(), clock: new ManualClock(T0) });
-    const madeWith = (stores.pool as unknown as { options: { connectionTimeoutMillis?: number } }).options;
+    const madeWith = (stores.pool as unknown as { options: { connectionTimeoutMillis?: number; keepAlive?: boolean } }).options;
     expect(madeWith.connectionTimeoutMillis).toBe(10_000);
+    // and TCP keepalive, so that a connection to a server that vanished is found dead.
+    expect(madeWith.keepAlive).toBe(true);
     await stores.close();
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: a connection the server ends during a write', () => {
+  // The server sends its error (57P01) before it closes the socket, and the query rejects on the
+  // error: the client must not go back to the pool, or the very next call, the dispatcher's
+  // release or markUnknown after the failed write, gets a dead connection (read ECONNRESET).
+  it('rejects the write and hands the very next call a live connection', async () => {
+    const application = `${RUN_SCHEMA}_ended_write`.slice(0, 63);
+    const url = new URL(DATABASE_URL);
+    url.searchParams.set('application_name', application);
+    const stores = await openPostgresStores({ connectionString: url.toString(), schema: nextSchema(), clock: new ManualClock(T0) });
+    const store = stores.idempotencyStore;
+    const holder = await pool.connect();
+    try {
+      for (let round = 0; round < 3; round += 1) {
+        const key = `ended-${round}`;
+        const claim = await store.claim({ key, request_sha256: REQUEST, owner: 'host-a', lease_ms: 30_000 });
+        if (claim.kind !== 'claimed') throw new Error(`round ${round}: not claimed`);
+        await holder.query('BEGIN');
+        await holder.query(`SELECT key FROM "${stores.schema}".idempotency_records WHERE key = $1 FOR UPDATE`, [key]);
+        const starting = store.markStarted({ key, fencing_token: claim.fencing_token, lease_ms: 30_000 });
+        let waiting: number | undefined;
+        const deadline = Date.now() + 10_000;
+        while (waiting === undefined) {
+          if (Date.now() > deadline) throw new Error('markStarted never waited for the row lock');
+          const rows = await pool.query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+            [application],
+          );
+          waiting = rows.rows[0]?.pid;
+          if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await pool.query('SELECT pg_terminate_backend($1)', [waiting]);
+        await expect(starting).rejects.toThrow('terminating connection due to administrator command');
+        await holder.query('ROLLBACK');
+        // At once, within the moment before the server closes the socket.
+        expect(await store.get(key)).toMatchObject({ state: 'claimed', owner: 'host-a' });
+      }
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      await stores.close();
+    }
+  });
+});
+
+describe.skipIf(!available)('PostgreSQL stores: a host that stalls holding the audit head lock', () => {
+  // A host that vanishes without closing its connection (a partition, a frozen VM) would hold the
+  // head lock until the server's TCP keepalive gives up (two hours by default), stalling every
+  // host's appends. Modelled here by a clock whose reading, taken under the lock, blocks the event
+  // loop past HEAD_LOCK_IDLE_TIMEOUT_MS: the server ends the transaction, the append rejects.
+  it('the server ends the idle append transaction: the append rejects, nothing is written, the next append commits', { timeout: 30_000 }, async () => {
+    let stallNext = false;
+    const clock = {
+      now(): number {
+        if (stallNext) {
+          stallNext = false;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, HEAD_LOCK_IDLE_TIMEOUT_MS + 1_500);
+        }
+        return T0;
+      },
+    };
+    const stores = await openPostgresStores({ connectionString: DATABASE_URL, schema: nextSchema(), clock });
+    try {
+      const entry = (index: number) => ({ kind: 'sealed_call', call_id: `call-${index}`, operation_id: null, idempotency_key: null, body: { index } });
+      expect(await stores.auditLog.append(entry(1))).toMatchObject({ sequence: 1 });
+      stallNext = true;
+      await expect(stores.auditLog.append(entry(2))).rejects.toThrow();
+      expect(stallNext).toBe(false);
+      expect(await stores.auditLog.append(entry(3))).toMatchObject({ sequence: 2, call_id: 'call-3' });
+      expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
+    } finally {
+      await stores.close();
+    }
   });
 });
 

@@ -187,6 +187,13 @@ const MAX_BATCH_UNITS = 4 * 1024 * 1024;
  * What `verifyChain` gives the verifier for a missing `audit_head` row: a head no row can hold
  * (sequence 0 with no hash), which it reports as `edited` / `head_malformed` after every row.
  */
+/**
+ * How long an append transaction may sit idle holding the audit head lock before the server ends
+ * it (`idle_in_transaction_session_timeout`, set for that transaction only). A live host sends its
+ * inserts within milliseconds of the lock; one whose event loop stalls this long loses the
+ * transaction (its appends reject, nothing is written) rather than every host waiting on it.
+ */
+export const HEAD_LOCK_IDLE_TIMEOUT_MS = 5_000;
 const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
 /** Rows one `verifyChain` page fetches at most (one round trip). */
 const VERIFY_PAGE_ROWS = 1000;
@@ -296,7 +303,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const s = quoteSchemaName(schema);
   const ownsPool = callerPool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
-  const pool = callerPool ?? new pg.Pool({ connectionString, pipeline: true, connectionTimeoutMillis });
+  // TCP keepalive, so that a connection to a server that vanished is found dead, not waited on.
+  const pool = callerPool ?? new pg.Pool({ connectionString, pipeline: true, connectionTimeoutMillis, keepAlive: true });
   // Left attached after `close`: a client still checked out then can report its loss later.
   if (ownsPool) pool.on('error', ignoreLostIdleConnection);
   let schemaVersion: number;
@@ -525,8 +533,13 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   };
 
   // ------------------------------------------------------------------ audit log
-  // BEGIN and the head lock share one round trip (simple protocol, no parameters).
-  const beginAndLockHead = `BEGIN; SELECT sequence, entry_hash FROM ${s}.audit_head WHERE id = 1 FOR UPDATE`;
+  // BEGIN and the head lock share one round trip (simple protocol, no parameters). A host that
+  // vanishes holding the lock without closing its connection (a partition, a frozen VM) would stall
+  // every host's appends until the server's TCP keepalive gives up on it (two hours by default):
+  // the server ends such a transaction once it has sat idle for HEAD_LOCK_IDLE_TIMEOUT_MS.
+  const beginAndLockHead =
+    `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${HEAD_LOCK_IDLE_TIMEOUT_MS}; ` +
+    `SELECT sequence, entry_hash FROM ${s}.audit_head WHERE id = 1 FOR UPDATE`;
   const insertAudit = statement(
     'insert_audit',
     `INSERT INTO ${s}.audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -592,7 +605,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     return withPoolClient(pool, async (client) => {
       try {
         const results = (await client.query(beginAndLockHead)) as unknown as Array<{ rows: { sequence: string; entry_hash: string }[] }>;
-        const head = results[1]?.rows[0];
+        const head = results[2]?.rows[0];
         if (head === undefined) throw new Error('audit_head row is missing');
         let sequence = Number(head.sequence);
         let previousHash = sequence === 0 ? genesisHash : head.entry_hash;

@@ -65,6 +65,11 @@ export const FENCING_TOKEN_BOUND = 9_007_199_254_740_990;
  * holds).
  */
 const MAX_CLOCK_READING = 8_640_000_000_000_000;
+/**
+ * How long a migration transaction may sit idle between its statements (which follow each other
+ * at once) before the server ends it, releasing the migration lock other hosts' opens wait on.
+ */
+const MIGRATION_IDLE_TIMEOUT_MS = 30_000;
 
 /** Every migration this package knows, oldest first. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
@@ -411,7 +416,9 @@ export async function migratePostgres(pool: Pool, schemaName: string, appliedAt:
   if (recorded === POSTGRES_SCHEMA_VERSION) return POSTGRES_SCHEMA_VERSION;
   return withPoolClient(pool, async (client) => {
     try {
-      await client.query('BEGIN');
+      // A host that vanishes mid-migration without closing its connection must not keep every
+      // other host's open waiting on the lock: the server ends the transaction once it sits idle.
+      await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${MIGRATION_IDLE_TIMEOUT_MS}`);
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`toolseal.migrate:${schema}`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer PRIMARY KEY, applied_at text NOT NULL)`);
