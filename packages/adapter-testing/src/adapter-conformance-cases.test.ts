@@ -143,10 +143,36 @@ interface Flaws {
    */
   ignoreApiFamily?: boolean;
   /**
+   * "Repairs" argument text that is no JSON object (review 11, finding 1): a trailing comma
+   * dropped, a missing brace closed, a scalar or array wrapped as `{"value": ...}`.
+   */
+  repairArgumentText?: boolean;
+  /** Skips `verify()` for a package object it verified before (review 11, finding 2). */
+  cacheVerification?: boolean;
+  /** Keeps the last of two calls under one id when they name the same tool (review 11, finding 3). */
+  lastWinsSameTool?: boolean;
+  /** Lowercases call ids in the result items and echoes it writes (review 11, finding 4). */
+  foldIdsOnFormat?: boolean;
+  /** Lowercases tool names in the result items and echoes it writes (review 11, finding 4). */
+  foldNamesOnFormat?: boolean;
+  /**
    * Not a flaw: a text of the host's own, sent after the results (as Anthropic's `text` option),
    * which the descriptor declares as its `hostText`.
    */
   hostText?: string;
+}
+
+/** What `repairArgumentText` makes of `text`: a JSON object's text, whatever it was given. */
+function repairedArgumentText(text: string): string {
+  for (const attempt of [text, text.replace(/,\s*}/g, '}'), `${text}}`]) {
+    try {
+      const value: unknown = JSON.parse(attempt);
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? attempt : JSON.stringify({ value });
+    } catch {
+      // the next repair
+    }
+  }
+  return text;
 }
 
 /** `value` folded as `fold` says: the "sanitizing" of `foldNames` and `foldCallIds`. */
@@ -278,6 +304,8 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
   /** The item id of each call parsed so far, by response and call id: echoed back in a continuation. */
   const itemIds = new Map<string, string>();
   const shared: KitPayload = { echo: [], results: [], texts: [] };
+  /** The package objects verified so far: what `cacheVerification` skips verifying again. */
+  const verified = new WeakSet<object>();
   return {
     provider: identity.provider,
     apiFamily: identity.api_family,
@@ -317,7 +345,12 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
           if (call.id === '') return malformed('missing_call_id');
           if (call.name === '') return malformed('empty_tool_name');
           if (!(wellFormed(call.id) && wellFormed(call.name, 'name'))) return malformed('malformed_response');
-          if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
+          if (seen.has(call.id) && flaws.lastWinsSameTool === true) {
+            // The flaw: "the model corrected itself", so the earlier call of that tool is dropped.
+            const earlier = calls.findIndex((each) => each.call_id === call.id && each.tool_name === call.name);
+            if (earlier === -1) return malformed('duplicate_call_id');
+            calls.splice(earlier, 1);
+          } else if (seen.has(call.id) && flaws.acceptDuplicateIds !== true) return malformed('duplicate_call_id');
           if (calls.length >= 64) return malformed('too_many_calls');
           let args: ToolCall['arguments'];
           if (flaws.valueArguments === true) {
@@ -329,7 +362,15 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
             args =
               flaws.valueArgumentsUnchecked === true
                 ? { format: 'json_value', value: call.value as JsonValue }
-                : { format: 'json_text', text: flaws.normalizeArgumentText === true ? JSON.stringify(JSON.parse(call.args)) : call.args };
+                : {
+                    format: 'json_text',
+                    text:
+                      flaws.normalizeArgumentText === true
+                        ? JSON.stringify(JSON.parse(call.args))
+                        : flaws.repairArgumentText === true
+                          ? repairedArgumentText(call.args)
+                          : call.args,
+                  };
           }
           seen.add(call.id);
           if (typeof call.item === 'string') itemIds.set(JSON.stringify([response.id, call.id]), call.item);
@@ -391,7 +432,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
           return void failures.push(malformedPackage(callId));
         }
         const checked = flaws.verifyLiveObject === true ? sealed : snapshot;
-        if (flaws.skipVerify !== true) {
+        if (flaws.skipVerify !== true && !(flaws.cacheVerification === true && verified.has(sealed))) {
           let verdict;
           try {
             verdict = input.verify(checked, call, flaws.verifyLiveObject === true ? undefined : { canonical_model_result: text });
@@ -399,6 +440,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
             verdict = { ok: false as const, reasons: ['malformed_package' as const] };
           }
           if (!verdict.ok) return void failures.push({ call_id: callId, reason: 'verification_failed', verify_reasons: verdict.reasons });
+          verified.add(sealed);
         }
         const sent = flaws.verifyLiveObject === true ? sealed.model_result : snapshot.model_result;
         // The flaw: the status read again from the live package, after verification.
@@ -444,7 +486,14 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         // The flaw: the package, verified against this call, is asked again which call it answers.
         const sealed = input.results.find((each) => ownData(ownData(ownData(each, 'protected_audit'), 'provider_context'), 'call_id') === call.call_id);
         const id = flaws.labelFromPackage === true && sealed !== undefined ? sealed.protected_audit.provider_context.call_id : call.call_id;
-        return [{ id, name: call.tool_name, text: entry.text, error: flaws.noErrorFlag === true ? false : entry.error }];
+        return [
+          {
+            id: flaws.foldIdsOnFormat === true ? id.toLowerCase() : id,
+            name: flaws.foldNamesOnFormat === true ? call.tool_name.toLowerCase() : call.tool_name,
+            text: entry.text,
+            error: flaws.noErrorFlag === true ? false : entry.error,
+          },
+        ];
       });
       if (flaws.rotateResultNames === true) {
         const names = results.map((item) => item.name);
@@ -464,9 +513,9 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         flaws.echoOtherCalls === true
           ? { id: call.call_id, item: null, name: 'kit_write', args: '{"item_id":"ITEM-666","amount":9999}' }
           : {
-              id: call.call_id,
+              id: flaws.foldIdsOnFormat === true ? call.call_id.toLowerCase() : call.call_id,
               item: itemIds.get(JSON.stringify([call.response_id, call.call_id])) ?? null,
-              name: call.tool_name,
+              name: flaws.foldNamesOnFormat === true ? call.tool_name.toLowerCase() : call.tool_name,
               args: call.arguments.format === 'json_text' ? call.arguments.text : JSON.stringify(call.arguments.value),
             },
       );
@@ -593,7 +642,41 @@ describe('adapterConformanceCases catches broken adapters', () => {
     ['correlating by position', { correlateByIndex: true }, 'format: results correlate by call id under every order of arrival'],
     ['skipping verification', { skipVerify: true }, 'format: a tampered model_result is refused (verification_failed), nothing serialized'],
     ['dropping results silently', { ignoreMissing: true }, 'format: a missing result is refused, never silently skipped'],
-    ['accepting repeated call ids', { acceptDuplicateIds: true }, 'parse: a repeated call id refuses the whole response'],
+    [
+      'accepting repeated call ids',
+      { acceptDuplicateIds: true },
+      'parse: a repeated call id refuses the whole response (another tool, the same tool with other arguments, an identical call, not adjacent)',
+    ],
+    [
+      'keeping the last of two calls of one tool under one id',
+      { lastWinsSameTool: true },
+      'parse: a repeated call id refuses the whole response (another tool, the same tool with other arguments, an identical call, not adjacent)',
+    ],
+    [
+      'repairing argument text that is no JSON object',
+      { repairArgumentText: true },
+      'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN) reach the call byte for byte, or the whole response is refused: never repaired',
+    ],
+    [
+      'remembering which packages it verified',
+      { cacheVerification: true },
+      'format: packages one verifier accepted are refused under a verifier that does not trust them (nothing remembered between turns)',
+    ],
+    [
+      'remembering which packages it verified (contract changed)',
+      { cacheVerification: true },
+      'format: a package whose contract or host clock changed after sealing is refused (verification_failed), nothing serialized',
+    ],
+    [
+      'lowercasing call ids while formatting',
+      { foldIdsOnFormat: true },
+      'format: call ids that differ only in case, and a mixed-case tool name, label their own results and echoes exactly (data, OUTCOME_UNKNOWN, NOT_FOUND)',
+    ],
+    [
+      'lowercasing tool names while formatting',
+      { foldNamesOnFormat: true },
+      'format: call ids that differ only in case, and a mixed-case tool name, label their own results and echoes exactly (data, OUTCOME_UNKNOWN, NOT_FOUND)',
+    ],
     ['never flagging errors', { noErrorFlag: true }, 'format: error results carry the provider error flag, successes do not'],
     [
       'accepting NUL in call ids',
@@ -773,11 +856,17 @@ describe('adapterConformanceCases catches broken adapters', () => {
   // or lowercases names or call ids, or that ignores a package's API family, passed every case.
   // Each fails exactly the cases named here, and nothing else.
   const foreignCase = 'format: a package sealed under a foreign adapter revision, provider or API family is refused';
+  const mixedCaseFormatCase =
+    'format: call ids that differ only in case, and a mixed-case tool name, label their own results and echoes exactly (data, OUTCOME_UNKNOWN, NOT_FOUND)';
   it.each<[string, Flaws, string[]]>([
     ['NFKC-normalizing tool names before checking them (ｋit_lookup runs as kit_lookup)', { foldNames: 'NFKC' }, [nonAsciiNameCase]],
     ['NFKC-normalizing call ids before checking them (kitcall_１ answered as kitcall_1)', { foldCallIds: 'NFKC' }, [nonAsciiIdCase]],
     ['lowercasing tool names (Kit_Lookup runs as kit_lookup)', { foldNames: 'lowercase' }, [roundTripCase]],
-    ['lowercasing call ids (kitcall_Gh7 and kitcall_gH7 become one)', { foldCallIds: 'lowercase' }, [roundTripCase]],
+    [
+      'lowercasing call ids (kitcall_Gh7 and kitcall_gH7 become one)',
+      { foldCallIds: 'lowercase' },
+      [roundTripCase, mixedCaseFormatCase, `${FAST_PATH_PREFIX}${mixedCaseFormatCase}`],
+    ],
     ['checking the provider and revision of a package but not its API family', { ignoreApiFamily: true }, [foreignCase, `${FAST_PATH_PREFIX}${foreignCase}`]],
   ])('review 3: an adapter %s fails exactly these cases', async (_label, flaws, caseNames) => {
     expect(await failingCases(flaws)).toEqual(caseNames);

@@ -14,7 +14,7 @@ import type {
 import { isVerifyFailureReason, MAX_PROVIDER_ID_LENGTH, MAX_TOOL_NAME_LENGTH } from '@toolseal/adapter-core';
 import { canonicalize } from '@toolseal/digests';
 import { checkError } from '@toolseal/errors';
-import { assertParseRefused } from './assert-parse-outcome.js';
+import { assertParseOutcomeCatalogued, assertParseRefused } from './assert-parse-outcome.js';
 import { KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
 import {
   argumentsOf,
@@ -34,7 +34,8 @@ export interface ConformanceCall {
   /**
    * The arguments as an object: a provider whose SDK hands over parsed arguments (Anthropic
    * `input`, Gemini `arguments`) puts this very object into the response. In the exact-text cases
-   * it is what `JSON.parse` makes of `arguments_text`.
+   * it is what `JSON.parse` makes of `arguments_text`; in the malformed-text case (run only for
+   * `argumentFormat: 'json_text'`), where `arguments_text` is no JSON object, it is `{}`.
    */
   arguments: JsonObject;
   /**
@@ -287,6 +288,18 @@ const MIXED_CASE_TURN: readonly KitCall[] = [
 const MIXED_CASE_RESPONSE_ID = 'Kit-Response-00Ab';
 
 /**
+ * The turn of the mixed-case format case: call ids that differ in case only, and a tool name in
+ * mixed case (`Kit_Lookup`, which the harness registers beside `kit_lookup`). Sealed as data,
+ * OUTCOME_UNKNOWN and NOT_FOUND: an adapter that folds ids or names while formatting labels two
+ * results alike, and the model can no longer tell which call's outcome is unknown.
+ */
+const MIXED_CASE_FORMAT_TURN: readonly KitCall[] = [
+  { call_id: 'kitcall_Gh7', tool_name: 'Kit_Lookup', arguments: { item_id: 'ITEM-1' } },
+  { call_id: 'kitcall_gH7', tool_name: 'kit_write', arguments: { item_id: 'ITEM-2', amount: 5 } },
+  { call_id: 'KITCALL_GH7', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-3' } },
+];
+
+/**
  * Argument texts a parse and a new `JSON.stringify` change, each with what would be lost. The
  * dispatcher's guard refuses a duplicate key and an integer past 2^53 only as long as it sees them
  * in the text; the rounded fraction, the exponent, the escape and the whitespace are lost the same
@@ -300,6 +313,24 @@ const EXACT_ARGUMENT_TEXTS: ReadonlyArray<readonly [string, string]> = [
   ['an exponent and a trailing zero', '{"item_id":"ITEM-1","n":1.0E+2}'],
   ['a \\u escape', '{"item_id":"\\u0049TEM-1"}'],
   ['whitespace around every token', ' {\n\t"item_id" :\r\n "ITEM-1" } '],
+];
+
+/**
+ * Argument texts that are no JSON object, each with what a "repairing" adapter would make of it:
+ * the text must reach the call as the provider sent it (the dispatcher's guard refuses it as
+ * `INVALID_ARGUMENTS`), or the whole response be refused. An adapter that closes a brace, drops a
+ * trailing comma, swaps quotes or wraps a scalar runs a call the model never finished writing.
+ */
+const MALFORMED_ARGUMENT_TEXTS: ReadonlyArray<readonly [string, string]> = [
+  ['a trailing comma', '{"item_id":"ITEM-1",}'],
+  ['an unclosed object', '{"item_id":"ITEM-1"'],
+  ['single quotes', "{'item_id':'ITEM-1'}"],
+  ['a string, not an object', '"ITEM-1"'],
+  ['an array, not an object', '["ITEM-1"]'],
+  ['null', 'null'],
+  ['nothing', ''],
+  ['a second value after the object', '{"item_id":"ITEM-1"}{"item_id":"ITEM-2"}'],
+  ['NaN', '{"item_id":"ITEM-1","n":NaN}'],
 ];
 
 /**
@@ -1344,6 +1375,33 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           const outcome = format(response, calls, [...results].reverse(), recording);
           assert.ok(outcome.ok);
           assert.deepEqual([...seen].sort(), calls.map((call) => call.call_id).sort());
+          // The same packages again, as a host retrying a send would pass them: verified again,
+          // never remembered as verified (trust may have changed in between, see below).
+          seen.length = 0;
+          assert.ok(format(response, calls, results, recording).ok);
+          assert.deepEqual([...seen].sort(), calls.map((call) => call.call_id).sort(), 'the same packages formatted again must be verified again');
+        },
+      },
+      {
+        name: 'format: packages one verifier accepted are refused under a verifier that does not trust them (nothing remembered between turns)',
+        run() {
+          // Another host's verifier (a fresh harness, which sealed nothing) must decide for itself:
+          // an adapter that remembers which package objects it verified would send them unverified.
+          const { harness, response, calls, results } = sealedTurn();
+          assert.ok(format(response, calls, results, harness.verify).ok, "the sealing harness's verifier must accept its packages");
+          expectRefused(
+            format(response, calls, results, harnessOf().verify),
+            calls.map((call) => ({ call_id: call.call_id, reason: 'verification_failed' as const })),
+          );
+        },
+      },
+      {
+        name: 'format: call ids that differ only in case, and a mixed-case tool name, label their own results and echoes exactly (data, OUTCOME_UNKNOWN, NOT_FOUND)',
+        run() {
+          // An adapter that folds ids or names while formatting labels two results alike: the
+          // model can no longer tell which call's outcome is unknown.
+          const outcomes: ReadonlyArray<ConformanceSealOptions['outcome']> = ['data', 'outcome_unknown', 'error'];
+          formatAccepted(sealedTurn(MIXED_CASE_RESPONSE_ID, (index) => ({ outcome: outcomes[index]! }), MIXED_CASE_FORMAT_TURN), 'mixed case');
         },
       },
       {
@@ -1386,6 +1444,8 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         name: 'format: a package executed under another idempotency key is refused',
         run() {
           const { harness, response, calls, results } = sealedTurn();
+          // Accepted first, then refused: the same package objects, verified again.
+          assert.ok(format(response, calls, results, harness.verify).ok, 'before the key changed, the turn must be accepted');
           harness.retrustIdempotencyKey(calls[1]!, 'kit-other-idempotency-key');
           expectRefused(format(response, calls, results, harness.verify), [
             { call_id: calls[1]!.call_id, reason: 'verification_failed' },
@@ -1406,6 +1466,8 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           ];
           for (const [label, change, refused] of changes) {
             const { harness, response, calls, results } = sealedTurn();
+            // Accepted before the change, refused after it: the same package objects, verified again.
+            assert.ok(format(response, calls, results, harness.verify).ok, `${label}: before the change, the turn must be accepted`);
             change(harness);
             const outcome = format(response, calls, results, harness.verify);
             assert.equal(outcome.ok, false, `${label}: the turn was sent`);
@@ -1627,6 +1689,43 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
               assert.deepEqual(accepted.calls[0]?.arguments, { format: 'json_value', value: safe });
             },
           },
+    ...(argumentFormat === 'json_text'
+      ? [
+          {
+            name: 'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN) reach the call byte for byte, or the whole response is refused: never repaired',
+            run() {
+              // The guard refuses such text as INVALID_ARGUMENTS; an adapter that repairs it (closes
+              // the brace, drops the comma, wraps the scalar) runs a call the model never wrote.
+              const beside: KitCall = { call_id: 'kitcall_wellformed', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-0' } };
+              const calls = MALFORMED_ARGUMENT_TEXTS.map(([label, text], index): [string, KitCall] => [
+                label,
+                { call_id: `kitcall_malformed_${index}`, tool_name: 'kit_lookup', arguments: {}, arguments_text: text },
+              ]);
+              // Each text alone, each beside a well-formed call, then all of them in one response.
+              const turns: Array<Array<[string, KitCall]>> = [
+                ...calls.map((each) => [each]),
+                ...calls.map((each): Array<[string, KitCall]> => [['a well-formed call', beside], each]),
+                calls,
+              ];
+              for (const turn of turns) {
+                const labels = turn.map(([label]) => label).join(', ');
+                const outcome = parse(turn.map(([, call]) => call));
+                assertParseOutcomeCatalogued(outcome);
+                if (!outcome.ok) continue;
+                assert.equal(outcome.calls.length, turn.length, `${labels}: calls were added or dropped`);
+                outcome.calls.forEach((call, index) => {
+                  const [label, sent] = turn[index]!;
+                  assert.deepEqual(
+                    call.arguments,
+                    { format: 'json_text', text: textOfCall(sent, RESPONSE_ID).arguments_text },
+                    `${label}: the call must carry the text the provider sent, byte for byte, or the response be refused`,
+                  );
+                });
+              }
+            },
+          },
+        ]
+      : []),
     {
       name: 'parse: a response without tool calls gives no calls',
       run() {
@@ -1634,10 +1733,20 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
       },
     },
     {
-      name: 'parse: a repeated call id refuses the whole response',
+      name: 'parse: a repeated call id refuses the whole response (another tool, the same tool with other arguments, an identical call, not adjacent)',
       run() {
-        const repeated = [TURN[0]!, { ...TURN[1]!, call_id: TURN[0]!.call_id }];
-        assertParseRefused(parse(repeated), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+        // Keeping the first or the last of two calls under one id ("the model corrected itself")
+        // leaves it unclear which arguments ran and which call a result answers.
+        const id = TURN[0]!.call_id;
+        const variants: Array<[string, KitCall[]]> = [
+          ['another tool', [TURN[0]!, { ...TURN[1]!, call_id: id }]],
+          ['the same tool, other arguments', [TURN[0]!, { ...TURN[0]!, arguments: { item_id: 'ITEM-9' } }]],
+          ['an identical call', [TURN[0]!, TURN[0]!]],
+          ['not adjacent', [TURN[0]!, TURN[1]!, { ...TURN[2]!, call_id: id }]],
+        ];
+        for (const [label, repeated] of variants) {
+          assertRefusedFor(label, parse(repeated), 'MALFORMED_TOOL_CALL', 'duplicate_call_id');
+        }
       },
     },
     {

@@ -73,3 +73,13 @@ export const KIT_WRITE_SPEC: ToolSpec = {
   echo: { '/item_id': '/item_id', '/amount': '/amount' },
   resource_revision: { pattern: '^kit-ledger-r[0-9]{1,9}$' },
 };
+
+/**
+ * `kit_lookup` under a name in mixed case, `Kit_Lookup` (registry names are case-sensitive): the
+ * mixed-case format case calls both, so an adapter that folds a name while formatting names the
+ * other tool.
+ */
+export const KIT_LOOKUP_MIXED_CASE_SPEC: ToolSpec = {
+  ...KIT_LOOKUP_SPEC,
+  contract: { ...KIT_LOOKUP_SPEC.contract, tool_name: 'Kit_Lookup' },
+};

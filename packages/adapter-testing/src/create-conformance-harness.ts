@@ -14,7 +14,7 @@ import {
   type ToolSpec,
   type TrustedContext,
 } from '@toolseal/result';
-import { KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
+import { KIT_LOOKUP_MIXED_CASE_SPEC, KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
 
 /**
  * Planted in every data result the harness seals (`kit_lookup`'s `note`, `kit_write`'s
@@ -108,13 +108,18 @@ function handlerOutput(call: ToolCall, args: JsonValue | null, serial: number): 
   };
 }
 
+const HARNESS_TOOL_NAMES: ReadonlySet<string> = new Set(
+  [KIT_LOOKUP_SPEC, KIT_WRITE_SPEC, KIT_LOOKUP_MIXED_CASE_SPEC].map((spec) => spec.contract.tool_name),
+);
+
 /**
- * Builds a fresh harness: a registry of `kit_lookup` and `kit_write`, plain SHA-256 digests; with
+ * Builds a fresh harness: a registry of `kit_lookup`, `Kit_Lookup` (the same tool under a
+ * mixed-case name) and `kit_write`, plain SHA-256 digests; with
  * `keepSealed`, trusted records that keep what `sealResult` returned (the verifier's fast path).
  */
 export function createConformanceHarness(options: ConformanceHarnessOptions = {}): ConformanceHarness {
   const keepSealed = options.keepSealed === true;
-  const registry = createToolRegistry([KIT_LOOKUP_SPEC, KIT_WRITE_SPEC]);
+  const registry = createToolRegistry([KIT_LOOKUP_SPEC, KIT_WRITE_SPEC, KIT_LOOKUP_MIXED_CASE_SPEC]);
   const digester = createDigester();
   const trusted = new Map<string, TrustedContext>();
   const keyOf = (call: Pick<ToolCall, 'response_id' | 'call_id'>) => JSON.stringify([call.response_id, call.call_id]);
@@ -124,9 +129,9 @@ export function createConformanceHarness(options: ConformanceHarnessOptions = {}
     seal(call, options = {}) {
       // Any other name would seal as a valid UNKNOWN_TOOL failure whatever `outcome` asked for:
       // a test of the success path would then pass or fail for the wrong reason.
-      if (call.tool_name !== KIT_LOOKUP_SPEC.contract.tool_name && call.tool_name !== KIT_WRITE_SPEC.contract.tool_name) {
+      if (!HARNESS_TOOL_NAMES.has(call.tool_name)) {
         throw new TypeError(
-          `createConformanceHarness: seal() knows only kit_lookup ({ item_id }) and kit_write ({ item_id, amount }), not ${JSON.stringify(call.tool_name)}`,
+          `createConformanceHarness: seal() knows only kit_lookup and Kit_Lookup ({ item_id }) and kit_write ({ item_id, amount }), not ${JSON.stringify(call.tool_name)}`,
         );
       }
       serial++;

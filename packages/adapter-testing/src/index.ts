@@ -17,7 +17,7 @@ export {
   type ConformanceHarnessOptions,
   type ConformanceSealOptions,
 } from './create-conformance-harness.js';
-export { KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
+export { KIT_LOOKUP_MIXED_CASE_SPEC, KIT_LOOKUP_SPEC, KIT_WRITE_SPEC } from './conformance-tool-specs.js';
 export {
   fakeSealedResult,
   fakeToolCall,
