@@ -48,9 +48,11 @@ export interface Provenance {
   producer_revision: string;
   /**
    * Revision of the external resource the data was read from, for freshness and concurrency decisions.
-   * `null` when no resource was read (errors). Its format is fixed per tool in the registry.
+   * `null` when no resource was read (errors). Its format is fixed per tool in the registry, within
+   * a fixed alphabet (no space, bracket or line break: a handler must not write prose here).
    * @minLength 1
    * @maxLength 128
+   * @pattern ^[A-Za-z0-9._:/+=@~"-]{1,128}$
    */
   resource_revision: string | null;
   /**

@@ -38,12 +38,18 @@ export interface Downstream {
   idempotency_key: string | null;
   /**
    * The downstream system's receipt for a committed write, or `null`. Protected by the audit chain.
+   * Never empty, never holding NUL (what every idempotency store can hold).
+   * @minLength 1
    * @maxLength 256
+   * @pattern ^[^\u0000]*$
    */
   receipt: string | null;
   /**
    * An opaque reference a status query can use, or `null`. Protected by the audit chain.
+   * Never empty, never holding NUL.
+   * @minLength 1
    * @maxLength 256
+   * @pattern ^[^\u0000]*$
    */
   status_ref: string | null;
 }

@@ -428,4 +428,33 @@ describe('model-result.json against the specification', () => {
     expect(validateToolCall({ ...call, arguments: { format: 'json_text', text: '{}', value: {} } })).toBe(false);
     expect(validateToolCall({ ...call, arguments: { format: 'json_value' } })).toBe(false);
   });
+
+  it('rejects the ids and names dispatch rejects (printable ASCII ids, lowercase provider), and takes an empty tool name', () => {
+    const call = {
+      provider: 'openai',
+      api_family: 'responses',
+      adapter_revision: 'openai-responses-v1',
+      response_id: 'resp_1',
+      call_id: 'call_1',
+      tool_name: 'get_order',
+      arguments: { format: 'json_text', text: '{}' },
+    };
+    const refused: Array<[string, string]> = [
+      ['call_id', ''],
+      ['call_id', 'café-1'],
+      ['call_id', 'call 1'],
+      ['call_id', `call_${'1'.repeat(300)}`],
+      ['response_id', 'resp\u00a01'],
+      ['tool_name', 'get order'],
+      ['tool_name', 'ｇet_order'],
+      ['tool_name', 'x'.repeat(257)],
+      ['provider', 'OpenAI'],
+      ['api_family', 'Responses'],
+      ['adapter_revision', ''],
+      ['adapter_revision', 'v1\u0000'],
+    ];
+    for (const [field, value] of refused) expect(validateToolCall({ ...call, [field]: value }), `${field} ${JSON.stringify(value)}`).toBe(false);
+    expect(validateToolCall({ ...call, tool_name: '' })).toBe(true);
+    expect(validateToolCall({ ...call, call_id: 'call_AbC-9.~!' })).toBe(true);
+  });
 });

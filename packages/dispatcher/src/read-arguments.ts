@@ -23,11 +23,15 @@ const ROUNDED: GuardOutcome<JsonValue> = Object.freeze({
  * besides its items is refused (`non_json_value`), never passed on or silently dropped, and so is
  * a parsed value holding an integer beyond 2^53 (`mayHoldRoundedInteger` of @toolseal/adapter-core).
  *
- * Never throws: anything that is not one of the two `RawArguments` forms is `malformed_json`.
+ * Never throws: anything that is not one of the two `RawArguments` forms (exactly `format` and
+ * `text`, or `format` and `value`) is `malformed_json`.
  */
 export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): GuardOutcome<JsonValue> {
   try {
     if (typeof raw !== 'object' || raw === null) return MALFORMED;
+    // Exactly `format` and its one member: `{ format: 'json_text', text, value }` is no form of
+    // `RawArguments` (the tool-call schema refuses it), not text with a value to ignore.
+    if (Object.keys(raw).length !== 2) return MALFORMED;
     // Each member read once: a getter cannot pass the check with one value and be used with another.
     const { format } = raw;
     if (format === 'json_text') {

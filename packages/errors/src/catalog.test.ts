@@ -125,4 +125,10 @@ describe('ERROR_CATALOG', () => {
     );
     expect(committed).toEqual(errorCatalogDocument());
   });
+
+  it('is a data document, not a schema: no $id or $schema a validator could register it under', () => {
+    const document = errorCatalogDocument();
+    expect(Object.keys(document)).toEqual(['catalog_id', 'catalog_version', 'codes']);
+    expect(document.catalog_id).toBe('https://toolseal.dev/catalogs/error-catalog.json');
+  });
 });

@@ -57,6 +57,8 @@ function isStringOfLength(value: unknown, min: number, max: number): value is st
 
 const isRevision = (value: unknown): boolean => isStringOfLength(value, 1, 64);
 const isNullOr = (value: unknown, min: number, max: number): boolean => value === null || isStringOfLength(value, min, max);
+/** A downstream `receipt` or `status_ref`: `null`, or 1 to 256 characters without NUL. */
+const isReference = (value: unknown): boolean => value === null || (isStringOfLength(value, 1, 256) && !value.includes('\u0000'));
 const matches = (value: unknown, pattern: RegExp): boolean => typeof value === 'string' && pattern.test(value);
 
 /** The members of a call that `protected_audit.provider_context` copies. */
@@ -123,8 +125,8 @@ export function isProtectedAudit(value: unknown): value is ProtectedAudit {
     !hasExactly(downstream, DOWNSTREAM_KEYS) ||
     !isStringOfLength(downstream['operation_id'], 1, 128) ||
     !isNullOr(downstream['idempotency_key'], 1, 256) ||
-    !isNullOr(downstream['receipt'], 0, 256) ||
-    !isNullOr(downstream['status_ref'], 0, 256)
+    !isReference(downstream['receipt']) ||
+    !isReference(downstream['status_ref'])
   ) {
     return false;
   }

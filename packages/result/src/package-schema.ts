@@ -81,7 +81,7 @@ export const MODEL_RESULT_SCHEMA = {
       properties: {
         source_label: { type: 'string', minLength: 1, maxLength: 64 },
         producer_revision: REVISION,
-        resource_revision: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 1, maxLength: 128 }] },
+        resource_revision: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:/+=@~"-]{1,128}$' }] },
         observed_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$' },
         trust: { type: 'string', enum: ['untrusted_data', 'trusted_control'] },
       },
@@ -132,8 +132,8 @@ export const PROTECTED_AUDIT_SCHEMA = {
       properties: {
         operation_id: { type: 'string', minLength: 1, maxLength: 128 },
         idempotency_key: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 1, maxLength: 256 }] },
-        receipt: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 256 }] },
-        status_ref: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 256 }] },
+        receipt: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^\\u0000]*$' }] },
+        status_ref: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^\\u0000]*$' }] },
       },
     },
     binding: {
