@@ -66,6 +66,7 @@ export function checkDatabaseFile(path: string): void {
       );
     }
     checkCompanionFiles(path);
+    refuseOrphanedWal(path);
     return;
   }
   if (typeof file === 'string') {
@@ -83,6 +84,25 @@ export function checkDatabaseFile(path: string): void {
   }
   if (!mayWrite(path)) throw readOnlyRefusal(path);
   checkCompanionFiles(path);
+  if (file.size === 0) refuseOrphanedWal(path);
+}
+
+/**
+ * Refuses a missing or empty database file beside a `-wal` file holding frames. SQLite deletes
+ * such a `-wal` when it opens the file, and it may be the only copy of committed records: SQLite
+ * skips the checkpoint at close for a file that was moved or deleted while open, so after a
+ * `mv toolseal.db elsewhere` the records are in `toolseal.db-wal` alone. Opening the path would
+ * give a fresh store, every key free again, and a started write's handler could run twice. (A
+ * database SQLite switched to WAL has its header in the file itself, so a crash never leaves this.)
+ */
+function refuseOrphanedWal(path: string): void {
+  const wal = lookUp(`${path}-wal`);
+  if (typeof wal !== 'string' && wal.isFile() && wal.size > 0) {
+    throw new StoreInputError(
+      'path',
+      `${JSON.stringify(path)} is missing or empty, but its -wal file holds ${wal.size} bytes, possibly the only copy of committed records (was the database moved or deleted while open?): restore the database file, or delete its -wal and -shm files deliberately, before opening it`,
+    );
+  }
 }
 
 /**

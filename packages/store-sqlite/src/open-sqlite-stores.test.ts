@@ -1,4 +1,4 @@
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -550,6 +550,61 @@ describe('SQLite stores: options (configuration review)', () => {
     const stores = openSqliteStores({ path });
     expect(stores.schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
     stores.close();
+  });
+
+  it('refuses a missing or empty database beside a -wal holding frames, which may be the only copy of committed records (fault review F1)', async () => {
+    // A store file moved away while open: SQLite skips the checkpoint at close, so the started
+    // record lives in the -wal alone, which opening the path would delete, freeing the key.
+    const path = nextPath();
+    const first = openSqliteStores({ path, clock: new ManualClock(T0) });
+    const claim = await first.idempotencyStore.claim({ key: 'refund-7', request_sha256: REQUEST, owner: 'host-a', lease_ms: 60_000 });
+    if (claim.kind !== 'claimed') throw new Error('not claimed');
+    await first.idempotencyStore.markStarted({ key: 'refund-7', fencing_token: claim.fencing_token, lease_ms: 60_000 });
+    renameSync(path, `${path}.moved`);
+    first.close();
+    const walBytes = statSync(`${path}-wal`).size;
+    expect(walBytes).toBeGreaterThan(0);
+    for (const empty of [false, true]) {
+      if (empty) writeFileSync(path, '');
+      const thrown = refusal(() => openSqliteStores({ path }));
+      expect(StoreInputError.isInstance(thrown) && thrown.field, `empty file: ${empty}`).toBe('path');
+      expect(String(thrown)).toContain(`its -wal file holds ${walBytes} bytes`);
+      // Nothing deleted: the -wal is as it was.
+      expect(statSync(`${path}-wal`).size).toBe(walBytes);
+    }
+    // Moved back, the record is there.
+    renameSync(`${path}.moved`, path);
+    const reopened = openSqliteStores({ path, clock: new ManualClock(T0) });
+    expect(await reopened.idempotencyStore.get('refund-7')).toMatchObject({ state: 'started', owner: 'host-a' });
+    reopened.close();
+  });
+
+  it('refuses every write once its file was moved or replaced, or its -shm deleted, while open, writing nothing (fault review F2: two processes both won a key)', async () => {
+    const changes: Array<[string, (path: string) => void]> = [
+      ['the -shm deleted', (path) => unlinkSync(`${path}-shm`)],
+      ['the file renamed', (path) => renameSync(path, `${path}.moved`)],
+      ['the file deleted', (path) => unlinkSync(path)],
+    ];
+    for (const [label, change] of changes) {
+      const path = nextPath();
+      const stores = openSqliteStores({ path, clock: new ManualClock(T0) });
+      const store = stores.idempotencyStore;
+      await store.claim({ key: 'before', request_sha256: REQUEST, owner: 'host-a', lease_ms: 60_000 });
+      await stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-1', operation_id: null, idempotency_key: null, body: { n: 1 } });
+      change(path);
+      const writes: Array<[string, () => Promise<unknown>]> = [
+        ['claim', () => store.claim({ key: 'after', request_sha256: REQUEST, owner: 'host-a', lease_ms: 60_000 })],
+        ['append', () => stores.auditLog.append({ kind: 'sealed_call', call_id: 'call-2', operation_id: null, idempotency_key: null, body: { n: 2 } })],
+        ['purgeExpired', () => store.purgeExpired({ older_than_ms: 0 })],
+      ];
+      for (const [name, write] of writes) {
+        await expect(write(), `${label}: ${name}`).rejects.toThrow('was moved, deleted or replaced while this store had it open; nothing was written');
+      }
+      // Reads go on, from what this connection sees: nothing was written.
+      expect(await store.get('after'), label).toBeUndefined();
+      expect((await stores.auditLog.head())?.sequence, label).toBe(1);
+      stores.close();
+    }
   });
 
   it('refuses a path ending with a path separator before anything is created (review: "new.db/" created and migrated new.db, then was refused)', () => {

@@ -47,6 +47,7 @@ import { createDigester, type Digester } from '@toolseal/digests';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
 import { checkDatabaseFile, sqliteOpenRefusal } from './check-database-file.js';
+import { filesInPlace } from './files-in-place.js';
 import { checkSqliteSchema } from './check-sqlite-schema.js';
 import { checkWritable } from './check-writable.js';
 import { SQLITE_BATCH_LIMITS } from './sqlite-batch-limits.js';
@@ -229,6 +230,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     throw sqliteOpenRefusal(error, path) ?? error;
   }
   let schemaVersion: number;
+  /** The file and its -shm as opened: every write checks them first (`files-in-place.ts`). */
+  let files: { check(): void } | null;
   try {
     // Opening is synchronous (start-up): switching to WAL and creating or migrating the schema may
     // wait for another connection's write lock, blocking, up to the whole lock timeout. Reopening
@@ -248,6 +251,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     // An up-to-date file is reopened without a write: a read-only one must not pass for healthy.
     checkWritable(database, path);
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    files = path === ':memory:' ? null : filesInPlace(path);
   } catch (error) {
     // SQLite finds some files it cannot open for writing only when it first reads or writes them
     // (a WAL file in a directory this process may not write: SQLITE_READONLY_DIRECTORY). Decided
@@ -256,6 +260,14 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     const refusal = sqliteOpenRefusal(error, path);
     database.close();
     throw refusal ?? error;
+  }
+
+  /**
+   * Before each write: the file and its -shm are the ones opened. Once the store is closed, SQLite
+   * deleted them itself, and the write fails as on any closed connection.
+   */
+  function checkFilesInPlace(): void {
+    if (database.open) files?.check();
   }
 
   // ------------------------------------------------------------------ idempotency records
@@ -355,6 +367,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     const checked = checkIdempotencyOperation(operation);
     // One attempt: everything is read again, the clock included (a retry may come seconds later).
     return lock.write(checked.type, () => {
+      checkFilesInPlace();
       const now = readClock(clock);
       // Most duplicate claims change nothing (in progress, completed, conflict): answer them from
       // a plain read without taking the write lock. Anything that writes re-reads and decides
@@ -406,6 +419,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
         // means nothing), waiting for the lock like any other: this connection's writes made
         // meanwhile, and other connections', take the lock between batches.
         const deleted = await lock.write('purgeExpired', () => {
+          checkFilesInPlace();
           cutoff ??= readClock(clock) - olderThanMs;
           return purgeBatch.run({ cutoff, limit }).changes;
         });
@@ -557,7 +571,10 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       // Every attempt reads the head and the clock afresh under the write lock.
-      const row = await lock.write('append', () => appendTransaction.immediate(prepared));
+      const row = await lock.write('append', () => {
+        checkFilesInPlace();
+        return appendTransaction.immediate(prepared);
+      });
       return auditEntryWithBody(row, prepared.body);
     },
     async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {
