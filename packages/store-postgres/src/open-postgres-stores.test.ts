@@ -247,10 +247,12 @@ describe.skipIf(!available)('PostgreSQL stores: a database that stops answering'
 
   it('gives the pool it makes a connection timeout (pg waits for ever by default) and TCP keepalive', async () => {
     const stores = await openPostgresStores({ connectionString: DATABASE_URL, schema: nextSchema(), clock: new ManualClock(T0) });
-    const madeWith = (stores.pool as unknown as { options: { connectionTimeoutMillis?: number; keepAlive?: boolean } }).options;
+    const madeWith = (stores.pool as unknown as { options: { connectionTimeoutMillis?: number; keepAlive?: boolean; keepAliveInitialDelayMillis?: number } }).options;
     expect(madeWith.connectionTimeoutMillis).toBe(10_000);
     // and TCP keepalive, so that a connection to a server that vanished is found dead.
     expect(madeWith.keepAlive).toBe(true);
+    // from 10 s of silence: pg's default, 0, leaves the system's (two hours here).
+    expect(madeWith.keepAliveInitialDelayMillis).toBe(10_000);
     await stores.close();
   });
 });
@@ -304,7 +306,7 @@ describe.skipIf(!available)('PostgreSQL stores: a host that stalls holding the a
   // head lock until the server's TCP keepalive gives up (two hours by default), stalling every
   // host's appends. Modelled here by a clock whose reading, taken under the lock, blocks the event
   // loop past HEAD_LOCK_IDLE_TIMEOUT_MS: the server ends the transaction, the append rejects.
-  it('the server ends the idle append transaction: the append rejects, nothing is written, the next append commits', { timeout: 30_000 }, async () => {
+  it('the server ends the idle append transaction: the append rejects, nothing is written, the next append commits; a large batch is allowed its transfer time', { timeout: 40_000 }, async () => {
     let stallNext = false;
     const clock = {
       now(): number {
@@ -324,6 +326,12 @@ describe.skipIf(!available)('PostgreSQL stores: a host that stalls holding the a
       expect(stallNext).toBe(false);
       expect(await stores.auditLog.append(entry(3))).toMatchObject({ sequence: 2, call_id: 'call-3' });
       expect(await stores.auditLog.verifyChain()).toMatchObject({ ok: true, checked: 2 });
+      // The bound grows with the batch's size (the server counts an insert still arriving over a
+      // slow link as idle time): 600,000 units allow 5 s + 13.7 s, so the same stall passes.
+      stallNext = true;
+      const large = { ...entry(4), body: { text: 'x'.repeat(600_000) } };
+      expect(await stores.auditLog.append(large)).toMatchObject({ sequence: 3, call_id: 'call-4' });
+      expect(stallNext).toBe(false);
     } finally {
       await stores.close();
     }

@@ -189,11 +189,28 @@ const MAX_BATCH_UNITS = 4 * 1024 * 1024;
  */
 /**
  * How long an append transaction may sit idle holding the audit head lock before the server ends
- * it (`idle_in_transaction_session_timeout`, set for that transaction only). A live host sends its
- * inserts within milliseconds of the lock; one whose event loop stalls this long loses the
+ * it (`idle_in_transaction_session_timeout`, set for that transaction only), plus the time its
+ * inserts take to arrive at `HEAD_LOCK_MIN_BYTES_PER_SECOND` (the server counts a message still
+ * arriving as idle time: a 1 MiB entry over a slow link must not be cut off). A live host sends its
+ * inserts within milliseconds of the lock; one whose event loop stalls longer loses the
  * transaction (its appends reject, nothing is written) rather than every host waiting on it.
  */
 export const HEAD_LOCK_IDLE_TIMEOUT_MS = 5_000;
+/** The slowest link an append's inserts are allowed for (128 KiB/s, about 1 Mbit/s). */
+export const HEAD_LOCK_MIN_BYTES_PER_SECOND = 131_072;
+/** TCP keepalive of the stores' own pool: the first probe after this much silence. */
+const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
+/**
+ * The idle bound of an append transaction: `HEAD_LOCK_IDLE_TIMEOUT_MS`, plus the batch's largest
+ * possible size in UTF-8 (3 bytes a UTF-16 unit, and 2 KiB a row of its other columns) at
+ * `HEAD_LOCK_MIN_BYTES_PER_SECOND`. Entries of a few KB add milliseconds; a 1 Mi-unit body, 24 s.
+ */
+function headLockIdleTimeoutMs(batch: readonly PreparedAuditEntry[]): number {
+  let bytes = 0;
+  for (const prepared of batch) bytes += prepared.bodyCanonical.length * 3 + 2_048;
+  return HEAD_LOCK_IDLE_TIMEOUT_MS + Math.ceil((bytes * 1_000) / HEAD_LOCK_MIN_BYTES_PER_SECOND);
+}
+
 const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
 /** Rows one `verifyChain` page fetches at most (one round trip). */
 const VERIFY_PAGE_ROWS = 1000;
@@ -303,8 +320,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const s = quoteSchemaName(schema);
   const ownsPool = callerPool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
-  // TCP keepalive, so that a connection to a server that vanished is found dead, not waited on.
-  const pool = callerPool ?? new pg.Pool({ connectionString, pipeline: true, connectionTimeoutMillis, keepAlive: true });
+  // TCP keepalive from 10 s of silence (pg's default delay, 0, leaves the system's two hours), so
+  // that a connection to a server that vanished is found dead within minutes, not hours.
+  const pool =
+    callerPool ??
+    new pg.Pool({ connectionString, pipeline: true, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS });
   // Left attached after `close`: a client still checked out then can report its loss later.
   if (ownsPool) pool.on('error', ignoreLostIdleConnection);
   let schemaVersion: number;
@@ -536,10 +556,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // BEGIN and the head lock share one round trip (simple protocol, no parameters). A host that
   // vanishes holding the lock without closing its connection (a partition, a frozen VM) would stall
   // every host's appends until the server's TCP keepalive gives up on it (two hours by default):
-  // the server ends such a transaction once it has sat idle for HEAD_LOCK_IDLE_TIMEOUT_MS.
-  const beginAndLockHead =
-    `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${HEAD_LOCK_IDLE_TIMEOUT_MS}; ` +
-    `SELECT sequence, entry_hash FROM ${s}.audit_head WHERE id = 1 FOR UPDATE`;
+  // the server ends such a transaction once it has sat idle for HEAD_LOCK_IDLE_TIMEOUT_MS, plus
+  // the time the batch's inserts may take to arrive over a slow link (`headLockIdleTimeoutMs`).
+  const lockHead = `SELECT sequence, entry_hash FROM ${s}.audit_head WHERE id = 1 FOR UPDATE`;
+  const beginAndLockHead = (batch: readonly PreparedAuditEntry[]): string =>
+    `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${headLockIdleTimeoutMs(batch)}; ${lockHead}`;
   const insertAudit = statement(
     'insert_audit',
     `INSERT INTO ${s}.audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -604,7 +625,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   function appendBatch(batch: readonly PreparedAuditEntry[]): Promise<StoredAuditRow[]> {
     return withPoolClient(pool, async (client) => {
       try {
-        const results = (await client.query(beginAndLockHead)) as unknown as Array<{ rows: { sequence: string; entry_hash: string }[] }>;
+        const results = (await client.query(beginAndLockHead(batch))) as unknown as Array<{ rows: { sequence: string; entry_hash: string }[] }>;
         const head = results[2]?.rows[0];
         if (head === undefined) throw new Error('audit_head row is missing');
         let sequence = Number(head.sequence);
