@@ -147,6 +147,11 @@ interface Flaws {
    * dropped, a missing brace closed, a scalar or array wrapped as `{"value": ...}`.
    */
   repairArgumentText?: boolean;
+  /**
+   * Repairs only what models' output usually shows (fresh-eyes review 4): a code fence stripped,
+   * comments dropped, keys quoted, Python literals made JSON; text already JSON passes as sent.
+   */
+  lenientRepair?: boolean;
   /** Skips `verify()` for a package object it verified before (review 11, finding 2). */
   cacheVerification?: boolean;
   /** Keeps the last of two calls under one id when they name the same tool (review 11, finding 3). */
@@ -155,6 +160,8 @@ interface Flaws {
   foldIdsOnFormat?: boolean;
   /** Lowercases tool names in the result items and echoes it writes (review 11, finding 4). */
   foldNamesOnFormat?: boolean;
+  /** Lowercases tool names of error results only, in items and echoes (fresh-eyes review 5). */
+  foldNamesOfErrors?: boolean;
   /**
    * Not a flaw: a text of the host's own, sent after the results (as Anthropic's `text` option),
    * which the descriptor declares as its `hostText`.
@@ -173,6 +180,29 @@ function repairedArgumentText(text: string): string {
     }
   }
   return text;
+}
+
+/** What `lenientRepair` makes of `text`: the usual damage of model output repaired, JSON as it is. */
+function leniently(text: string): string {
+  try {
+    JSON.parse(text);
+    return text;
+  } catch {
+    const repaired = text
+      .replace(/^```(?:json)?\s*|\s*```$/g, '')
+      .replace(/\/\*[^]*?\*\//g, '')
+      .replace(/\/\/[^\n]*/g, '')
+      .replace(/([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:/g, '$1"$2":')
+      .replace(/\bTrue\b/g, 'true')
+      .replace(/\bFalse\b/g, 'false')
+      .replace(/\bNone\b/g, 'null');
+    try {
+      JSON.parse(repaired);
+      return repaired;
+    } catch {
+      return text;
+    }
+  }
 }
 
 /** `value` folded as `fold` says: the "sanitizing" of `foldNames` and `foldCallIds`. */
@@ -369,7 +399,9 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
                         ? JSON.stringify(JSON.parse(call.args))
                         : flaws.repairArgumentText === true
                           ? repairedArgumentText(call.args)
-                          : call.args,
+                          : flaws.lenientRepair === true
+                            ? leniently(call.args)
+                            : call.args,
                   };
           }
           seen.add(call.id);
@@ -489,7 +521,7 @@ function kitAdapter(flaws: Flaws = {}): KitAdapter {
         return [
           {
             id: flaws.foldIdsOnFormat === true ? id.toLowerCase() : id,
-            name: flaws.foldNamesOnFormat === true ? call.tool_name.toLowerCase() : call.tool_name,
+            name: flaws.foldNamesOnFormat === true || (flaws.foldNamesOfErrors === true && entry.error) ? call.tool_name.toLowerCase() : call.tool_name,
             text: entry.text,
             error: flaws.noErrorFlag === true ? false : entry.error,
           },
@@ -655,7 +687,7 @@ describe('adapterConformanceCases catches broken adapters', () => {
     [
       'repairing argument text that is no JSON object',
       { repairArgumentText: true },
-      'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN) reach the call byte for byte, or the whole response is refused: never repaired',
+      'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN, a code fence, comments, unquoted keys, Python literals, a cut string, a byte order mark, hex, a plus sign) reach the call byte for byte, or the whole response is refused: never repaired',
     ],
     [
       'remembering which packages it verified',
@@ -670,6 +702,16 @@ describe('adapterConformanceCases catches broken adapters', () => {
     [
       'lowercasing call ids while formatting',
       { foldIdsOnFormat: true },
+      'format: call ids that differ only in case, and a mixed-case tool name, label their own results and echoes exactly (data, OUTCOME_UNKNOWN, NOT_FOUND)',
+    ],
+    [
+      'repairing only the usual damage of model output (code fences, comments, unquoted keys, Python literals)',
+      { lenientRepair: true },
+      'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN, a code fence, comments, unquoted keys, Python literals, a cut string, a byte order mark, hex, a plus sign) reach the call byte for byte, or the whole response is refused: never repaired',
+    ],
+    [
+      'lowercasing the tool names of error results only while formatting',
+      { foldNamesOfErrors: true },
       'format: call ids that differ only in case, and a mixed-case tool name, label their own results and echoes exactly (data, OUTCOME_UNKNOWN, NOT_FOUND)',
     ],
     [

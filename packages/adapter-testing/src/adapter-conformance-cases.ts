@@ -331,6 +331,16 @@ const MALFORMED_ARGUMENT_TEXTS: ReadonlyArray<readonly [string, string]> = [
   ['nothing', ''],
   ['a second value after the object', '{"item_id":"ITEM-1"}{"item_id":"ITEM-2"}'],
   ['NaN', '{"item_id":"ITEM-1","n":NaN}'],
+  // The damage models' output usually shows, which a "lenient" parser repairs.
+  ['a markdown code fence', '```json\n{"item_id":"ITEM-1"}\n```'],
+  ['a // comment', '{"item_id":"ITEM-1" // the order\n}'],
+  ['a /* comment */', '{/* the order */"item_id":"ITEM-1"}'],
+  ['unquoted keys', '{item_id:"ITEM-1"}'],
+  ['Python literals', '{"item_id":"ITEM-1","gift":True,"note":None}'],
+  ['a string cut short', '{"item_id":"ITEM-'],
+  ['a byte order mark', '\ufeff{"item_id":"ITEM-1"}'],
+  ['a hexadecimal number', '{"item_id":"ITEM-1","n":0x10}'],
+  ['a leading plus sign', '{"item_id":"ITEM-1","n":+1}'],
 ];
 
 /**
@@ -1400,8 +1410,14 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
         run() {
           // An adapter that folds ids or names while formatting labels two results alike: the
           // model can no longer tell which call's outcome is unknown.
+          // Every rotation of the outcomes, so each call, `Kit_Lookup` included, is sealed once as
+          // data, once as OUTCOME_UNKNOWN and once as NOT_FOUND: folding only on some results fails.
           const outcomes: ReadonlyArray<ConformanceSealOptions['outcome']> = ['data', 'outcome_unknown', 'error'];
-          formatAccepted(sealedTurn(MIXED_CASE_RESPONSE_ID, (index) => ({ outcome: outcomes[index]! }), MIXED_CASE_FORMAT_TURN), 'mixed case');
+          for (let rotation = 0; rotation < outcomes.length; rotation++) {
+            const outcomeOf = (index: number) => outcomes[(index + rotation) % outcomes.length]!;
+            const label = `mixed case, ${MIXED_CASE_FORMAT_TURN.map((call, index) => `${call.call_id} ${outcomeOf(index)}`).join(', ')}`;
+            formatAccepted(sealedTurn(MIXED_CASE_RESPONSE_ID, (index) => ({ outcome: outcomeOf(index) }), MIXED_CASE_FORMAT_TURN), label);
+          }
         },
       },
       {
@@ -1692,7 +1708,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
     ...(argumentFormat === 'json_text'
       ? [
           {
-            name: 'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN) reach the call byte for byte, or the whole response is refused: never repaired',
+            name: 'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN, a code fence, comments, unquoted keys, Python literals, a cut string, a byte order mark, hex, a plus sign) reach the call byte for byte, or the whole response is refused: never repaired',
             run() {
               // The guard refuses such text as INVALID_ARGUMENTS; an adapter that repairs it (closes
               // the brace, drops the comma, wraps the scalar) runs a call the model never wrote.
