@@ -1,5 +1,6 @@
 // Internal to @toolseal/store-sqlite: the store's files, as they were when it opened them.
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /** Device and inode of a file, or `null` when it does not exist. */
 type Identity = { readonly dev: bigint; readonly ino: bigint } | null;
@@ -21,7 +22,10 @@ function sameFile(left: Identity, right: Identity): boolean {
  * into a file nobody opens again. Two `stat` calls (microseconds, against the hundreds of a
  * write); `stat` takes no lock, so it never disturbs SQLite's.
  */
-export function filesInPlace(path: string): { check(): void } {
+export function filesInPlace(given: string): { check(): void } {
+  // Resolved now, as SQLite resolved it when it opened the file: a later `chdir` of the process
+  // must not make a relative path name other files.
+  const path = resolve(given);
   const shmPath = `${path}-shm`;
   const database = identityOf(path);
   const shm = identityOf(shmPath);
