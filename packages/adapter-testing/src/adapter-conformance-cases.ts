@@ -317,8 +317,9 @@ const EXACT_ARGUMENT_TEXTS: ReadonlyArray<readonly [string, string]> = [
 
 /**
  * Argument texts that are no JSON object, each with what a "repairing" adapter would make of it:
- * the text must reach the call as the provider sent it (the dispatcher's guard refuses it as
- * `INVALID_ARGUMENTS`), or the whole response be refused. An adapter that closes a brace, drops a
+ * the text must reach the call as the provider sent it (the dispatcher refuses it as
+ * `INVALID_ARGUMENTS`: its guard unparsable text, the tool's input contract a string, an array or
+ * `null`), or the whole response be refused. An adapter that closes a brace, drops a
  * trailing comma, swaps quotes or wraps a scalar runs a call the model never finished writing.
  */
 const MALFORMED_ARGUMENT_TEXTS: ReadonlyArray<readonly [string, string]> = [
@@ -1710,7 +1711,7 @@ export function adapterConformanceCases<TResponse, TPayload, TOptions>(
           {
             name: 'parse: JSON-text arguments that are no JSON object (a trailing comma, an unclosed object, single quotes, a scalar, an array, null, nothing, a second value, NaN, a code fence, comments, unquoted keys, Python literals, a cut string, a byte order mark, hex, a plus sign) reach the call byte for byte, or the whole response is refused: never repaired',
             run() {
-              // The guard refuses such text as INVALID_ARGUMENTS; an adapter that repairs it (closes
+              // The dispatcher refuses such text as INVALID_ARGUMENTS; an adapter that repairs it (closes
               // the brace, drops the comma, wraps the scalar) runs a call the model never wrote.
               const beside: KitCall = { call_id: 'kitcall_wellformed', tool_name: 'kit_lookup', arguments: { item_id: 'ITEM-0' } };
               const calls = MALFORMED_ARGUMENT_TEXTS.map(([label, text], index): [string, KitCall] => [

@@ -17,6 +17,8 @@ describe('readArguments', () => {
       { format: 'json_text', text: '{"a":1}', approved: true },
       { format: 'json_text' },
       { text: '{"a":1}', value: { a: 1 } },
+      { format: 'json_value', text: '{"a":1}' },
+      Object.assign(Object.create({ value: { a: 1 } }) as object, { format: 'json_value', other: 1 }),
     ];
     for (const raw of mixes) expect(readArguments(raw as never, DEFAULT_JSON_LIMITS), JSON.stringify(raw)).toEqual(malformed);
   });

@@ -41,6 +41,7 @@ export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): 
       return parsed.ok ? { ok: true, value: deepFreeze(parsed.value) } : parsed;
     }
     if (format === 'json_value') {
+      if (!Object.hasOwn(raw, 'value')) return MALFORMED;
       // The walk also bounds the UTF-8 size of the value's JSON text by `maxBytes`, without building it.
       const copied = copyUntrustedValue(raw.value, limits);
       if (!copied.ok) return copied;

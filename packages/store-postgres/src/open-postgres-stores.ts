@@ -184,10 +184,6 @@ const MAX_BATCH_ENTRIES = 64;
 /** Most canonical text (UTF-16 code units) one append transaction takes, beyond its first entry. */
 const MAX_BATCH_UNITS = 4 * 1024 * 1024;
 /**
- * What `verifyChain` gives the verifier for a missing `audit_head` row: a head no row can hold
- * (sequence 0 with no hash), which it reports as `edited` / `head_malformed` after every row.
- */
-/**
  * How long an append transaction may sit idle holding the audit head lock before the server ends
  * it (`idle_in_transaction_session_timeout`, set for that transaction only), plus the time its
  * inserts take to arrive at `HEAD_LOCK_MIN_BYTES_PER_SECOND` (the server counts a message still
@@ -197,7 +193,7 @@ const MAX_BATCH_UNITS = 4 * 1024 * 1024;
  */
 export const HEAD_LOCK_IDLE_TIMEOUT_MS = 5_000;
 /** The slowest link an append's inserts are allowed for (128 KiB/s, about 1 Mbit/s). */
-export const HEAD_LOCK_MIN_BYTES_PER_SECOND = 131_072;
+const HEAD_LOCK_MIN_BYTES_PER_SECOND = 131_072;
 /** TCP keepalive of the stores' own pool: the first probe after this much silence. */
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 /**
@@ -211,6 +207,10 @@ function headLockIdleTimeoutMs(batch: readonly PreparedAuditEntry[]): number {
   return HEAD_LOCK_IDLE_TIMEOUT_MS + Math.ceil((bytes * 1_000) / HEAD_LOCK_MIN_BYTES_PER_SECOND);
 }
 
+/**
+ * What `verifyChain` gives the verifier for a missing `audit_head` row: a head no row can hold
+ * (sequence 0 with no hash), which it reports as `edited` / `head_malformed` after every row.
+ */
 const MISSING_HEAD: AuditHead = { sequence: 0, entry_hash: '' };
 /** Rows one `verifyChain` page fetches at most (one round trip). */
 const VERIFY_PAGE_ROWS = 1000;
@@ -320,8 +320,9 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const s = quoteSchemaName(schema);
   const ownsPool = callerPool === undefined;
   // A pool of our own pipelines its queries: an append sends its inserts and COMMIT at once.
-  // TCP keepalive from 10 s of silence (pg's default delay, 0, leaves the system's two hours), so
-  // that a connection to a server that vanished is found dead within minutes, not hours.
+  // TCP keepalive (pg leaves it off), first probe after 10 s of silence (with `keepAlive` alone
+  // the system's delay applies, two hours on Linux), so that a connection to a server that
+  // vanished is found dead within minutes (about 11 with Linux's default probes), not hours.
   const pool =
     callerPool ??
     new pg.Pool({ connectionString, pipeline: true, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS });
