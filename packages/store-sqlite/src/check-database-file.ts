@@ -1,6 +1,6 @@
-import { closeSync, openSync, statSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { devNull } from 'node:os';
-import { dirname, sep } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { StoreInputError } from '@toolseal/audit';
 import BetterSqlite3 from 'better-sqlite3';
 import { mayWrite, readOnlyRefusal } from './check-writable.js';
@@ -96,7 +96,8 @@ export function checkDatabaseFile(path: string): void {
  * database SQLite switched to WAL has its header in the file itself, so a crash never leaves this.)
  */
 function refuseOrphanedWal(path: string): void {
-  const wal = lookUp(`${path}-wal`);
+  // SQLite names the -wal after the file a symbolic link leads to, not after the link.
+  const wal = lookUp(`${linkTarget(path)}-wal`);
   if (typeof wal !== 'string' && wal.isFile() && wal.size > 0) {
     throw new StoreInputError(
       'path',
@@ -169,6 +170,24 @@ function descriptorsExhausted(): string | undefined {
 }
 
 /** `path`'s stats (`stat`, links followed), or the error code (`ENOENT`: nothing there) when it cannot be looked up. */
+/**
+ * `path` with its final symbolic links followed, as SQLite follows them to name the -wal and -shm
+ * files (a dangling link included: SQLite creates the file it leads to); `path` itself when it is
+ * no link, or cannot be read as one.
+ */
+function linkTarget(path: string): string {
+  let current = path;
+  for (let links = 0; links < 40; links++) {
+    try {
+      if (!lstatSync(current).isSymbolicLink()) return current;
+      current = resolve(dirname(current), readlinkSync(current));
+    } catch {
+      return current;
+    }
+  }
+  return current;
+}
+
 function lookUp(path: string): Stats | string {
   try {
     return statSync(path);

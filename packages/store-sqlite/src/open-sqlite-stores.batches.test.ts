@@ -65,7 +65,7 @@ async function releasedRecords(store: Parameters<typeof recordIn>[0], count: num
 }
 
 describe('SQLite stores: purgeExpired in batches', () => {
-  it('deletes at most purgeBatchRecords per autocommit DELETE, and the event loop and this connection\'s writes run between batches', async () => {
+  it('deletes at most purgeBatchRecords per DELETE transaction, and the event loop and this connection\'s writes run between batches', async () => {
     setLimits({ purgeBatchRecords: 3 });
     const clock = new ManualClock(T0);
     const stores = openSqliteStores({ path: ':memory:', clock });
@@ -80,8 +80,9 @@ describe('SQLite stores: purgeExpired in batches', () => {
       const claim = stores.idempotencyStore.claim({ key: 'key-new', request_sha256: REQUEST, owner: 'host-b', lease_ms: 60_000 });
       expect(await purging).toBe(10);
       expect(await claim).toMatchObject({ kind: 'claimed', took_over: false });
-      // 3 + 3 + 3 + 1: four statements, each its own transaction (none inside an explicit one).
-      expect(deletes).toEqual(Array.from({ length: 4 }, () => ({ inTransaction: false })));
+      // 3 + 3 + 3 + 1: four statements, each in a transaction of its own (which checks the files
+      // under the write lock first); the event loop ran between them (below).
+      expect(deletes).toEqual(Array.from({ length: 4 }, () => ({ inTransaction: true })));
       expect(seenBetweenBatches).toHaveLength(1);
       // The callback saw a purge under way: some records gone, some left (the new claim among them).
       expect(seenBetweenBatches[0]).toBeGreaterThan(1);

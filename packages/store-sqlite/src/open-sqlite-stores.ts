@@ -251,7 +251,8 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     // An up-to-date file is reopened without a write: a read-only one must not pass for healthy.
     checkWritable(database, path);
     database.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    files = path === ':memory:' ? null : filesInPlace(path);
+    // The file as SQLite opened it (absolute, symbolic links followed): its -wal and -shm are named after it.
+    files = path === ':memory:' ? null : filesInPlace(mainDatabaseFile(database));
   } catch (error) {
     // SQLite finds some files it cannot open for writing only when it first reads or writes them
     // (a WAL file in a directory this process may not write: SQLITE_READONLY_DIRECTORY). Decided
@@ -263,14 +264,23 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   }
 
   /**
-   * Before each write: the file and its -shm are the ones opened. Once the store is closed, SQLite
-   * deleted them itself, and the write fails as on any closed connection.
+   * Under the write lock, before each write: the file, its -wal and -shm are the ones opened (a
+   * check before the lock would let files moved while it waited be written). Once the store is
+   * closed, SQLite deleted them itself, and the write fails as on any closed connection.
    */
   function checkFilesInPlace(): void {
     if (database.open) files?.check();
   }
 
   // ------------------------------------------------------------------ idempotency records
+  /** The file SQLite opened for the main database, as it names it (absolute, links followed). */
+  function mainDatabaseFile(connection: Database): string {
+    const rows = connection.pragma('database_list') as Array<{ name: string; file: string }>;
+    const file = rows.find((row) => row.name === 'main')?.file;
+    if (file === undefined || file === '') throw new Error('store-sqlite: SQLite names no file for the main database');
+    return file;
+  }
+
   const selectRecord = database.prepare<[string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM idempotency_records WHERE key = ?`);
   const insertRecord = database.prepare<[RecordRow]>(
     `INSERT INTO idempotency_records (${RECORD_COLUMNS}) VALUES (@key, @request_sha256, @intent_sha256, @state, @owner, @fencing_token,
@@ -284,8 +294,9 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   );
   const selectTokenFloor = database.prepare<[], { token: number }>('SELECT token FROM idempotency_token_floor WHERE id = 1');
   // isPurgeable of @toolseal/audit, as SQL. One batch: at most @limit records, found through the
-  // retention index (state, updated_at), deleted in one autocommit statement, so it writes all or
-  // nothing and holds the write lock only that long. The trigger
+  // retention index (state, updated_at), deleted in one statement of its own transaction (after
+  // the files' check, `purgeTransaction`), so it writes all or nothing and holds the write lock
+  // only that long. The trigger
   // idempotency_records_raise_token_floor raises the token floor to the highest token it deletes
   // within that statement: the batch and the raise commit together, and a key's next first claim
   // starts above every token the purged record handed out, whatever the clock does.
@@ -296,6 +307,10 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
           OR (state = 'claimed' AND lease_expires_at <= @cutoff)
        LIMIT @limit)`,
   );
+  const purgeTransaction = database.transaction((cutoff: number, limit: number) => {
+    checkFilesInPlace();
+    return purgeBatch.run({ cutoff, limit }).changes;
+  });
   // isUnresolved of @toolseal/audit, as SQL. SQLite compares TEXT by the bytes of its UTF-8 and
   // the contract orders keys by UTF-16 code units (the two orders disagree between a character
   // above U+FFFF and one from U+E000 to U+FFFF), so the order by key is made in JS: the statement
@@ -357,6 +372,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   }
 
   const writeTransaction = database.transaction((operation: IdempotencyOperation, now: number) => {
+    checkFilesInPlace();
     // Read and planned under the write lock: what an earlier attempt or the plain read saw is never reused.
     const planned = plan(operation, now);
     if (planned.write !== null) applyWrite(planned.write);
@@ -367,7 +383,6 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     const checked = checkIdempotencyOperation(operation);
     // One attempt: everything is read again, the clock included (a retry may come seconds later).
     return lock.write(checked.type, () => {
-      checkFilesInPlace();
       const now = readClock(clock);
       // Most duplicate claims change nothing (in progress, completed, conflict): answer them from
       // a plain read without taking the write lock. Anything that writes re-reads and decides
@@ -415,13 +430,12 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
       let cutoff: number | undefined;
       let purged = 0;
       for (;;) {
-        // Each batch is a write of its own (one autocommit DELETE: all or nothing, and SQLITE_BUSY
+        // Each batch is a write of its own (one transaction of one DELETE: all or nothing, and SQLITE_BUSY
         // means nothing), waiting for the lock like any other: this connection's writes made
         // meanwhile, and other connections', take the lock between batches.
         const deleted = await lock.write('purgeExpired', () => {
-          checkFilesInPlace();
           cutoff ??= readClock(clock) - olderThanMs;
-          return purgeBatch.run({ cutoff, limit }).changes;
+          return purgeTransaction.immediate(cutoff, limit);
         });
         purged += deleted;
         if (deleted < limit) return purged;
@@ -455,6 +469,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const queryStatements = new Map<string, Statement<[Record<string, string | number>], StoredAuditRow>>();
 
   const appendTransaction = database.transaction((prepared: ReturnType<typeof prepareAuditEntry>) => {
+    checkFilesInPlace();
     const head = storedHead();
     // Read the clock under the write lock, so `recorded_at` follows the chain order on one host.
     const row = sealAuditEntry(
@@ -571,10 +586,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     async append(input: AuditEntryInput): Promise<AuditEntry> {
       const prepared = prepareAuditEntry(input, maxBodyBytes === undefined ? {} : { maxBodyBytes });
       // Every attempt reads the head and the clock afresh under the write lock.
-      const row = await lock.write('append', () => {
-        checkFilesInPlace();
-        return appendTransaction.immediate(prepared);
-      });
+      const row = await lock.write('append', () => appendTransaction.immediate(prepared));
       return auditEntryWithBody(row, prepared.body);
     },
     async verifyChain(verifyOptions?: VerifyChainOptions): Promise<ChainVerification> {

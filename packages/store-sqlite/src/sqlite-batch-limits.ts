@@ -10,7 +10,7 @@
  */
 export const SQLITE_BATCH_LIMITS = {
   /**
-   * Records one `purgeExpired` batch deletes at most: one autocommit `DELETE`. About 5 ms of
+   * Records one `purgeExpired` batch deletes at most: one `DELETE` in a transaction of its own. About 5 ms of
    * deleting on a laptop, plus the commit.
    */
   purgeBatchRecords: 1_000,
