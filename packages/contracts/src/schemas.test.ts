@@ -413,16 +413,19 @@ describe('model-result.json against the specification', () => {
     }
   });
 
+  /** A well-formed tool call, its arguments `{"order_ref":"ORDER-7"}` as JSON text. */
+  const toolCall = {
+    provider: 'openai',
+    api_family: 'responses',
+    adapter_revision: 'openai-responses-v1',
+    response_id: 'resp_1',
+    call_id: 'call_1',
+    tool_name: 'get_order',
+    arguments: { format: 'json_text', text: '{"order_ref":"ORDER-7"}' },
+  };
+
   it('accepts both raw argument forms of a tool call and rejects a mix', () => {
-    const call = {
-      provider: 'openai',
-      api_family: 'responses',
-      adapter_revision: 'openai-responses-v1',
-      response_id: 'resp_1',
-      call_id: 'call_1',
-      tool_name: 'get_order',
-      arguments: { format: 'json_text', text: '{"order_ref":"ORDER-7"}' },
-    };
+    const call = toolCall;
     expect(validateToolCall(call)).toBe(true);
     expect(validateToolCall({ ...call, arguments: { format: 'json_value', value: { nested: [1, null] } } })).toBe(true);
     expect(validateToolCall({ ...call, arguments: { format: 'json_text', text: '{}', value: {} } })).toBe(false);
@@ -430,15 +433,8 @@ describe('model-result.json against the specification', () => {
   });
 
   it('rejects the ids and names dispatch rejects (printable ASCII ids, lowercase provider), and takes an empty tool name', () => {
-    const call = {
-      provider: 'openai',
-      api_family: 'responses',
-      adapter_revision: 'openai-responses-v1',
-      response_id: 'resp_1',
-      call_id: 'call_1',
-      tool_name: 'get_order',
-      arguments: { format: 'json_text', text: '{}' },
-    };
+    const call = toolCall;
+    expect(validateToolCall(call)).toBe(true);
     const refused: Array<[string, string]> = [
       ['call_id', ''],
       ['call_id', 'café-1'],
