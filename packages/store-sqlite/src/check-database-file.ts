@@ -1,4 +1,4 @@
-import { closeSync, lstatSync, openSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { devNull } from 'node:os';
 import { dirname, resolve, sep } from 'node:path';
 import { StoreInputError } from '@toolseal/audit';
@@ -112,8 +112,10 @@ function refuseOrphanedWal(path: string): void {
  * SQLite would open the database read-only, without an error.
  */
 function checkCompanionFiles(path: string): void {
+  // Named after the file a symbolic link leads to, as SQLite names them.
+  const target = linkTarget(path);
   for (const suffix of ['-wal', '-shm']) {
-    const companion = `${path}${suffix}`;
+    const companion = `${target}${suffix}`;
     if (typeof lookUp(companion) !== 'string' && !mayWrite(companion)) {
       throw new StoreInputError(
         'path',
@@ -180,7 +182,9 @@ function linkTarget(path: string): string {
   for (let links = 0; links < 40; links++) {
     try {
       if (!lstatSync(current).isSymbolicLink()) return current;
-      current = resolve(dirname(current), readlinkSync(current));
+      // Against the directory's real path, as the kernel resolves it: a `..` in the target leads
+      // out of the directory a symbolic link in the path leads to, not out of the link's own.
+      current = resolve(realpathSync(dirname(current)), readlinkSync(current));
     } catch {
       return current;
     }

@@ -54,6 +54,30 @@ describe('the store files checked before each write', () => {
     expect(String(thrown)).toContain('its -wal file holds');
   });
 
+  it('finds the -wal of a link whose relative target climbs out of a linked directory, as the kernel resolves it (fresh-eyes review 3, F1)', async () => {
+    // current -> releases/v2, releases/v2/store.db -> ../shared/store.db: the file is
+    // releases/shared/store.db, not shared/store.db beside `current`.
+    const at = folder('dotdot');
+    mkdirSync(join(at, 'releases', 'v2'), { recursive: true });
+    mkdirSync(join(at, 'releases', 'shared'));
+    mkdirSync(join(at, 'shared'));
+    symlinkSync(join(at, 'releases', 'v2'), join(at, 'current'));
+    symlinkSync('../shared/store.db', join(at, 'releases', 'v2', 'store.db'));
+    const real = join(at, 'releases', 'shared', 'store.db');
+    const stores = openSqliteStores({ path: join(at, 'current', 'store.db') });
+    await claim(stores, 'refund-7');
+    renameSync(real, `${real}.moved`);
+    stores.close();
+    expect(statSync(`${real}-wal`).size).toBeGreaterThan(0);
+    let thrown: unknown;
+    try {
+      openSqliteStores({ path: join(at, 'current', 'store.db') });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('path');
+  });
+
   it('refuses writes once the -wal is deleted (fresh-eyes review F3: a second process then won a started key)', async () => {
     const path = join(folder('wal-deleted'), 'store.db');
     const stores = openSqliteStores({ path });
