@@ -33,7 +33,20 @@ export function checkOptionKeys(factory: string, options: unknown, known: readon
  * that looks like an outage. Throws a `TypeError` naming the option and the method
  * (`facts.lookup must be a function`).
  */
-export function checkMethods<T, K extends keyof T & string>(name: string, value: T, methods: readonly K[], what: string): { readonly [P in K]: T[P] } {
+/** What `Object.prototype.toString` gives async and generator functions (bound ones too). */
+const ASYNC_OR_GENERATOR: ReadonlySet<string> = new Set([
+  '[object AsyncFunction]',
+  '[object AsyncGeneratorFunction]',
+  '[object GeneratorFunction]',
+]);
+
+export function checkMethods<T, K extends keyof T & string>(
+  name: string,
+  value: T,
+  methods: readonly K[],
+  what: string,
+  synchronous = false,
+): { readonly [P in K]: T[P] } {
   if (typeof value !== 'object' || value === null) {
     throw new TypeError(`${name} must be ${what}, not ${describeValue(value)}`);
   }
@@ -42,6 +55,11 @@ export function checkMethods<T, K extends keyof T & string>(name: string, value:
     const member: unknown = value[method];
     if (typeof member !== 'function') {
       throw new TypeError(`${name}.${method} must be a function (${name} must be ${what}), not ${describeValue(member)}`);
+    }
+    if (synchronous && ASYNC_OR_GENERATOR.has(Object.prototype.toString.call(member))) {
+      // Its answer would be a Promise or an iterator, never the boolean or array asked for: every
+      // proposal would be held or refused, a configuration bug looking like an outage.
+      throw new TypeError(`${name}.${method} must be a synchronous function (${name} must be ${what}), not an async or generator function`);
     }
     bound[method] = (member as (...args: unknown[]) => unknown).bind(value) as T[K];
   }

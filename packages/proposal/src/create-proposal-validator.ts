@@ -60,6 +60,20 @@ export const DEFAULT_PROPOSAL_LIMITS: Readonly<JsonLimits> = Object.freeze({
 
 const MAX_REASONS = 16;
 
+/**
+ * A principal of no tenant (a NUL starts its ids, which no authenticated principal's has): `owns`
+ * must answer `false` for it whatever the facts. One that answers `true` does not compare the
+ * facts' owner with the actor, so its answer for the actor proves nothing.
+ */
+const OWNERSHIP_CANARY: PrincipalContext = Object.freeze({
+  tenant_id: '\u0000toolseal-ownership-canary',
+  subject_id: '\u0000toolseal-ownership-canary',
+  roles: Object.freeze([]) as unknown as string[],
+});
+
+/** Default `factsTimeoutMs`: a lookup that never answers holds the proposal, never the caller. */
+export const DEFAULT_FACTS_TIMEOUT_MS = 5_000;
+
 /** Longest `factsTimeoutMs`: the longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
 const MAX_FACTS_TIMEOUT_MS = 2_147_483_647;
 
@@ -145,7 +159,7 @@ export interface ProposalValidatorOptions<TProposal, TFacts> {
   clock?: () => Date;
   /**
    * How long a trusted lookup may take before the proposal is held (`FACTS_UNAVAILABLE`); default
-   * no limit (the host's own deadline applies). A positive integer of at most 2,147,483,647 (the
+   * `DEFAULT_FACTS_TIMEOUT_MS` (5,000): a lookup that never answers holds the proposal. A positive integer of at most 2,147,483,647 (the
    * longest timer Node keeps: a longer one would fire after 1 ms), else a `TypeError` at start-up.
    */
   factsTimeoutMs?: number;
@@ -581,7 +595,7 @@ export function createProposalValidator<TProposal, TFacts>(
   // swaps or deletes one on its rule set cannot change what decisions recorded under `rules.version`
   // mean, nor where facts come from.
   const { lookup: lookupFacts } = checkMethods('facts', facts, ['lookup'], 'a TrustedFacts object ({ lookup })');
-  const ruleSet = checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })');
+  const ruleSet = checkMethods('rules', rules, RULE_FUNCTIONS, 'a ProposalRuleSet object ({ version, owns, describes, statePermits, check, snapshot })', true);
   const { principalRef, digestTagged } = checkMethods('digester', digester, DIGESTER_METHODS, 'a Digester (createDigester of @toolseal/digests)');
   if (typeof givenSchema !== 'object' || givenSchema === null) throw new TypeError('schema must be a JSON Schema 2020-12 object');
   // The closure proof, the compile and the declared fields below all read this private frozen copy,
@@ -868,6 +882,27 @@ export function createProposalValidator<TProposal, TFacts>(
   // set was never meant to read), which the protected record alone marks `facts_unavailable`. The
   // same holds for facts that were copied: whatever `owns` does, the model learns nothing more
   // than "not available" until ownership is established.
+  // `owns` for the actor, then for OWNERSHIP_CANARY, a principal of no tenant: an `owns` that also
+  // answers `true` for it does not look at the actor (a misspelt field compares `undefined` with
+  // `undefined`; `() => true` trusts the lookup's tenant filter), and its `true` proves nothing, so
+  // such facts are treated as ownership not established (`unreadable`), never as the actor's own.
+  const ownership = (actor: PrincipalContext, facts: TFacts): 'owned' | 'not_owned' | 'unreadable' => {
+    for (const asked of [actor, OWNERSHIP_CANARY]) {
+      let owned: unknown;
+      try {
+        owned = ruleSet.owns(asked, facts);
+      } catch {
+        return 'unreadable';
+      }
+      if (asked === actor && owned === false) return 'not_owned';
+      if (owned !== (asked === actor)) {
+        ignoreRejection(owned);
+        return 'unreadable';
+      }
+    }
+    return 'owned';
+  };
+
   const judge = (proposal: TProposal, lookup: unknown, actor: PrincipalContext | null): Judged => {
     const hold: Judged = { kind: 'reject', decision: 'hold', category: 'facts_unavailable', reasons: [], factsSha: null };
     const notAvailable: Judged = { kind: 'reject', decision: 'rejected_access', category: 'access', reasons: [], factsSha: null };
@@ -888,33 +923,17 @@ export function createProposalValidator<TProposal, TFacts>(
       if (!copied.ok) {
         // `recheck` without an actor has nobody to ask `owns` about: it holds, as before.
         if (actor === null) return hold;
-        let ownedAsFound: unknown;
-        try {
-          ownedAsFound = ruleSet.owns(actor, givenFacts as TFacts);
-        } catch {
-          return notOwnedUnreadable;
-        }
-        if (ownedAsFound === true) return hold;
-        if (ownedAsFound === false) return notAvailable;
-        ignoreRejection(ownedAsFound);
-        return notOwnedUnreadable;
+        const ownedAsFound = ownership(actor, givenFacts as TFacts);
+        return ownedAsFound === 'owned' ? hold : ownedAsFound === 'not_owned' ? notAvailable : notOwnedUnreadable;
       }
       const found = deepFreeze(copied.value) as TFacts;
       if (actor !== null) {
         // As for facts that could not be copied: only `true` goes on, and an `owns` that throws or
         // answers anything but a boolean (facts shaped as it did not expect: another tenant's row,
         // say) is a `not_available` answer the protected record alone marks `facts_unavailable`.
-        let owned: unknown;
-        try {
-          owned = ruleSet.owns(actor, found);
-        } catch {
-          return notOwnedUnreadable;
-        }
-        if (owned === false) return notAvailable;
-        if (owned !== true) {
-          ignoreRejection(owned);
-          return notOwnedUnreadable;
-        }
+        const owned = ownership(actor, found);
+        if (owned === 'not_owned') return notAvailable;
+        if (owned === 'unreadable') return notOwnedUnreadable;
       }
       const describes: unknown = ruleSet.describes(proposal, found);
       if (describes !== true) {
@@ -937,13 +956,10 @@ export function createProposalValidator<TProposal, TFacts>(
     }
   };
 
-  const factsTimeoutMs = options.factsTimeoutMs;
+  const factsTimeoutMs = options.factsTimeoutMs ?? DEFAULT_FACTS_TIMEOUT_MS;
   // Node keeps no timer longer than 2^31 - 1 ms: a longer one fires after 1 ms, which would hold
   // every proposal as FACTS_UNAVAILABLE (a configuration bug looking like an outage).
-  if (
-    factsTimeoutMs !== undefined &&
-    (!Number.isSafeInteger(factsTimeoutMs) || factsTimeoutMs <= 0 || factsTimeoutMs > MAX_FACTS_TIMEOUT_MS)
-  ) {
+  if (!Number.isSafeInteger(factsTimeoutMs) || factsTimeoutMs <= 0 || factsTimeoutMs > MAX_FACTS_TIMEOUT_MS) {
     throw new TypeError(`factsTimeoutMs must be a positive integer of at most ${MAX_FACTS_TIMEOUT_MS} (the longest timer Node keeps)`);
   }
   // The answer comes back boxed: resolving a promise with the bare answer would read its `then`
@@ -952,7 +968,6 @@ export function createProposalValidator<TProposal, TFacts>(
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const pending = (async (): Promise<LookupAnswer> => ({ answer: await lookupFacts(actor, proposal) }))();
-      if (factsTimeoutMs === undefined) return await pending;
       const timeout = new Promise<LookupAnswer>((resolve) => {
         timer = setTimeout(() => resolve(LOOKUP_FAILED), factsTimeoutMs);
       });

@@ -70,13 +70,22 @@ describe('rules fail closed: describes and statePermits must answer a boolean', 
     }
   });
 
-  it('holds for the async rules of the review: an order in a non-eligible state, facts of another order', async () => {
-    const asyncState = { ...REFUND_RULES_V1, statePermits: async (facts: RefundOrderFacts) => facts.state === 'eligible' } as unknown as Rules;
-    const closed = refundValidator({ lookup: () => found({ ...baselineFacts(), state: 'refunded_already' }) }, asyncState);
+  it('holds for rules answering a Promise (the review: an order in a non-eligible state, facts of another order)', async () => {
+    const promisedState = { ...REFUND_RULES_V1, statePermits: (facts: RefundOrderFacts) => Promise.resolve(facts.state === 'eligible') } as unknown as Rules;
+    const closed = refundValidator({ lookup: () => found({ ...baselineFacts(), state: 'refunded_already' }) }, promisedState);
     expect((await closed.validate(cedar.actor, text(baseline))).decision).toBe('hold');
-    const asyncDescribes = { ...REFUND_RULES_V1, describes: async (p: RefundProposal, f: RefundOrderFacts) => f.order_id === p.order_id } as unknown as Rules;
-    const other = refundValidator({ lookup: () => found({ ...baselineFacts(), order_id: 'ORDER-OTHER' }) }, asyncDescribes);
+    const promisedDescribes = { ...REFUND_RULES_V1, describes: (p: RefundProposal, f: RefundOrderFacts) => Promise.resolve(f.order_id === p.order_id) } as unknown as Rules;
+    const other = refundValidator({ lookup: () => found({ ...baselineFacts(), order_id: 'ORDER-OTHER' }) }, promisedDescribes);
     expect((await other.validate(cedar.actor, text(baseline))).decision).toBe('hold');
+  });
+
+  it('refuses async and generator rule functions at start-up, naming the function (rule-author review: every proposal was held or refused)', () => {
+    for (const method of ['owns', 'describes', 'statePermits', 'check', 'snapshot'] as const) {
+      for (const replacement of [async () => true, function* generator() {}, async function* asyncGenerator() {}]) {
+        const rules = { ...REFUND_RULES_V1, [method]: replacement } as unknown as Rules;
+        expect(() => refundValidator({ lookup: () => found(baselineFacts()) }, rules), method).toThrow(`rules.${method} must be a synchronous function`);
+      }
+    }
   });
 
   it('holds for facts the refund rules cannot compare: a number that is a string, null or another type', async () => {
@@ -580,9 +589,11 @@ describe('the facts are read once, into a frozen copy that is digested and judge
     expect(copy).not.toBe(original);
     expect(Object.isFrozen(copy)).toBe(true);
     expect(Object.isFrozen((copy as RefundOrderFacts).lines[0])).toBe(true);
-    // owns judges the validator's frozen copy of the actor, never the host's object.
-    expect(actors.size).toBe(1);
-    const [actorCopy] = actors;
+    // owns judges the validator's frozen copy of the actor, never the host's object; it is asked
+    // about the ownership canary too (a principal of no tenant), which it must answer `false`.
+    expect(actors.size).toBe(2);
+    const [actorCopy, canary] = actors as Set<PrincipalContext>;
+    expect(canary?.tenant_id.startsWith('\u0000')).toBe(true);
     expect(actorCopy).not.toBe(cedar.actor);
     expect(actorCopy).toEqual(cedar.actor);
     expect(Object.isFrozen(actorCopy)).toBe(true);
@@ -756,7 +767,7 @@ describe('second review: regressions of the read-once copies', () => {
   it('reviews contracts whose root is a string, an integer or null, and rechecks them', async () => {
     const rules: ProposalRuleSet<unknown, { ok: boolean }> = {
       version: 'r1',
-      owns: () => true,
+      owns: (actor) => actor.tenant_id === cedar.actor.tenant_id,
       describes: () => true,
       statePermits: () => true,
       check: () => [],

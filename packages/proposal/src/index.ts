@@ -13,6 +13,7 @@ export {
 } from './proposal-decision.js';
 export {
   createProposalValidator,
+  DEFAULT_FACTS_TIMEOUT_MS,
   DEFAULT_PROPOSAL_LIMITS,
   PROPOSAL_DIGEST_DOMAIN,
   PROPOSAL_REJECTED_SHAPE_DIGEST_DOMAIN,

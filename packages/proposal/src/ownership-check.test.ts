@@ -9,7 +9,7 @@ import type { PrincipalContext } from '@toolseal/contracts';
 import { createDigester } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
 import { describe, expect, it, vi } from 'vitest';
-import { createProposalValidator } from './create-proposal-validator.js';
+import { createProposalValidator, DEFAULT_FACTS_TIMEOUT_MS } from './create-proposal-validator.js';
 import type { ProposalDecision, ReadyForReview, RecheckOutcome } from './proposal-decision.js';
 import type { ProposalRuleSet } from './proposal-rule-set.js';
 import { REFUND_PROPOSAL_CONTRACT_ID, REFUND_PROPOSAL_SCHEMA } from './refund-proposal-schema.js';
@@ -276,7 +276,7 @@ describe('owns fails closed: a throw or anything but a boolean is NOT_FOUND, as 
   it('answers another tenant\'s order exactly as a missing one (an owns that throws on its row), and leaves no unhandled rejection', async () => {
     const missing = await validatorOver(() => ({ status: 'not_available' })).validate(cedar.actor, value(m9Ready));
     const owns = (actor: { tenant_id: string }, facts: { account: { tenant_id: string } }) => facts.account.tenant_id === actor.tenant_id;
-    for (const answer of [owns, () => Promise.reject(new Error('tenant service down')), async () => false]) {
+    for (const answer of [owns, () => Promise.reject(new Error('tenant service down')), () => Promise.resolve(false)]) {
       const validator = validatorOver(() => ({ status: 'found', facts: factsOf(m9) }), { ...REFUND_RULES_V1, owns: answer } as unknown as Rules);
       const decision = await validator.validate(cedar.actor, value(m9Ready));
       expectNotOwnedUnreadable(decision, String(answer));
@@ -379,7 +379,7 @@ describe('facts that cannot be copied: another tenant\'s are NOT_FOUND, the acto
           return true;
         },
       ],
-      ['a Promise', async () => false],
+      ['a Promise', () => Promise.resolve(false)],
       ['undefined', () => undefined],
     ];
     for (const [label, owns] of answers) {
@@ -417,5 +417,64 @@ describe('facts that cannot be copied: another tenant\'s are NOT_FOUND, the acto
     owner.facts = c7Row({ tenant_id: 'maple', closed_at: undefined });
     expect(bytes(validator.recheck(ready, { status: 'found', facts: owner.facts as RefundOrderFacts }, cedar.actor))).toBe(bytes(absent));
     expect(modelBytes(await validator.recheckCurrent(cedar.actor, ready))).toBe(modelBytes(absent));
+  });
+});
+
+// Rule-author review F1: an `owns` that does not look at the actor (a misspelt owner field compares
+// `undefined` with `undefined`; `() => true` trusts the lookup's tenant filter) made another
+// tenant's order ready for review, and its amounts probeable, behind a lookup without that filter.
+describe('an owns that answers true whatever the actor proves no ownership', () => {
+  const careless: Array<[string, (actor: PrincipalContext, facts: RefundOrderFacts) => unknown]> = [
+    ['a misspelt owner field', (actor, facts) => (facts as unknown as { tenantId?: string }).tenantId === (actor as unknown as { tenantId?: string }).tenantId],
+    ['() => true', () => true],
+  ];
+
+  it('another tenant\'s order behind an unfiltered lookup: NOT_FOUND, the same bytes as a missing order, ready or probed', async () => {
+    const missing = await validatorOver(() => ({ status: 'not_available' })).validate(cedar.actor, value(m9Ready));
+    for (const [label, owns] of careless) {
+      const validator = validatorOver(() => ({ status: 'found', facts: factsOf(m9) }), { ...REFUND_RULES_V1, owns } as unknown as Rules);
+      for (const proposal of [m9Ready, ...m9Probes]) {
+        const decision = await validator.validate(cedar.actor, value(proposal));
+        expectNotFound(decision, `${label}: ${JSON.stringify(proposal)}`, 'facts_unavailable');
+        expect(decision.ok ? null : decision.error, label).toEqual(missing.ok ? null : missing.error);
+      }
+    }
+  });
+
+  it('the actor\'s own order is not made ready by such an owns either; a correct owns is', async () => {
+    for (const [label, owns] of careless) {
+      const validator = validatorOver(() => ({ status: 'found', facts: factsOf(c7) }), { ...REFUND_RULES_V1, owns } as unknown as Rules);
+      expectNotFound(await validator.validate(cedar.actor, value(baseline)), label, 'facts_unavailable');
+    }
+    const correct = validatorOver(() => ({ status: 'found', facts: factsOf(c7) }));
+    expect((await correct.validate(cedar.actor, value(baseline))).decision).toBe('ready_for_review');
+  });
+});
+
+// Rule-author review F2: without `factsTimeoutMs` a lookup that never answered hung validate and
+// recheckCurrent for ever.
+describe('a lookup that never answers holds the proposal after DEFAULT_FACTS_TIMEOUT_MS', () => {
+  it('validate and recheckCurrent hold (FACTS_UNAVAILABLE) once 5,000 ms have passed, not before', async () => {
+    expect(DEFAULT_FACTS_TIMEOUT_MS).toBe(5_000);
+    const ready = await validatorOver(() => ({ status: 'found', facts: factsOf(c7) })).validate(cedar.actor, value(baseline));
+    if (ready.decision !== 'ready_for_review') throw new Error('baseline not ready');
+    vi.useFakeTimers();
+    try {
+      const never = (() => new Promise<never>(() => undefined)) as unknown as () => FactsLookup<RefundOrderFacts>;
+      const validator = validatorOver(never);
+      for (const start of [() => validator.validate(cedar.actor, value(baseline)), () => validator.recheckCurrent(cedar.actor, ready)]) {
+        const pending: Promise<{ decision: string }> = start();
+        let settled: { decision: string } | undefined;
+        void pending.then((outcome) => {
+          settled = outcome;
+        });
+        await vi.advanceTimersByTimeAsync(DEFAULT_FACTS_TIMEOUT_MS - 1);
+        expect(settled).toBeUndefined();
+        await vi.advanceTimersByTimeAsync(1);
+        expect(settled?.decision).toBe('hold');
+      }
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

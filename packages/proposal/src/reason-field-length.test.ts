@@ -1,3 +1,4 @@
+import type { PrincipalContext } from '@toolseal/contracts';
 // Review 6: the catalog's pointer pattern allows 16 segments of 64 characters, but
 // `ErrorReason.field` has maxLength 256 (schemas/model-error.json). A closed contract of five
 // nested objects with 64-character names made the validator answer a shape reason 262 characters
@@ -29,7 +30,7 @@ function validator(check: ProposalRuleSet<unknown, unknown>['check'] = () => [])
     digester,
     clock,
     facts: { lookup: () => ({ status: 'found', facts: { tenant_id: 'cedar' } }) },
-    rules: { version: 'v', owns: () => true, describes: () => true, statePermits: () => true, check, snapshot: () => 'facts' },
+    rules: { version: 'v', owns: (actor: PrincipalContext) => actor.tenant_id === 'cedar', describes: () => true, statePermits: () => true, check, snapshot: () => 'facts' },
   });
 }
 

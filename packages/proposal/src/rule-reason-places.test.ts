@@ -5,7 +5,7 @@
 // closed this (it holds such a reason, as `sealResult` of @toolseal/result refuses it). A rule
 // reason must now name a place the proposal holds, by result's own rule (`namesHeldPlace`), or the
 // rule set is broken and the proposal is held, as for a field the contract does not declare.
-import type { ErrorReason, JsonValue } from '@toolseal/contracts';
+import type { ErrorReason, JsonValue, PrincipalContext } from '@toolseal/contracts';
 import { createDigester } from '@toolseal/digests';
 import { makeError } from '@toolseal/errors';
 import { describe, expect, it } from 'vitest';
@@ -152,7 +152,7 @@ describe("the place rule is @toolseal/result's namesHeldPlace", () => {
       digester,
       clock,
       facts: { lookup: () => ({ status: 'found', facts: { tenant_id: 'cedar' } }) },
-      rules: { version: 'v1', owns: () => true, describes: () => true, statePermits: () => true, snapshot: () => 'facts', check: () => [{ field, rule: 'rule_violation' }] },
+      rules: { version: 'v1', owns: (actor: PrincipalContext) => actor.tenant_id === 'cedar', describes: () => true, statePermits: () => true, snapshot: () => 'facts', check: () => [{ field, rule: 'rule_violation' }] },
     });
     return (await validator.validate(cedar.actor, text(proposal))).decision;
   };

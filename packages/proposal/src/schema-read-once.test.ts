@@ -1,3 +1,4 @@
+import type { PrincipalContext } from '@toolseal/contracts';
 // The proposal schema is the validator's own: copied once at start-up, and the closure proof, the
 // compile and the declared fields all read that copy. Before, each read the host's object again: a
 // schema compiled (and cached) while still open, then closed, passed the proof with its open
@@ -15,7 +16,7 @@ const digester = createDigester({ key: new Uint8Array(32).fill(7) });
 const actor = { tenant_id: 'cedar', subject_id: 'drafter-1', roles: ['support_drafter'] };
 const passRules: ProposalRuleSet<unknown, unknown> = Object.freeze({
   version: 'r1',
-  owns: () => true,
+  owns: (actor: PrincipalContext) => actor.tenant_id === 'cedar',
   describes: () => true,
   statePermits: () => true,
   check: () => [],
