@@ -385,6 +385,12 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         state: 'claimed',
       });
       await store.markStarted({ key: 'key-u', fencing_token: FIRST, lease_ms: LEASE });
+      // A token never issued for the record, higher than its own, is fenced like a stale one.
+      assert.deepEqual(await store.markUnknown({ key: 'key-u', fencing_token: FIRST + 6 }), {
+        ok: false,
+        reason: 'fenced',
+        state: 'started',
+      });
       const marked = await store.markUnknown({ key: 'key-u', fencing_token: FIRST });
       assert.equal(marked.ok && marked.record.state, 'unknown');
       assert.deepEqual(await store.claim(claimInput('key-u')), { kind: 'outcome_unknown', recovery: 'query_status' });
@@ -564,6 +570,25 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
       assert.equal((await store.get(keys.started))?.state, 'started', 'started records are never purged');
       // A purged key is free again: retention must outlast every client's retry horizon.
       assert.equal((await store.claim(claimInput(keys.completed, { request: REQUEST_B }))).kind, 'claimed');
+    }),
+
+    define('retention: a record is kept for the retention after it finished, not after it was created', async ({ store, clock }) => {
+      // A write that finished long after its claim (a handler that ran for hours, a retry after a
+      // release) must be replayed for the whole retention: counting from the claim frees its key
+      // early, and the client's retry writes again (store-author review).
+      const hour = 3_600_000;
+      assert.equal((await store.claim(claimInput('key-late-completed', { lease: 23 * hour }))).kind, 'claimed');
+      assert.equal((await store.markStarted({ key: 'key-late-completed', fencing_token: FIRST, lease_ms: 23 * hour })).ok, true);
+      assert.equal((await store.claim(claimInput('key-late-released', { lease: 23 * hour }))).kind, 'claimed');
+      clock.advance(20 * hour);
+      assert.equal((await store.complete({ key: 'key-late-completed', fencing_token: FIRST, result: { sealed_json: SEALED_1, receipt: 'r-1' } })).ok, true);
+      assert.equal((await store.release({ key: 'key-late-released', fencing_token: FIRST })).ok, true);
+      clock.advance(1_000);
+      assert.equal(await store.purgeExpired({ older_than_ms: 10 * hour }), 0, 'finished a second ago: kept');
+      const replay = await store.claim(claimInput('key-late-completed'));
+      assert.equal(replay.kind === 'completed' && replay.delivery, 'local_replay');
+      clock.advance(10 * hour);
+      assert.equal(await store.purgeExpired({ older_than_ms: 10 * hour }), 2, 'finished ten hours ago: purged');
     }),
 
     define('retention: a purged key starts above every token it had, so a stale owner stays fenced off', async ({ store, clock }) => {
@@ -799,6 +824,64 @@ export function storeConformanceCases(factory: StoreFactory, options: Conformanc
         Array.from({ length: concurrency }, () => store.markStarted({ key: 'key-race-1', fencing_token: FIRST, lease_ms: LEASE })),
       );
       assert.equal(started.filter((outcome) => outcome.ok).length, 1, 'exactly one markStarted wins');
+    }),
+
+    define('records handed out are copies: editing what complete, get, a replay and findUnresolved return changes nothing stored', async ({ store }) => {
+      // A store that hands out its own objects lets any caller rewrite a record: a completed write
+      // turned `released` is claimed, and run, again (store-author review).
+      const scribble = (value: unknown): void => {
+        for (const target of [value, (value as { result?: unknown } | null)?.result]) {
+          if (typeof target !== 'object' || target === null) continue;
+          for (const [key, replacement] of [['state', 'released'], ['sealed_json', '{"forged":true}'], ['fencing_token', FIRST + 99]] as const) {
+            try {
+              (target as Record<string, unknown>)[key] = replacement;
+            } catch {
+              // frozen: fine
+            }
+          }
+        }
+      };
+      assert.equal((await store.claim(claimInput('key-copy-started'))).kind, 'claimed');
+      assert.equal((await store.markStarted({ key: 'key-copy-started', fencing_token: FIRST, lease_ms: LEASE })).ok, true);
+      assert.equal((await store.claim(claimInput('key-copy'))).kind, 'claimed');
+      const started = await store.markStarted({ key: 'key-copy', fencing_token: FIRST, lease_ms: LEASE });
+      scribble(started.ok ? started.record : null);
+      const result = { sealed_json: SEALED_1, receipt: 'r-1' };
+      const completed = await store.complete({ key: 'key-copy', fencing_token: FIRST, result });
+      assert.equal(completed.ok, true);
+      scribble(result);
+      scribble(completed.ok ? completed.record : null);
+      scribble(await store.get('key-copy'));
+      scribble(await store.claim(claimInput('key-copy')));
+      for (const record of (await store.findUnresolved?.({ request_sha256: REQUEST_A, limit: 10 })) ?? []) scribble(record);
+      const stored = await store.get('key-copy');
+      assert.equal(stored?.state, 'completed');
+      assert.equal(stored?.fencing_token, FIRST);
+      assert.equal(stored?.result?.sealed_json, SEALED_1);
+      assert.equal(stored?.result?.receipt, 'r-1');
+      const replay = await store.claim(claimInput('key-copy'));
+      assert.equal(replay.kind === 'completed' && replay.delivery, 'local_replay');
+      assert.equal(replay.kind === 'completed' && replay.result.sealed_json, SEALED_1);
+      assert.equal((await store.get('key-copy-started'))?.state, 'started');
+    }),
+
+    define('concurrency: concurrent takeovers of an expired claim, and claims of a released key, have exactly one winner', async ({ store, clock }) => {
+      // A takeover is an update of the record seen, conditional on its token and state: a store
+      // that writes it unconditionally hands two hosts the same key (store-author review).
+      assert.equal((await store.claim(claimInput('key-take-expired', { owner: 'host-gone' }))).kind, 'claimed');
+      assert.equal((await store.claim(claimInput('key-take-released', { owner: 'host-gone' }))).kind, 'claimed');
+      assert.equal((await store.release({ key: 'key-take-released', fencing_token: FIRST })).ok, true);
+      clock.advance(LEASE + 1);
+      for (const key of ['key-take-expired', 'key-take-released']) {
+        const outcomes = await Promise.all(Array.from({ length: concurrency }, (_, index) => store.claim(claimInput(key, { owner: `host-${index}` }))));
+        const winners = outcomes.filter((outcome) => outcome.kind === 'claimed');
+        assert.equal(winners.length, 1, `${key}: ${JSON.stringify(outcomes.map((outcome) => outcome.kind))}`);
+        assert.equal(outcomes.filter((outcome) => outcome.kind === 'in_progress').length, concurrency - 1, key);
+        // Whatever tokens the losers may have seen, one markStarted at most goes through.
+        const tokens = new Set(winners.map((outcome) => (outcome.kind === 'claimed' ? outcome.fencing_token : 0)));
+        const started = await Promise.all([...tokens].map((token) => store.markStarted({ key, fencing_token: token, lease_ms: LEASE })));
+        assert.equal(started.filter((outcome) => outcome.ok).length, 1, key);
+      }
     }),
 
     // ---------------------------------------------------------------- audit log
@@ -1635,6 +1718,32 @@ function tamperCases(define: Define, chainKey: Uint8Array): ConformanceCase[] {
       rowAt(rows, K).call_id = 'call-hidden';
       await stores.tamper.writeRows(rows);
       await expectProblem(log, { position: K, problem: 'edited', detail: 'column_mismatch' });
+    }),
+
+    define('tamper: every other query column edited is detected at its position (idempotency key, operation id, kind, recorded_at)', async ({ log, stores }) => {
+      // Each one is an index `query` reads by: a verifier that skips one lets an entry be hidden
+      // from queries by that column (store-author review).
+      const edits: Array<[string, (row: ReturnType<typeof rowAt>) => void]> = [
+        ['idempotency_key changed', (row) => (row.idempotency_key = 'key-hidden')],
+        ['idempotency_key removed', (row) => (row.idempotency_key = null)],
+        ['operation_id changed', (row) => (row.operation_id = 'op-hidden')],
+        ['kind changed', (row) => (row.kind = 'approval')],
+        ['recorded_at changed', (row) => (row.recorded_at = '2026-07-19T00:00:09.999Z')],
+      ];
+      await appendMany(log, N);
+      const original = await stores.tamper.readRows();
+      for (const [label, edit] of edits) {
+        const rows = structuredClone(original);
+        edit(rowAt(rows, K));
+        await stores.tamper.writeRows(rows);
+        try {
+          await expectProblem(log, { position: K, problem: 'edited', detail: 'column_mismatch' });
+        } catch (error) {
+          throw new assert.AssertionError({ message: `${label}: ${error instanceof Error ? error.message : String(error)}` });
+        }
+        await stores.tamper.writeRows(structuredClone(original));
+      }
+      assert.equal((await log.verifyChain()).ok, true, 'the rows put back verify');
     }),
 
     define('tamper: a re-serialized (non-canonical) entry is detected', async ({ log, stores }) => {
