@@ -20,6 +20,27 @@ function folder(name: string): string {
 const claim = (stores: ReturnType<typeof openSqliteStores>, key: string) =>
   stores.idempotencyStore.claim({ key, request_sha256: REQUEST, owner: 'host-a', lease_ms: 60_000 });
 
+/**
+ * Opens a store at `path` (which leads to the file `real`), starts a claim, moves `real` away while
+ * open and closes the store, leaving the claim in `real`'s -wal alone: opening `path` again must be
+ * refused, not give a fresh store that frees the key.
+ */
+async function expectOrphanedWalRefused(path: string, real: string): Promise<void> {
+  const stores = openSqliteStores({ path });
+  await claim(stores, 'refund-7');
+  renameSync(real, `${real}.moved`);
+  stores.close();
+  expect(statSync(`${real}-wal`).size).toBeGreaterThan(0);
+  let thrown: unknown;
+  try {
+    openSqliteStores({ path });
+  } catch (error) {
+    thrown = error;
+  }
+  expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('path');
+  expect(String(thrown)).toContain('its -wal file holds');
+}
+
 describe('the store files checked before each write', () => {
   it('follows a symbolic link as SQLite does: a store opened through one writes, its -wal and -shm named after the target (fresh-eyes review F1)', async () => {
     const at = folder('symlink');
@@ -39,19 +60,7 @@ describe('the store files checked before each write', () => {
     const at = folder('symlink-orphan');
     const real = join(at, 'real.db');
     symlinkSync(real, join(at, 'link.db'));
-    const stores = openSqliteStores({ path: join(at, 'link.db') });
-    await claim(stores, 'refund-7');
-    renameSync(real, `${real}.moved`);
-    stores.close();
-    expect(statSync(`${real}-wal`).size).toBeGreaterThan(0);
-    let thrown: unknown;
-    try {
-      openSqliteStores({ path: join(at, 'link.db') });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('path');
-    expect(String(thrown)).toContain('its -wal file holds');
+    await expectOrphanedWalRefused(join(at, 'link.db'), real);
   });
 
   it('finds the -wal of a link whose relative target climbs out of a linked directory, as the kernel resolves it (fresh-eyes review 3, F1)', async () => {
@@ -63,19 +72,7 @@ describe('the store files checked before each write', () => {
     mkdirSync(join(at, 'shared'));
     symlinkSync(join(at, 'releases', 'v2'), join(at, 'current'));
     symlinkSync('../shared/store.db', join(at, 'releases', 'v2', 'store.db'));
-    const real = join(at, 'releases', 'shared', 'store.db');
-    const stores = openSqliteStores({ path: join(at, 'current', 'store.db') });
-    await claim(stores, 'refund-7');
-    renameSync(real, `${real}.moved`);
-    stores.close();
-    expect(statSync(`${real}-wal`).size).toBeGreaterThan(0);
-    let thrown: unknown;
-    try {
-      openSqliteStores({ path: join(at, 'current', 'store.db') });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(StoreInputError.isInstance(thrown) && thrown.field).toBe('path');
+    await expectOrphanedWalRefused(join(at, 'current', 'store.db'), join(at, 'releases', 'shared', 'store.db'));
   });
 
   it('refuses writes once the -wal is deleted (fresh-eyes review F3: a second process then won a started key)', async () => {
