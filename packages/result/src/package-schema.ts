@@ -13,6 +13,7 @@
 
 import { ERROR_CODES } from '@toolseal/errors';
 import { CONTRACT_KEYS, PROVIDER_CONTEXT_KEYS } from './contract-keys.js';
+import { REVISION_ALPHABET } from './revision-alphabet.js';
 
 const SHA256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
 const REVISION = { type: 'string', minLength: 1, maxLength: 64 } as const;
@@ -81,7 +82,7 @@ export const MODEL_RESULT_SCHEMA = {
       properties: {
         source_label: { type: 'string', minLength: 1, maxLength: 64 },
         producer_revision: REVISION,
-        resource_revision: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:/+=@~"-]{1,128}$' }] },
+        resource_revision: { anyOf: [{ type: 'null' }, { type: 'string', minLength: 1, maxLength: 128, pattern: REVISION_ALPHABET.source }] },
         observed_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$' },
         trust: { type: 'string', enum: ['untrusted_data', 'trusted_control'] },
       },

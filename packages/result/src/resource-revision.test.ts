@@ -6,6 +6,7 @@ import { rebindDigests } from './__fixtures__/rebind-digests.js';
 import { sealResult } from './seal-result.js';
 import { createToolRegistry } from './tool-registry.js';
 import { verifyResult } from './verify-result.js';
+import { REVISION_ALPHABET } from './revision-alphabet.js';
 
 // Fuzzing review: `^order-[0-9]+|r[0-9]+$` starts with `^` and ends with `$`, yet each anchor binds
 // one alternative only, so a revision that merely starts with `order-1` matched and carried free
@@ -86,7 +87,7 @@ describe('resource_revision patterns are matched against the whole value', () =>
         // Prose (a space) is outside the revision alphabet, which the model_result schema holds
         // since the schema review: refused there, before the tool's pattern is asked.
         // Within the alphabet ('ab'), only the tool's pattern refuses it.
-        const reason = /^[A-Za-z0-9._:/+=@~"-]{1,128}$/.test(revision) ? 'provenance' : 'model_result_schema';
+        const reason = REVISION_ALPHABET.test(revision) ? 'provenance' : 'model_result_schema';
         expect(verifyResult(withRevision(sealed, revision), trusted), revision).toEqual({ ok: false, reasons: [reason] });
       }
     });
