@@ -19,6 +19,7 @@ describe('readArguments', () => {
       { text: '{"a":1}', value: { a: 1 } },
       { format: 'json_value', text: '{"a":1}' },
       Object.assign(Object.create({ value: { a: 1 } }) as object, { format: 'json_value', other: 1 }),
+      Object.assign(Object.create({ text: '{"a":1}' }) as object, { format: 'json_text', other: 1 }),
     ];
     for (const raw of mixes) expect(readArguments(raw as never, DEFAULT_JSON_LIMITS), JSON.stringify(raw)).toEqual(malformed);
   });

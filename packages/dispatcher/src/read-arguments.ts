@@ -34,6 +34,9 @@ export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): 
     if (Object.keys(raw).length !== 2) return MALFORMED;
     // Each member read once: a getter cannot pass the check with one value and be used with another.
     const { format } = raw;
+    // The form's own member: an inherited `text` or `value` is not what the provider sent.
+    const member = format === 'json_text' ? 'text' : format === 'json_value' ? 'value' : null;
+    if (member === null || !Object.hasOwn(raw, member)) return MALFORMED;
     if (format === 'json_text') {
       const text = raw.text;
       if (typeof text !== 'string') return MALFORMED;
@@ -41,7 +44,6 @@ export function readArguments(raw: RawArguments, limits: Readonly<JsonLimits>): 
       return parsed.ok ? { ok: true, value: deepFreeze(parsed.value) } : parsed;
     }
     if (format === 'json_value') {
-      if (!Object.hasOwn(raw, 'value')) return MALFORMED;
       // The walk also bounds the UTF-8 size of the value's JSON text by `maxBytes`, without building it.
       const copied = copyUntrustedValue(raw.value, limits);
       if (!copied.ok) return copied;
